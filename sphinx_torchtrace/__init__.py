@@ -1,0 +1,3 @@
+"""sphinx-torchtrace: PyTorch torch.compile trace logs as Sphinx documentation."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,46 @@
+"""The trace model: PyTorch TORCH_TRACE logs as plain Python objects.
+
+Imports nothing of Sphinx.  ``load_trace(path)`` is the entry point.
+"""
+
+from .compile_id import CompileId
+from .diagnostics import DIAGNOSTIC_KINDS, Diagnostic, TraceReadError
+from .kernels import Kernel
+from .loader import load_trace, read_log, resolve_logs
+from .model import (
+    Artifact,
+    CacheEvent,
+    ChromiumEvent,
+    Compile,
+    ExportReport,
+    Failure,
+    Metrics,
+    RankTrace,
+    StackFrame,
+    StackTrieNode,
+    Status,
+    Trace,
+)
+
+__all__ = [
+    "DIAGNOSTIC_KINDS",
+    "Artifact",
+    "CacheEvent",
+    "ChromiumEvent",
+    "Compile",
+    "CompileId",
+    "Diagnostic",
+    "ExportReport",
+    "Failure",
+    "Kernel",
+    "Metrics",
+    "RankTrace",
+    "StackFrame",
+    "StackTrieNode",
+    "Status",
+    "Trace",
+    "TraceReadError",
+    "load_trace",
+    "read_log",
+    "resolve_logs",
+]

@@ -1,0 +1,471 @@
+"""Turn the records of one log into a :class:`RankTrace`.
+
+The only module that knows what each event kind means.  One pass over the
+records, no payload kept in memory: what the model needs from a payload
+(node counts, recompile reasons, kernels) is taken while the reader still
+holds it, everything else stays a :class:`Payload` location.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .compile_id import CompileId
+from .kernels import split_output_code
+from .model import (
+    Artifact,
+    CacheEvent,
+    ChromiumEvent,
+    Compile,
+    ExportEvent,
+    Failure,
+    Metrics,
+    RankTrace,
+    RawRecord,
+    ShapeEvent,
+    StackFrame,
+    StackTrieNode,
+)
+from .reader import LogReader, Record
+from .status import attempt_status
+
+METRICS_KINDS = frozenset(
+    {
+        "compilation_metrics",
+        "bwd_compilation_metrics",
+        "compilation_metrics_runtime",
+        "bwd_compilation_metrics_runtime",
+        "aot_autograd_backward_compilation_metrics",
+    }
+)
+#: Event kinds whose payload is an FX graph printed by ``print_readable``.
+GRAPH_EVENTS = frozenset(
+    {
+        "dynamo_output_graph",
+        "aot_forward_graph",
+        "aot_backward_graph",
+        "aot_inference_graph",
+        "aot_joint_graph",
+        "inductor_pre_grad_graph",
+        "inductor_post_grad_graph",
+        "optimize_ddp_split_graph",
+        "optimize_ddp_split_child",
+        "compiled_autograd_graph",
+        "exported_program",
+    }
+)
+#: ``artifact`` names whose payload is an FX graph, beyond those ending in ``_graph``.
+GRAPH_ARTIFACTS = frozenset(
+    {
+        "fx_graph_runnable",
+        "before_recompile_pre_grad",
+        "after_recompile_pre_grad",
+        "before_recompile_post_grad",
+        "after_recompile_post_grad",
+        "compiled_autograd_graph_pre_reordering",
+        "aot_inference_graph_after_hop_passes",
+    }
+)
+#: Event kinds whose payload is generated code, split into kernels.
+CODE_EVENTS = frozenset({"inductor_output_code"})
+CODE_DUMPS = frozenset({"inductor_aot_wrapper_code", "inductor_aot_kernel_code"})
+SHAPE_EVENTS = frozenset(
+    {
+        "create_symbol",
+        "create_unbacked_symbol",
+        "guard_added_fast",
+        "symbolic_shape_specialization",
+        "propagate_real_tensors",
+    }
+)
+EXPORT_EVENTS = {
+    "exported_program": "exported_programs",
+    "guard_added": "guards_added",
+    "propagate_real_tensors_provenance": "data_dependent_errors",
+    "guard_on_data_dependent_error": "data_dependent_errors",
+    "expression_created": "expressions",
+    "create_unbacked_symbol": "unbacked_symbols",
+    "missing_fake_kernel": "missing_fake_kernels",
+    "mismatched_fake_kernel": "mismatched_fake_kernels",
+}
+DESCRIBE_EVENTS = frozenset({"describe_storage", "describe_tensor", "describe_source"})
+#: Events with content that are shown as artifacts of their compile.
+ARTIFACT_EVENTS = (
+    GRAPH_EVENTS
+    | CODE_EVENTS
+    | {"artifact", "graph_dump", "dynamo_guards", "dynamo_cpp_guards_str", "export"}
+)
+KNOWN_EVENTS = (
+    ARTIFACT_EVENTS
+    | METRICS_KINDS
+    | SHAPE_EVENTS
+    | DESCRIBE_EVENTS
+    | set(EXPORT_EVENTS)
+    | {"str", "chromium_event", "dynamo_start", "dump_file", "link"}
+)
+
+# An FX node line of print_readable(): `    name: "f32[4]" = torch.ops...` or `    name = ...`.
+_NODE_LINE = re.compile(rb'^[ \t]+[A-Za-z_]\w*(?:: "[^"\n]*")? = ', re.M)
+_USER_LOCATION = re.compile(r"(?:user code at|File \")\s*([^\s\"]+?)[:\"](?:, line )?(\d+)")
+
+Handler = Callable[["RankBuilder", Record, Compile | None], None]
+
+
+def graph_node_count(body: bytes) -> int:
+    """Operations in a readable FX graph: one assignment line per node."""
+    return len(_NODE_LINE.findall(body))
+
+
+class RankBuilder:
+    """Accumulates the records of one log into a :class:`RankTrace`."""
+
+    def __init__(self, reader: LogReader, strings: dict[int, str] | None = None) -> None:
+        self.reader = reader
+        self.rank = RankTrace(path=reader.display_path, rank=None, size=0)
+        if strings:
+            self.rank.strings.update(strings)
+        self._current: dict[tuple[int | None, int | None, int | None, int], Compile] = {}
+        self._occurrences: dict[tuple[int | None, int | None, int | None], int] = {}
+        self._started: set[tuple[int | None, int | None, int | None]] = set()
+        self._pending_frames: list[tuple[StackFrame, int]] = []
+        self._ordinal = 0
+        self._rank_lines: dict[Any, int] = {}
+
+    # -- the pass ---------------------------------------------------------
+
+    def build(self) -> RankTrace:
+        rank = self.rank
+        pids: dict[int, None] = {}
+        for record in self.reader.records():
+            envelope = record.envelope
+            kind = record.kind
+            rank.stats[kind] += 1
+            pids.setdefault(record.pid, None)
+            if rank.first_timestamp is None:
+                rank.first_timestamp = record.timestamp
+            rank.last_timestamp = record.timestamp
+            self._note_rank(envelope.get("rank"), record.line)
+            if kind == "str":
+                self._intern(record)
+                continue
+            compile_id = CompileId.from_envelope(envelope)
+            if kind == "chromium_event" and record.payload is not None:
+                rank.chromium_events.append(ChromiumEvent(record.line, compile_id, record.payload))
+                found = self._current.get(_key(compile_id))
+                if found is not None:
+                    found.chromium_event_count += 1
+                continue
+            if kind == "dump_file":
+                name = str((envelope.get(kind) or {}).get("name", f"line {record.line}"))
+                if record.payload is not None:
+                    rank.dump_files[name] = record.payload
+                continue
+            if kind == "dynamo_start":
+                self._start_occurrence(compile_id)
+            compile_ = self._compile(compile_id, record.line)
+            if "stack" in envelope and compile_id.is_unknown:
+                self._add_to_trie(rank.unknown_stack_trie, self._frames(envelope["stack"]), None)
+            handler = _HANDLERS.get(kind)
+            if handler is not None:
+                handler(self, record, compile_)
+            elif kind in GRAPH_EVENTS or kind in CODE_EVENTS or kind in ARTIFACT_EVENTS:
+                self._artifact(record, compile_, kind)
+            else:
+                self._unknown(record, compile_)
+        rank.size = self.reader.size
+        rank.pids = list(pids)
+        self._finish()
+        rank.diagnostics.extend(self.reader.diagnostics)
+        return rank
+
+    def _finish(self) -> None:
+        rank = self.rank
+        for frame, index in self._pending_frames:
+            text = rank.strings.get(index)
+            if text is None:
+                frame.filename = f"<unknown string {index}>"
+            else:
+                frame.filename = text
+        missing = sorted({i for _, i in self._pending_frames if i not in rank.strings})
+        for index in missing:
+            self.reader._diag(
+                "intern",
+                f"stack frames refer to interned string {index}, which no str record defines",
+                0,
+            )
+        for c in rank.compiles:
+            c.status = attempt_status(c.metrics, c.restarted)
+            if c.id.attempt == 0 and c.stack is not None:
+                self._add_to_trie(rank.stack_trie, _trim_convert_frame(c.stack), c)
+
+    # -- compiles ---------------------------------------------------------
+
+    def _start_occurrence(self, compile_id: CompileId) -> None:
+        frame_key = _key(compile_id)[:3]
+        if frame_key in self._started:
+            # The same id again: torch._dynamo.reset() restarted the counters.
+            self._occurrences[frame_key] = self._occurrences.get(frame_key, 1) + 1
+            for key in [k for k in self._current if k[:3] == frame_key]:
+                del self._current[key]
+        self._started.add(frame_key)
+
+    def _compile(self, compile_id: CompileId, line: int) -> Compile:
+        key = _key(compile_id)
+        found = self._current.get(key)
+        if found is not None:
+            return found
+        occurrence = self._occurrences.setdefault(key[:3], 1)
+        new = Compile(id=compile_id, occurrence=occurrence, first_line=line)
+        if compile_id.attempt:
+            for other_key, other in self._current.items():
+                if other_key[:3] == key[:3] and other.id.attempt < compile_id.attempt:
+                    other.restarted = True
+        self._current[key] = new
+        self.rank.compiles.append(new)
+        return new
+
+    # -- helpers used by handlers ----------------------------------------
+
+    def _artifact(
+        self, record: Record, compile_: Compile | None, name: str, known: bool = True
+    ) -> Artifact | None:
+        if compile_ is None:
+            return None
+        kind = record.kind
+        inner = record.envelope.get(kind)
+        metadata = inner if isinstance(inner, dict) else {"value": inner}
+        encoding = metadata.get("encoding") if kind == "artifact" else None
+        node_count = None
+        body = record.body
+        if body is not None and _is_graph(kind, name, encoding):
+            node_count = graph_node_count(body)
+        artifact = Artifact(
+            name=name,
+            kind=kind,
+            line=record.line,
+            ordinal=self._ordinal,
+            payload=record.payload,
+            encoding=str(encoding) if encoding is not None else None,
+            metadata=metadata,
+            node_count=node_count,
+            known=known,
+        )
+        self._ordinal += 1
+        compile_.artifacts.append(artifact)
+        if body is not None and (kind in CODE_EVENTS or (kind == "graph_dump" and name in CODE_DUMPS)):
+            artifact.kernels = split_output_code(record.body_text(), name)
+        return artifact
+
+    def _unknown(self, record: Record, compile_: Compile | None) -> None:
+        self.rank.unknown_records.append(
+            RawRecord(record.kind, record.line, record.envelope, record.payload)
+        )
+        self._artifact(record, compile_, record.kind, known=False)
+
+    def _frames(self, raw: Any) -> list[StackFrame]:
+        frames: list[StackFrame] = []
+        if not isinstance(raw, list):
+            return frames
+        for item in raw:
+            if not isinstance(item, dict):
+                continue
+            filename = item.get("filename")
+            frame = StackFrame(
+                filename=filename if isinstance(filename, str) else "",
+                line=item.get("line") if isinstance(item.get("line"), int) else 0,
+                name=str(item.get("name", "")),
+                loc=item.get("loc") if isinstance(item.get("loc"), str) else None,
+            )
+            if isinstance(filename, int):
+                self._pending_frames.append((frame, filename))
+            elif not isinstance(filename, str):
+                frame.filename = str(item.get("uninterned_filename", "<unknown>"))
+            frames.append(frame)
+        return frames
+
+    def _intern(self, record: Record) -> None:
+        value = record.envelope.get("str")
+        if (
+            isinstance(value, list)
+            and len(value) == 2
+            and isinstance(value[0], str)
+            and isinstance(value[1], int)
+        ):
+            self.rank.strings[value[1]] = value[0]
+
+    def _note_rank(self, value: Any, line: int) -> None:
+        if value is None:
+            return
+        if self.rank.rank is None and isinstance(value, int):
+            self.rank.rank = value
+        elif value != self.rank.rank and value not in self._rank_lines:
+            self._rank_lines[value] = line
+            self.reader._diag(
+                "rank",
+                f"record names rank {value!r} but the log belongs to rank {self.rank.rank}",
+                line,
+            )
+
+    @staticmethod
+    def _add_to_trie(
+        root: StackTrieNode, frames: list[StackFrame], compile_: Compile | None
+    ) -> None:
+        node = root
+        for frame in frames:
+            node = node.child(frame)
+        if compile_ is not None:
+            node.compiles.append(compile_)
+
+
+# -- handlers, one per event kind that needs more than "an artifact" --------
+
+
+def _on_dynamo_start(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    inner = record.envelope.get("dynamo_start")
+    if c is not None and isinstance(inner, dict):
+        c.stack = b._frames(inner.get("stack"))
+
+
+def _on_metrics(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    data = record.envelope.get(record.kind)
+    if c is None or not isinstance(data, dict):
+        b._unknown(record, c)
+        return
+    metrics = Metrics(record.kind, record.line, data)
+    c.metrics.append(metrics)
+    if metrics.fail_type:
+        filename = data.get("fail_user_frame_filename")
+        lineno = data.get("fail_user_frame_lineno")
+        location = f"{filename}:{lineno}" if filename else None
+        c.failures.append(
+            Failure(
+                "failure",
+                str(data.get("fail_reason") or ""),
+                record.line,
+                metrics.fail_type,
+                location,
+            )
+        )
+    for reason in metrics.restart_reasons:
+        c.failures.append(Failure("restart", reason, record.line, "RestartAnalysis"))
+
+
+def _on_artifact(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    inner = record.envelope.get("artifact")
+    name = str(inner.get("name")) if isinstance(inner, dict) else "artifact"
+    artifact = b._artifact(record, c, name)
+    if c is None or artifact is None:
+        return
+    body = record.body_text() if record.body is not None else None
+    result = artifact.cache_result
+    if result is not None:
+        cache = name.split("_cache_")[0] if "_cache_" in name else name
+        c.cache_events.append(CacheEvent(cache, result, record.line, name))
+    if body is None:
+        return
+    if name == "recompile_reasons":
+        c.recompile_reasons.extend(parse_recompile_reasons(body))
+    elif name == "dynamo_graph_break_reason":
+        match = _USER_LOCATION.search(body)
+        location = f"{match.group(1)}:{match.group(2)}" if match else None
+        c.failures.append(Failure("graph_break", body.strip(), record.line, None, location))
+    elif name == "torch_version":
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            b.rank.torch_version = value
+
+
+def _on_graph_dump(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    inner = record.envelope.get("graph_dump")
+    name = str(inner.get("name")) if isinstance(inner, dict) else "graph_dump"
+    b._artifact(record, c, name)
+
+
+def _on_shape(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    data = record.envelope.get(record.kind)
+    data = data if isinstance(data, dict) else {"value": data}
+    if c is not None:
+        c.shape_events.append(
+            ShapeEvent(record.kind, record.line, data, b._frames(data.get("user_stack")))
+        )
+    if record.kind in EXPORT_EVENTS:
+        _on_export(b, record, None)
+
+
+def _on_export(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    data = record.envelope.get(record.kind)
+    data = data if isinstance(data, dict) else {"value": data}
+    getattr(b.rank.export, EXPORT_EVENTS[record.kind]).append(
+        ExportEvent(record.kind, record.line, data, record.payload)
+    )
+    if record.payload is not None and c is not None:
+        b._artifact(record, c, record.kind)
+
+
+def _on_describe(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    data = record.envelope.get(record.kind)
+    if c is not None and isinstance(data, dict):
+        c.tensor_descriptions.append({"kind": record.kind, **data})
+
+
+def _on_link(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    data = record.envelope.get("link")
+    if c is not None and isinstance(data, dict):
+        c.links.append(data)
+
+
+_HANDLERS: dict[str, Handler] = {
+    "dynamo_start": _on_dynamo_start,
+    "artifact": _on_artifact,
+    "graph_dump": _on_graph_dump,
+    "link": _on_link,
+    **{kind: _on_metrics for kind in METRICS_KINDS},
+    **{kind: _on_shape for kind in SHAPE_EVENTS},
+    **{kind: _on_export for kind in EXPORT_EVENTS if kind not in SHAPE_EVENTS},
+    **{kind: _on_describe for kind in DESCRIBE_EVENTS},
+}
+
+
+def parse_recompile_reasons(body: str) -> list[str]:
+    """Reasons of a ``recompile_reasons`` artifact: a JSON list, or one bare string."""
+    text = body.strip()
+    if not text:
+        return []
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return [text]
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def _key(compile_id: CompileId) -> tuple[int | None, int | None, int | None, int]:
+    return (
+        compile_id.compiled_autograd_id,
+        compile_id.frame_id,
+        compile_id.frame_compile_id,
+        compile_id.attempt,
+    )
+
+
+def _is_graph(kind: str, name: str, encoding: Any) -> bool:
+    if kind in GRAPH_EVENTS:
+        return True
+    if kind == "artifact" and encoding != "json":
+        return name in GRAPH_ARTIFACTS or name.endswith("_graph")
+    return False
+
+
+def _trim_convert_frame(stack: list[StackFrame]) -> list[StackFrame]:
+    """Drop torch's own wrapper frames at the end of a dynamo_start stack, as tlparse does."""
+    frames = list(stack)
+    while frames and "torch/_dynamo/convert_frame.py" in frames[-1].filename:
+        frames.pop()
+    return frames

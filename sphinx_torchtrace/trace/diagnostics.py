@@ -1,0 +1,52 @@
+"""Problems found while reading a trace, reported instead of raised.
+
+A trace is untrusted, often truncated input: one bad line must never cost the
+reader the rest of the log.  Each problem becomes a :class:`Diagnostic` whose
+``kind`` is stable, so a Sphinx user can silence it with
+``suppress_warnings = ["torchtrace.<kind>"]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Every diagnostic kind, with what it means.  Names are part of the public API.
+DIAGNOSTIC_KINDS: dict[str, str] = {
+    "prefix": "a line is neither a glog-style record line nor a tab-indented payload line",
+    "json": "the JSON envelope of a record does not parse, or is not an object",
+    "md5": "a payload does not match the md5 in its envelope's has_payload",
+    "truncated": "the log ends in the middle of a record",
+    "encoding": "a line is not valid UTF-8 (shown with replacement characters)",
+    "intern": "a stack frame refers to an interned string id that no str record defines",
+    "payload": "a payload that must be JSON (metrics, mappings) does not parse",
+    "rank": "a record names a different rank than the rest of its log",
+    "read": "a log file cannot be read at all",
+}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem in one log, at one line (1-based; 0 when it concerns the whole file)."""
+
+    kind: str
+    message: str
+    path: str
+    line: int = 0
+
+    @property
+    def name(self) -> str:
+        """The name Sphinx users write in ``suppress_warnings``."""
+        return f"torchtrace.{self.kind}"
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message} [{self.name}]"
+
+
+class TraceReadError(OSError):
+    """A log file could not be opened or read; the only error the reader raises."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot read trace log {path}: {reason}")
+        self.path = path
+        self.reason = reason

@@ -1,0 +1,322 @@
+"""The trace model: plain dataclasses for everything a report shows.
+
+``Trace`` → ``RankTrace`` (one log) → ``Compile`` (one compile id, one
+occurrence, one attempt) → ``Artifact`` / ``Metrics`` / ``Failure`` ...
+Nothing here knows of Sphinx or HTML; :mod:`.builder` fills it from records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .compile_id import CompileId
+from .diagnostics import Diagnostic
+from .kernels import Kernel
+from .reader import Payload
+
+Status = Literal["ok", "break", "error", "empty", "missing"]
+
+#: tlparse's legend for the statuses, in its check order.
+STATUS_LEGEND: dict[str, str] = {
+    "missing": "Metrics were missing",
+    "error": "Error",
+    "empty": "Empty graph",
+    "break": "Success with restart (e.g., graph break)",
+    "ok": "Success",
+}
+
+
+@dataclass(slots=True)
+class StackFrame:
+    """One frame of a Python stack as torch logs it (file names are interned)."""
+
+    filename: str
+    line: int
+    name: str
+    loc: str | None = None
+
+    @property
+    def is_user_code(self) -> bool:
+        """Frames outside torch and the standard library: the ones a reader wrote."""
+        f = self.filename
+        return not (
+            "/site-packages/torch/" in f
+            or "/torch/_" in f
+            or f.startswith("/usr/lib/python")
+            or f.startswith("<frozen")
+        )
+
+
+@dataclass(slots=True)
+class Artifact:
+    """A record with content: a graph, guards, generated code, a JSON or text artifact.
+
+    ``kind`` is the event name (``artifact``, ``dynamo_output_graph``,
+    ``graph_dump`` ...); ``name`` is the artifact's own name where it has one
+    and the event name otherwise.  ``known`` is False for event kinds this
+    model does not understand: they are kept and shown raw.
+    """
+
+    name: str
+    kind: str
+    line: int
+    ordinal: int  # position among all artifacts of the log, from 0
+    payload: Payload | None
+    encoding: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    node_count: int | None = None
+    known: bool = True
+    kernels: list[Kernel] = field(default_factory=list)  # for generated code
+
+    @property
+    def size(self) -> int:
+        """Bytes of the payload (0 when there is none)."""
+        return self.payload.size if self.payload else 0
+
+    def text(self) -> str:
+        return self.payload.text() if self.payload else ""
+
+    def json(self) -> Any:
+        """The payload decoded as JSON; None when it is not JSON."""
+        try:
+            return json.loads(self.text())
+        except ValueError:
+            return None
+
+    @property
+    def is_graph(self) -> bool:
+        return self.node_count is not None
+
+    @property
+    def cache_result(self) -> str | None:
+        """``hit``, ``miss`` or ``bypass`` for cache artifacts (tlparse's ✅ ❌ ❓)."""
+        for result in ("hit", "miss", "bypass"):
+            if f"cache_{result}" in self.name:
+                return result
+        return None
+
+
+@dataclass(slots=True)
+class Metrics:
+    """One compilation-metrics record (forward, backward, AOT backward, runtime)."""
+
+    kind: str  # compilation_metrics, bwd_compilation_metrics, ..._runtime, aot_autograd_...
+    line: int
+    data: dict[str, Any]
+
+    @property
+    def fail_type(self) -> str | None:
+        value = self.data.get("fail_type")
+        return str(value) if value else None
+
+    @property
+    def restart_reasons(self) -> list[str]:
+        value = self.data.get("restart_reasons")
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+
+@dataclass(slots=True)
+class Failure:
+    """Why a compilation failed or restarted."""
+
+    kind: Literal["failure", "restart", "graph_break"]
+    reason: str
+    line: int
+    type: str | None = None  # the exception type, for failures
+    user_location: str | None = None  # "file.py:12" in user code, where known
+
+
+@dataclass(slots=True)
+class CacheEvent:
+    """A cache lookup: ``fx_graph`` / ``aotautograd`` / ... × ``hit`` / ``miss`` / ``bypass``."""
+
+    cache: str
+    result: str
+    line: int
+    artifact: str
+
+
+@dataclass(slots=True)
+class ShapeEvent:
+    """A symbolic-shape event: a symbol created, a guard added, a specialization."""
+
+    kind: str
+    line: int
+    data: dict[str, Any]
+    user_stack: list[StackFrame] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ChromiumEvent:
+    """A Chrome-trace event, kept as a location: decoded only when asked for."""
+
+    line: int
+    compile_id: CompileId
+    payload: Payload
+
+    def decode(self) -> dict[str, Any] | None:
+        try:
+            value = json.loads(self.payload.read_bytes())
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+
+@dataclass(slots=True)
+class RawRecord:
+    """A record of a kind the model does not know, kept whole."""
+
+    kind: str
+    line: int
+    envelope: dict[str, Any]
+    payload: Payload | None
+
+
+@dataclass(slots=True)
+class ExportEvent:
+    """A record of ``torch.export`` (draft export reports, mostly under TORCH_DTRACE)."""
+
+    kind: str
+    line: int
+    data: dict[str, Any]
+    payload: Payload | None = None
+
+
+@dataclass
+class Compile:
+    """Everything logged for one attempt of one compile id, in log order.
+
+    ``occurrence`` is 1 the first time a compile id appears in a log, 2 when
+    the same id comes back after ``torch._dynamo.reset()`` (a different
+    frame under the same number), and so on: such repeats are never merged.
+    """
+
+    id: CompileId
+    occurrence: int
+    first_line: int
+    stack: list[StackFrame] | None = None
+    artifacts: list[Artifact] = field(default_factory=list)
+    metrics: list[Metrics] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    cache_events: list[CacheEvent] = field(default_factory=list)
+    recompile_reasons: list[str] = field(default_factory=list)
+    shape_events: list[ShapeEvent] = field(default_factory=list)
+    tensor_descriptions: list[dict[str, Any]] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    chromium_event_count: int = 0
+    restarted: bool = False  # a later attempt of the same frame follows this one
+    status: Status = "missing"
+
+    @property
+    def label(self) -> str:
+        """``[0/0]``, or ``[0/0] #2`` for the second occurrence of the same id."""
+        return str(self.id) + (f" #{self.occurrence}" if self.occurrence > 1 else "")
+
+    @property
+    def compilation_metrics(self) -> list[Metrics]:
+        return [m for m in self.metrics if m.kind == "compilation_metrics"]
+
+    @property
+    def graphs(self) -> list[Artifact]:
+        return [a for a in self.artifacts if a.is_graph]
+
+    def artifacts_named(self, name: str) -> list[Artifact]:
+        return [a for a in self.artifacts if a.name == name]
+
+
+@dataclass
+class StackTrieNode:
+    """A node of the trie of all ``dynamo_start`` stacks: where compiles start."""
+
+    frame: StackFrame | None
+    children: list[StackTrieNode] = field(default_factory=list)
+    compiles: list[Compile] = field(default_factory=list)  # attempt-0 compiles ending here
+
+    def child(self, frame: StackFrame) -> StackTrieNode:
+        key = (frame.filename, frame.line, frame.name)
+        for c in self.children:
+            if c.frame is not None and (c.frame.filename, c.frame.line, c.frame.name) == key:
+                return c
+        node = StackTrieNode(frame)
+        self.children.append(node)
+        return node
+
+
+@dataclass
+class ExportReport:
+    """What ``torch.export`` logged: programs, guards, data-dependent errors, fake kernels."""
+
+    exported_programs: list[ExportEvent] = field(default_factory=list)
+    guards_added: list[ExportEvent] = field(default_factory=list)
+    data_dependent_errors: list[ExportEvent] = field(default_factory=list)
+    expressions: list[ExportEvent] = field(default_factory=list)
+    unbacked_symbols: list[ExportEvent] = field(default_factory=list)
+    missing_fake_kernels: list[ExportEvent] = field(default_factory=list)
+    mismatched_fake_kernels: list[ExportEvent] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not any(
+            (
+                self.exported_programs,
+                self.guards_added,
+                self.data_dependent_errors,
+                self.expressions,
+                self.unbacked_symbols,
+                self.missing_fake_kernels,
+                self.mismatched_fake_kernels,
+            )
+        )
+
+
+@dataclass
+class RankTrace:
+    """One log file (one rank of a job, or the only log)."""
+
+    path: str
+    rank: int | None
+    size: int
+    compiles: list[Compile] = field(default_factory=list)
+    stack_trie: StackTrieNode = field(default_factory=lambda: StackTrieNode(None))
+    unknown_stack_trie: StackTrieNode = field(default_factory=lambda: StackTrieNode(None))
+    chromium_events: list[ChromiumEvent] = field(default_factory=list)
+    dump_files: dict[str, Payload] = field(default_factory=dict)
+    export: ExportReport = field(default_factory=ExportReport)
+    unknown_records: list[RawRecord] = field(default_factory=list)
+    strings: dict[int, str] = field(default_factory=dict)
+    torch_version: dict[str, Any] | None = None
+    pids: list[int] = field(default_factory=list)
+    first_timestamp: str | None = None
+    last_timestamp: str | None = None
+    stats: Counter[str] = field(default_factory=Counter)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def compile(self, label: str) -> Compile:
+        """The compile with this label (``[0/0]``, ``[1/0_1]``, ``[0/0] #2``)."""
+        for c in self.compiles:
+            if c.label == label:
+                return c
+        raise KeyError(label)
+
+    def frame_status(self, compile_id: CompileId) -> Status:
+        """Status of ``[x/y]`` over all attempts and occurrences: what tlparse shows."""
+        from .status import combined_status
+
+        frame = compile_id.frame
+        members = [c for c in self.compiles if c.id.frame == frame]
+        return combined_status(m for c in members for m in c.metrics)
+
+
+@dataclass
+class Trace:
+    """A whole trace: one log, or every rank's log of a distributed job."""
+
+    ranks: list[RankTrace]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def is_multi_rank(self) -> bool:
+        return len(self.ranks) > 1
