@@ -154,9 +154,7 @@ class RankBuilder:
             compile_id = CompileId.from_envelope(envelope)
             if kind == "chromium_event" and record.payload is not None:
                 rank.chromium_events.append(ChromiumEvent(record.line, compile_id, record.payload))
-                found = self._current.get(_key(compile_id))
-                if found is not None:
-                    found.chromium_event_count += 1
+                self._compile(compile_id, record.line).chromium_event_count += 1
                 continue
             if kind == "dump_file":
                 name = str((envelope.get(kind) or {}).get("name", f"line {record.line}"))
