@@ -89,6 +89,10 @@ def load_trace(
             borrowed = _sibling_strings(log, rank.pids)
             if borrowed:
                 rank = read_log(log, display_root=display_root, strings=borrowed)
+        if rank.rank is None:
+            # The log never said (no torch.distributed context): trust its file name.
+            match = RANK_LOG.match(Path(log).name)
+            rank.rank = int(match.group(1)) if match else None
         if chained:
             strings.update(rank.strings)
         trace.ranks.append(rank)
