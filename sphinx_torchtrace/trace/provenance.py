@@ -1,0 +1,443 @@
+"""Inductor provenance: which pre-grad node became which post-grad nodes and kernels.
+
+With ``INDUCTOR_PROVENANCE=1`` Inductor logs ``inductor_provenance_tracking_node_mappings``
+(JSON: ``preToPost``, ``postToPre``, ``cppCodeToPost``, ``postToCppCode``, optional
+``version``; in version 2.0 kernel keys carry a debug handle, ``cpp_fused_relu_0:2``).  A
+viewer needs those node links as *line* links between three texts: the pre-grad graph, the
+post-grad graph and the generated code.  :func:`provenance_view` builds the same six line maps
+as ``tlparse --inductor-provenance`` (``preToPost``, ``postToPre``, ``pyCodeToPost``,
+``postToPyCode``, ``cppCodeToPost``, ``postToCppCode``) with tlparse's matching rules, so the
+two agree on what is linked, but numbers lines differently:
+
+**Numbering.**  Every line number here is a 1-based line of the payload text as the model
+returns it (:meth:`Artifact.text`, i.e. the TAB-stripped payload lines).  tlparse numbers
+graph panes the same way, but code panes as it renders them: it drops the leading empty lines
+of the C++ wrapper (which starts with one, so tlparse's C++ line N is our line N+1), and it
+numbers Python output code from its ``# AOT ID:`` line (tlparse's Python line N is our line N
+plus the 0-based index of that line, which is 0 in every log seen).
+:func:`tlparse_line_offset` gives the constant to add to ours to get tlparse's.
+
+Differences kept on purpose: value lists are sorted and without duplicates (tlparse keeps
+mapping order), and a code line reached by several kernels maps to the union of their nodes
+(tlparse keeps one kernel's).  Bad input never raises: a mapping that is not JSON gives a view
+with empty maps.
+
+Like tlparse, :func:`provenance_view` pairs the **last** mapping of a compile with the last
+pre-grad graph, post-grad graph and code of that compile; for a training compile (forward and
+backward graphs under one compile id) :func:`provenance_views` gives one view per mapping.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .model import Artifact, Compile
+
+MAPPING_ARTIFACT = "inductor_provenance_tracking_node_mappings"
+#: Artifact names tried for each pane, in tlparse's order of preference.
+PRE_GRAD_NAMES = ("before_pre_grad_graph", "inductor_pre_grad_graph")
+POST_GRAD_NAMES = ("after_post_grad_graph", "inductor_post_grad_graph")
+PYTHON_CODE_NAMES = ("inductor_output_code",)
+CPP_CODE_NAMES = ("inductor_aot_wrapper_code",)
+#: The six line maps, in tlparse's names.
+MAP_KEYS = (
+    "preToPost",
+    "postToPre",
+    "pyCodeToPost",
+    "postToPyCode",
+    "cppCodeToPost",
+    "postToCppCode",
+)
+
+Language = Literal["python", "cpp"]
+Pane = Literal["pre", "post", "python", "cpp"]
+LineMap = dict[int, list[int]]
+NodeMap = dict[str, list[str]]
+
+# `  cpp_fused_x_xnumel = 16;` declarations look like calls to the kernel; tlparse skips them.
+_XNUMEL_DECL = re.compile(r"^\s*\w+\s+.*_xnumel(?:_\d+)?\s*=")
+
+
+@dataclass(slots=True)
+class NodeMappings:
+    """The node-level content of a node-mappings artifact, validated and typed."""
+
+    version: float = 1.0
+    pre_to_post: NodeMap = field(default_factory=dict)
+    post_to_pre: NodeMap = field(default_factory=dict)
+    kernel_to_post: NodeMap = field(default_factory=dict)  # JSON key cppCodeToPost
+    post_to_kernel: NodeMap = field(default_factory=dict)  # JSON key postToCppCode
+    valid: bool = True  # False when the payload was not a JSON object
+
+    @classmethod
+    def parse(cls, text: str) -> NodeMappings:
+        """Decode the JSON payload; anything malformed becomes empty maps, never an error."""
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            return cls(valid=False)
+        if not isinstance(data, dict):
+            return cls(valid=False)
+        version = data.get("version", 1.0)
+        if isinstance(version, bool) or not isinstance(version, (int, float)):
+            version = 1.0
+        return cls(
+            version=float(version),
+            pre_to_post=_node_map(data.get("preToPost")),
+            post_to_pre=_node_map(data.get("postToPre")),
+            kernel_to_post=_node_map(data.get("cppCodeToPost")),
+            post_to_kernel=_node_map(data.get("postToCppCode")),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.pre_to_post or self.post_to_pre or self.kernel_to_post or self.post_to_kernel
+        )
+
+
+@dataclass
+class ProvenanceView:
+    """One node mapping with the three texts it links, as line maps and node maps.
+
+    ``line_maps[key]`` maps a 1-based payload line to the sorted lines it links to
+    (see the module docstring for how this relates to tlparse's numbering).  ``code`` is the
+    code pane: the Python output code when there is one, else the AOTInductor C++ wrapper.
+    """
+
+    mapping: Artifact
+    pre_grad: Artifact | None
+    post_grad: Artifact | None
+    python_code: Artifact | None
+    cpp_code: Artifact | None
+    mappings: NodeMappings
+    line_maps: dict[str, LineMap]
+    pre_node_lines: dict[str, int]  # pre-grad node -> its line
+    post_node_lines: dict[str, int]  # post-grad node -> its line
+    python_kernel_lines: dict[str, list[int]]  # kernel key -> call lines in python_code
+    cpp_kernel_lines: dict[str, list[int]]  # kernel key -> call lines in cpp_code
+
+    @property
+    def code(self) -> Artifact | None:
+        return self.python_code if self.python_code is not None else self.cpp_code
+
+    @property
+    def language(self) -> Language:
+        return "python" if self.python_code is not None or self.cpp_code is None else "cpp"
+
+    @property
+    def kernel_lines(self) -> dict[str, list[int]]:
+        """Kernel key -> lines of :attr:`code` where the kernel is called."""
+        return self.python_kernel_lines if self.language == "python" else self.cpp_kernel_lines
+
+    @property
+    def pre_to_post(self) -> NodeMap:
+        """Pre-grad node -> the post-grad nodes it became."""
+        return self.mappings.pre_to_post
+
+    @property
+    def post_to_pre(self) -> NodeMap:
+        return self.mappings.post_to_pre
+
+    @property
+    def post_to_kernels(self) -> NodeMap:
+        """Post-grad node -> kernel keys (``name`` or ``name:handle``) that compute it."""
+        return self.mappings.post_to_kernel
+
+    @property
+    def kernel_to_post(self) -> NodeMap:
+        return self.mappings.kernel_to_post
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.line_maps.values())
+
+    @property
+    def code_to_post(self) -> LineMap:
+        """Code line -> post-grad lines, for whichever language :attr:`code` is."""
+        return self.line_maps["pyCodeToPost" if self.language == "python" else "cppCodeToPost"]
+
+    @property
+    def post_to_code(self) -> LineMap:
+        return self.line_maps["postToPyCode" if self.language == "python" else "postToCppCode"]
+
+
+# -- entry points -------------------------------------------------------------
+
+
+def provenance_view(compile_: Compile) -> ProvenanceView | None:
+    """The provenance of a compile as tlparse shows it: the last of each artifact.
+
+    None when the compile logged no node mappings.
+    """
+    mappings = compile_.artifacts_named(MAPPING_ARTIFACT)
+    if not mappings:
+        return None
+    return _view(mappings[-1], compile_.artifacts)
+
+
+def provenance_views(compile_: Compile) -> list[ProvenanceView]:
+    """One view per node mapping, each with the last texts logged before it.
+
+    tlparse shows only the last mapping of a compile, which for a training compile is the
+    backward graph's (usually empty, there being no pre-grad graph); this keeps the forward's.
+    """
+    views = []
+    for artifact in compile_.artifacts_named(MAPPING_ARTIFACT):
+        before = [a for a in compile_.artifacts if a.ordinal < artifact.ordinal]
+        views.append(_view(artifact, before))
+    return views
+
+
+def tlparse_line_offset(pane: Pane, text: str) -> int:
+    """What to add to a line number of ours to get tlparse's for the same line of ``text``.
+
+    Graph panes: 0.  C++ wrapper: minus its leading empty lines (tlparse drops them, as the
+    ``<pre>`` it shows them in does).  Python output code: tlparse matches lines in its
+    highlighted HTML, whose first line is ``<pre style=...>``, and counts from the
+    ``# AOT ID:`` line: minus that line's 0-based index, or +1 when there is none.  It is 0
+    (Python) and -1 (C++) in every log seen.
+    """
+    if pane in ("pre", "post"):
+        return 0
+    lines = _lines(text)
+    if pane == "cpp":
+        return -_leading_empty(lines)
+    aot = _first_index(lines, lambda s: "# AOT ID:" in s)
+    return 1 if aot is None else -aot
+
+
+# -- building -------------------------------------------------------------------
+
+
+def _view(mapping: Artifact, artifacts: Sequence[Artifact]) -> ProvenanceView:
+    pre = _last(artifacts, PRE_GRAD_NAMES)
+    post = _last(artifacts, POST_GRAD_NAMES)
+    python = _last(artifacts, PYTHON_CODE_NAMES)
+    cpp = _last(artifacts, CPP_CODE_NAMES)
+    nodes = NodeMappings.parse(mapping.text())
+    kernels = list(nodes.kernel_to_post)
+    pre_lines = node_lines(pre.text()) if pre is not None else {}
+    post_lines = node_lines(post.text()) if post is not None else {}
+    py_lines = python_kernel_lines(python.text(), kernels) if python is not None else {}
+    cpp_lines = cpp_kernel_lines(cpp.text(), kernels) if cpp is not None else {}
+    line_maps = {
+        "preToPost": _node_to_node(nodes.pre_to_post, pre_lines, post_lines),
+        "postToPre": _node_to_node(nodes.post_to_pre, post_lines, pre_lines),
+        "pyCodeToPost": _kernel_to_node(nodes.kernel_to_post, py_lines, post_lines),
+        "postToPyCode": _node_to_kernel(nodes.post_to_kernel, post_lines, py_lines),
+        "cppCodeToPost": _kernel_to_node(nodes.kernel_to_post, cpp_lines, post_lines),
+        "postToCppCode": _node_to_kernel(nodes.post_to_kernel, post_lines, cpp_lines),
+    }
+    return ProvenanceView(
+        mapping=mapping,
+        pre_grad=pre,
+        post_grad=post,
+        python_code=python,
+        cpp_code=cpp,
+        mappings=nodes,
+        line_maps=line_maps,
+        pre_node_lines=pre_lines,
+        post_node_lines=post_lines,
+        python_kernel_lines=py_lines,
+        cpp_kernel_lines=cpp_lines,
+    )
+
+
+def _last(artifacts: Sequence[Artifact], names: Sequence[str]) -> Artifact | None:
+    """The last artifact with the first name that occurs at all (tlparse's preference)."""
+    for name in names:
+        for artifact in reversed(artifacts):
+            if artifact.name == name and artifact.payload is not None:
+                return artifact
+    return None
+
+
+def node_lines(graph: str) -> dict[str, int]:
+    """Node name -> 1-based line in a readable FX graph, by tlparse's rule.
+
+    A line's name is its text before the first ``=`` and then before the first ``:``,
+    stripped; blank lines and ``#`` comments have none; a repeated name keeps its last line.
+    """
+    found: dict[str, int] = {}
+    for number, line in enumerate(_lines(graph), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        name = stripped.split("=", 1)[0].split(":", 1)[0].strip()
+        if name:
+            found[name] = number
+    return found
+
+
+def python_kernel_lines(code: str, kernels: Iterable[str]) -> dict[str, list[int]]:
+    """Kernel key -> lines of Python output code that call it, by tlparse's rule.
+
+    Only lines from ``def call(args)`` on count.  A key with a debug handle found in the code
+    (the ``# [Provenance debug handles] name:N`` comment) maps to the next line naming the
+    kernel; otherwise the key maps to every line naming it.
+    """
+    lines = _lines(code)
+    start = _first_index(lines, lambda s: "def" in s and "call" in s and "(args)" in s) or 0
+    found: dict[str, list[int]] = {}
+    for key in kernels:
+        pure = key.split(":", 1)[0]
+        hits: list[int] = []
+        if ":" in key:
+            at = _next_containing(lines, key, start)
+            if at is not None:
+                call = _next_containing(lines, pure, at + 1)
+                if call is not None:
+                    hits = [call + 1]
+        if not hits:
+            hits = [i + 1 for i in range(start, len(lines)) if pure in lines[i]]
+        if hits:
+            found[key] = hits
+    return found
+
+
+def cpp_kernel_lines(code: str, kernels: Iterable[str]) -> dict[str, list[int]]:
+    """Kernel key -> lines of an AOTInductor C++ wrapper that call it, by tlparse's rule.
+
+    Only lines from ``::run_impl(`` on count.  A key with a debug handle found on a line
+    that is no ``def`` / ``static inline void`` definition maps to the next line naming the
+    kernel (the name being the key before its last ``:``) that is no ``_xnumel``
+    declaration; otherwise the key maps to every line naming the kernel.
+    """
+    lines = _lines(code)
+    start = _first_index(lines, lambda s: "::run_impl(" in s) or 0
+    found: dict[str, list[int]] = {}
+    for key in kernels:
+        pure = key.rsplit(":", 1)[0] if ":" in key else key
+        hits: list[int] = []
+        if ":" in key:
+            for i in range(start, len(lines)):
+                stripped = lines[i].strip()
+                if (
+                    stripped
+                    and not stripped.startswith("def")
+                    and not stripped.startswith("static inline void")
+                    and key in lines[i]
+                ):
+                    call = _next_containing(lines, pure, i + 1, skip=_XNUMEL_DECL)
+                    if call is not None:
+                        hits = [call + 1]
+                        break
+        if not hits:
+            hits = [i + 1 for i in range(start, len(lines)) if pure in lines[i]]
+        if hits:
+            found[key] = hits
+    return found
+
+
+def _node_to_node(
+    source: Mapping[str, list[str]], source_lines: dict[str, int], target_lines: dict[str, int]
+) -> LineMap:
+    result: dict[int, set[int]] = {}
+    for node, targets in source.items():
+        line = source_lines.get(node)
+        if line is None:
+            continue
+        hits = {target_lines[t] for t in targets if t in target_lines}
+        if hits:
+            result.setdefault(line, set()).update(hits)
+    return _sorted(result)
+
+
+def _kernel_to_node(
+    source: Mapping[str, list[str]],
+    kernel_lines: dict[str, list[int]],
+    node_lines_: dict[str, int],
+) -> LineMap:
+    result: dict[int, set[int]] = {}
+    for kernel, nodes in source.items():
+        hits = {node_lines_[n] for n in nodes if n in node_lines_}
+        if not hits:
+            continue
+        for line in kernel_lines.get(kernel, ()):
+            result.setdefault(line, set()).update(hits)
+    return _sorted(result)
+
+
+def _node_to_kernel(
+    source: Mapping[str, list[str]],
+    node_lines_: dict[str, int],
+    kernel_lines: dict[str, list[int]],
+) -> LineMap:
+    result: dict[int, set[int]] = {}
+    for node, kernels in source.items():
+        line = node_lines_.get(node)
+        if line is None:
+            continue
+        hits = {n for k in kernels for n in kernel_lines.get(k, ())}
+        if hits:
+            result.setdefault(line, set()).update(hits)
+    return _sorted(result)
+
+
+# -- small helpers ----------------------------------------------------------------
+
+
+def _node_map(value: Any) -> NodeMap:
+    """A ``{str: [str, ...]}`` object with anything else dropped."""
+    if not isinstance(value, dict):
+        return {}
+    return {
+        str(key): [v for v in targets if isinstance(v, str)]
+        for key, targets in value.items()
+        if isinstance(targets, list)
+    }
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as Rust's ``str::lines`` cuts them: on ``\\n``, one ``\\r`` before it dropped."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _leading_empty(lines: Sequence[str]) -> int:
+    first = _first_index(lines, lambda s: s != "")
+    return len(lines) if first is None else first
+
+
+def _first_index(
+    lines: Sequence[str], predicate: Callable[[str], bool], start: int = 0
+) -> int | None:
+    for i in range(start, len(lines)):
+        if predicate(lines[i]):
+            return i
+    return None
+
+
+def _next_containing(
+    lines: Sequence[str], needle: str, start: int, skip: re.Pattern[str] | None = None
+) -> int | None:
+    """Index of the first line from ``start`` containing ``needle`` (and not matching skip)."""
+    for i in range(start, len(lines)):
+        if needle in lines[i] and (skip is None or not skip.match(lines[i])):
+            return i
+    return None
+
+
+def _sorted(result: dict[int, set[int]]) -> LineMap:
+    return {line: sorted(targets) for line, targets in sorted(result.items())}
+
+
+__all__ = [
+    "MAPPING_ARTIFACT",
+    "MAP_KEYS",
+    "NodeMappings",
+    "ProvenanceView",
+    "cpp_kernel_lines",
+    "node_lines",
+    "provenance_view",
+    "provenance_views",
+    "python_kernel_lines",
+    "tlparse_line_offset",
+]
