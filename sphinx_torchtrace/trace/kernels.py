@@ -1,13 +1,47 @@
-"""Split Inductor's generated code into its kernels (placeholder, filled in next)."""
+"""Split Inductor's generated code into its kernels.
+
+Inductor logs its output in three shapes: the JIT wrapper (a Python module
+where every kernel is a string handed to ``async_compile.<backend>(...)`` and
+``call(args)`` launches them), the AOTInductor C++ wrapper (``run_impl`` calls
+``cpp_fused_*`` functions declared at the top, or ``call_triton_*`` helpers
+that embed the Triton source in a comment), and the AOTInductor kernel file
+(plain ``extern "C"`` C++ functions).  One pass over the lines finds the
+definitions, their launches and the ``Source Nodes`` comments that tie both
+to the user's graph.  The parser never raises: a truncated or foreign payload
+yields whatever kernels could be recognised, because a report must still
+render for a log that a crash cut short.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+#: Kernel kinds, for readers and tests; ``extern`` is a library call, not generated code.
+KINDS = (
+    "triton_pointwise",
+    "triton_reduction",
+    "triton_persistent_reduction",
+    "triton_template",
+    "triton_foreach",
+    "triton",
+    "combo",
+    "cpp",
+    "cuda",
+    "extern",
+)
 
 
 @dataclass(slots=True)
 class Kernel:
-    """One generated kernel of an output-code artifact."""
+    """One generated kernel of an output-code artifact (or one extern kernel called by it).
+
+    ``definition_line`` and ``launch_lines`` are 1-based lines of the payload;
+    for an extern kernel, which has no definition, ``definition_line`` is its
+    first launch.  ``backend`` is how the code was compiled: the
+    ``async_compile`` method (``triton``, ``cpp_pybinding``, ``cuda`` ...),
+    ``aoti`` for functions of AOTInductor C++ code, ``extern`` for calls.
+    """
 
     name: str
     kind: str
@@ -16,7 +50,302 @@ class Kernel:
     source_nodes: list[str] = field(default_factory=list)
     aten_ops: list[str] = field(default_factory=list)
     launch_lines: list[int] = field(default_factory=list)
+    backend: str = ""
+
+
+# `# Topologically Sorted Source Nodes: [a, b], Original ATen: [aten.x]` (older
+# torch: `# Source Nodes: ...`), in Python or C++ comments.
+_SOURCE_NODES = re.compile(
+    r"^\s*(?:#|//)\s*(?:Topologically Sorted )?Source Nodes:\s*\[([^\]]*)\]"
+    r"(?:,\s*Original ATen:\s*\[([^\]]*)\])?"
+)
+# JIT: `name = async_compile.triton('name', '''` (also cpp_pybinding, cuda, multi_kernel ...).
+_ASYNC_DEF = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*async_compile\.(\w+)\(")
+# AOTI: `static inline void call_triton_poi_fused_0(` (a template<> line may precede it).
+_AOTI_TRITON_DEF = re.compile(r"^(?:static\s+)?(?:inline\s+)?void\s+call_(triton_\w+)\s*\(")
+# AOTI: `extern "C"  void cpp_fused_relu_0(float* in_out_ptr0,` (definition or declaration).
+_AOTI_EXTERN_C_DEF = re.compile(r'^extern\s+"C"\s+[\w\s\*&:<>]*?\b([A-Za-z_]\w*)\s*\(')
+_HEURISTIC = re.compile(r"@triton_heuristics\.(\w+)\(")
+# Launch statements: `kernel.run(...)` (CUDA: `kernel.kernel(...)`), `kernel(...)`,
+# `buf1 = extern_kernels.mm(...)` ...
+_METHOD_CALL = re.compile(r"^\s+([A-Za-z_]\w*)\.\w+\(")
+_PLAIN_CALL = re.compile(r"^\s+(?:[\w\s,\[\]]+=\s*)?([A-Za-z_]\w*)\(")
+_PY_EXTERN = re.compile(r"^\s+(?:[\w\s,\[\]]+=\s*)?((?:extern_kernels|torch\.ops|aten)\.[\w.]+)\(")
+_AOTI_EXTERN = re.compile(
+    r"\b(aoti_torch_(?:cpu|cuda|xpu|mps)_\w+|aoti_torch_proxy_executor_call_function)\("
+)
+
+_HEURISTIC_KIND = {
+    "pointwise": "triton_pointwise",
+    "reduction": "triton_reduction",
+    "persistent_reduction": "triton_persistent_reduction",
+    "cooperative_reduction": "triton_reduction",
+    "split_scan": "triton_reduction",
+    "template": "triton_template",
+    "foreach": "triton_foreach",
+}
+_PREFIX_KIND = (
+    ("triton_poi_", "triton_pointwise"),
+    ("triton_red_", "triton_reduction"),
+    ("triton_per_", "triton_persistent_reduction"),
+    ("triton_tem_", "triton_template"),
+    ("triton_for_", "triton_foreach"),
+)
+
+
+def _names(text: str | None) -> list[str]:
+    """The non-empty items of a comment's ``[a, b, ]`` list (Inductor leaves empty slots)."""
+    if not text:
+        return []
+    return [item for item in (part.strip() for part in text.split(",")) if item]
+
+
+def _merge(into: list[str], items: list[str]) -> None:
+    """Append the items not yet present: a kernel launched twice keeps one list, in order."""
+    for item in items:
+        if item not in into:
+            into.append(item)
+
+
+def _backend_kind(backend: str) -> str:
+    """Kind of a non-Triton ``async_compile`` backend (Triton is classified from its source)."""
+    if backend in ("cpp", "cpp_pybinding"):
+        return "cpp"
+    if backend in ("cuda", "rocm") or "cutlass" in backend or "cute" in backend:
+        return "cuda"
+    if "triton" in backend or backend == "multi_kernel":
+        return "triton"
+    return "cpp"  # halide, mps and other host-compiled backends: C-like generated code
+
+
+def _triton_kind(name: str, heuristic: str | None, combo: bool) -> str:
+    """Kind of a Triton kernel: its decorator first, then its name's prefix."""
+    if heuristic == "foreach":
+        return "triton_foreach"
+    if combo:
+        return "combo"
+    if heuristic is not None:
+        return _HEURISTIC_KIND.get(heuristic, "triton")
+    for prefix, kind in _PREFIX_KIND:
+        if name.startswith(prefix):
+            return kind
+    return "triton"
+
+
+def _depth(text: str) -> int:
+    """Brackets opened minus closed: where a multi-line call without a string ends."""
+    return text.count("(") + text.count("[") - text.count(")") - text.count("]")
+
+
+class _Open:
+    """A kernel definition being read: where it started and how it ends."""
+
+    __slots__ = (
+        "kernel",
+        "start",
+        "mode",
+        "quote",
+        "indent",
+        "depth",
+        "braced",
+        "heuristic",
+        "combo",
+    )
+
+    def __init__(self, kernel: Kernel, start: int, mode: str) -> None:
+        self.kernel = kernel
+        self.start = start  # 0-based index of the first line
+        self.mode = mode  # "quote" | "paren" | "brace"
+        self.quote = "'''"
+        self.indent = 0
+        self.depth = 0
+        self.braced = False
+        self.heuristic: str | None = None
+        self.combo = False
 
 
 def split_output_code(code: str, artifact_name: str) -> list[Kernel]:
-    return []
+    """The kernels defined in one output-code payload, with their launches and externs.
+
+    ``artifact_name`` is ``inductor_output_code`` (JIT), ``inductor_aot_wrapper_code``
+    or ``inductor_aot_kernel_code``; the line patterns of all three are tried on
+    any payload, so a mislabelled one is still split.  Never raises.
+    """
+    try:
+        return _split(code)
+    except Exception:  # noqa: BLE001 - a report must render even for a payload that defeats the parser
+        return []
+
+
+def _split(code: str) -> list[Kernel]:
+    if "\r" in code:  # CRLF payloads: same lines, same numbers
+        code = code.replace("\r\n", "\n")
+    lines = code.split("\n")
+    kernels: dict[str, Kernel] = {}
+    externs: dict[str, Kernel] = {}
+    # Kernels whose source-node lists came from a comment at their definition:
+    # launch comments then add nothing (they repeat, or mix in an extern's nodes).
+    defined_nodes: set[str] = set()
+    pending: tuple[list[str], list[str]] | None = None  # last unconsumed Source Nodes comment
+    current: _Open | None = None
+    declared_only: set[str] = set()  # C++ functions seen only as a declaration so far
+
+    def close(op: _Open, end: int) -> None:
+        """Finish a definition whose last line is ``lines[end]`` (0-based)."""
+        k = op.kernel
+        k.source = "\n".join(lines[op.start : end + 1])
+        if k.backend in ("triton", "aoti_triton"):
+            k.kind = _triton_kind(k.name, op.heuristic, op.combo)
+        seen = kernels.get(k.name)
+        if seen is None:
+            kernels[k.name] = k
+        elif k.name in declared_only and op.braced:  # the body after a forward declaration
+            seen.source, seen.definition_line = k.source, k.definition_line
+            declared_only.discard(k.name)
+            return
+        else:
+            return
+        if op.mode == "brace" and not op.braced:
+            declared_only.add(k.name)
+
+    for i, line in enumerate(lines):
+        if current is not None:
+            op = current
+            if "@triton_heuristics." in line and op.heuristic is None:
+                m = _HEURISTIC.search(line)
+                if m:
+                    op.heuristic = m.group(1)
+            if "combo_grid_meta" in line:
+                op.combo = True
+            if "Source Nodes:" in line and op.kernel.name not in defined_nodes:
+                m = _SOURCE_NODES.match(line)
+                if m:
+                    op.kernel.source_nodes = _names(m.group(1))
+                    op.kernel.aten_ops = _names(m.group(2))
+                    defined_nodes.add(op.kernel.name)
+            done = False
+            if op.mode == "quote":
+                if op.quote in line:
+                    stripped = line.lstrip()
+                    done = stripped.startswith(op.quote) and len(line) - len(stripped) <= op.indent
+            elif op.mode == "paren":
+                op.depth += _depth(line)
+                done = op.depth <= 0
+            else:  # brace: a C++ function, or only its declaration
+                if not op.braced:
+                    if "{" in line:
+                        op.braced = True
+                    elif line.rstrip().endswith(";"):
+                        done = True
+                if op.braced and line.startswith("}"):
+                    done = True
+            if done:
+                close(op, i)
+                current = None
+            continue
+
+        stripped = line.lstrip()
+        if not stripped:
+            continue
+        if stripped.startswith("#") or stripped.startswith("//"):
+            if "Source Nodes:" in stripped:
+                m = _SOURCE_NODES.match(line)
+                if m:
+                    pending = (_names(m.group(1)), _names(m.group(2)))
+            continue
+
+        indented = line[0] in " \t"
+        # --- definitions -------------------------------------------------
+        if "async_compile." in line:
+            m = _ASYNC_DEF.match(line)
+            if m:
+                name, backend = m.group(1), m.group(2)
+                kind = "triton" if backend == "triton" else _backend_kind(backend)
+                k = Kernel(name, kind, "", i + 1, backend=backend)
+                op = _Open(k, i, "quote")
+                op.indent = len(line) - len(stripped)
+                if pending is not None:
+                    k.source_nodes, k.aten_ops = pending
+                    defined_nodes.add(name)
+                    pending = None
+                rest = line[m.end() :]
+                q = "'''" if "'''" in rest else '"""' if '"""' in rest else None
+                if q is not None:
+                    op.quote = q
+                    if rest.count(q) >= 2:  # the whole string on this one line
+                        close(op, i)
+                        continue
+                    if "@triton_heuristics." in rest:
+                        hm = _HEURISTIC.search(rest)
+                        op.heuristic = hm.group(1) if hm else None
+                else:
+                    op.mode = "paren"
+                    op.depth = 1 + _depth(rest)
+                    if op.depth <= 0:
+                        close(op, i)
+                        continue
+                current = op
+                continue
+        if not indented:
+            pending = None  # a comment never reaches past the statement or function it heads
+            if line.startswith("extern"):
+                m = _AOTI_EXTERN_C_DEF.match(line)
+                if m:
+                    k = Kernel(m.group(1), "cpp", "", i + 1, backend="aoti")
+                    op = _Open(k, i, "brace")
+                    if "{" in line:
+                        op.braced = True
+                    elif line.rstrip().endswith(";"):
+                        close(op, i)
+                        continue
+                    current = op
+                    continue
+            elif "call_triton_" in line:
+                m = _AOTI_TRITON_DEF.match(line)
+                if m:
+                    k = Kernel(m.group(1), "triton", "", i + 1, backend="aoti_triton")
+                    op = _Open(k, i, "brace")
+                    op.braced = "{" in line
+                    current = op
+                    continue
+            continue
+
+        # --- launches (indented statements outside any definition) -------
+        target: Kernel | None = None
+        if "." in line:
+            m = _METHOD_CALL.match(line)
+            if m:
+                target = kernels.get(m.group(1))
+        if target is None and "(" in line:
+            m = _PLAIN_CALL.match(line)
+            if m:
+                name = m.group(1)
+                target = kernels.get(name)
+                if target is None and name.startswith("call_"):
+                    target = kernels.get(name[5:])
+        if target is None:
+            ext_name: str | None = None
+            if "extern_kernels." in line or "torch.ops." in line or "aten." in line:
+                m = _PY_EXTERN.match(line)
+                if m:
+                    ext_name = m.group(1)
+            if ext_name is None and "aoti_torch_" in line:
+                m = _AOTI_EXTERN.search(line)
+                if m:
+                    ext_name = m.group(1)
+            if ext_name is not None:
+                target = externs.get(ext_name)
+                if target is None:
+                    target = Kernel(ext_name, "extern", stripped, i + 1, backend="extern")
+                    externs[ext_name] = target
+        if target is not None:
+            target.launch_lines.append(i + 1)
+            if pending is not None:
+                if target.name not in defined_nodes:
+                    _merge(target.source_nodes, pending[0])
+                    _merge(target.aten_ops, pending[1])
+                pending = None
+
+    if current is not None:  # truncated in the middle of a definition: keep what there is
+        close(current, len(lines) - 1)
+    return [*kernels.values(), *externs.values()]
