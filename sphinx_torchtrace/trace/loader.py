@@ -68,12 +68,14 @@ def load_trace(
     latest: bool = False,
     ranks: Sequence[int] | None = None,
     display_root: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> Trace:
     """Read a log, a directory of logs, or an explicit list of logs of one process.
 
     Only an unreadable file raises (:class:`TraceReadError`); everything wrong
     inside a log becomes a diagnostic.  With a list, later logs borrow the
-    interned strings of earlier ones.
+    interned strings of earlier ones.  With ``cache_dir``, each log's model is
+    cached there (see :mod:`.cache`), so an unchanged log is not parsed again.
     """
     if isinstance(path, (str, os.PathLike)):
         logs = resolve_logs(path, latest=latest, ranks=ranks)
@@ -84,11 +86,18 @@ def load_trace(
     trace = Trace(ranks=[])
     strings: dict[int, str] = {}
     for log in logs:
-        rank = read_log(log, display_root=display_root, strings=strings if chained else None)
+        rank = read_log(
+            log,
+            display_root=display_root,
+            strings=strings if chained else None,
+            cache_dir=cache_dir,
+        )
         if not chained and _has_missing_strings(rank):
             borrowed = _sibling_strings(log, rank.pids)
             if borrowed:
-                rank = read_log(log, display_root=display_root, strings=borrowed)
+                rank = read_log(
+                    log, display_root=display_root, strings=borrowed, cache_dir=cache_dir
+                )
         if rank.rank is None:
             # The log never said (no torch.distributed context): trust its file name.
             match = RANK_LOG.match(Path(log).name)
@@ -105,16 +114,26 @@ def read_log(
     *,
     display_root: str | os.PathLike[str] | None = None,
     strings: dict[int, str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> RankTrace:
-    """Build the model of one log file."""
+    """Build the model of one log file (from the cache in ``cache_dir``, if given)."""
     display = os.fspath(log)
     if display_root is not None:
         try:
             display = os.path.relpath(log, display_root)
         except ValueError:
             pass
-    reader = LogReader(log, display_path=display)
-    return RankBuilder(reader, strings).build()
+
+    def build() -> RankTrace:
+        return RankBuilder(LogReader(log, display_path=display), strings).build()
+
+    if cache_dir is None:
+        return build()
+    from .cache import load_cached, strings_variant
+
+    return load_cached(
+        log, cache_dir, build, display_path=display, variant=strings_variant(strings)
+    )
 
 
 def _has_missing_strings(rank: RankTrace) -> bool:
