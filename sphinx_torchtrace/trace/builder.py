@@ -157,7 +157,12 @@ class RankBuilder:
                 self._compile(compile_id, record.line).chromium_event_count += 1
                 continue
             if kind == "dump_file":
-                name = str((envelope.get(kind) or {}).get("name", f"line {record.line}"))
+                inner = envelope.get(kind)
+                name = (
+                    str(inner.get("name", f"line {record.line}"))
+                    if isinstance(inner, dict)
+                    else f"line {record.line}"
+                )
                 if record.payload is not None:
                     rank.dump_files[name] = record.payload
                 continue
@@ -297,6 +302,8 @@ class RankBuilder:
     def _note_rank(self, value: Any, line: int) -> None:
         if value is None:
             return
+        if not isinstance(value, (int, str, float, bool)):
+            value = repr(value)  # a list or object would be unhashable
         if self.rank.rank is None and isinstance(value, int):
             self.rank.rank = value
         elif value != self.rank.rank and value not in self._rank_lines:
