@@ -1,4 +1,4 @@
-"""Developer tasks: ``nox -s tests``, ``nox -s demo``, ``nox -s lint``, ``nox -s types``, ``nox -s bench``."""
+"""Developer tasks: ``nox -s tests | demo | lint | types | bench | tests-torch``."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def types(session: nox.Session) -> None:
-    session.install("-e", ".", "mypy")
+    session.install("-e", ".", "mypy", "types-docutils")
     session.run("mypy")
 
 

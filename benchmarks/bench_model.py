@@ -122,14 +122,14 @@ def main() -> None:
         for log in logs:
             size = log.stat().st_size
             mb = size / 1e6
-            model_s = best_of(args.runs, lambda: load_trace(log))
-            bare_s = best_of(args.runs, lambda: bare_scan(log))
+            model_s = best_of(args.runs, lambda log=log: load_trace(log))
+            bare_s = best_of(args.runs, lambda log=log: bare_scan(log))
             peak = peak_memory(log)
             try:
-                load_trace(log, cache_dir=cache_dir)  # type: ignore[call-arg]
+                load_trace(log, cache_dir=cache_dir)
                 cached_s: float | None = best_of(
                     args.runs,
-                    lambda: load_trace(log, cache_dir=cache_dir),  # type: ignore[call-arg]
+                    lambda log=log: load_trace(log, cache_dir=cache_dir),
                 )
             except TypeError:
                 cached_s = None

@@ -258,7 +258,8 @@ class RankBuilder:
         )
         self._ordinal += 1
         compile_.artifacts.append(artifact)
-        if body is not None and (kind in CODE_EVENTS or (kind == "graph_dump" and name in CODE_DUMPS)):
+        is_code = kind in CODE_EVENTS or (kind == "graph_dump" and name in CODE_DUMPS)
+        if body is not None and is_code:
             artifact.kernels = split_output_code(record.body_text(), name)
         return artifact
 
@@ -278,7 +279,7 @@ class RankBuilder:
             filename = item.get("filename")
             frame = StackFrame(
                 filename=filename if isinstance(filename, str) else "",
-                line=item.get("line") if isinstance(item.get("line"), int) else 0,
+                line=_int(item.get("line")),
                 name=str(item.get("name", "")),
                 loc=item.get("loc") if isinstance(item.get("loc"), str) else None,
             )
@@ -458,6 +459,10 @@ def _key(compile_id: CompileId) -> tuple[int | None, int | None, int | None, int
         compile_id.frame_compile_id,
         compile_id.attempt,
     )
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _is_graph(kind: str, name: str, encoding: Any) -> bool:
