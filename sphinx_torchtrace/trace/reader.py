@@ -120,6 +120,9 @@ def payload_body(raw: bytes) -> bytes:
     payload line that lost its TAB (an editor stripping trailing whitespace) and
     stays an empty line.
     """
+    if raw[:1] == b"\t" and raw[-1:] == b"\n" and raw[-2:] != b"\n\n" and b"\n\n" not in raw:
+        # The common case, two copies: drop every line's TAB, then the first TAB and last newline.
+        return raw.replace(b"\n\t", b"\n")[1:-1]
     raw = raw.rstrip(b"\n")
     if not raw:
         return b""
@@ -270,8 +273,8 @@ class LogReader:
             return None
         payload = None
         body = None
-        if nl >= 0 and buf[nl + 1 : e].strip(b"\n"):
-            raw = buf[nl + 1 : e]
+        raw = buf[nl + 1 : e] if nl >= 0 else b""
+        if raw[:1] == b"\t" or raw.strip(b"\n"):
             body = payload_body(raw.replace(b"\r\n", b"\n") if crlf else raw)
             offset = buf_offset + nl + 1
             self.store.keep(offset, raw)
