@@ -156,16 +156,6 @@ class RankBuilder:
                 rank.chromium_events.append(ChromiumEvent(record.line, compile_id, record.payload))
                 self._compile(compile_id, record.line).chromium_event_count += 1
                 continue
-            if kind == "dump_file":
-                inner = envelope.get(kind)
-                name = (
-                    str(inner.get("name", f"line {record.line}"))
-                    if isinstance(inner, dict)
-                    else f"line {record.line}"
-                )
-                if record.payload is not None:
-                    rank.dump_files[name] = record.payload
-                continue
             if kind == "dynamo_start":
                 self._start_occurrence(compile_id)
             compile_ = self._compile(compile_id, record.line)
@@ -420,6 +410,23 @@ def _on_describe(b: RankBuilder, record: Record, c: Compile | None) -> None:
         c.tensor_descriptions.append({"kind": record.kind, **data})
 
 
+def _on_dump_file(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    """FX-generated source that stacks refer to (``<eval_with_key>.7``)."""
+    inner = record.envelope.get("dump_file")
+    name = str(inner.get("name")) if isinstance(inner, dict) and "name" in inner else None
+    name = name or f"dump_file at line {record.line}"
+    if record.payload is not None:
+        b.rank.dump_files[name] = record.payload
+    b._artifact(record, c, name)
+
+
+def _on_ddp_child(b: RankBuilder, record: Record, c: Compile | None) -> None:
+    """One submodule of DDPOptimizer's split; named like tlparse names it."""
+    inner = record.envelope.get("optimize_ddp_split_child")
+    child = inner.get("name") if isinstance(inner, dict) else None
+    b._artifact(record, c, f"optimize_ddp_split_child_{child}" if child else record.kind)
+
+
 def _on_link(b: RankBuilder, record: Record, c: Compile | None) -> None:
     data = record.envelope.get("link")
     if c is not None and isinstance(data, dict):
@@ -431,6 +438,8 @@ _HANDLERS: dict[str, Handler] = {
     "artifact": _on_artifact,
     "graph_dump": _on_graph_dump,
     "link": _on_link,
+    "dump_file": _on_dump_file,
+    "optimize_ddp_split_child": _on_ddp_child,
     **{kind: _on_metrics for kind in METRICS_KINDS},
     **{kind: _on_shape for kind in SHAPE_EVENTS},
     **{kind: _on_export for kind in EXPORT_EVENTS if kind not in SHAPE_EVENTS},
