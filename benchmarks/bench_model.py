@@ -50,7 +50,7 @@ def bare_scan(path: Path) -> int:
 
         def flush() -> None:
             nonlocal n
-            if head is None:
+            if not head:
                 return
             i = head.find(b"] {")
             env = json.loads(head[i + 2 :])
@@ -60,6 +60,8 @@ def bare_scan(path: Path) -> int:
 
         for line in f:
             line = line.rstrip(b"\n")
+            if not line:
+                continue
             if line.startswith(b"\t"):
                 payload.append(line)
             else:

@@ -167,7 +167,9 @@ class LogReader:
     def _read(self, f: io.BufferedIOBase, n: int) -> bytes:
         if not self.compressed:
             try:
-                return f.read(n)
+                # read(n) allocates n bytes up front: ask for no more than the file holds.
+                left = os.fstat(f.fileno()).st_size - f.tell()
+                return f.read(max(1, min(n, left + 1)))
             except OSError as e:
                 raise TraceReadError(self.display_path, e.strerror or str(e)) from e
         # Piece by piece, so that what came before a damaged part of the stream is kept.
