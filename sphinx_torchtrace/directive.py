@@ -51,7 +51,13 @@ class TorchTraceDirective(SphinxDirective):
             logs = resolve_logs(path, latest=latest, ranks=ranks)
             for log in logs:
                 self.env.note_dependency(os.fspath(log))
-            trace = load_trace(path, latest=latest, ranks=ranks, display_root=self.env.srcdir)
+            trace = load_trace(
+                path,
+                latest=latest,
+                ranks=ranks,
+                display_root=self.env.srcdir,
+                cache_dir=os.path.join(self.env.doctreedir, "torchtrace-cache"),
+            )
         except TraceReadError as e:
             logger.warning(str(e), location=self.get_location(), type="torchtrace", subtype="read")
             return []
