@@ -79,3 +79,10 @@ def test_an_empty_directory_or_a_missing_file_is_an_error_naming_it(tmp_path: Pa
 def test_display_paths_are_relative_to_a_root() -> None:
     trace = load_trace(SIMPLE, display_root=DATA)
     assert trace.ranks[0].path == "shared/simple/dedicated_log_torch_trace_5aek85xk.log"
+
+
+def test_counts_per_kind_like_tlparse_stats() -> None:
+    rank = load_trace(INPUTS / "simple_corrupted_json.log").ranks[0]
+    assert rank.problem_counts == {"md5": 1}
+    assert rank.stats["chromium_event"] == 50
+    assert rank.stats["str"] == 12

@@ -291,8 +291,13 @@ class RankTrace:
     pids: list[int] = field(default_factory=list)
     first_timestamp: str | None = None
     last_timestamp: str | None = None
-    stats: Counter[str] = field(default_factory=Counter)
+    stats: Counter[str] = field(default_factory=Counter)  # records per event kind
     diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def problem_counts(self) -> Counter[str]:
+        """Diagnostics per kind (``md5``, ``json`` ...): the failure half of tlparse's Stats."""
+        return Counter(d.kind for d in self.diagnostics)
 
     def compile(self, label: str) -> Compile:
         """The compile with this label (``[0/0]``, ``[1/0_1]``, ``[0/0] #2``)."""
