@@ -1,8 +1,8 @@
 """sphinx-torchtrace: PyTorch torch.compile trace logs as Sphinx documentation.
 
-``extensions = ["sphinx_torchtrace"]`` registers the ``torchtrace`` directive.
-The trace model itself lives in :mod:`sphinx_torchtrace.trace` and imports
-nothing of Sphinx.
+``extensions = ["sphinx_torchtrace"]`` registers the ``torchtrace`` directive, the
+``torchtrace`` domain (frames, graphs, kernels) and its roles.  The trace model
+lives in :mod:`sphinx_torchtrace.trace` and imports nothing of Sphinx.
 """
 
 from __future__ import annotations
@@ -16,7 +16,12 @@ if TYPE_CHECKING:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    from .directive import setup_directive
+    from .extension import setup_extension
 
-    setup_directive(app)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
+    setup_extension(app)
+    return {
+        "version": __version__,
+        "env_version": 1,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

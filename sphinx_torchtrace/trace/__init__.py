@@ -8,6 +8,7 @@ from .diagnostics import DIAGNOSTIC_KINDS, Diagnostic, TraceReadError
 from .kernels import Kernel
 from .loader import load_trace, read_log, resolve_logs
 from .model import (
+    STATUS_LEGEND,
     Artifact,
     CacheEvent,
     ChromiumEvent,
@@ -23,6 +24,7 @@ from .model import (
 )
 
 __all__ = [
+    "STATUS_LEGEND",
     "DIAGNOSTIC_KINDS",
     "Artifact",
     "CacheEvent",

@@ -1,0 +1,167 @@
+"""The ``torchtrace`` domain: frames, graphs and kernels as cross-referenceable objects.
+
+Modelled on ``sphinx.domains.rst``: one flat dict of plain tuples, idempotent
+merges for ``-j``, and every object in ``objects.inv`` for intersphinx.  The
+frame role renders a compile id as a badge colored by its status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.nodes import Element, Node
+from docutils.parsers.rst import Directive, directives
+from sphinx import addnodes
+from sphinx.builders import Builder
+from sphinx.domains import Domain, ObjType
+from sphinx.environment import BuildEnvironment
+from sphinx.roles import XRefRole
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import make_id, make_refnode
+from sphinx.util.typing import RoleFunction
+
+logger = logging.getLogger(__name__)
+
+OBJECT_TYPES = ("frame", "graph", "kernel")
+STATUSES = ("ok", "break", "error", "empty", "missing")
+
+# (objtype, name) -> (docname, node_id, status)
+ObjectEntry = tuple[str, str, str]
+
+
+class TorchTraceObject(SphinxDirective):
+    """``.. torchtrace:frame:: <name>`` (or graph, kernel): declares an object where it stands.
+
+    Generated pages use it; it renders nothing but an anchor, the page itself
+    shows the object.
+    """
+
+    required_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, Any]] = {"status": directives.unchanged}
+
+    def run(self) -> list[Node]:
+        objtype = self.name.split(":", 1)[1]
+        name = self.arguments[0].strip()
+        node_id = make_id(self.env, self.state.document, f"torchtrace-{objtype}", name)
+        target = nodes.target("", "", ids=[node_id])
+        self.state.document.note_explicit_target(target)
+        domain = self.env.get_domain("torchtrace")
+        assert isinstance(domain, TorchTraceDomain)
+        domain.note_object(objtype, name, node_id, self.options.get("status", ""), target)
+        return [target]
+
+
+class FrameRole(XRefRole):
+    """``:torchtrace:frame:`[0/1]``` and friends: a link whose badge shows the status."""
+
+    def result_nodes(
+        self, document: nodes.document, env: BuildEnvironment, node: Element, is_ref: bool
+    ) -> tuple[list[Node], list[nodes.system_message]]:
+        node["classes"].append("torchtrace-badge")
+        return [node], []
+
+
+class TorchTraceDomain(Domain):
+    name = "torchtrace"
+    label = "PyTorch trace"
+    object_types: ClassVar[dict[str, ObjType]] = {
+        t: ObjType(t, t) for t in OBJECT_TYPES
+    }
+    directives: ClassVar[dict[str, type[Directive]]] = {
+        t: TorchTraceObject for t in OBJECT_TYPES
+    }
+    roles: ClassVar[dict[str, RoleFunction | XRefRole]] = {
+        "frame": FrameRole(warn_dangling=True, innernodeclass=nodes.inline),
+        "graph": XRefRole(warn_dangling=True, innernodeclass=nodes.inline),
+        "kernel": XRefRole(warn_dangling=True, innernodeclass=nodes.inline),
+    }
+    initial_data: ClassVar[dict[str, Any]] = {"objects": {}}
+    data_version = 1
+
+    @property
+    def objects(self) -> dict[tuple[str, str], ObjectEntry]:
+        return self.data.setdefault("objects", {})  # type: ignore[no-any-return]
+
+    def note_object(
+        self, objtype: str, name: str, node_id: str, status: str, location: Any = None
+    ) -> None:
+        key = (objtype, name)
+        if key in self.objects and self.objects[key][0] != self.env.docname:
+            other = self.objects[key][0]
+            logger.warning(
+                "duplicate torchtrace %s %r, also in %s",
+                objtype, name, other,
+                location=location, type="torchtrace", subtype="duplicate",
+            )
+        self.objects[key] = (self.env.docname, node_id, status)
+
+    def clear_doc(self, docname: str) -> None:
+        for key, entry in list(self.objects.items()):
+            if entry[0] == docname:
+                del self.objects[key]
+
+    def merge_domaindata(self, docnames: Iterable[str], otherdata: dict[str, Any]) -> None:
+        wanted = set(docnames)
+        for key, entry in otherdata["objects"].items():
+            if entry[0] in wanted:
+                self.objects[key] = entry
+
+    def find(self, objtype: str, target: str) -> tuple[str, ObjectEntry] | None:
+        """An object by full name, or by a unique shorter tail (``[0/1]``, ``train/[0/1]``)."""
+        target = target.strip()
+        exact = self.objects.get((objtype, target))
+        if exact is not None:
+            return target, exact
+        tail = "/" + target
+        hits = [(n, e) for (t, n), e in self.objects.items() if t == objtype and n.endswith(tail)]
+        if len(hits) == 1:
+            return hits[0]
+        return None
+
+    def resolve_xref(
+        self,
+        env: BuildEnvironment,
+        fromdocname: str,
+        builder: Builder,
+        typ: str,
+        target: str,
+        node: addnodes.pending_xref,
+        contnode: Element,
+    ) -> nodes.reference | None:
+        found = self.find(typ, target)
+        if found is None:
+            return None
+        name, (docname, node_id, status) = found
+        if typ == "frame" and status:
+            contnode["classes"].extend(["torchtrace-badge", f"torchtrace-status-{status}"])
+            if not node.get("refexplicit"):
+                contnode.children[:] = [nodes.Text(name.rsplit("/", 1)[-1])]
+        return make_refnode(builder, fromdocname, docname, node_id, contnode, name)
+
+    def resolve_any_xref(
+        self,
+        env: BuildEnvironment,
+        fromdocname: str,
+        builder: Builder,
+        target: str,
+        node: addnodes.pending_xref,
+        contnode: Element,
+    ) -> list[tuple[str, nodes.reference]]:
+        results = []
+        for objtype in OBJECT_TYPES:
+            ref = self.resolve_xref(env, fromdocname, builder, objtype, target, node, contnode)
+            if ref is not None:
+                results.append((f"torchtrace:{objtype}", ref))
+        return results
+
+    def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
+        for (objtype, name), (docname, node_id, _status) in sorted(self.objects.items()):
+            yield name, name, objtype, docname, node_id, 1
+
+    def status_of(self, target: str) -> str | None:
+        found = self.find("frame", target)
+        return found[1][2] if found else None

@@ -1,0 +1,207 @@
+"""Render a trace's site plan into rST sources with the Jinja templates in ``templates/``.
+
+Templates get the plan and a few filters (``e`` escapes prose, ``code`` makes a
+literal block, ``lit`` an inline literal); every piece of trace text passes
+through the configured path rewrites before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+
+from . import charts, rst
+from .plan import FramePlan, GraphPlan, KernelPlan, TracePlan
+from .trace import STATUS_LEGEND, Artifact, Compile, StackFrame, summary
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+    from .generate import TraceRequest
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+#: Rewrites applied to every path in published text unless configured otherwise.
+DEFAULT_PATH_REWRITES: dict[str, str] = {
+    r"/[^\s\"'<>]*?/(?:site|dist)-packages/": "<site-packages>/",
+    r"/home/[^/\s\"']+/": "~/",
+    r"/Users/[^/\s\"']+/": "~/",
+    r"/root/": "~/",
+}
+
+#: The order of the PyTorch 2 pipeline, for listing artifacts as a reader follows them.
+PIPELINE = [
+    "dynamo_start",
+    "dynamo_output_graph",
+    "optimize_ddp_split_graph",
+    "optimize_ddp_split_child",
+    "compiled_autograd_graph",
+    "aot_joint_graph",
+    "aot_forward_graph",
+    "aot_backward_graph",
+    "aot_inference_graph",
+    "before_pre_grad_graph",
+    "inductor_pre_grad_graph",
+    "after_pre_grad_graph",
+    "before_joint_graph",
+    "after_joint_graph",
+    "before_post_grad_graph",
+    "inductor_post_grad_graph",
+    "after_post_grad_graph",
+    "fx_graph_runnable",
+    "inductor_output_code",
+    "inductor_aot_wrapper_code",
+    "inductor_aot_kernel_code",
+    "dynamo_guards",
+    "dynamo_cpp_guards_str",
+]
+
+_LANGUAGE = {
+    "inductor_output_code": "python",
+    "fx_graph_runnable": "python",
+    "inductor_aot_wrapper_code": "cpp",
+    "inductor_aot_kernel_code": "cpp",
+}
+
+
+def pipeline_position(artifact: Artifact) -> int:
+    try:
+        return PIPELINE.index(artifact.name)
+    except ValueError:
+        try:
+            return PIPELINE.index(artifact.kind)
+        except ValueError:
+            return len(PIPELINE)
+
+
+def language_of(artifact: Artifact) -> str:
+    if artifact.name in _LANGUAGE:
+        return _LANGUAGE[artifact.name]
+    if artifact.encoding == "json":
+        return "json"
+    if artifact.is_graph:
+        return "python"
+    return "text"
+
+
+def download_suffix(artifact: Artifact) -> str:
+    if artifact.name == "fx_graph_runnable" or artifact.name == "inductor_output_code":
+        return ".py"
+    if language_of(artifact) == "cpp":
+        return ".cpp"
+    if artifact.encoding == "json":
+        return ".json"
+    return ".txt"
+
+
+class Renderer:
+    """Turns plans into ``{path relative to srcdir: text}``."""
+
+    def __init__(self, app: Sphinx | None = None, rewrites: dict[str, str] | None = None) -> None:
+        if rewrites is None:
+            configured = app.config.torchtrace_path_rewrites if app is not None else None
+            rewrites = DEFAULT_PATH_REWRITES if configured is None else configured
+        self._rewrites = [(re.compile(p), r) for p, r in rewrites.items()]
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+            autoescape=False,  # noqa: S701 - the output is rST; rst.escape does the escaping
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.filters.update(
+            e=lambda v: rst.escape(self.rewrite(str(v))),
+            lit=lambda v: rst.literal(self.rewrite(str(v))),
+            indent_rst=rst.indent,
+            json=lambda v: json.dumps(v, indent=1, sort_keys=True, default=str),
+            seconds=_seconds,
+            size=_size,
+        )
+        self.env.globals.update(
+            code=self.code,
+            heading=lambda t, c="=": rst.heading(self.rewrite(t), c),
+            table=rst.table,
+            doc=_doc_link,
+            status_legend=STATUS_LEGEND,
+            summary=summary,
+            charts=charts,
+            pipeline_position=pipeline_position,
+            language_of=language_of,
+            kernels_in=lambda frame, artifact: [k for k in frame.kernels if k.artifact is artifact],
+            status_counts=lambda compiles: Counter(c.status for c in compiles),
+        )
+
+    def rewrite(self, text: str) -> str:
+        for pattern, replacement in self._rewrites:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def code(self, text: str, language: str = "text", **options: Any) -> str:
+        return rst.code_block(self.rewrite(text), language, **options)
+
+    def render_trace(self, plan: TracePlan, request: TraceRequest) -> dict[str, str]:
+        """Every page (and raw download) of one trace, by path relative to srcdir."""
+        no_source = "no-source" in request.options
+        context = {"plan": plan, "request": request, "no_source": no_source}
+        out: dict[str, str] = {}
+        out[plan.index_docname + ".rst"] = self._render("index.rst.jinja", context)
+        for frame in plan.frames:
+            frame_ctx = {**context, "frame": frame, "c": frame.compile}
+            out[frame.docname + ".rst"] = self._render("frame.rst.jinja", frame_ctx)
+            for graph in frame.graphs:
+                text = self._source(graph.artifact.text(), no_source)
+                raw = _raw_path(plan, graph)
+                out[raw] = self.rewrite(text)
+                out[graph.docname + ".rst"] = self._render(
+                    "graph.rst.jinja",
+                    {**frame_ctx, "graph": graph, "a": graph.artifact, "text": text,
+                     "raw": posixpath.relpath(raw, posixpath.dirname(graph.docname))},
+                )
+            for kernel in frame.kernels:
+                out[kernel.docname + ".rst"] = self._render(
+                    "kernel.rst.jinja", {**frame_ctx, "kernel": kernel, "k": kernel.kernel}
+                )
+        return out
+
+    def _render(self, template: str, context: dict[str, Any]) -> str:
+        return self.env.get_template(template).render(**context)
+
+    @staticmethod
+    def _source(text: str, no_source: bool) -> str:
+        """With ``:no-source:``, drop the user code that graphs quote in comments."""
+        if not no_source:
+            return text
+        return re.sub(r"(# File: [^\n]*?), code: [^\n]*", r"\1", text)
+
+
+def _raw_path(plan: TracePlan, graph: GraphPlan) -> str:
+    name = posixpath.basename(graph.docname)
+    return posixpath.join(plan.root, "_raw", name + download_suffix(graph.artifact))
+
+
+def _doc_link(target_docname: str, from_docname: str, text: str) -> str:
+    """A ``:doc:`` reference from one generated page to another, relative so it survives moves."""
+    rel = posixpath.relpath(target_docname, posixpath.dirname(from_docname))
+    return f":doc:`{rst.escape(text)} <{rel}>`"
+
+
+def _seconds(value: Any) -> str:
+    return f"{value:.3f} s" if isinstance(value, (int, float)) else "—"
+
+
+def _size(value: int) -> str:
+    if value >= 1 << 20:
+        return f"{value / (1 << 20):.1f} MiB"
+    if value >= 1 << 10:
+        return f"{value / (1 << 10):.1f} KiB"
+    return f"{value} B"
+
+
+__all__ = ["Compile", "FramePlan", "KernelPlan", "Renderer", "StackFrame"]

@@ -1,0 +1,3 @@
+"""Figures the overview page shows, computed from the model (no Sphinx, no markup)."""
+
+from __future__ import annotations
