@@ -47,6 +47,7 @@ def types(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Trace-model speed and memory beside tlparse; makes a 30+ MB log with torch first."""
-    session.install("-e", ".[test]", TORCH)
+    """Model and full-site build speed beside tlparse; makes a 30+ MB log with torch first."""
+    session.install("-e", ".[test]", TORCH, "furo")
     session.run("python", "benchmarks/bench_model.py", *session.posargs)
+    session.run("python", "benchmarks/bench_sphinx.py")

@@ -131,6 +131,8 @@ class Renderer:
             doc=_doc_link,
             status_legend=STATUS_LEGEND,
             summary=summary,
+            compare=compare,
+            provenance_view=provenance_view,
             charts=charts,
             pipeline_position=pipeline_position,
             language_of=language_of,
@@ -152,6 +154,11 @@ class Renderer:
         context = {"plan": plan, "request": request, "no_source": no_source}
         out: dict[str, str] = {}
         out[plan.index_docname + ".rst"] = self._render("index.rst.jinja", context)
+        for rank in plan.trace.ranks:
+            if rank.chromium_events and hasattr(summary, "chromium_events_json"):
+                suffix = f"_rank{rank.rank}" if plan.trace.is_multi_rank else ""
+                path = posixpath.join(plan.root, "_raw", f"chromium_events{suffix}.json")
+                out[path] = summary.chromium_events_json(rank)
         for frame in plan.frames:
             frame_ctx = {**context, "frame": frame, "c": frame.compile}
             out[frame.docname + ".rst"] = self._render("frame.rst.jinja", frame_ctx)

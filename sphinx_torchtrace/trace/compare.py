@@ -1,0 +1,152 @@
+"""What changed between two compiles of the same frame: the recompile a reader wants explained.
+
+A recompile (``[0/1]`` after ``[0/0]``) happens because a guard of every cached
+entry failed; the ``recompile_reasons`` artifact names the failed guard per
+entry (``"0/0: tensor 'x' size mismatch ..."``).  Showing that guard next to a
+diff of the two Dynamo graphs answers "why did this compile again, and what
+did it produce differently?".  Pure functions of the model, no Sphinx.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from .model import Compile, RankTrace
+
+#: The graph compared between compiles: what Dynamo captured, before any backend ran.
+DIFF_ARTIFACT = "dynamo_output_graph"
+
+# `0/3: tensor 'x' ...` or `!0/1/2: ...`: the cache entry whose guard failed, then the guard.
+_REASON_ENTRY = re.compile(r"^\s*(!?\d+/(?:\d+/)?\d+):\s?(.*)$", re.DOTALL)
+
+
+def previous_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
+    """The compile this one replaced or came after, for the same frame; None for a first compile.
+
+    * ``[x/n]`` with ``n > 0``: the closest earlier compile of frame ``x`` with a smaller
+      ``n`` (its last attempt, the one that produced code), in log order.
+    * ``[x/0] #k`` (the same id again after ``torch._dynamo.reset()``): the last attempt of
+      occurrence ``k - 1``, when both compiled the same function (frame ids restart after a
+      reset, so the same number may name another function).
+    * Anything else (a first compile, a restarted attempt, ``[-/-]``): None.
+    """
+    cid = compile_.id
+    if cid.frame_id is None or cid.frame_compile_id is None:
+        return None
+    try:
+        index = next(i for i, c in enumerate(rank.compiles) if c is compile_)
+    except StopIteration:
+        return None
+    same_frame = [
+        c
+        for c in rank.compiles[:index]
+        if c.id.frame_id == cid.frame_id
+        and c.id.compiled_autograd_id == cid.compiled_autograd_id
+        and c.id.frame_compile_id is not None
+    ]
+    if cid.frame_compile_id > 0:
+        for earlier in reversed(same_frame):
+            earlier_fcid = earlier.id.frame_compile_id or 0
+            if earlier_fcid < cid.frame_compile_id:
+                return earlier
+            if earlier_fcid == cid.frame_compile_id and earlier.occurrence != compile_.occurrence:
+                return None  # reached the same id of an earlier occurrence: none in between
+        return None
+    if compile_.occurrence <= 1:
+        return None
+    for earlier in reversed(same_frame):
+        if earlier.id.frame_compile_id == 0 and earlier.occurrence == compile_.occurrence - 1:
+            mine, theirs = _function_of(rank, compile_), _function_of(rank, earlier)
+            if mine is not None and theirs is not None and mine != theirs:
+                return None
+            return earlier
+    return None
+
+
+def graph_text(compile_: Compile) -> str | None:
+    """The last Dynamo graph a compile logged, or None when it logged none."""
+    graphs = [a for a in compile_.artifacts_named(DIFF_ARTIFACT) if a.payload is not None]
+    return graphs[-1].text() if graphs else None
+
+
+def graph_diff(a: Compile, b: Compile, context: int = 3) -> str:
+    """A unified diff of the Dynamo graphs of ``a`` (before) and ``b`` (after).
+
+    Empty when either has no Dynamo graph or the graphs are the same.  Trailing blanks are
+    ignored, so only real changes show (shapes, inputs, specialized constants, ops).
+    """
+    before, after = graph_text(a), graph_text(b)
+    if before is None or after is None:
+        return ""
+    lines = difflib.unified_diff(
+        _normalised_lines(before),
+        _normalised_lines(after),
+        fromfile=f"{a.label} {DIFF_ARTIFACT}",
+        tofile=f"{b.label} {DIFF_ARTIFACT}",
+        n=context,
+        lineterm="",
+    )
+    return "\n".join(lines)
+
+
+def failed_guard(compile_: Compile, previous: Compile) -> str | None:
+    """The guard of ``previous``'s cache entry that failed and caused ``compile_``.
+
+    ``recompile_reasons`` lists one failed guard per cache entry, most recent first, each
+    prefixed with that entry's id (``0/3: ...``); this picks the one of ``previous``.
+    """
+    wanted = _entry_key(previous)
+    if wanted is None:
+        return None
+    for entry, reason in recompile_reason_entries(compile_):
+        if entry == wanted:
+            return reason
+    return None
+
+
+def recompile_reason_entries(compile_: Compile) -> list[tuple[str | None, str]]:
+    """``recompile_reasons`` split into (cache entry such as ``0/3`` or None, failed guard)."""
+    out: list[tuple[str | None, str]] = []
+    for reason in compile_.recompile_reasons:
+        text = str(reason)
+        match = _REASON_ENTRY.match(text)
+        if match is None:
+            out.append((None, text.strip()))
+        else:
+            out.append((match.group(1), match.group(2).strip()))
+    return out
+
+
+def _entry_key(compile_: Compile) -> str | None:
+    """How torch names a cache entry in recompile reasons: ``0/3`` (``!1/0/3`` for autograd)."""
+    cid = compile_.id
+    if cid.frame_id is None or cid.frame_compile_id is None:
+        return None
+    key = f"{cid.frame_id}/{cid.frame_compile_id}"
+    if cid.compiled_autograd_id is not None:
+        key = f"!{cid.compiled_autograd_id}/{key}"
+    return key
+
+
+def _function_of(rank: RankTrace, compile_: Compile) -> tuple[str, str] | None:
+    """(file, function name) compiled, from any attempt's metrics, else the start stack."""
+    siblings = [
+        c
+        for c in rank.compiles
+        if c.id.frame == compile_.id.frame and c.occurrence == compile_.occurrence
+    ]
+    for c in [compile_, *siblings]:
+        for m in c.compilation_metrics:
+            name, filename = m.data.get("co_name"), m.data.get("co_filename")
+            if isinstance(name, str) and isinstance(filename, str):
+                return filename, name
+    for c in [compile_, *siblings]:
+        if c.stack:
+            last = c.stack[-1]
+            return last.filename, last.name
+    return None
+
+
+def _normalised_lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
