@@ -41,7 +41,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def types(session: nox.Session) -> None:
-    session.install("-e", ".", "mypy", "types-docutils")
+    session.install("-e", ".", "mypy", "types-docutils", "types-Pygments")
     session.run("mypy")
 
 

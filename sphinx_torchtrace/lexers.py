@@ -46,7 +46,7 @@ class FxGraphLexer(Lexer):
 
     name = "FX graph"
     aliases = ["torchtrace-fx"]  # noqa: RUF012 - Pygments reads these class attributes
-    filenames: list[str] = []  # noqa: RUF012
+    filenames = []  # noqa: RUF012
 
     def get_tokens_unprocessed(self, text: str) -> Iterator[tuple[int, _TokenType, str]]:
         # A leading newline lets node names on the first line match the look-behind.

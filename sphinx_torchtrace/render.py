@@ -156,10 +156,9 @@ class Renderer:
         out: dict[str, str] = {}
         out[plan.index_docname + ".rst"] = self._render("index.rst.jinja", context)
         for rank in plan.trace.ranks:
-            if rank.chromium_events and hasattr(summary, "chromium_events_json"):
-                suffix = f"_rank{rank.rank}" if plan.trace.is_multi_rank else ""
-                path = posixpath.join(plan.root, "_raw", f"chromium_events{suffix}.json")
-                out[path] = summary.chromium_events_json(rank)
+            if rank.chromium_events:
+                path = posixpath.join(plan.root, summary.chromium_file(plan.trace, rank))
+                out[path] = self.rewrite(summary.chromium_events_json(rank))
         for frame in plan.frames:
             frame_ctx = {**context, "frame": frame, "c": frame.compile}
             out[frame.docname + ".rst"] = self._render("frame.rst.jinja", frame_ctx)

@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_SPECIAL = re.compile(r"([\\`*_|<>\[\]:{}#=~^.+-])")
+# Quotes too: escaped, they are kept straight instead of becoming smart quotes.
+_SPECIAL = re.compile(r"([\\`*_|<>\[\]:{}#=~^.+'\"-])")
 
 
 def clean(text: str) -> str:

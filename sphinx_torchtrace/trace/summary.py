@@ -1,3 +1,927 @@
-"""Figures the overview page shows, computed from the model (no Sphinx, no markup)."""
+"""Figures the overview page shows, computed from the model (no Sphinx, no markup).
+
+Everything here is plain data for the ``index.rst.jinja`` template: grouping,
+counting and explaining are done once, in Python, where they can be tested on
+real logs; the template only lays them out (and escapes all trace text).
+Every function accepts odd data (missing keys, ``None``, wrong types) without
+raising, because a docs build must never fail on a log.
+"""
 
 from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from .model import Compile, Failure, RankTrace, StackFrame, StackTrieNode, Trace
+
+#: Keys of the overview's sections, in page order (the directive's ``:sections:`` option).
+SECTION_KEYS = (
+    "header",
+    "legend",
+    "trie",
+    "directory",
+    "charts",
+    "failures",
+    "recompiles",
+    "cache",
+    "times",
+    "chromium",
+    "ranks",
+    "export",
+)
+
+
+def section_keys(option: str | None) -> list[str]:
+    """The sections a ``:sections:`` option asks for (all of them when it is empty)."""
+    wanted = [p.strip().lower() for p in (option or "").split(",") if p.strip()]
+    if not wanted:
+        return list(SECTION_KEYS)
+    return [k for k in SECTION_KEYS if k in wanted]
+
+
+# -- naming compiles on the page ----------------------------------------------------------
+
+
+class _FrameLike(Protocol):
+    @property
+    def compile(self) -> Compile: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+class FrameNames:
+    """Domain object name of each compile, by identity (``Compile`` is not hashable).
+
+    The plan's ``frame_for`` is a linear search; a page naming every compile
+    several times would make it quadratic on big traces.
+    """
+
+    def __init__(self, frames: Iterable[_FrameLike]) -> None:
+        self._names = {id(f.compile): f.name for f in frames}
+
+    def __call__(self, compile_: Compile | None) -> str | None:
+        return None if compile_ is None else self._names.get(id(compile_))
+
+
+def rank_number(trace: Trace, rank: RankTrace) -> int:
+    """The rank's number, or its position when the log does not say."""
+    if rank.rank is not None:
+        return rank.rank
+    return next((i for i, r in enumerate(trace.ranks) if r is rank), 0)
+
+
+# -- header ---------------------------------------------------------------------------------
+
+
+def _metrics_data(compile_: Compile) -> dict[str, Any]:
+    m = compile_.compilation_metrics
+    return m[0].data if m and isinstance(m[0].data, dict) else {}
+
+
+def torch_version(rank: RankTrace) -> str | None:
+    """PyTorch version from the log's version record, else from any compilation metrics."""
+    info = rank.torch_version if isinstance(rank.torch_version, dict) else {}
+    version = info.get("pytorch_version")
+    if version:
+        return str(version)
+    for c in rank.compiles:
+        value = _metrics_data(c).get("pytorch_version")
+        if value:
+            return str(value)
+    return None
+
+
+@dataclass(frozen=True)
+class CaptureSpan:
+    """When a log was written: torch logs month, day and time, never the year."""
+
+    start: str  # "Nov 21 11:51:36"
+    end: str
+    seconds: float | None
+
+    @property
+    def duration(self) -> str:
+        """``23.4 s``, ``5 min 3 s``, ``2 h 7 min``, ``141 days``: what a reader can take in."""
+        return duration_text(self.seconds)
+
+
+def duration_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min"
+    return f"{hours // 24} days"
+
+
+def _parse_timestamp(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        # a leap year, so that "0229" parses; the year itself is never shown
+        return datetime.strptime("2024" + value.strip(), "%Y%m%d %H:%M:%S.%f")
+    except ValueError:
+        try:
+            return datetime.strptime("2024" + value.strip(), "%Y%m%d %H:%M:%S")
+        except ValueError:
+            return None
+
+
+def capture_span(ranks: Sequence[RankTrace]) -> CaptureSpan | None:
+    """First and last timestamps over the ranks, and the seconds between them."""
+    starts = [t for t in (_parse_timestamp(r.first_timestamp) for r in ranks) if t]
+    ends = [t for t in (_parse_timestamp(r.last_timestamp) for r in ranks) if t]
+    if not starts and not ends:
+        return None
+    start = min(starts) if starts else None
+    end = max(ends) if ends else None
+    seconds: float | None = None
+    if start and end:
+        delta = (end - start).total_seconds()
+        if delta < 0:  # the log crossed New Year: December to January
+            delta += 366 * 86400
+        seconds = delta
+    fmt = "%b %d %H:%M:%S"
+    return CaptureSpan(
+        start.strftime(fmt) if start else "—",
+        end.strftime(fmt) if end else "—",
+        seconds,
+    )
+
+
+#: Settings readers most often change on purpose, with PyTorch's usual default.
+#: Defaults move between releases, so the page says "differs from the usual default".
+NOTABLE_SETTINGS: dict[str, dict[str, Any]] = {
+    "dynamo_config": {
+        "recompile_limit": 8,
+        "cache_size_limit": 8,
+        "accumulated_recompile_limit": 256,
+        "automatic_dynamic_shapes": True,
+        "assume_static_by_default": True,
+        "capture_scalar_outputs": False,
+        "capture_dynamic_output_shape_ops": False,
+        "suppress_errors": False,
+        "specialize_int": False,
+        "specialize_float": False,
+        "inline_inbuilt_nn_modules": True,
+        "optimize_ddp": True,
+        "compiled_autograd": False,
+        "error_on_recompile": False,
+        "fail_on_recompile_limit_hit": False,
+        "trace_autograd_ops": False,
+        "verify_correctness": False,
+    },
+    "inductor_config": {
+        "max_autotune": False,
+        "max_autotune_gemm": False,
+        "max_autotune_pointwise": False,
+        "coordinate_descent_tuning": False,
+        "freezing": False,
+        "cpp_wrapper": False,
+        "fx_graph_cache": True,
+        "force_disable_caches": False,
+        "triton.cudagraphs": False,
+        "epilogue_fusion": True,
+        "aggressive_fusion": False,
+        "fallback_random": False,
+        "debug": False,
+        "trace.enabled": False,
+        "trace.provenance_tracking_level": 0,
+        "size_asserts": True,
+        "layout_optimization": True,
+    },
+}
+
+
+def _config_dict(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return None
+        return parsed if isinstance(parsed, dict) else None
+    return None
+
+
+def _configs_of(data: dict[str, Any], parsed: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
+    found = {}
+    for key in NOTABLE_SETTINGS:
+        raw = data.get(key)
+        if raw is None:
+            continue
+        cache_key = raw if isinstance(raw, str) else json.dumps(raw, sort_keys=True, default=str)
+        if cache_key not in parsed:  # configs repeat verbatim: parse each text once
+            parsed[cache_key] = _config_dict(raw)
+        value = parsed[cache_key]
+        if value is not None:
+            found[key] = value
+    return found
+
+
+def compile_configs(trace: Trace) -> list[dict[str, dict[str, Any]]]:
+    """Distinct ``dynamo_config``/``inductor_config`` pairs of all compilation metrics, in order."""
+    parsed: dict[str, dict[str, Any] | None] = {}
+    configs: list[dict[str, dict[str, Any]]] = []
+    for rank in trace.ranks:
+        for c in rank.compiles:
+            found = _configs_of(_metrics_data(c), parsed)
+            if found and found not in configs:
+                configs.append(found)
+    return configs
+
+
+def compile_config(trace: Trace) -> dict[str, dict[str, Any]]:
+    """The configuration of the first compilation that logged one (``{}`` when none did)."""
+    configs = compile_configs(trace)
+    return configs[0] if configs else {}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A key setting as logged: its values in order (more than one if it changed mid-run)."""
+
+    config: str  # "dynamo" or "inductor"
+    key: str
+    values: list[str]  # JSON text of each distinct value
+    usual: str
+
+
+def notable_settings(configs: Sequence[dict[str, dict[str, Any]]]) -> list[Setting]:
+    """Key settings that differ from PyTorch's usual default at some point: what the user set."""
+    out = []
+    for section, defaults in NOTABLE_SETTINGS.items():
+        for key, usual in defaults.items():
+            values: list[Any] = []
+            for config in configs:
+                mapping = config.get(section) or {}
+                if key in mapping and mapping[key] not in values:
+                    values.append(mapping[key])
+            if any(v != usual for v in values):
+                out.append(
+                    Setting(
+                        section.removesuffix("_config"),
+                        key,
+                        [json.dumps(v, default=str) for v in values],
+                        json.dumps(usual),
+                    )
+                )
+    return out
+
+
+def config_json(config: dict[str, dict[str, Any]]) -> str:
+    return json.dumps(config, indent=1, sort_keys=True, default=str)
+
+
+# -- stack trie -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrieLine:
+    """One node of the stack trie, flattened in pre-order for a nested bullet list."""
+
+    depth: int
+    frame: StackFrame
+    compiles: list[Compile]
+
+
+def trie_lines(root: StackTrieNode) -> list[TrieLine]:
+    lines: list[TrieLine] = []
+    stack: list[tuple[int, StackTrieNode]] = [(0, c) for c in reversed(root.children)]
+    while stack:  # iterative: a deep trie must not hit the recursion limit
+        depth, node = stack.pop()
+        if node.frame is not None:
+            lines.append(TrieLine(depth, node.frame, list(node.compiles)))
+        stack.extend((depth + 1, c) for c in reversed(node.children))
+    return lines
+
+
+# -- compile directory ----------------------------------------------------------------------
+
+
+def function_name(compile_: Compile) -> str | None:
+    """The compiled function: ``co_name`` of the metrics, else the last frame of its stack."""
+    name = _metrics_data(compile_).get("co_name")
+    if name:
+        return str(name)
+    if compile_.stack:
+        return compile_.stack[-1].name or None
+    return None
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def compile_seconds(compile_: Compile) -> float | None:
+    return _seconds(_metrics_data(compile_).get("entire_frame_compile_time_s"))
+
+
+CACHE_RESULTS = ("hit", "miss", "bypass")
+
+
+def cache_counts(compile_: Compile) -> dict[str, int]:
+    """Lookups per result (``hit``/``miss``/``bypass``), results that occurred only."""
+    counts = Counter(e.result for e in compile_.cache_events)
+    return {r: counts[r] for r in CACHE_RESULTS if counts[r]}
+
+
+def cache_text(compile_: Compile) -> str:
+    counts = cache_counts(compile_)
+    return ", ".join(f"{n} {r}" for r, n in counts.items())
+
+
+# -- failures and restarts ------------------------------------------------------------------
+
+_GRAPH_BREAK_SITE = re.compile(
+    r"https://(?:meta-)?pytorch\.github\.io/compile-graph-break-site/gb/gb\d{4}\.html"
+)
+
+
+def reason_headline(reason: str) -> str:
+    """The line that names a failure, without the location torch puts first.
+
+    ``Graph break in user code at f.py:17`` / ``Graph Break Reason: Encountered
+    graph break when ...:`` lead graph-break reasons; the next line says what
+    broke.  A first line ending in ``:`` (``backend='x' raised:``) is joined
+    with the line that follows, which holds the exception.
+    """
+    lines = [ln.strip() for ln in reason.splitlines() if ln.strip()]
+    if lines and lines[0].startswith("Graph break in user code at"):
+        lines = lines[1:]
+    if lines and lines[0].startswith("Graph Break Reason:") and len(lines) > 1:
+        if lines[0].endswith(":"):
+            lines = lines[1:]
+    if not lines:
+        return reason.strip() or "(no reason logged)"
+    head = lines[0]
+    if head.endswith(":") and len(lines) > 1 and not lines[1].startswith(("Explanation:", "Hint:")):
+        head = f"{head} {lines[1]}"
+    return head
+
+
+def _prefixed_lines(reason: str, prefix: str) -> list[str]:
+    return [
+        ln.strip()[len(prefix) :].strip()
+        for ln in reason.splitlines()
+        if ln.strip().startswith(prefix)
+    ]
+
+
+def _useful_hints(reason: str, limit: int = 3) -> list[str]:
+    """Distinct hints, without torch's stock "please report an issue" line."""
+    hints: list[str] = []
+    for hint in _prefixed_lines(reason, "Hint:"):
+        if hint and hint not in hints and not hint.lower().startswith("please report"):
+            hints.append(hint)
+    return hints[:limit]
+
+
+@dataclass
+class FailureGroup:
+    """Failures with the same kind, exception type and headline: one row, however many repeats."""
+
+    kind: str  # failure, graph_break, restart
+    type: str | None
+    headline: str
+    explanation: str | None
+    hints: list[str]
+    doc_url: str | None  # torch's graph-break site page, when the reason names one
+    compiles: list[Compile] = field(default_factory=list)  # distinct, first-seen order
+    locations: list[str] = field(default_factory=list)  # distinct user-code locations
+    count: int = 0  # failures in the group (a compile may repeat one)
+
+
+_KIND_ORDER = {"failure": 0, "graph_break": 1, "restart": 2}
+
+#: What each kind means, for readers who do not work on PyTorch.
+FAILURE_KINDS = {
+    "failure": "Compile error",
+    "graph_break": "Graph break",
+    "restart": "Restart",
+}
+
+
+def failure_groups(compiles: Iterable[Compile]) -> list[FailureGroup]:
+    """Distinct failures of these compiles: errors first, then breaks, then restarts."""
+    groups: dict[tuple[str, str | None, str], FailureGroup] = {}
+    for c in compiles:
+        for f in c.failures:
+            reason = f.reason if isinstance(f.reason, str) else str(f.reason)
+            headline = reason_headline(reason)
+            key = (f.kind, f.type, headline)
+            group = groups.get(key)
+            if group is None:
+                explanations = _prefixed_lines(reason, "Explanation:")
+                url = _GRAPH_BREAK_SITE.search(reason)
+                group = groups[key] = FailureGroup(
+                    f.kind,
+                    f.type,
+                    headline,
+                    explanations[0] if explanations else None,
+                    _useful_hints(reason),
+                    url.group(0) if url else None,
+                )
+            group.count += 1
+            if not any(x is c for x in group.compiles):
+                group.compiles.append(c)
+            location = _failure_location(f, c)
+            if location and location not in group.locations:
+                group.locations.append(location)
+    return sorted(groups.values(), key=lambda g: (_KIND_ORDER.get(g.kind, 3), -g.count))
+
+
+def _failure_location(failure: Failure, compile_: Compile) -> str | None:
+    if failure.user_location:
+        return failure.user_location
+    data = _metrics_data(compile_)
+    filename, lineno = data.get("fail_user_frame_filename"), data.get("fail_user_frame_lineno")
+    if failure.kind == "failure" and filename:
+        return f"{filename}:{lineno}" if lineno is not None else str(filename)
+    return None
+
+
+# -- recompiles -----------------------------------------------------------------------------
+
+_GUARD_EXPLANATIONS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"size mismatch"), "an input tensor has a different shape"),
+    (re.compile(r"dtype mismatch"), "an input tensor has a different data type (dtype)"),
+    (re.compile(r"rank mismatch"), "an input tensor has a different number of dimensions"),
+    (re.compile(r"stride mismatch"), "an input tensor has a different memory layout (strides)"),
+    (re.compile(r"device mismatch"), "an input tensor is on a different device"),
+    (re.compile(r"requires_grad mismatch"), "an input tensor's requires_grad flag changed"),
+    (
+        re.compile(r"dispatch key set mismatch"),
+        "a tensor's dispatch keys changed (for example grad mode or autocast)",
+    ),
+    (re.compile(r"GLOBAL_STATE|grad_mode|global state", re.I), "global state (grad mode, "
+     "autocast, deterministic algorithms ...) changed"),
+    (re.compile(r"___check_obj_id|ID_MATCH|id\("), "a different Python object was passed"),
+    (re.compile(r"___check_type_id|TYPE_MATCH|type\("), "an input has a different Python type"),
+    (re.compile(r"\blen\("), "a list, tuple or dict has a different length"),
+    (re.compile(r"dict_version|DICT_VERSION|dict_tag"), "a dict or module attribute was modified"),
+    (
+        re.compile(r"==|!=|<=|>=|<|>"),
+        "a Python number or shape the code was specialized on has a new value",
+    ),
+]
+
+
+def explain_guard(guard: str) -> str:
+    """Plain words for a failed guard, from fixed phrases (no trace text in the result)."""
+    for pattern, text in _GUARD_EXPLANATIONS:
+        if pattern.search(guard):
+            return text
+    return "a check recorded at compile time (a guard) no longer holds"
+
+
+_PREVIOUS = re.compile(r"^\s*(\d+)/(\d+)\s*:\s*")
+
+
+@dataclass(frozen=True)
+class GuardFailure:
+    """Why one cached version did not fit: its compile, the failed guard, plain words."""
+
+    previous_label: str | None  # "[0/1]"
+    previous: Compile | None
+    guard: str  # first line of the failed guard, torch's own comment dropped
+    explanation: str
+
+
+@dataclass
+class Recompile:
+    compile: Compile
+    reasons: list[GuardFailure]
+
+
+@dataclass
+class RecompiledFunction:
+    """A function compiled more than once, and why each later version was needed."""
+
+    function: str | None
+    frame_label: str  # "[0/*]"
+    versions: int
+    recompiles: list[Recompile] = field(default_factory=list)
+
+
+def _guard_failure(rank: RankTrace, reason: str) -> GuardFailure:
+    text = reason.strip().splitlines()[0] if reason.strip() else ""
+    label = previous = None
+    match = _PREVIOUS.match(text)
+    if match:
+        label = f"[{match.group(1)}/{match.group(2)}]"
+        text = text[match.end() :]
+        previous = next((c for c in rank.compiles if c.label == label), None)
+    guard = re.split(r"\s{2,}#\s", text, maxsplit=1)[0].strip()  # drop "   # source line"
+    return GuardFailure(label, previous, guard or text, explain_guard(guard or text))
+
+
+def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
+    """Per frame that recompiled, each recompile with its guard failures."""
+    by_frame: dict[tuple[int | None, int | None], RecompiledFunction] = {}
+    counts: Counter[tuple[int | None, int | None]] = Counter()
+    for c in rank.compiles:
+        if c.id.is_unknown or c.id.attempt:
+            continue
+        key = (c.id.compiled_autograd_id, c.id.frame_id)
+        counts[key] += 1
+    for c in rank.compiles:
+        if not c.recompile_reasons or c.id.is_unknown:
+            continue
+        key = (c.id.compiled_autograd_id, c.id.frame_id)
+        entry = by_frame.get(key)
+        if entry is None:
+            ca = "" if key[0] is None else f"!{key[0]}/"
+            entry = by_frame[key] = RecompiledFunction(
+                function_name(c), f"[{ca}{key[1]}/*]", counts[key]
+            )
+        reasons = [_guard_failure(rank, r) for r in c.recompile_reasons if isinstance(r, str)]
+        entry.recompiles.append(Recompile(c, reasons))
+    return list(by_frame.values())
+
+
+def recompile_limits(configs: Sequence[dict[str, dict[str, Any]]]) -> list[int]:
+    """Distinct ``recompile_limit`` values (``cache_size_limit`` in older torch), in run order."""
+    limits: list[int] = []
+    for config in configs:
+        dynamo = config.get("dynamo_config") or {}
+        for key in ("recompile_limit", "cache_size_limit"):
+            value = dynamo.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                if value not in limits:
+                    limits.append(value)
+                break
+    return limits
+
+
+# -- cache ----------------------------------------------------------------------------------
+
+
+@dataclass
+class CacheRow:
+    compile: Compile
+    cells: dict[str, str]  # cache name -> "hit", "miss ×2", ...
+
+
+def cache_table(compiles: Iterable[Compile]) -> tuple[list[str], list[CacheRow]]:
+    """Columns (caches in first-seen order) and one row per compile that looked a cache up."""
+    caches: list[str] = []
+    rows = []
+    for c in compiles:
+        if not c.cache_events:
+            continue
+        per_cache: dict[str, Counter[str]] = {}
+        for e in c.cache_events:
+            if e.cache not in caches:
+                caches.append(e.cache)
+            per_cache.setdefault(e.cache, Counter())[e.result] += 1
+        cells = {
+            cache: ", ".join(f"{r} ×{n}" if n > 1 else r for r, n in counts.items())
+            for cache, counts in per_cache.items()
+        }
+        rows.append(CacheRow(c, cells))
+    return caches, rows
+
+
+def cache_totals(compiles: Iterable[Compile]) -> dict[str, int]:
+    counts = Counter(e.result for c in compiles for e in c.cache_events)
+    return {r: counts[r] for r in CACHE_RESULTS if counts[r]}
+
+
+# -- compile time ---------------------------------------------------------------------------
+
+#: (label, metrics kind, key): compile-time figures torch logs, in pipeline order.
+TIME_PHASES = [
+    ("Whole frame (Dynamo tracing + backend)", "compilation_metrics",
+     "entire_frame_compile_time_s"),
+    ("Dynamo time lost to restarts", "compilation_metrics", "dynamo_time_before_restart_s"),
+    ("Backend (AOT Autograd + Inductor)", "compilation_metrics", "backend_compile_time_s"),
+    ("Inductor", "compilation_metrics", "inductor_compile_time_s"),
+    ("Code generation", "compilation_metrics", "code_gen_time_s"),
+    ("Backward: Inductor", "bwd_compilation_metrics", "inductor_compile_time_s"),
+    ("Backward: code generation", "bwd_compilation_metrics", "code_gen_time_s"),
+]
+
+
+@dataclass
+class PhaseTotal:
+    phase: str
+    seconds: float
+    compiles: int  # compiles that logged this figure
+    slowest: Compile | None
+    slowest_seconds: float
+
+
+def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
+    """Sum, count and slowest compile of each compile-time figure (phases never logged left out)."""
+    compiles = list(compiles)
+    out = []
+    for label, kind, key in TIME_PHASES:
+        total, n, slowest, slowest_s = 0.0, 0, None, -1.0
+        for c in compiles:
+            values = [
+                v for m in c.metrics if m.kind == kind and isinstance(m.data, dict)
+                if (v := _seconds(m.data.get(key))) is not None
+            ]
+            if not values:
+                continue
+            value = sum(values)
+            total += value
+            n += 1
+            if value > slowest_s:
+                slowest, slowest_s = c, value
+        if n and (total > 0 or key == "entire_frame_compile_time_s"):  # zeros are noise
+            out.append(PhaseTotal(label, total, n, slowest, slowest_s))
+    return out
+
+
+@dataclass(frozen=True)
+class EventTime:
+    name: str
+    seconds: float
+    count: int
+
+
+def chromium_phase_times(rank: RankTrace, limit: int = 12) -> list[EventTime]:
+    """Where compile time went by torch's own timers: chromium ``B``/``E`` pairs and ``X`` events.
+
+    Nested events of the same name are counted once (the outermost), so a
+    recursive timer does not double its time.
+    """
+    open_at: dict[tuple[Any, Any, str], list[float]] = {}
+    seconds: dict[str, float] = {}
+    counts: Counter[str] = Counter()
+    for event in rank.chromium_events:
+        data = event.decode()
+        if data is None:
+            continue
+        name, ph, ts = data.get("name"), data.get("ph"), data.get("ts")
+        if not isinstance(name, str) or isinstance(ts, bool) or not isinstance(ts, (int, float)):
+            continue
+        key = (data.get("pid"), data.get("tid"), name)
+        if ph == "B":
+            open_at.setdefault(key, []).append(float(ts))
+        elif ph == "E" and open_at.get(key):
+            start = open_at[key].pop()
+            if not open_at[key]:
+                seconds[name] = seconds.get(name, 0.0) + max(0.0, (float(ts) - start) / 1e6)
+                counts[name] += 1
+        elif ph == "X":
+            dur = data.get("dur")
+            if isinstance(dur, (int, float)) and not isinstance(dur, bool):
+                seconds[name] = seconds.get(name, 0.0) + max(0.0, float(dur) / 1e6)
+                counts[name] += 1
+    top = sorted(seconds, key=lambda n: -seconds[n])[:limit]
+    return [EventTime(n, seconds[n], counts[n]) for n in top]
+
+
+# -- chromium events ------------------------------------------------------------------------
+
+
+def chromium_file(trace: Trace, rank: RankTrace) -> str:
+    """Where the renderer writes a rank's events, relative to the overview page."""
+    suffix = f"_rank{rank.rank}" if trace.is_multi_rank else ""
+    return f"_raw/chromium_events{suffix}.json"
+
+
+def chromium_events_json(rank: RankTrace) -> str:
+    """All of a rank's chromium events as a JSON array, for Perfetto or chrome://tracing."""
+    events = [d for d in (e.decode() for e in rank.chromium_events) if d is not None]
+    return json.dumps(events, indent=1, default=str) + "\n"
+
+
+# -- several ranks --------------------------------------------------------------------------
+
+
+@dataclass
+class MissingIds:
+    """Compile ids that a set of ranks lacks while other ranks have them."""
+
+    labels: list[str]
+    missing_on: list[int]
+
+
+@dataclass
+class RankGroup:
+    ranks: list[int]
+    description: str
+
+
+@dataclass
+class StatusSplit:
+    """One compile id with different statuses on different ranks."""
+
+    label: str
+    ranks_by_status: dict[str, list[int]]
+
+
+@dataclass
+class Divergence:
+    missing_ids: list[MissingIds] = field(default_factory=list)
+    cache_groups: list[RankGroup] = field(default_factory=list)  # empty when all agree
+    status_splits: list[StatusSplit] = field(default_factory=list)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.missing_ids or self.cache_groups or self.status_splits)
+
+
+def _known_labels(rank: RankTrace) -> list[str]:
+    seen: list[str] = []
+    for c in rank.compiles:
+        if not c.id.is_unknown and c.label not in seen:
+            seen.append(c.label)
+    return seen
+
+
+def divergence(trace: Trace) -> Divergence:
+    """How the ranks of a job differ: compile ids, cache hit/miss patterns, statuses.
+
+    Ranks of one job usually compile the same code the same way; a difference
+    is a common cause of hangs (collectives in different graphs) and of uneven
+    compile times (one rank missing the cache).
+    """
+    result = Divergence()
+    if not trace.is_multi_rank:
+        return result
+    numbers = [rank_number(trace, r) for r in trace.ranks]
+    labels = {n: _known_labels(r) for n, r in zip(numbers, trace.ranks, strict=True)}
+    union: list[str] = []
+    for n in numbers:
+        union.extend(label for label in labels[n] if label not in union)
+    by_missing: dict[tuple[int, ...], list[str]] = {}
+    for label in union:
+        missing = tuple(n for n in numbers if label not in labels[n])
+        if missing:
+            by_missing.setdefault(missing, []).append(label)
+    result.missing_ids = [MissingIds(ids, list(m)) for m, ids in by_missing.items()]
+
+    patterns: dict[tuple[tuple[str, str, str], ...], list[int]] = {}
+    descriptions: dict[tuple[tuple[str, str, str], ...], str] = {}
+    for n, rank in zip(numbers, trace.ranks, strict=True):
+        pattern = tuple((c.label, e.cache, e.result) for c in rank.compiles for e in c.cache_events)
+        patterns.setdefault(pattern, []).append(n)
+        if pattern not in descriptions:
+            descriptions[pattern] = _cache_description(pattern)
+    if len(patterns) > 1:
+        result.cache_groups = [RankGroup(r, descriptions[p]) for p, r in patterns.items()]
+
+    statuses: dict[str, dict[str, list[int]]] = {}
+    for n, rank in zip(numbers, trace.ranks, strict=True):
+        for c in rank.compiles:
+            if not c.id.is_unknown:
+                by_status = statuses.setdefault(c.label, {})
+                if n not in by_status.get(c.status, []):
+                    by_status.setdefault(c.status, []).append(n)
+    result.status_splits = [
+        StatusSplit(label, s) for label, s in statuses.items() if len(s) > 1
+    ]
+    return result
+
+
+def _cache_description(pattern: tuple[tuple[str, str, str], ...]) -> str:
+    if not pattern:
+        return "no cache lookups"
+    per_cache: dict[str, Counter[str]] = {}
+    for _, cache, res in pattern:
+        per_cache.setdefault(cache, Counter())[res] += 1
+    return "; ".join(
+        f"{cache}: " + ", ".join(f"{n} {r}" for r, n in sorted(c.items()))
+        for cache, c in per_cache.items()
+    )
+
+
+@dataclass
+class RankRow:
+    number: int
+    rank: RankTrace
+    compiles: int
+    statuses: dict[str, int]
+    seconds: float | None  # None when no compilation logged its time
+    chromium_events: int
+
+
+def rank_rows(trace: Trace) -> list[RankRow]:
+    rows = []
+    for rank in trace.ranks:
+        known = [c for c in rank.compiles if not c.id.is_unknown]
+        times = [s for c in known if (s := compile_seconds(c)) is not None]
+        total = sum(times) if times else None
+        rows.append(
+            RankRow(
+                rank_number(trace, rank),
+                rank,
+                len(known),
+                dict(Counter(c.status for c in known)),
+                total,
+                len(rank.chromium_events),
+            )
+        )
+    return rows
+
+
+# -- torch.export ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExportIssue:
+    """One row of the draft-export report, as tlparse lists them."""
+
+    kind: str
+    reason: str
+    detail: str | None
+    location: str | None  # innermost user frame
+
+
+def _frame_text(rank: RankTrace, raw: Any) -> str | None:
+    """The last frame of a logged stack (``[{filename, line, name, loc}]``), readable."""
+    if not isinstance(raw, list):
+        return None
+    for item in reversed(raw):
+        if not isinstance(item, dict):
+            continue
+        filename = item.get("filename")
+        if isinstance(filename, int) and not isinstance(filename, bool):
+            filename = rank.strings.get(filename, f"<string {filename}>")
+        if not isinstance(filename, str):
+            filename = str(item.get("uninterned_filename", "<unknown>"))
+        text = f"{filename}:{item.get('line', '?')} in {item.get('name', '?')}"
+        loc = item.get("loc")
+        return f"{text}: {loc}" if isinstance(loc, str) and loc.strip() else text
+    return None
+
+
+def export_issues(rank: RankTrace) -> list[ExportIssue]:
+    report = rank.export
+    issues = []
+    for e in report.guards_added:
+        if e.data.get("prefix") == "eval":
+            issues.append(
+                ExportIssue("Guard evaluated", str(e.data.get("expr", "")), None,
+                            _frame_text(rank, e.data.get("user_stack")))
+            )
+    for e in report.data_dependent_errors:
+        result = e.data.get("result")
+        issues.append(
+            ExportIssue(
+                "Data-dependent error",
+                str(e.data.get("expr", "")),
+                f"assumed result: {result}" if result is not None else None,
+                _frame_text(rank, e.data.get("user_stack")),
+            )
+        )
+    for kind, events, advice in (
+        ("Missing fake kernel", report.missing_fake_kernels,
+         "the operator has no fake (meta) implementation; add one with "
+         "torch.library.register_fake"),
+        ("Mismatched fake kernel", report.mismatched_fake_kernels,
+         "the fake implementation disagrees with the real one on output shapes or dtypes"),
+    ):
+        for e in events:
+            reason = e.data.get("reason")
+            issues.append(
+                ExportIssue(kind, str(e.data.get("op", "")),
+                            str(reason) if reason else advice, None)
+            )
+    return issues
+
+
+@dataclass(frozen=True)
+class UnbackedSymbol:
+    symbol: str
+    value_range: str | None
+    location: str | None
+
+
+def unbacked_symbols(rank: RankTrace) -> list[UnbackedSymbol]:
+    return [
+        UnbackedSymbol(
+            str(e.data.get("symbol", "?")),
+            str(e.data["vr"]) if e.data.get("vr") is not None else None,
+            _frame_text(rank, e.data.get("user_stack")),
+        )
+        for e in rank.export.unbacked_symbols
+    ]
+
+
+_SOURCE_COMMENT = re.compile(r"(# File: [^\n]*?), code: [^\n]*")
+
+
+def exported_programs(rank: RankTrace, no_source: bool = False) -> list[str]:
+    """Texts of the exported programs; with ``no_source``, without the user code they quote."""
+    texts = [e.payload.text() for e in rank.export.exported_programs if e.payload is not None]
+    return [_SOURCE_COMMENT.sub(r"\1", t) for t in texts] if no_source else texts

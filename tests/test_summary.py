@@ -1,0 +1,398 @@
+"""The overview page's figures (``trace/summary.py``) on real logs, as a reader sees them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sphinx_torchtrace.trace import CompileId, load_trace, summary
+from sphinx_torchtrace.trace.model import Compile, Failure, Metrics, RankTrace, Trace
+
+DATA = Path(__file__).parent / "data"
+SHARED = DATA / "shared"
+INPUTS = SHARED / "tlparse-inputs" / "inputs"
+
+
+def _rank(path: Path) -> RankTrace:
+    return load_trace(path).ranks[0]
+
+
+def _labels(compiles: list[Compile]) -> list[str]:
+    return [c.label for c in compiles]
+
+
+# -- failures and restarts ------------------------------------------------------------------
+
+
+def test_graph_breaks_are_grouped_by_reason_not_repeated() -> None:
+    rank = _rank(SHARED / "graph_breaks")
+    groups = summary.failure_groups(rank.compiles)
+    # 4 distinct reasons, each seen as a graph break (with its place) and as the restart after it
+    assert [g.kind for g in groups].count("graph_break") == 4
+    assert [g.kind for g in groups].count("restart") == 4
+    assert len(groups) == 8
+    assert sum(g.count for g in groups) == 22  # 11 breaks + 11 restarts, explain() repeats them
+    explicit = next(
+        g for g in groups
+        if g.kind == "graph_break" and g.headline == "Call to `torch._dynamo.graph_break()`"
+    )
+    assert explicit.count == 6
+    assert _labels(explicit.compiles) == [
+        "[1/0]", "[2/0]", "[3/0]", "[1/0] #2", "[2/0] #2", "[3/0] #2",
+    ]
+    assert explicit.locations == [
+        "/home/user/project/graph_breaks.py:19",
+        "/home/user/project/graph_breaks.py:11",
+    ]
+    assert explicit.explanation and explicit.explanation.startswith("User-inserted graph break")
+    assert explicit.doc_url and explicit.doc_url.endswith("/gb0025.html")
+    printed = next(g for g in groups if g.headline == "Failed to trace builtin operator")
+    assert printed.locations == ["/home/user/project/graph_breaks.py:17"]
+    # torch's stock "please report an issue" hint is dropped, the useful ones are kept, once each
+    assert all("report an issue" not in h for g in groups for h in g.hints)
+    assert all(len(g.hints) == len(set(g.hints)) for g in groups)
+
+
+def test_compile_errors_come_first_with_their_exception_type() -> None:
+    rank = _rank(SHARED / "compile_error")
+    groups = summary.failure_groups(rank.compiles)
+    assert [g.kind for g in groups] == ["failure"] * 5 + ["graph_break", "restart"]
+    failing = groups[0]
+    assert failing.type == "BackendCompilerFailed"
+    assert failing.headline == (
+        "backend='failing_backend' raised: "
+        "RuntimeError: intentional failure in custom backend 'failing_backend'"
+    )
+    assert _labels(failing.compiles) == ["[0/0]", "[0/0] #2"]  # the same id, after reset()
+    types = sorted(g.type or "" for g in groups if g.kind == "failure")
+    assert types == [
+        "BackendCompilerFailed", "BackendCompilerFailed", "InductorError", "TorchRuntimeError",
+        "Unsupported",
+    ]
+    fake = next(g for g in groups if g.type == "TorchRuntimeError")
+    assert fake.locations == ["/home/user/project/compile_error.py:53"]
+
+
+@pytest.mark.parametrize(
+    ("reason", "headline"),
+    [
+        ("Graph break in user code at a.py:3\nGraph Break Reason: Encountered graph break "
+         "when attempting to trace CALL:\n\nUnsupported method call\n  Explanation: x",
+         "Unsupported method call"),
+        ("backend='b' raised:\nRuntimeError: boom", "backend='b' raised: RuntimeError: boom"),
+        ("'skip function graph_break in file decorators.py'",
+         "'skip function graph_break in file decorators.py'"),
+        ("", "(no reason logged)"),
+        ("   \n\n", "(no reason logged)"),
+    ],
+)
+def test_reason_headline(reason: str, headline: str) -> None:
+    assert summary.reason_headline(reason) == headline
+
+
+# -- recompiles -----------------------------------------------------------------------------
+
+
+def test_recompiles_are_explained_per_function() -> None:
+    rank = _rank(SHARED / "recompiles")
+    functions = summary.recompiled_functions(rank)
+    assert [(f.function, f.frame_label, f.versions) for f in functions] == [
+        ("static_fn", "[0/*]", 5),
+        ("auto_fn", "[1/*]", 6),
+        ("limited_fn", "[2/*]", 4),
+    ]
+    static = functions[0]
+    assert _labels([r.compile for r in static.recompiles]) == ["[0/1]", "[0/2]", "[0/3]", "[0/4]"]
+    first = static.recompiles[0].reasons
+    assert [(g.previous_label, g.guard) for g in first] == [
+        ("[0/0]", "tensor 'x' size mismatch at index 0. expected 4, actual 8"),
+    ]
+    assert first[0].previous is rank.compile("[0/0]")
+    assert first[0].explanation == "an input tensor has a different shape"
+    dtype = static.recompiles[2].reasons[0]
+    assert dtype.explanation == "an input tensor has a different data type (dtype)"
+    # a guard on a Python value: torch's trailing "# source line" comment is dropped
+    scale = functions[1].recompiles[2].reasons[0]
+    assert scale.guard == "scale == 2.0"
+    assert "specialized" in scale.explanation
+
+
+def test_explanations_never_quote_trace_text() -> None:
+    assert summary.explain_guard("`evil` ___check_obj_id(L['m'], 123)") == (
+        "a different Python object was passed"
+    )
+    assert "guard" in summary.explain_guard("something torch invents next year")
+
+
+# -- header ---------------------------------------------------------------------------------
+
+
+def test_capture_span_and_settings_changed_by_the_user() -> None:
+    trace = load_trace(SHARED / "recompiles")
+    span = summary.capture_span(trace.ranks)
+    assert span is not None and span.start == "Nov 21 11:52:03"
+    assert span.seconds is not None and 28 < span.seconds < 29
+    assert span.duration == "28.7 s"
+    settings = {(s.config, s.key): s.values for s in
+                summary.notable_settings(summary.compile_configs(trace))}
+    assert settings[("dynamo", "recompile_limit")] == ["8", "3"]  # lowered mid-run by the script
+    training = load_trace(SHARED / "training")
+    assert summary.notable_settings(summary.compile_configs(training)) == []
+    config = summary.compile_config(training)
+    assert set(config) == {"dynamo_config", "inductor_config"}
+    assert json.loads(summary.config_json(config))["dynamo_config"]["recompile_limit"] == 8
+
+
+def test_duration_text() -> None:
+    assert summary.duration_text(None) == "—"
+    assert summary.duration_text(303) == "5 min 3 s"
+    assert summary.duration_text(2 * 3600 + 420) == "2 h 7 min"
+    assert summary.duration_text(141 * 86400) == "141 days"
+
+
+def test_section_keys() -> None:
+    assert summary.section_keys(None) == list(summary.SECTION_KEYS)
+    assert summary.section_keys(" Failures, trie ,nonsense") == ["trie", "failures"]
+
+
+# -- stack trie, directory, cache -----------------------------------------------------------
+
+
+def test_trie_lines_hold_every_started_compile_once() -> None:
+    rank = _rank(SHARED / "graph_breaks")
+    lines = summary.trie_lines(rank.stack_trie)
+    placed = [c for line in lines for c in line.compiles]
+    assert len(placed) == len({id(c) for c in placed})
+    assert {c.label for c in placed} >= {"[0/0]", "[8/0]", "[0/0] #2", "[6/0] #2"}
+    assert lines[0].depth == 0
+    # pre-order: a line is at most one level deeper than the line before it
+    assert all(b.depth <= a.depth + 1 for a, b in zip(lines, lines[1:], strict=False))
+
+
+def test_directory_figures() -> None:
+    rank = _rank(SHARED / "compile_error")
+    restarted = rank.compile("[3/0]")
+    assert summary.function_name(restarted) == "f5"  # no metrics: named from its stack
+    assert summary.compile_seconds(restarted) is None
+    assert summary.cache_text(rank.compile("[5/0]")) == "2 miss"
+    assert summary.cache_text(rank.compile("[8/0]")) == "1 bypass"
+    caches, rows = summary.cache_table(rank.compiles)
+    assert caches == ["aotautograd", "fx_graph"]
+    assert _labels([r.compile for r in rows]) == ["[3/0_1]", "[5/0]", "[6/0]", "[8/0]"]
+    assert summary.cache_totals(rank.compiles) == {"miss": 6, "bypass": 1}
+
+
+# -- compile time ---------------------------------------------------------------------------
+
+
+def test_time_totals_sum_the_logged_metrics() -> None:
+    rank = _rank(SHARED / "compile_error")
+    totals = {t.phase: t for t in summary.time_totals(rank.compiles)}
+    whole = totals["Whole frame (Dynamo tracing + backend)"]
+    logged = [
+        m.data["entire_frame_compile_time_s"] for c in rank.compiles
+        for m in c.compilation_metrics if m.data.get("entire_frame_compile_time_s") is not None
+    ]
+    assert whole.compiles == len(logged) == 10
+    assert whole.seconds == pytest.approx(sum(logged))
+    assert whole.slowest is rank.compile("[3/0_1]")
+    assert whole.slowest_seconds == pytest.approx(max(logged))
+    # nested phases never exceed the phase that contains them
+    assert totals["Code generation"].seconds <= totals["Inductor"].seconds <= whole.seconds
+    training = _rank(SHARED / "training")
+    assert "Backward: Inductor" in {t.phase for t in summary.time_totals(training.compiles)}
+
+
+def test_chromium_timers() -> None:
+    rank = _rank(SHARED / "training")
+    timers = summary.chromium_phase_times(rank, limit=5)
+    assert len(timers) == 5
+    assert timers == sorted(timers, key=lambda t: -t.seconds)
+    by_name = {t.name: t for t in timers}
+    assert by_name["dynamo"].count == 5  # one per compiled frame
+    # the backward graph is compiled by Inductor outside any Dynamo frame: 3 Inductor runs
+    assert by_name["inductor_compile"].count == 3
+
+
+# -- chromium events ------------------------------------------------------------------------
+
+
+def test_chromium_events_json_is_valid_with_every_event() -> None:
+    rank = _rank(SHARED / "training")
+    events = json.loads(summary.chromium_events_json(rank))
+    assert isinstance(events, list)
+    assert len(events) == len(rank.chromium_events) == 355
+    assert events[0]["name"] == "dynamo" and events[0]["ph"] == "B"
+    trace = load_trace(INPUTS / "multi_rank_logs")
+    assert [summary.chromium_file(trace, r) for r in trace.ranks] == [
+        f"_raw/chromium_events_rank{n}.json" for n in range(4)
+    ]
+    assert summary.chromium_file(load_trace(SHARED / "simple"), rank) == (
+        "_raw/chromium_events.json"
+    )
+
+
+def test_chromium_events_json_skips_corrupted_events() -> None:
+    rank = _rank(INPUTS / "simple_corrupted_json.log")
+    events = json.loads(summary.chromium_events_json(rank))
+    assert len(events) == len(rank.chromium_events) - 1 == 49
+
+
+# -- several ranks --------------------------------------------------------------------------
+
+
+def test_divergence_across_ranks_like_tlparse() -> None:
+    trace = load_trace(INPUTS / "multi_rank_logs")
+    d = summary.divergence(trace)
+    assert d.any
+    assert [(m.labels[0], m.labels[-1], len(m.labels), m.missing_on) for m in d.missing_ids] == [
+        ("[0/1]", "[0/6]", 6, [0, 2]),
+        ("[0/7]", "[0/14]", 8, [0, 2, 3]),
+    ]
+    assert [g.ranks for g in d.cache_groups] == [[0, 2], [1], [3]]
+    assert d.cache_groups[0].description == "no cache lookups"
+    assert d.cache_groups[2].description == "fx_graph: 7 hit; aotautograd: 7 hit"
+    assert [(s.label, s.ranks_by_status) for s in d.status_splits] == [
+        ("[0/0]", {"error": [0, 2], "ok": [1, 3]}),
+    ]
+    rows = summary.rank_rows(trace)
+    assert [(r.number, r.compiles, r.chromium_events) for r in rows] == [
+        (0, 1, 6), (1, 15, 544), (2, 1, 6), (3, 7, 179),
+    ]
+
+
+def test_no_divergence_between_identical_ranks() -> None:
+    trace = load_trace(INPUTS / "multi_rank_messy_input")
+    assert len(trace.ranks) == 2
+    d = summary.divergence(trace)
+    assert not d.any
+    assert d.missing_ids == [] and d.cache_groups == [] and d.status_splits == []
+
+
+def test_single_rank_never_diverges() -> None:
+    assert not summary.divergence(load_trace(SHARED / "simple")).any
+
+
+# -- torch.export ---------------------------------------------------------------------------
+
+
+def test_draft_export_issues() -> None:
+    rank = _rank(DATA / "captured" / "draft_export" / "dedicated_log_torch_trace_j5am_2yg.log")
+    issues = summary.export_issues(rank)
+    assert [(i.kind, i.reason) for i in issues] == [
+        ("Data-dependent error", "u0 > 3"),
+        ("Missing fake kernel", "capture.scale_rows.default"),
+    ]
+    assert issues[0].location and issues[0].location.startswith(
+        "/home/user/project/draft_export.py:35 in forward: if k > 3"
+    )
+    assert issues[1].detail and "register_fake" in issues[1].detail
+    symbols = summary.unbacked_symbols(rank)
+    assert [s.symbol for s in symbols] == ["u0", "u1"]
+    programs = summary.exported_programs(rank)
+    assert len(programs) == 1 and "ExportedProgram" in programs[0]
+    assert "code: k = n.item()" in programs[0]
+    assert "code: k = n.item()" not in summary.exported_programs(rank, no_source=True)[0]
+
+
+def test_guard_evaluated_issue() -> None:
+    issues = summary.export_issues(_rank(INPUTS / "export_guard_added.log"))
+    assert [(i.kind, i.reason) for i in issues] == [("Guard evaluated", "Eq(s0, 3)")]
+    assert issues[0].location and "assert a.shape[0] == 3" in issues[0].location
+
+
+# -- odd data never breaks the page ---------------------------------------------------------
+
+
+def test_odd_data_does_not_raise() -> None:
+    odd = Compile(CompileId(None, 0, 0), 1, 1)
+    odd.metrics = [
+        Metrics("compilation_metrics", 1, {"entire_frame_compile_time_s": "slow",
+                                           "co_name": None, "dynamo_config": "{not json"}),
+        Metrics("bwd_compilation_metrics", 2, {"inductor_compile_time_s": True}),
+    ]
+    odd.failures = [Failure("failure", "", 3, type=None)]
+    odd.recompile_reasons = ["", "garbage without an id", "7/x: weird"]
+    rank = RankTrace("x.log", None, 0, compiles=[odd])
+    rank.first_timestamp, rank.last_timestamp = "not a time", None
+    trace = Trace([rank])
+    assert summary.compile_seconds(odd) is None
+    assert summary.time_totals([odd]) == []
+    assert summary.function_name(odd) is None
+    assert summary.compile_configs(trace) == []
+    assert summary.capture_span(trace.ranks) is None
+    assert [g.headline for g in summary.failure_groups([odd])] == ["(no reason logged)"]
+    (function,) = summary.recompiled_functions(rank)
+    assert [g.previous_label for g in function.recompiles[0].reasons] == [None, None, None]
+    assert summary.chromium_events_json(rank) == "[]\n"
+    assert summary.export_issues(rank) == []
+
+
+# -- the overview page as rendered ----------------------------------------------------------
+
+
+def _overview(path: Path, **options: str) -> str:
+    from sphinx_torchtrace.generate import TraceRequest
+    from sphinx_torchtrace.plan import plan_trace
+    from sphinx_torchtrace.render import Renderer
+
+    plan = plan_trace("t", load_trace(path), "torchtrace")
+    request = TraceRequest("index", str(path), str(path), dict(options))
+    pages = Renderer(rewrites={}).render_trace(plan, request)
+    return pages[plan.index_docname + ".rst"]
+
+
+def _headings(page: str) -> list[str]:
+    lines = page.splitlines()
+    return [a for a, b in zip(lines, lines[1:], strict=False)
+            if a.strip() and b and set(b) == {"-"} and len(b) >= len(a)]
+
+
+def test_overview_sections_in_order() -> None:
+    page = _overview(SHARED / "compile_error")
+    headings = _headings(page)
+    expected = ["Status legend", "Where compilations start", "Compile directory",
+                "Failures and restarts", "Compile caches", "Compile time",
+                "Timeline (chromium events)"]
+    assert [h for h in headings if h in expected] == expected
+    assert "Ranks" not in headings and "Export report" not in headings
+    assert "10 in all, 7 distinct." in page
+    assert ":download:`chromium_events.json <_raw/chromium_events.json>`" in page
+    assert page.index(".. toctree::") > page.index("Timeline")
+    assert ":torchtrace:frame:`t/[0/0]#2`" in page  # the repeat after reset() has its own badge
+    # trace text is escaped: the reason's backquotes cannot start inline markup
+    assert "**Call to \\`torch\\.\\_dynamo\\.graph\\_break()\\`**" in page
+
+
+def test_overview_sections_option() -> None:
+    page = _overview(SHARED / "compile_error", sections="failures, trie")
+    assert [h for h in _headings(page) if h != "Compile time charts"] == [
+        "Where compilations start", "Failures and restarts",
+    ]
+    assert ".. toctree::" in page  # the frames stay reachable
+
+
+def test_overview_of_several_ranks() -> None:
+    page = _overview(INPUTS / "multi_rank_logs")
+    assert ".. tab-set::" in page and ":sync: rank-3" in page
+    assert "**Diverging compile ids**" in page
+    assert "**Diverging cache hit/miss patterns**" in page
+    assert ":code:`[0/0]`: error on ranks 0, 2; ok on ranks 1, 3" in page
+    assert "_raw/chromium_events_rank1.json" in page
+    same = _overview(INPUTS / "multi_rank_messy_input")
+    assert "No divergence" in same and ".. warning::" not in same
+
+
+def test_overview_of_a_draft_export() -> None:
+    page = _overview(DATA / "captured" / "draft_export" / "dedicated_log_torch_trace_j5am_2yg.log")
+    assert "Export report" in _headings(page)
+    assert "2 issues found." in page
+    assert "ExportedProgram:" in page
+
+
+def test_recompile_limits_follow_the_run() -> None:
+    configs = summary.compile_configs(load_trace(SHARED / "recompiles"))
+    assert summary.recompile_limits(configs) == [8, 3]
+    assert summary.recompile_limits([]) == []
