@@ -26,8 +26,8 @@ def previous_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
 
     * ``[x/n]`` with ``n > 0``: the closest earlier compile of frame ``x`` with a smaller
       ``n`` (its last attempt, the one that produced code), in log order.
-    * ``[x/0] #k`` (the same id again after ``torch._dynamo.reset()``): the last attempt of
-      occurrence ``k - 1``, when both compiled the same function (frame ids restart after a
+    * ``[x/0_a] #k`` (the same id again after ``torch._dynamo.reset()``): the same attempt
+      in occurrence ``k - 1``, when both compiled the same function (frame ids restart after a
       reset, so the same number may name another function).
     * Anything else (a first compile, a restarted attempt, ``[-/-]``): None.
     """
@@ -56,11 +56,31 @@ def previous_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
     if compile_.occurrence <= 1:
         return None
     for earlier in reversed(same_frame):
-        if earlier.id.frame_compile_id == 0 and earlier.occurrence == compile_.occurrence - 1:
+        if earlier.id == cid and earlier.occurrence == compile_.occurrence - 1:
             mine, theirs = _function_of(rank, compile_), _function_of(rank, earlier)
             if mine is not None and theirs is not None and mine != theirs:
                 return None
             return earlier
+    return None
+
+
+def next_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
+    """The first later compile whose :func:`previous_compile` is this one (its recompile)."""
+    cid = compile_.id
+    if cid.frame_id is None:
+        return None
+    seen = False
+    for later in rank.compiles:
+        if later is compile_:
+            seen = True
+            continue
+        if (
+            seen
+            and later.id.frame_id == cid.frame_id
+            and later.id.compiled_autograd_id == cid.compiled_autograd_id
+            and previous_compile(rank, later) is compile_
+        ):
+            return later
     return None
 
 
