@@ -19,7 +19,7 @@ import jinja2
 from . import charts, rst
 from .plan import FramePlan, GraphPlan, KernelPlan, TracePlan
 from .trace import STATUS_LEGEND, Artifact, Compile, StackFrame, compare, summary
-from .trace.provenance import provenance_view
+from .trace.provenance import provenance_view, provenance_views
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -134,6 +134,7 @@ class Renderer:
             summary=summary,
             compare=compare,
             provenance_view=provenance_view,
+            provenance_views=provenance_views,
             charts=charts,
             pipeline_position=pipeline_position,
             language_of=language_of,
@@ -149,10 +150,23 @@ class Renderer:
     def code(self, text: str, language: str = "text", **options: Any) -> str:
         return rst.code_block(self.rewrite(text), language, **options)
 
-    def render_trace(self, plan: TracePlan, request: TraceRequest) -> dict[str, str]:
-        """Every page (and raw download) of one trace, by path relative to srcdir."""
+    def render_trace(
+        self, plan: TracePlan, request: TraceRequest, detail_toctree: bool = False
+    ) -> dict[str, str]:
+        """Every page (and raw download) of one trace, by path relative to srcdir.
+
+        ``detail_toctree`` puts graph and kernel pages in their frame's toctree:
+        for builders that assemble one document (LaTeX, singlehtml); in HTML they
+        stay orphans so the sidebar does not list thousands of pages.
+        """
         no_source = "no-source" in request.options
-        context = {"plan": plan, "request": request, "no_source": no_source}
+        context = {
+            "plan": plan,
+            "request": request,
+            "no_source": no_source,
+            "detail_toctree": detail_toctree,
+            "raw_download": lambda g, from_doc: _raw_download(plan, g, from_doc),
+        }
         out: dict[str, str] = {}
         out[plan.index_docname + ".rst"] = self._render("index.rst.jinja", context)
         for rank in plan.trace.ranks:
@@ -191,6 +205,13 @@ class Renderer:
 def _raw_path(plan: TracePlan, graph: GraphPlan) -> str:
     name = posixpath.basename(graph.docname)
     return posixpath.join(plan.root, "_raw", name + download_suffix(graph.artifact))
+
+
+def _raw_download(plan: TracePlan, graph: GraphPlan, from_docname: str) -> str:
+    """``:download:`` markup for a graph's raw text, relative to the page that links it."""
+    target = posixpath.relpath(_raw_path(plan, graph), posixpath.dirname(from_docname))
+    label = "runnable .py" if graph.artifact.name == "fx_graph_runnable" else "raw"
+    return f":download:`{label} <{target}>`"
 
 
 def _doc_link(target_docname: str, from_docname: str, text: str) -> str:

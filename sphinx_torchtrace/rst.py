@@ -45,6 +45,7 @@ def code_block(
     *,
     searchable: bool = False,
     linenos: bool = False,
+    lineno_start: int | None = None,
     emphasize: Sequence[int] = (),
     caption: str | None = None,
     name: str | None = None,
@@ -55,6 +56,8 @@ def code_block(
         lines.append("   :class: no-search")
     if linenos:
         lines.append("   :linenos:")
+    if lineno_start is not None:
+        lines.append(f"   :lineno-start: {lineno_start}")
     if emphasize:
         lines.append("   :emphasize-lines: " + ",".join(str(n) for n in emphasize))
     if caption:
