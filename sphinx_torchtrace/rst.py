@@ -68,6 +68,34 @@ def code_block(
     return "\n".join(lines) + "\n\n" + body + "\n"
 
 
+def literal_include(
+    path: str,
+    language: str = "text",
+    *,
+    searchable: bool = False,
+    linenos: bool = False,
+    lineno_start: int | None = None,
+    emphasize: Sequence[int] = (),
+    caption: str | None = None,
+    name: str | None = None,
+) -> str:
+    """A ``literalinclude`` of a generated side file, with the options of :func:`code_block`."""
+    lines = [f".. literalinclude:: {path}", f"   :language: {language}", "   :force:"]
+    if not searchable:
+        lines.append("   :class: no-search")
+    if linenos:
+        lines.append("   :linenos:")
+    if lineno_start is not None:
+        lines.append(f"   :lineno-start: {lineno_start}")
+    if emphasize:
+        lines.append("   :emphasize-lines: " + ",".join(str(n) for n in emphasize))
+    if caption:
+        lines.append("   :caption: " + escape(caption))
+    if name:
+        lines.append("   :name: " + name)
+    return "\n".join(lines) + "\n"
+
+
 def heading(text: str, char: str = "=") -> str:
     title = escape(text)
     return f"{title}\n{char * max(len(title), 3)}"
