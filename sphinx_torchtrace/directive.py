@@ -17,7 +17,7 @@ from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from .generate import registry, resolve_logs_safely
+from .generate import problems, registry, resolve_logs_safely
 from .trace import STATUS_LEGEND
 
 logger = logging.getLogger(__name__)
@@ -45,14 +45,17 @@ class TorchTraceDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         argument = self.arguments[0]
-        generated = registry(self.env.app).get((self.env.docname, argument))
+        generated = registry(self.env).get((self.env.docname, argument))
         _, path = self.env.relfn2path(argument, self.env.docname)
         for log in resolve_logs_safely(path):
             self.env.note_dependency(os.fspath(log))
         if generated is None:
+            message, subtype = problems(self.env).get(
+                (self.env.docname, argument),
+                (f"no report was generated for {argument!r}", "read"),
+            )
             logger.warning(
-                "torchtrace: no report was generated for %r (see the warnings above)",
-                argument, location=self.get_location(), type="torchtrace", subtype="read",
+                message, location=self.get_location(), type="torchtrace", subtype=subtype
             )
             return []
         plan = generated.plan

@@ -7,6 +7,7 @@ frame role renders a compile id as a badge colored by its status.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
@@ -30,6 +31,22 @@ STATUSES = ("ok", "break", "error", "empty", "missing")
 
 # (objtype, name) -> (docname, node_id, status)
 ObjectEntry = tuple[str, str, str]
+
+
+def short_frame_name(name: str) -> str:
+    """``[0/1]`` for ``train/[0/1]``, ``rank1/[0/1]`` for ``train/rank1/[0/1]``: no label.
+
+    Compile ids hold slashes themselves, so the id starts at the last ``/[``.
+    """
+    head, sep, tail = name.rpartition("/[")
+    if not sep:
+        return name
+    short = "[" + tail
+    if "/" in head:
+        rank = head.rsplit("/", 1)[1]
+        if re.fullmatch(r"rank\d+(?:-\d+)?", rank):
+            short = f"{rank}/{short}"
+    return short
 
 
 class TorchTraceObject(SphinxDirective):
@@ -116,11 +133,17 @@ class TorchTraceDomain(Domain):
         exact = self.objects.get((objtype, target))
         if exact is not None:
             return target, exact
-        tail = "/" + target
-        hits = [(n, e) for (t, n), e in self.objects.items() if t == objtype and n.endswith(tail)]
+        hits = self.candidates(objtype, target)
         if len(hits) == 1:
             return hits[0]
         return None
+
+    def candidates(self, objtype: str, target: str) -> list[tuple[str, ObjectEntry]]:
+        """Every object whose name ends in ``/<target>``, by name."""
+        tail = "/" + target.strip()
+        return sorted(
+            (n, e) for (t, n), e in self.objects.items() if t == objtype and n.endswith(tail)
+        )
 
     def resolve_xref(
         self,
@@ -134,12 +157,21 @@ class TorchTraceDomain(Domain):
     ) -> nodes.reference | None:
         found = self.find(typ, target)
         if found is None:
-            return None
+            hits = self.candidates(typ, target)
+            if len(hits) < 2:
+                return None
+            # like the Python domain: link the first, say which others there were
+            logger.warning(
+                "more than one torchtrace %s matches %r: %s; write more of the name",
+                typ, target, ", ".join(n for n, _ in hits),
+                location=node, type="torchtrace", subtype="ambiguous",
+            )
+            found = hits[0]
         name, (docname, node_id, status) = found
         if typ == "frame" and status:
             contnode["classes"].extend(["torchtrace-badge", f"torchtrace-status-{status}"])
             if not node.get("refexplicit"):
-                contnode.children[:] = [nodes.Text(name.rsplit("/", 1)[-1])]
+                contnode.children[:] = [nodes.Text(short_frame_name(name))]
         return make_refnode(builder, fromdocname, docname, node_id, contnode, name)
 
     def resolve_any_xref(
@@ -153,7 +185,9 @@ class TorchTraceDomain(Domain):
     ) -> list[tuple[str, nodes.reference]]:
         results = []
         for objtype in OBJECT_TYPES:
-            ref = self.resolve_xref(env, fromdocname, builder, objtype, target, node, contnode)
+            ref = self.resolve_xref(
+                env, fromdocname, builder, objtype, target, node, contnode.deepcopy()
+            )
             if ref is not None:
                 results.append((f"torchtrace:{objtype}", ref))
         return results

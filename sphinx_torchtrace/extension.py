@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.config import Config
 
 from .directive import TorchTraceDirective
 from .domain import TorchTraceDomain
-from .generate import generate_pages
+from .generate import forget_traces, generate_pages
+from .lexers import FxGraphLexer
+from .provenance_block import setup_provenance
 
 STATIC = Path(__file__).parent / "static"
 
@@ -19,10 +22,14 @@ def setup_extension(app: Sphinx) -> None:
     # {regex: replacement} applied to published trace text; None means the defaults
     # (home directories to ~/, site-packages to <site-packages>/), {} turns them off.
     app.add_config_value("torchtrace_path_rewrites", None, "env")
+    app.add_lexer("torchtrace-fx", FxGraphLexer)
     app.add_domain(TorchTraceDomain)
     app.add_directive("torchtrace", TorchTraceDirective)
+    setup_provenance(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
+    app.connect("config-inited", _exclude_side_files)
+    app.connect("build-finished", forget_traces)
 
 
 def _add_static(app: Sphinx) -> None:
@@ -30,3 +37,10 @@ def _add_static(app: Sphinx) -> None:
         return
     app.config.html_static_path.append(str(STATIC))
     app.add_css_file("sphinx-torchtrace.css")
+
+
+def _exclude_side_files(app: Sphinx, config: Config) -> None:
+    """Raw downloads and included code are files, not documents, whatever the suffixes."""
+    pattern = config.torchtrace_generated_dir.strip("/") + "/**/_raw"
+    if pattern not in config.exclude_patterns:
+        config.exclude_patterns.append(pattern)

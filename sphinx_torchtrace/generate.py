@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from . import __version__
@@ -73,18 +74,53 @@ class GeneratedTrace:
     plan: TracePlan
 
 
-def registry(app: Sphinx) -> dict[tuple[str, str], GeneratedTrace]:
+# Per source directory, so that two projects built in one process (tests) stay apart;
+# module state, not the environment, so nothing of it is pickled, and forked ``-j``
+# readers inherit it.  ``BuildEnvironment.app`` is deprecated, hence not on the app.
+_TRACES: dict[str, dict[tuple[str, str], GeneratedTrace]] = {}
+_PROBLEMS: dict[str, dict[tuple[str, str], tuple[str, str]]] = {}
+
+
+def registry(app_or_env: Sphinx | BuildEnvironment) -> dict[tuple[str, str], GeneratedTrace]:
     """Traces of this build by (docname of the directive, its argument)."""
-    if not hasattr(app, "_torchtrace_traces"):
-        app._torchtrace_traces = {}  # type: ignore[attr-defined]
-    return app._torchtrace_traces  # type: ignore[attr-defined, no-any-return]
+    return _TRACES.setdefault(os.fspath(app_or_env.srcdir), {})
 
 
-def scan_sources(app: Sphinx) -> list[TraceRequest]:
+def problems(app_or_env: Sphinx | BuildEnvironment) -> dict[tuple[str, str], tuple[str, str]]:
+    """Why a directive has no trace, as (message, warning subtype), by the registry's key.
+
+    The directive itself warns, at its own line, and only if it really runs: a
+    ``.. torchtrace::`` the scan mistook for one (an example) stays silent.
+    """
+    return _PROBLEMS.setdefault(os.fspath(app_or_env.srcdir), {})
+
+
+def forget_traces(app: Sphinx, exception: BaseException | None) -> None:
+    """build-finished: the directives have run, the models need not outlive the build."""
+    _TRACES.pop(os.fspath(app.srcdir), None)
+    _PROBLEMS.pop(os.fspath(app.srcdir), None)
+
+
+def generated_dir(app: Sphinx) -> str:
+    """``torchtrace_generated_dir``, checked: the folder is emptied of anything not generated,
+    so it must be a folder of its own inside the sources, never the sources themselves."""
+    value = str(app.config.torchtrace_generated_dir or "").replace("\\", "/").strip("/")
+    parts = value.split("/")
+    if not value or any(p in ("", ".", "..") for p in parts) or os.path.isabs(value):
+        logger.warning(
+            "torchtrace_generated_dir %r must name a sub-folder of the sources; using "
+            "'torchtrace'",
+            app.config.torchtrace_generated_dir, type="torchtrace", subtype="config",
+        )
+        return "torchtrace"
+    return value
+
+
+def scan_sources(app: Sphinx, gen_dir: str | None = None) -> list[TraceRequest]:
     """Find every ``torchtrace`` directive in the project's sources (rST and MyST)."""
     env = app.env
     env.find_files(app.config, app.builder)  # found_docs is stale on an incremental build
-    generated = app.config.torchtrace_generated_dir.strip("/") + "/"
+    generated = (gen_dir or generated_dir(app)) + "/"
     requests: list[TraceRequest] = []
     for docname in sorted(env.found_docs):
         if docname.startswith(generated):
@@ -102,25 +138,83 @@ def scan_sources(app: Sphinx) -> list[TraceRequest]:
     return requests
 
 
+# Blocks whose text is shown, not parsed: a ``.. torchtrace::`` in them is an example.
+_RST_LITERAL = re.compile(
+    r"^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode|parsed-literal|literalinclude|doctest"
+    r"|testcode|testoutput|prompt)::"
+)
+_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,}|:{3,})[ \t]*(?P<info>[^\s`]*)")
+_MYST_LITERAL_DIRECTIVES = ("{code-block}", "{code}", "{sourcecode}", "{literalinclude}")
+
+
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(fence) and set(stripped) == {fence[0]}
+
+
 def _requests_in(docname: str, source: Path, lines: list[str]) -> list[TraceRequest]:
+    """The directives of one source, skipping examples in literal blocks and code fences."""
     found = []
+    literal_indent: int | None = None  # inside an rST literal block opened at this indent
+    literal_fence: str | None = None  # inside a Markdown code fence closed by this
+    parsed_fences: list[str] = []  # open MyST directive fences ({note}, {eval-rst} ...)
     for i, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal_fence is not None:
+            if _closes(line, literal_fence):
+                literal_fence = None
+            continue
+        if literal_indent is not None:
+            if not stripped or indent > literal_indent:
+                continue
+            literal_indent = None
+        if parsed_fences and _closes(line, parsed_fences[-1]):
+            parsed_fences.pop()
+            continue
+        opening = _FENCE.match(line)
+        if opening is not None:
+            info = opening.group("info")
+            # ```python, ```rst, ```{code-block}: shown; ```{eval-rst}, ```{note}: parsed
+            if opening.group("fence")[0] != ":" and (
+                not info.startswith("{") or info in _MYST_LITERAL_DIRECTIVES
+            ):
+                literal_fence = opening.group("fence")
+                continue
+            parsed_fences.append(opening.group("fence"))
         match = _RST_DIRECTIVE.match(line) or _MYST_DIRECTIVE.match(line)
         if match is None:
+            if _RST_LITERAL.match(line) or (
+                stripped.endswith("::") and not stripped.startswith("..")
+            ):
+                literal_indent = indent
             continue
-        arg = match.group("arg")
-        options: dict[str, str] = {}
-        for following in lines[i + 1 :]:
-            if not following.strip():
-                if options:
-                    break
-                continue
-            opt = _OPTION.match(following)
-            if opt is None:
-                break
-            options[opt.group("key")] = opt.group("value") or ""
-        found.append(TraceRequest(docname, arg, "", options))
+        found.append(TraceRequest(docname, match.group("arg"), "", _options_after(lines, i)))
     return found
+
+
+def _options_after(lines: list[str], i: int) -> dict[str, str]:
+    """``:key: value`` lines after a directive, or MyST's ``---`` YAML block."""
+    options: dict[str, str] = {}
+    following = lines[i + 1 :]
+    if following and following[0].strip() == "---":
+        for line in following[1:]:
+            if line.strip() == "---":
+                break
+            key, sep, value = line.partition(":")
+            if sep and key.strip():
+                options[key.strip()] = value.strip().strip("\"'")
+        return options
+    for line in following:
+        if not line.strip():
+            if options:
+                break
+            continue
+        opt = _OPTION.match(line)
+        if opt is None:
+            break
+        options[opt.group("key")] = opt.group("value") or ""
+    return options
 
 
 def resolve_logs_safely(path: str) -> list[Path]:
@@ -139,30 +233,37 @@ def _srcdir_relative(app: Sphinx, source_dir: Path, argument: str) -> str:
 
 def generate_pages(app: Sphinx) -> None:
     """builder-inited: parse every referenced trace and (re)write its pages."""
-    config = app.config
-    gen_dir = config.torchtrace_generated_dir.strip("/")
+    gen_dir = generated_dir(app)
     root = Path(app.srcdir) / gen_dir
     cache_dir = os.path.join(app.doctreedir, "torchtrace-cache")
     renderer = Renderer(app)
+    # Builders that assemble one document need graph and kernel pages in a toctree.
+    detail_toctree = app.builder.name not in ("html", "dirhtml", "linkcheck")
     wanted: dict[Path, str] = {}
     traces = registry(app)
     traces.clear()
+    failed = problems(app)
+    failed.clear()
     labels: dict[str, TraceRequest] = {}
-    for request in scan_sources(app):
+    for request in scan_sources(app, gen_dir):
+        key = (request.docname, request.argument)
         source_dir = Path(app.env.doc2path(request.docname)).parent
         request.path = _srcdir_relative(app, source_dir, request.argument)
         label = request.label()
-        if slugify(label) in {slugify(k) for k in labels} and labels.get(label) is not request:
-            other = next(r for k, r in labels.items() if slugify(k) == slugify(label))
+        other = next((r for k, r in labels.items() if slugify(k) == slugify(label)), None)
+        if other is not None:
+            other_key = (other.docname, other.argument)
             if other.path == request.path and other.options == request.options:
-                traces[(request.docname, request.argument)] = traces[
-                    (other.docname, other.argument)
-                ]
+                # the same trace shown on two pages: one set of pages
+                if other_key in traces:
+                    traces[key] = traces[other_key]
+                if other_key in failed:
+                    failed[key] = failed[other_key]
                 continue
-            logger.warning(
-                "trace label %r is used twice (also in %s); give one a :name:",
-                label, other.docname,
-                location=request.docname, type="torchtrace", subtype="label",
+            failed[key] = (
+                f"trace label {label!r} is used twice (also in {other.docname}); "
+                "give one a :name:",
+                "label",
             )
             continue
         labels[label] = request
@@ -175,9 +276,7 @@ def generate_pages(app: Sphinx) -> None:
                 cache_dir=cache_dir,
             )
         except TraceReadError as e:
-            logger.warning(
-                str(e), location=request.docname, type="torchtrace", subtype="read"
-            )
+            failed[key] = (str(e), "read")
             continue
         for d in trace.diagnostics:
             logger.warning(
@@ -187,9 +286,10 @@ def generate_pages(app: Sphinx) -> None:
                 subtype=d.kind,
             )
         plan = plan_trace(label, trace, gen_dir)
-        traces[(request.docname, request.argument)] = GeneratedTrace(request, trace, plan)
-        for relpath, text in renderer.render_trace(plan, request).items():
-            wanted[root.parent / relpath] = text
+        traces[key] = GeneratedTrace(request, trace, plan)
+        pages = renderer.render_trace(plan, request, detail_toctree=detail_toctree)
+        for relpath, text in pages.items():
+            wanted[Path(app.srcdir) / relpath] = text
     _write_all(root, wanted)
 
 

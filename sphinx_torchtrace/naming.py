@@ -21,10 +21,21 @@ def slugify(text: str) -> str:
 
 
 def rank_prefix(trace: Trace, rank: RankTrace) -> str:
-    """``rank1/`` when the trace has several ranks, else nothing."""
+    """``rank1/`` when the trace has several ranks, else nothing.
+
+    Two logs can claim the same rank (copied logs, a restarted job): the later
+    ones become ``rank1-2/``, ``rank1-3/`` so that no two pages share a name.
+    """
     if not trace.is_multi_rank:
         return ""
-    return f"rank{rank.rank if rank.rank is not None else trace.ranks.index(rank)}/"
+    bases = [
+        f"rank{r.rank if r.rank is not None else i}" for i, r in enumerate(trace.ranks)
+    ]
+    names = [n.replace("#", "-") for n in numbered(bases)]
+    for r, name in zip(trace.ranks, names, strict=True):
+        if r is rank:
+            return name + "/"
+    return f"rank{rank.rank}/"
 
 
 def frame_name(label: str, trace: Trace, rank: RankTrace, compile_: Compile) -> str:

@@ -1,0 +1,614 @@
+"""Provenance highlight blocks: pre-grad graph, post-grad graph and generated code, linked.
+
+``.. torchtrace-provenance:: <label> [<compile id>]`` (or a frame's object name,
+``train/rank1/[0/0]``) shows the three texts of one compile side by side, as
+``tlparse --inductor-provenance`` does, but inside any page: hovering a linked line
+highlights what it became or came from in the other panes.  The line maps come from
+:func:`~sphinx_torchtrace.trace.provenance.provenance_view` (or, when that last mapping
+links nothing, the last one that does: see :func:`choose_view`); this module only lays
+them out.  Trace text passes through the path rewrites (and ``:no-source:``) line by line,
+so the line numbers stay the model's, and is HTML-escaped here.  Other builders (LaTeX,
+text, man, Texinfo) get the node's children: the three listings with line numbers (unless
+``:fallback: table``) and a table pre-grad node → post-grad nodes → kernels.
+
+**DOM contract** (stable: the browser tests and the JS rely on it)::
+
+    div.tt-provenance[data-language=python|cpp][data-frame=<frame name>]
+      p.tt-provenance-help
+      div.tt-provenance-panes
+        div.tt-pane[data-pane=pre|post|code][role=region][aria-label][tabindex=0]
+          div.tt-pane-header > a.tt-pane-title (full page, when there is one)
+                             + code.tt-pane-artifact
+          pre.tt-pane-body[data-initial-line]       (the scrolling element)
+            span.tt-line[data-line=N]               (1-based line of the artifact text)
+              .tt-mapped                            (the line has links: bold)
+              a.tt-kernel-link[href]                (code pane: kernel name -> kernel page)
+          p.tt-pane-missing                         (instead of the body: not logged)
+      div.tt-live[role=status][aria-live=polite]    ("N lines related. ...")
+      script.tt-provenance-maps[type=application/json]
+                                                    (the six maps, tlparse's names)
+
+The script adds ``.tt-selected`` (and, when pinned by a click or the keyboard,
+``aria-current="true"``) to the line under the pointer or selected, and ``.tt-hl`` to
+every line related to it, transitively; the live region then starts with
+``"N lines related"`` (``"1 line related"``).  In singlehtml there are no links (the
+generated pages are not part of the single page).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective, SphinxTranslator
+from sphinx.writers.html5 import HTML5Translator
+
+from .generate import GeneratedTrace, registry, resolve_logs_safely
+from .plan import FramePlan, TracePlan
+from .render import DEFAULT_PATH_REWRITES, Renderer, language_of
+from .trace.model import Artifact, Compile
+from .trace.provenance import MAP_KEYS, ProvenanceView, provenance_view, provenance_views
+from .trace.provenance import _lines as payload_lines
+
+logger = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+JS_FILE = "sphinx-torchtrace-provenance.js"
+CSS_FILE = "sphinx-torchtrace-provenance.css"
+
+PANE_KEYS = ("pre", "post", "code")
+PANE_TITLES = {"pre": "Pre-grad graph", "post": "Post-grad graph"}
+CODE_TITLES = {
+    "python": "Generated code (Python wrapper)",
+    "cpp": "Generated code (AOTInductor C++ wrapper)",
+}
+
+# Control characters (CR included: a lone one inside a line must not start a new one).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_COMPILE_ID = re.compile(r"^(?P<label>.*?)\s+(?P<cid>(?:rank[\w-]*/)?\[[^\]\s]*\](?:#\d+)?)$")
+
+
+class provenance_block(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
+    """One compile's provenance; attributes for HTML, children for every other builder.
+
+    Attributes: ``frame`` (object name), ``language``, ``panes`` (list of
+    ``{"pane", "title", "artifact", "lines" (list or None), "docname", "language"}``),
+    ``line_maps`` (:data:`MAP_KEYS` -> {line: [lines]}), ``kernel_links``
+    ({code line: [[kernel name, docname or None], ...]}), ``initial_line``.
+    """
+
+
+# -- the directive ------------------------------------------------------------------
+
+
+class ProvenanceDirective(SphinxDirective):
+    """``.. torchtrace-provenance:: <label> [0/0]``: the provenance viewer of one compile."""
+
+    required_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, Any]] = {
+        # other builders: "listings" (the three texts and the table) or "table" (only the
+        # table, for pages whose document already holds the texts)
+        "fallback": lambda v: directives.choice(v, ("listings", "table")),
+    }
+
+    def run(self) -> list[nodes.Node]:
+        argument = " ".join(self.arguments[0].split())
+        found = find_frame(registry(self.env).values(), argument)
+        if isinstance(found, str):
+            self._warn(found)
+            return []
+        generated, frame = found
+        for log in resolve_logs_safely(generated.request.path):
+            self.env.note_dependency(str(log))
+        view = choose_view(frame.compile)
+        if view is None:
+            self._warn(
+                f"compile {frame.name!r} logged no provenance node mappings "
+                "(run with INDUCTOR_PROVENANCE=1)"
+            )
+            return []
+        no_source = "no-source" in generated.request.options
+        configured = self.config.torchtrace_path_rewrites
+        rewrites = DEFAULT_PATH_REWRITES if configured is None else configured
+        clean = _cleaner(Renderer(rewrites=rewrites).rewrite, no_source)
+        node = build_block(frame, view, clean, self.options.get("fallback", "listings"))
+        self.set_source_info(node)
+        return [node]
+
+    def _warn(self, message: str) -> None:
+        logger.warning(
+            message, location=self.get_location(), type="torchtrace", subtype="provenance"
+        )
+
+
+def find_frame(
+    traces: Iterable[GeneratedTrace], argument: str
+) -> tuple[GeneratedTrace, FramePlan] | str:
+    """The frame a directive argument names, or why there is none (a warning's text).
+
+    Accepted: a frame object name (``train/[0/0]``, ``train/rank1/[0/0]#2``), a label and a
+    compile id (``train [0/0]``, ``train rank1/[0/0]``), or a bare label when exactly one
+    compile of that trace has node mappings that link lines.
+    """
+    unique: dict[int, GeneratedTrace] = {id(t): t for t in traces}
+    plans = list(unique.values())
+    for generated in plans:
+        for frame in generated.plan.frames:
+            if frame.name == argument:
+                return generated, frame
+    match = _COMPILE_ID.match(argument)
+    label, cid = (match["label"], match["cid"]) if match else (argument, None)
+    owners = [g for g in plans if g.plan.label == label]
+    if not owners:
+        known = ", ".join(sorted(repr(g.plan.label) for g in plans)) or "none"
+        return f"no trace labelled {label!r} in this project (traces: {known})"
+    generated = owners[0]
+    plan = generated.plan
+    if cid is None:
+        views = [(f, choose_view(f.compile)) for f in plan.frames]
+        mapped = [f for f, v in views if v is not None]
+        linked = [f for f, v in views if v is not None and not v.empty]
+        if len(linked) == 1 or (not linked and len(mapped) == 1):
+            return generated, (linked or mapped)[0]
+        return (
+            f"trace {label!r} has {len(mapped)} compiles with provenance node mappings; "
+            f"name one: {_names(mapped)}"
+        )
+    candidates = [f for f in plan.frames if _frame_matches(plan, f, cid)]
+    if len(candidates) == 1:
+        return generated, candidates[0]
+    if candidates:
+        return f"compile id {cid} is ambiguous in trace {label!r}: {_names(candidates)}"
+    return f"trace {label!r} has no compile {cid}"
+
+
+def choose_view(compile_: Compile) -> ProvenanceView | None:
+    """tlparse's view (the compile's last mapping), unless it links nothing and an earlier
+    one does: a training compile logs the forward's mapping, then an empty backward one."""
+    view = provenance_view(compile_)
+    if view is None or not view.empty:
+        return view
+    linked = [v for v in provenance_views(compile_) if not v.empty]
+    return linked[-1] if linked else view
+
+
+def _frame_matches(plan: TracePlan, frame: FramePlan, cid: str) -> bool:
+    """``[0/0]`` names the compile in any rank (ambiguous when several have it)."""
+    rest = frame.name[len(plan.label) + 1 :]
+    return rest == cid or (
+        rest.startswith("rank") and not cid.startswith("rank") and rest.split("/", 1)[-1] == cid
+    )
+
+
+def _names(frames: Sequence[FramePlan]) -> str:
+    shown = ", ".join(f.name for f in frames[:8])
+    return shown + (", ..." if len(frames) > 8 else "") if frames else "none"
+
+
+def _cleaner(rewrite: Callable[[str], str], no_source: bool) -> Callable[[str], str]:
+    """Per-line publication filter: path rewrites, ``:no-source:``, no control characters.
+
+    Works on single lines and never adds one, so line numbers stay the model's.
+    """
+
+    def clean(line: str) -> str:
+        if no_source:
+            line = Renderer._source(line, True)
+        return _CONTROL.sub("\ufffd", rewrite(line)).replace("\n", " ")
+
+    return clean
+
+
+# -- building the node ----------------------------------------------------------------
+
+
+def build_block(
+    frame: FramePlan,
+    view: ProvenanceView,
+    clean: Callable[[str], str] = lambda s: s,
+    fallback: str = "listings",
+) -> provenance_block:
+    """The node for one view: everything the HTML needs, and the fallback as children."""
+    language = view.language
+    artifacts: dict[str, Artifact | None] = {
+        "pre": view.pre_grad,
+        "post": view.post_grad,
+        "code": view.code,
+    }
+    panes: list[dict[str, Any]] = []
+    for key in PANE_KEYS:
+        artifact = artifacts[key]
+        graph = frame.graph_for(artifact) if artifact is not None else None
+        panes.append(
+            {
+                "pane": key,
+                "title": PANE_TITLES.get(key) or CODE_TITLES[language],
+                "artifact": artifact.name if artifact is not None else "",
+                "lines": (
+                    [clean(line) for line in payload_lines(artifact.text())]
+                    if artifact is not None
+                    else None
+                ),
+                "docname": graph.docname if graph is not None else None,
+                "language": language_of(artifact) if artifact is not None else "text",
+            }
+        )
+    line_maps = {key: {int(k): list(v) for k, v in view.line_maps[key].items()} for key in MAP_KEYS}
+    kernel_docs = kernel_docnames(frame, view)
+    kernel_links: dict[int, list[list[str | None]]] = {}
+    for key, lines in view.kernel_lines.items():
+        name = kernel_base(key)
+        for line in lines:
+            entries = kernel_links.setdefault(line, [])
+            if [name, kernel_docs.get(name)] not in entries:
+                entries.append([name, kernel_docs.get(name)])
+    node = provenance_block(
+        frame=frame.name,
+        language=language,
+        panes=panes,
+        line_maps=line_maps,
+        kernel_links=kernel_links,
+        initial_line=_initial_line(panes[2]["lines"], language, view),
+    )
+    node["classes"].append("tt-provenance-fallback")
+    node += _fallback_children(frame, view, panes, kernel_docs, fallback)
+    return node
+
+
+def kernel_base(key: str) -> str:
+    """``cpp_fused_relu_0:2`` -> ``cpp_fused_relu_0``: the debug handle (v2.0 maps) dropped."""
+    name, sep, handle = key.rpartition(":")
+    return name if sep and handle.isdigit() else key
+
+
+def kernel_docnames(frame: FramePlan, view: ProvenanceView) -> dict[str, str]:
+    """Kernel name -> its kernel page, preferring kernels of the code pane's artifact."""
+    found: dict[str, str] = {}
+    for plan in sorted(frame.kernels, key=lambda k: k.artifact is not view.code):
+        found.setdefault(plan.kernel.name, plan.docname)
+    return found
+
+
+def _initial_line(lines: list[str] | None, language: str, view: ProvenanceView) -> int | None:
+    """Where the code pane opens: C++ at ``run_impl`` (as tlparse), Python at ``call``."""
+    if not lines:
+        return None
+    marker = "::run_impl(" if language == "cpp" else "def call("
+    for number, line in enumerate(lines, 1):
+        if marker in line:
+            return number
+    mapped = view.code_to_post
+    return min(mapped) if mapped else None
+
+
+# -- fallback (non-HTML builders) ------------------------------------------------------
+
+
+def _fallback_children(
+    frame: FramePlan,
+    view: ProvenanceView,
+    panes: list[dict[str, Any]],
+    kernel_docs: dict[str, str],
+    fallback: str,
+) -> list[nodes.Node]:
+    out: list[nodes.Node] = []
+    intro = nodes.paragraph()
+    intro += nodes.Text(f"Inductor provenance of {frame.name}: ")
+    intro += nodes.Text(
+        "which pre-grad node became which post-grad nodes, and which kernels compute them."
+    )
+    out.append(intro)
+    if fallback == "listings":
+        for pane in panes:
+            out.append(nodes.rubric("", f"{pane['title']}: {pane['artifact'] or 'not logged'}"))
+            lines = pane["lines"]
+            if lines is None:
+                out.append(nodes.paragraph("", "Not logged for this compile."))
+                continue
+            out.append(_listing(lines, pane["language"]))
+    out.append(nodes.rubric("", "Node mappings"))
+    rows = mapping_rows(view)
+    if not rows:
+        out.append(nodes.paragraph("", "The node mappings link no nodes of these graphs."))
+        return out
+    out.append(_table(rows, kernel_docs))
+    return out
+
+
+def _listing(lines: list[str], language: str) -> nodes.literal_block:
+    """A numbered listing whose numbers are the artifact's lines (leading blanks dropped:
+    Pygments would drop them and shift every number)."""
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    text = "\n".join(lines[start:]) or " "
+    block = nodes.literal_block(text, text, language=language, linenos=True)
+    block["highlight_args"] = {"linenostart": start + 1}
+    block["classes"].append("tt-provenance-listing")
+    return block
+
+
+MappingRow = tuple[list[tuple[str, int | None]], list[tuple[str, int | None]], list[str]]
+
+
+def mapping_rows(view: ProvenanceView) -> list[MappingRow]:
+    """Rows of (pre-grad nodes, post-grad nodes, kernel keys), each node with its line.
+
+    One row per pre-grad node (in graph order), then one per post-grad node no pre-grad
+    node reaches (a single operator's graph, or nodes Inductor added).
+    """
+    pre_lines, post_lines = view.pre_node_lines, view.post_node_lines
+    rows: list[MappingRow] = []
+    reached: set[str] = set()
+
+    def order(node: str, lines: dict[str, int]) -> tuple[int, str]:
+        return (lines.get(node, 1 << 30), node)
+
+    for pre in sorted(view.pre_to_post, key=lambda n: order(n, pre_lines)):
+        posts = sorted(set(view.pre_to_post[pre]), key=lambda n: order(n, post_lines))
+        reached.update(posts)
+        kernels = _unique(k for p in posts for k in view.post_to_kernels.get(p, []))
+        rows.append(([(pre, pre_lines.get(pre))], [(p, post_lines.get(p)) for p in posts], kernels))
+    rest = set(view.post_to_pre) | set(view.post_to_kernels)
+    for post in sorted(rest - reached, key=lambda n: order(n, post_lines)):
+        pres = sorted(set(view.post_to_pre.get(post, [])), key=lambda n: order(n, pre_lines))
+        rows.append(
+            (
+                [(p, pre_lines.get(p)) for p in pres],
+                [(post, post_lines.get(post))],
+                _unique(view.post_to_kernels.get(post, [])),
+            )
+        )
+    return rows
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _table(rows: list[MappingRow], kernel_docs: dict[str, str]) -> nodes.table:
+    table = nodes.table(classes=["tt-provenance-table"])
+    group = nodes.tgroup(cols=3)
+    table += group
+    for width in (30, 35, 35):  # characters in text output, proportions elsewhere
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    group += head
+    head += _row([nodes.Text(t)] for t in ("Pre-grad node", "Post-grad nodes", "Kernels"))
+    body = nodes.tbody()
+    group += body
+    for pres, posts, kernels in rows:
+        body += _row(
+            [
+                _node_cell(pres),
+                _node_cell(posts),
+                _joined(_kernel_ref(k, kernel_docs.get(kernel_base(k))) for k in kernels),
+            ]
+        )
+    return table
+
+
+def _row(cells: Iterable[list[nodes.Node]]) -> nodes.row:
+    row = nodes.row()
+    for content in cells:
+        entry = nodes.entry()
+        para = nodes.paragraph()
+        para.extend(content)
+        entry += para
+        row += entry
+    return row
+
+
+def _node_cell(named: list[tuple[str, int | None]]) -> list[nodes.Node]:
+    parts: list[list[nodes.Node]] = []
+    for name, line in named:
+        part: list[nodes.Node] = [nodes.literal(name, name)]
+        if line is not None:
+            part.append(nodes.Text(f" (line {line})"))
+        parts.append(part)
+    return _joined(parts) if parts else [nodes.Text("—")]
+
+
+def _kernel_ref(key: str, docname: str | None) -> list[nodes.Node]:
+    literal = nodes.literal(key, key)
+    if docname is None:
+        return [literal]
+    ref = addnodes.pending_xref(
+        "", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True
+    )
+    ref += literal
+    return [ref]
+
+
+def _joined(parts: Iterable[list[nodes.Node]]) -> list[nodes.Node]:
+    out: list[nodes.Node] = []
+    for part in parts:
+        if out:
+            out.append(nodes.Text(", "))
+        out.extend(part)
+    return out or [nodes.Text("—")]
+
+
+# -- HTML ---------------------------------------------------------------------------
+
+
+def render_html(node: provenance_block, uri: Callable[[str], str | None]) -> str:
+    """The viewer's markup; every piece of trace text is escaped here.
+
+    ``uri(docname)`` gives a link to a page of this build, or None where none can be made.
+    """
+    e = html.escape
+    line_maps: dict[str, dict[int, list[int]]] = node.get("line_maps") or {}
+    language = "cpp" if node.get("language") == "cpp" else "python"
+    code_to_post = line_maps.get("pyCodeToPost" if language == "python" else "cppCodeToPost", {})
+    post_to_code = line_maps.get("postToPyCode" if language == "python" else "postToCppCode", {})
+    mapped = {
+        "pre": set(line_maps.get("preToPost", {})),
+        "post": set(line_maps.get("postToPre", {})) | set(post_to_code),
+        "code": set(code_to_post),
+    }
+    kernel_links: dict[int, list[list[str | None]]] = node.get("kernel_links") or {}
+    out = [
+        f'<div class="tt-provenance" data-language="{language}" '
+        f'data-frame="{e(str(node.get("frame", "")))}">',
+        '<p class="tt-provenance-help">Bold lines are linked: point at one, or click it to '
+        "keep the selection, to highlight what it became or came from in the other panes. "
+        "In a focused pane, <kbd>↓</kbd>/<kbd>↑</kbd> (or <kbd>j</kbd>/<kbd>k</kbd>) step "
+        "through linked lines and <kbd>Esc</kbd> clears.</p>",
+    ]
+    if not any(line_maps.values()):
+        out.append(
+            '<p class="tt-provenance-empty">The node mappings of this compile link no lines '
+            "of these texts.</p>"
+        )
+    out.append('<div class="tt-provenance-panes">')
+    for pane in node.get("panes") or []:
+        key = str(pane.get("pane"))
+        title = str(pane.get("title", key))
+        artifact = str(pane.get("artifact") or "")
+        label = f"{title} ({artifact})" if artifact else title
+        out.append(
+            f'<div class="tt-pane" data-pane="{e(key)}" role="region" '
+            f'aria-label="{e(label)}" tabindex="0">'
+        )
+        docname = pane.get("docname")
+        href = uri(docname) if isinstance(docname, str) else None
+        title_html = (
+            f'<a class="tt-pane-title" href="{e(href)}">{e(title)}</a>'
+            if href is not None
+            else f'<span class="tt-pane-title">{e(title)}</span>'
+        )
+        artifact_html = f' <code class="tt-pane-artifact">{e(artifact)}</code>' if artifact else ""
+        out.append(f'<div class="tt-pane-header">{title_html}{artifact_html}</div>')
+        lines = pane.get("lines")
+        if lines is None:
+            out.append('<p class="tt-pane-missing">Not logged for this compile.</p></div>')
+            continue
+        initial = node.get("initial_line") if key == "code" else None
+        initial_attr = f' data-initial-line="{int(initial)}"' if isinstance(initial, int) else ""
+        out.append(f'<pre class="tt-pane-body"{initial_attr}>')
+        for number, line in enumerate(lines, 1):
+            classes = "tt-line tt-mapped" if number in mapped.get(key, ()) else "tt-line"
+            if key == "code" and number in kernel_links:
+                content = _link_kernels(str(line), kernel_links[number], uri)
+            else:
+                content = e(str(line))
+            out.append(
+                f'<span class="{classes}" data-line="{number}">'
+                f'<span class="tt-text">{content}</span></span>'
+            )
+        out.append("</pre></div>")
+    out.append("</div>")
+    out.append('<div class="tt-live" role="status" aria-live="polite"></div>')
+    maps_json = json.dumps(
+        {key: {str(k): v for k, v in line_maps.get(key, {}).items()} for key in MAP_KEYS},
+        separators=(",", ":"),
+    )
+    # JSON inside <script>: nothing may close the element or open a comment
+    maps_json = maps_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    out.append(
+        f'<script type="application/json" class="tt-provenance-maps">{maps_json}</script>'
+    )
+    out.append("</div>\n")
+    return "".join(out)
+
+
+def _link_kernels(
+    line: str, kernels: list[list[str | None]], uri: Callable[[str], str | None]
+) -> str:
+    """A code line, escaped, with each kernel name it calls linked to the kernel's page."""
+    hrefs: dict[str, str] = {}
+    for entry in kernels:
+        name, docname = (entry + [None, None])[:2]
+        if isinstance(name, str) and name and isinstance(docname, str):
+            href = uri(docname)
+            if href is not None:
+                hrefs[name] = href
+    if not hrefs:
+        return html.escape(line)
+    pattern = re.compile(
+        "|".join(re.escape(n) + r"(?!\w)" for n in sorted(hrefs, key=len, reverse=True))
+    )
+    out, last = [], 0
+    for match in pattern.finditer(line):
+        out.append(html.escape(line[last : match.start()]))
+        name = match.group(0)
+        out.append(
+            f'<a class="tt-kernel-link" href="{html.escape(hrefs[name])}" '
+            f'title="Kernel page of {html.escape(name)}">{html.escape(name)}</a>'
+        )
+        last = match.end()
+    out.append(html.escape(line[last:]))
+    return "".join(out)
+
+
+def visit_provenance_html(self: HTML5Translator, node: provenance_block) -> None:
+    builder = self.builder
+    env = builder.env
+    current = getattr(builder, "current_docname", None) or env.docname
+
+    def uri(docname: str) -> str | None:
+        # singlehtml holds only the toctree's documents, not the generated orphan pages
+        if builder.name == "singlehtml" or docname not in env.all_docs:
+            return None
+        try:
+            return builder.get_relative_uri(current, docname)
+        except Exception:  # noqa: BLE001 - a link is worth less than the page
+            return None
+
+    self.body.append(render_html(node, uri))
+    raise nodes.SkipNode
+
+
+def _pass(self: SphinxTranslator, node: nodes.Node) -> None:
+    """Other builders show the children (listings and mapping table)."""
+
+
+# -- registration ------------------------------------------------------------------
+
+
+def _add_static(app: Sphinx) -> None:
+    if app.builder.format != "html":
+        return
+    if str(STATIC) not in [str(p) for p in app.config.html_static_path]:
+        app.config.html_static_path.append(str(STATIC))
+    app.add_css_file(CSS_FILE)
+    app.add_js_file(JS_FILE, loading_method="defer")
+
+
+def setup_provenance(app: Sphinx) -> None:
+    """The ``torchtrace-provenance`` directive, its node and the viewer's JS and CSS."""
+    passthrough = (_pass, _pass)
+    app.add_node(
+        provenance_block,
+        html=(visit_provenance_html, _pass),
+        latex=passthrough,
+        text=passthrough,
+        man=passthrough,
+        texinfo=passthrough,
+    )
+    app.add_directive("torchtrace-provenance", ProvenanceDirective)
+    # after extension.py's own builder-inited handler, so the static folder is added once
+    app.connect("builder-inited", _add_static, priority=600)
+
+
+__all__ = [
+    "ProvenanceDirective",
+    "build_block",
+    "choose_view",
+    "find_frame",
+    "mapping_rows",
+    "provenance_block",
+    "render_html",
+    "setup_provenance",
+]

@@ -1,0 +1,3 @@
+project = "corrupt"
+extensions = ["sphinx_torchtrace"]
+exclude_patterns = ["_build"]

@@ -1,0 +1,3 @@
+project = "incremental"
+extensions = ["sphinx_torchtrace"]
+exclude_patterns = ["_build"]

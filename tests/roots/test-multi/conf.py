@@ -1,0 +1,3 @@
+project = "multi"
+extensions = ["sphinx_torchtrace"]
+exclude_patterns = ["_build"]

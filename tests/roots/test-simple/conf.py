@@ -1,0 +1,3 @@
+project = "simple"
+extensions = ["sphinx_torchtrace"]
+exclude_patterns = ["_build"]

@@ -1,0 +1,105 @@
+"""Rebuilds and bad input: what a project with traces in its docs lives with every day.
+
+A second build must not re-read hundreds of generated pages; a new trace must
+replace the old pages without leaving dead ones; a damaged log must warn, with
+its file and line, and never stop the build.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sphinx.testing.util import SphinxTestApp
+
+from .conftest import SHARED, SIMPLE_LOG, SiteMaker, copy_testroot, generated_pages, inventory
+
+COMP_METRICS_LOG = SHARED / "tlparse-inputs" / "inputs" / "comp_metrics.log"
+
+
+def read_docnames(app: SphinxTestApp) -> list[str]:
+    """Build, returning the documents Sphinx read (not those it found up to date)."""
+    read: list[str] = []
+    app.connect("env-before-read-docs", lambda _app, _env, docnames: read.extend(docnames))
+    app.build()
+    return read
+
+
+def put_trace(srcdir: Path, log: Path) -> None:
+    """Copy a log to ``trace.log``: a new file, newer than the last build."""
+    shutil.copyfile(log, srcdir / "trace.log")
+
+
+def test_unchanged_rebuild_reads_nothing(make_site: SiteMaker, tmp_path: Path) -> None:
+    srcdir = copy_testroot("incremental", tmp_path / "site")
+    put_trace(srcdir, SIMPLE_LOG)
+    first = make_site("incremental", srcdir=srcdir)
+    assert first.warning.getvalue() == ""
+    pages = generated_pages(first)
+    mtimes = {p: (srcdir / f"{p}.rst").stat().st_mtime_ns for p in pages}
+
+    second = make_site("incremental", srcdir=srcdir, freshenv=False, build=False)
+    assert read_docnames(second) == []
+    assert second.warning.getvalue() == ""
+    assert generated_pages(second) == pages
+    # pages whose text did not change were not rewritten (else Sphinx would re-read them)
+    assert {p: (srcdir / f"{p}.rst").stat().st_mtime_ns for p in pages} == mtimes
+    assert list(second.builder.get_outdated_docs()) == []
+
+
+def test_new_trace_replaces_its_pages(make_site: SiteMaker, tmp_path: Path) -> None:
+    srcdir = copy_testroot("incremental", tmp_path / "site")
+    put_trace(srcdir, SIMPLE_LOG)
+    first = make_site("incremental", srcdir=srcdir)
+    old_pages = set(generated_pages(first))
+    assert "torchtrace/live/frame-none" in old_pages
+    assert any("/graph-" in p for p in old_pages) and any("/kernel-" in p for p in old_pages)
+
+    put_trace(srcdir, COMP_METRICS_LOG)  # other compile ids, no kernels
+    second = make_site("incremental", srcdir=srcdir, freshenv=False, build=False)
+    read = read_docnames(second)
+    assert second.warning.getvalue() == ""
+    new_pages = set(generated_pages(second))
+    assert "index" in read  # the page with the directive shows the new summary
+    assert new_pages - old_pages <= set(read)  # the new frames were read
+    assert "other" not in read  # pages without traces were not
+    # pages of frames, graphs and kernels that no longer exist are gone, from disk and env
+    gone = old_pages - new_pages
+    assert "torchtrace/live/frame-none" in gone
+    assert any("/kernel-" in p for p in gone)
+    for docname in gone:
+        assert not (srcdir / f"{docname}.rst").exists()
+        assert docname not in second.env.all_docs
+    frames = set(inventory(second)["frame"])
+    assert frames == {"live/[0/0]", "live/[0/0_1]", "live/[1/0]", "live/[1/0_1]", "live/[2/0]"}
+    assert "kernel" not in inventory(second)
+
+
+def test_damaged_log_warns_with_file_and_line(make_site: SiteMaker) -> None:
+    app = make_site("corrupt")
+    warnings = app.warning.getvalue()
+    assert "simple_corrupted_json.log:13" in warnings
+    assert "[torchtrace.md5]" in warnings
+    # the build went on: the rest of the log is documented
+    assert (Path(app.outdir) / "torchtrace" / "damaged" / "frame-0-0.html").is_file()
+    assert "damaged/[0/0]" in inventory(app)["frame"]
+    for line in warnings.strip().splitlines():
+        assert "[torchtrace.md5]" in line, line
+
+
+def test_damaged_log_warning_can_be_suppressed(make_site: SiteMaker) -> None:
+    app = make_site("corrupt", confoverrides={"suppress_warnings": ["torchtrace.md5"]})
+    assert app.warning.getvalue() == ""
+    assert (Path(app.outdir) / "torchtrace" / "damaged" / "index.html").is_file()
+
+
+def test_missing_log_warns_and_build_goes_on(make_site: SiteMaker) -> None:
+    app = make_site(
+        "simple",
+        "text",
+        pages={"index.rst": "Missing\n=======\n\n.. torchtrace:: no/such.log\n"},
+    )
+    warnings = app.warning.getvalue()
+    assert "no/such.log" in warnings
+    assert "[torchtrace.read]" in warnings
+    assert (Path(app.outdir) / "index.txt").is_file()
