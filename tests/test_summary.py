@@ -341,7 +341,12 @@ def _overview(path: Path, **options: str) -> str:
     plan = plan_trace("t", load_trace(path), "torchtrace")
     request = TraceRequest("index", str(path), str(path), dict(options))
     pages = Renderer(rewrites={}).render_trace(plan, request)
-    return pages[plan.index_docname + ".rst"]
+    # Long code blocks are included from side files: inline them for the assertions.
+    page = pages[plan.index_docname + ".rst"]
+    for path, text in pages.items():
+        if "/_raw/blocks/" in path:
+            page = page.replace(path.rsplit("/", 1)[-1], "\n" + text + "\n")
+    return page
 
 
 def _headings(page: str) -> list[str]:
