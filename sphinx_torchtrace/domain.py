@@ -172,7 +172,9 @@ class TorchTraceDomain(Domain):
             contnode["classes"].extend(["torchtrace-badge", f"torchtrace-status-{status}"])
             if not node.get("refexplicit"):
                 contnode.children[:] = [nodes.Text(short_frame_name(name))]
-        return make_refnode(builder, fromdocname, docname, node_id, contnode, name)
+        # The status in the title too: color alone must not carry it (WCAG 1.4.1).
+        title = f"{name} ({status})" if typ == "frame" and status else name
+        return make_refnode(builder, fromdocname, docname, node_id, contnode, title)
 
     def resolve_any_xref(
         self,
