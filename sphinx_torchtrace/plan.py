@@ -11,26 +11,10 @@ from dataclasses import dataclass, field
 
 from .naming import artifact_slug, frame_name, frame_slug, numbered, rank_prefix, slugify
 from .trace import Artifact, Compile, Kernel, RankTrace, Trace
+from .trace.builder import CODE_EVENTS, GRAPH_EVENTS
 
-#: Artifacts that get a page of their own (graphs, guards, generated code).
-PAGE_KINDS = frozenset(
-    {
-        "dynamo_output_graph",
-        "aot_forward_graph",
-        "aot_backward_graph",
-        "aot_inference_graph",
-        "aot_joint_graph",
-        "inductor_pre_grad_graph",
-        "inductor_post_grad_graph",
-        "optimize_ddp_split_graph",
-        "optimize_ddp_split_child",
-        "compiled_autograd_graph",
-        "dynamo_guards",
-        "dynamo_cpp_guards_str",
-        "inductor_output_code",
-        "exported_program",
-    }
-)
+#: Events that get a page of their own: graphs, guards, generated code.
+PAGE_KINDS = GRAPH_EVENTS | CODE_EVENTS | {"dynamo_guards", "dynamo_cpp_guards_str"}
 PAGE_ARTIFACTS = frozenset(
     {
         "before_pre_grad_graph",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Quotes too: escaped, they are kept straight instead of becoming smart quotes.
@@ -39,38 +40,20 @@ def indent(text: str, spaces: int = 3) -> str:
     return "\n".join(pad + line if line.strip() else "" for line in clean(text).split("\n"))
 
 
-def code_block(
-    text: str,
-    language: str = "text",
-    *,
-    searchable: bool = False,
-    linenos: bool = False,
-    lineno_start: int | None = None,
-    emphasize: Sequence[int] = (),
-    caption: str | None = None,
-    name: str | None = None,
-) -> str:
+def code_block(text: str, language: str = "text", **options: Any) -> str:
     """A ``code-block`` directive holding ``text`` verbatim (highlighted by Pygments)."""
-    lines = [f".. code-block:: {language}", "   :force:"]  # graphs are not quite Python
-    if not searchable:
-        lines.append("   :class: no-search")
-    if linenos:
-        lines.append("   :linenos:")
-    if lineno_start is not None:
-        lines.append(f"   :lineno-start: {lineno_start}")
-    if emphasize:
-        lines.append("   :emphasize-lines: " + ",".join(str(n) for n in emphasize))
-    if caption:
-        lines.append("   :caption: " + escape(caption))
-    if name:
-        lines.append("   :name: " + name)
+    head = [f".. code-block:: {language}", *_block_options(**options)]
     body = indent(text.rstrip("\n") or " ", 3)
-    return "\n".join(lines) + "\n\n" + body + "\n"
+    return "\n".join(head) + "\n\n" + body + "\n"
 
 
-def literal_include(
-    path: str,
-    language: str = "text",
+def literal_include(path: str, language: str = "text", **options: Any) -> str:
+    """A ``literalinclude`` of a generated side file, with the options of :func:`code_block`."""
+    head = [f".. literalinclude:: {path}", f"   :language: {language}"]
+    return "\n".join([*head, *_block_options(**options)]) + "\n"
+
+
+def _block_options(
     *,
     searchable: bool = False,
     linenos: bool = False,
@@ -78,9 +61,8 @@ def literal_include(
     emphasize: Sequence[int] = (),
     caption: str | None = None,
     name: str | None = None,
-) -> str:
-    """A ``literalinclude`` of a generated side file, with the options of :func:`code_block`."""
-    lines = [f".. literalinclude:: {path}", f"   :language: {language}", "   :force:"]
+) -> list[str]:
+    lines = ["   :force:"]  # graphs are not quite Python: highlight what lexes
     if not searchable:
         lines.append("   :class: no-search")
     if linenos:
@@ -93,7 +75,7 @@ def literal_include(
         lines.append("   :caption: " + escape(caption))
     if name:
         lines.append("   :name: " + name)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def heading(text: str, char: str = "=") -> str:
