@@ -21,7 +21,7 @@ import jinja2
 from . import charts, rst
 from .plan import FramePlan, GraphPlan, KernelPlan, TracePlan
 from .trace import STATUS_LEGEND, Artifact, Compile, StackFrame, compare, summary
-from .trace.provenance import provenance_view, provenance_views
+from .trace.provenance import kernel_stack_traces, provenance_view, provenance_views
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -145,6 +145,7 @@ class Renderer:
             compare=compare,
             provenance_view=_once(provenance_view),
             provenance_views=_once(provenance_views),
+            kernel_stack_traces=kernel_stack_traces,
             charts=charts,
             pipeline_position=pipeline_position,
             language_of=language_of,

@@ -512,3 +512,22 @@ def test_every_compile_tlparse_links_has_a_view(log: Path) -> None:
         pytest.skip("no pinned tlparse output for this log and no tlparse binary")
     linked = {name for name, maps in theirs.items() if any(maps.values())}
     assert linked <= {d for other, d in CASES if other == log}
+
+
+def test_kernel_stack_traces_are_readable() -> None:
+    from sphinx_torchtrace.trace.provenance import _readable, kernel_stack_traces
+
+    rank = read_log(DATA / "shared" / "provenance" / "dedicated_log_torch_trace_0ptegd0d.log")
+    (trace,) = kernel_stack_traces(rank.compile("[0/0]"), "cpp_fused_relu_0")
+    assert trace.startswith('  File "/home/user/project/provenance.py", line 21, in forward')
+    assert "\n    x = torch.relu(self.fc1(x))" in trace
+    (bare,) = kernel_stack_traces(rank.compile("[0/0]"), "cpp_fused_relu_0", with_source=False)
+    assert "torch.relu" not in bare and "line 21" in bare
+    # tlparse's extended test log encodes the newlines twice
+    assert _readable('  File "x.py", line 1\\n  foo()\\n') == '  File "x.py", line 1\n  foo()'
+    # user frames first, PyTorch's after
+    mixed = (
+        '  File "/a/site-packages/torch/nn/m.py", line 5, in f\n'
+        '  File "/p/model.py", line 3, in g\n'
+    )
+    assert _readable(mixed).startswith('  File "/p/model.py"')

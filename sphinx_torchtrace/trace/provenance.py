@@ -441,3 +441,58 @@ __all__ = [
     "python_kernel_lines",
     "tlparse_line_offset",
 ]
+
+
+STACK_TRACES_ARTIFACT = "inductor_provenance_tracking_kernel_stack_traces"
+_TRACE_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)"', re.M)
+
+
+def kernel_stack_traces(compile_: Compile, kernel: str, with_source: bool = True) -> list[str]:
+    """Where in the user's code a kernel came from: readable Python tracebacks.
+
+    Read from ``inductor_provenance_tracking_kernel_stack_traces`` (kernel key,
+    with or without its ``:N`` debug handle, → tracebacks).  Some logs encode the
+    newlines twice (a literal ``\\n``); those are decoded.  Within a traceback the
+    frames of the user's code come first, PyTorch's after.  ``with_source=False``
+    keeps only the ``File ..., line N, in f`` lines.
+    """
+    found: list[str] = []
+    for artifact in compile_.artifacts:
+        if artifact.name != STACK_TRACES_ARTIFACT or artifact.payload is None:
+            continue
+        value = artifact.json()
+        if not isinstance(value, dict):
+            continue
+        for key, traces in value.items():
+            if _kernel_name(str(key)) != kernel or not isinstance(traces, list):
+                continue
+            for trace in traces:
+                text = _readable(str(trace))
+                if not with_source:
+                    text = "\n".join(line for line in text.split("\n") if 'File "' in line)
+                if text not in found:
+                    found.append(text)
+    return found
+
+
+def _kernel_name(key: str) -> str:
+    """``cpp_fused_relu_0:2`` → ``cpp_fused_relu_0`` (names may hold colons themselves)."""
+    head, sep, tail = key.rpartition(":")
+    return head if sep and tail.isdigit() else key
+
+
+def _readable(trace: str) -> str:
+    if "\n" not in trace.rstrip("\n") and "\\n" in trace:
+        trace = trace.replace("\\n", "\n")
+    starts = [m.start() for m in _TRACE_FRAME.finditer(trace)]
+    if len(starts) < 2:
+        return trace.rstrip("\n")
+    frames = [trace[a:b] for a, b in zip(starts, [*starts[1:], len(trace)], strict=True)]
+    user = [f for f in frames if "/torch/" not in _frame_file(f)]
+    library = [f for f in frames if "/torch/" in _frame_file(f)]
+    return "".join(user + library).rstrip("\n")
+
+
+def _frame_file(frame: str) -> str:
+    match = _TRACE_FRAME.search(frame)
+    return match.group("file") if match else ""
