@@ -9,9 +9,11 @@ from sphinx.config import Config
 
 from .directive import TorchTraceDirective
 from .domain import TorchTraceDomain
+from .fastcode import setup_fast_code
 from .generate import forget_traces, generate_pages
 from .lexers import FxGraphLexer
 from .provenance_block import setup_provenance
+from .table import TorchTraceTable
 
 STATIC = Path(__file__).parent / "static"
 
@@ -23,8 +25,10 @@ def setup_extension(app: Sphinx) -> None:
     # (home directories to ~/, site-packages to <site-packages>/), {} turns them off.
     app.add_config_value("torchtrace_path_rewrites", None, "env")
     app.add_lexer("torchtrace-fx", FxGraphLexer)
+    setup_fast_code(app)
     app.add_domain(TorchTraceDomain)
     app.add_directive("torchtrace", TorchTraceDirective)
+    app.add_directive("torchtrace-table", TorchTraceTable)
     setup_provenance(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import jinja2
 
 from . import charts, rst
+from .fastcode import is_fast
 from .plan import FramePlan, GraphPlan, KernelPlan, TracePlan
 from .trace import STATUS_LEGEND, Artifact, Compile, StackFrame, compare, summary
 from .trace.provenance import kernel_stack_traces, provenance_view, provenance_views
@@ -149,6 +150,7 @@ class Renderer:
             charts=charts,
             pipeline_position=pipeline_position,
             language_of=language_of,
+            is_fast=is_fast,
             kernels_in=lambda frame, artifact: [k for k in frame.kernels if k.artifact is artifact],
             status_counts=lambda compiles: Counter(c.status for c in compiles),
         )
@@ -167,6 +169,7 @@ class Renderer:
         text = self.rewrite(text)
         if len(text) > HIGHLIGHT_LIMIT.get(language, HIGHLIGHT_LIMIT["*"]):
             language = "none"  # Pygments runs at about 1 MB/s: the text matters more
+        options.setdefault("fast", is_fast(language, len(text)))
         if len(text) < INLINE_CODE_LIMIT or self._page is None:
             return rst.code_block(text, language, **options)
         name = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:20] + ".txt"

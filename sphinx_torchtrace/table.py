@@ -1,0 +1,76 @@
+"""``torchtrace-table``: a table of one-line cells, parsed for inline markup only.
+
+Generated pages hold hundreds of tables.  docutils' ``list-table`` runs a
+nested block parser per cell, which made tables more than half of a big
+trace's reading time; our cells are one line of inline rST (escaped text,
+literals, references), so each is parsed with ``inline_text`` instead.
+
+Content: one row per line, cells separated by :data:`CELL_SEPARATOR`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+#: Separates cells in a row; rst.escape and rst.literal never let it through from a trace.
+CELL_SEPARATOR = "\u241f"
+
+
+class TorchTraceTable(SphinxDirective):
+    has_content = True
+    option_spec: ClassVar[dict[str, Any]] = {
+        "header-rows": directives.nonnegative_int,
+        "widths": directives.unchanged,
+        "class": directives.class_option,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        rows = [line.split(CELL_SEPARATOR) for line in self.content if line.strip()]
+        if not rows:
+            return []
+        columns = max(len(r) for r in rows)
+        header_rows = min(self.options.get("header-rows", 0), len(rows))
+        table = nodes.table(classes=["torchtrace-table", *self.options.get("class", [])])
+        group = nodes.tgroup(cols=columns)
+        table += group
+        widths = self._widths(columns)
+        if widths is None:
+            table["classes"].append("colwidths-auto")
+        for width in widths or [1] * columns:
+            group += nodes.colspec(colwidth=width)
+        messages: list[nodes.system_message] = []
+        if header_rows:
+            head = nodes.thead()
+            group += head
+            for row in rows[:header_rows]:
+                head += self._row(row, columns, messages)
+        body = nodes.tbody()
+        group += body
+        for row in rows[header_rows:]:
+            body += self._row(row, columns, messages)
+        return [table, *messages]
+
+    def _widths(self, columns: int) -> list[int] | None:
+        value = self.options.get("widths", "auto").split()
+        if value == ["auto"] or len(value) != columns or not all(v.isdigit() for v in value):
+            return None
+        return [int(v) for v in value]
+
+    def _row(
+        self, cells: list[str], columns: int, messages: list[nodes.system_message]
+    ) -> nodes.row:
+        row = nodes.row()
+        for cell in cells + [""] * (columns - len(cells)):
+            entry = nodes.entry()
+            text = cell.strip()
+            if text:
+                inline, problems = self.state.inline_text(text, self.lineno)
+                messages.extend(problems)
+                para = nodes.paragraph(text, "", *inline)
+                entry += para
+            row += entry
+        return row
