@@ -310,14 +310,15 @@ class _PageStamp:
     Rendering every page to compare it with the file on disk was most of a
     no-change rebuild; the key holds everything the pages depend on: the logs'
     sizes and times, the directive's options, the label, the configuration, the
-    builder kind and the extension's version and templates.
+    builder kind and the extension's version, code and templates.
     """
 
     def __init__(
         self, app: Sphinx, cache_dir: str, request: TraceRequest, label: str, detail: bool
     ) -> None:
         logs = resolve_logs_safely(request.path, request.latest, request.ranks)
-        templates = Path(__file__).parent / "templates"
+        package = Path(__file__).parent
+        code = sorted(package.glob("**/*.py")) + sorted((package / "templates").iterdir())
         parts = [
             __version__,
             label,
@@ -326,7 +327,7 @@ class _PageStamp:
             detail,
             repr(app.config.torchtrace_path_rewrites),
             [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in logs],
-            [(t.name, t.stat().st_mtime_ns) for t in sorted(templates.iterdir())],
+            [(str(f), f.stat().st_mtime_ns) for f in code],  # a changed extension renders anew
         ]
         self.key = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
         self.path = Path(cache_dir) / f"pages-{slugify(label)}.json"
