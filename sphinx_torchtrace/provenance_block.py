@@ -23,6 +23,7 @@ text, man, Texinfo) get the node's children: the three listings with line number
             span.tt-line[data-line=N]               (1-based line of the artifact text)
               .tt-mapped                            (the line has links: bold)
               a.tt-kernel-link[href]                (code pane: kernel name -> kernel page)
+              a.tt-node-link[href]                  (graph panes: node name -> graph page)
           p.tt-pane-missing                         (instead of the body: not logged)
       div.tt-live[role=status][aria-live=polite]    ("N lines related. ...")
       script.tt-provenance-maps[type=application/json]
@@ -241,6 +242,15 @@ def build_block(
                 ),
                 "docname": graph.docname if graph is not None else None,
                 "language": language_of(artifact) if artifact is not None else "text",
+                # graph panes: line -> the node defined there, linked to its graph page
+                "nodes": {
+                    line: name
+                    for name, line in (
+                        view.pre_node_lines if key == "pre" else
+                        view.post_node_lines if key == "post" else {}
+                    ).items()
+                    if name.isidentifier()  # tlparse's matching also finds "class X(...)"
+                },
             }
         )
     line_maps = {key: {int(k): list(v) for k, v in view.line_maps[key].items()} for key in MAP_KEYS}
@@ -499,8 +509,13 @@ def render_html(node: provenance_block, uri: Callable[[str], str | None]) -> str
         out.append(f'<pre class="tt-pane-body"{initial_attr}>')
         for number, line in enumerate(lines, 1):
             classes = "tt-line tt-mapped" if number in mapped.get(key, ()) else "tt-line"
+            node_name = (pane.get("nodes") or {}).get(number)
             if key == "code" and number in kernel_links:
                 content = _link_kernels(str(line), kernel_links[number], uri)
+            elif isinstance(node_name, str) and isinstance(docname, str):
+                content = _link_kernels(
+                    str(line), [[node_name, docname]], uri, "tt-node-link", "Graph page of"
+                )
             else:
                 content = e(str(line))
             out.append(
@@ -524,9 +539,13 @@ def render_html(node: provenance_block, uri: Callable[[str], str | None]) -> str
 
 
 def _link_kernels(
-    line: str, kernels: list[list[str | None]], uri: Callable[[str], str | None]
+    line: str,
+    kernels: list[list[str | None]],
+    uri: Callable[[str], str | None],
+    css_class: str = "tt-kernel-link",
+    title: str = "Kernel page of",
 ) -> str:
-    """A code line, escaped, with each kernel name it calls linked to the kernel's page."""
+    """A line, escaped, with each kernel (or graph node) name linked to its page."""
     hrefs: dict[str, str] = {}
     for entry in kernels:
         name, docname = (entry + [None, None])[:2]
@@ -536,6 +555,9 @@ def _link_kernels(
                 hrefs[name] = href
     if not hrefs:
         return html.escape(line)
+    # Node links stay out of the Tab order: each pane's title already links its graph
+    # page, and Tab should move between panes, not through hundreds of nodes.
+    focus = ' tabindex="-1"' if css_class == "tt-node-link" else ""
     pattern = re.compile(
         "|".join(re.escape(n) + r"(?!\w)" for n in sorted(hrefs, key=len, reverse=True))
     )
@@ -544,10 +566,12 @@ def _link_kernels(
         out.append(html.escape(line[last : match.start()]))
         name = match.group(0)
         out.append(
-            f'<a class="tt-kernel-link" href="{html.escape(hrefs[name])}" '
-            f'title="Kernel page of {html.escape(name)}">{html.escape(name)}</a>'
+            f'<a class="{css_class}" href="{html.escape(hrefs[name])}"{focus} '
+            f'title="{title} {html.escape(name)}">{html.escape(name)}</a>'
         )
         last = match.end()
+        if css_class == "tt-node-link":
+            break  # a node's name is linked where it is defined, once
     out.append(html.escape(line[last:]))
     return "".join(out)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -449,3 +450,15 @@ def test_node_children_are_the_fallback() -> None:
     assert "cpp_fused_relu_0:1" in tables[0].astext()
     table_only = build_block(frame, view, fallback="table")
     assert not [c for c in table_only.findall() if c.tagname == "literal_block"]
+
+
+def test_graph_node_names_link_to_their_graph_pages(small_site: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(small_site, site)
+    app = build(site, "html")
+    pages = [p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html")]
+    links = [
+        m for page in pages for m in re.findall(r'<a class="tt-node-link" href="([^"]+)"', page)
+    ]
+    assert links, "no node name was linked"
+    assert all("graph-" in href for href in links)
