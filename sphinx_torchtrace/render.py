@@ -20,8 +20,8 @@ import jinja2
 
 from . import charts, rst
 from .fastcode import is_fast
-from .plan import FramePlan, GraphPlan, KernelPlan, TracePlan
-from .trace import STATUS_LEGEND, Artifact, Compile, StackFrame, compare, summary
+from .plan import GraphPlan, TracePlan
+from .trace import STATUS_LEGEND, Artifact, Compile, compare, summary
 from .trace.provenance import kernel_stack_traces, provenance_view, provenance_views
 
 if TYPE_CHECKING:
@@ -280,5 +280,3 @@ def _size(value: int) -> str:
         return f"{value / (1 << 10):.1f} KiB"
     return f"{value} B"
 
-
-__all__ = ["Compile", "FramePlan", "KernelPlan", "Renderer", "StackFrame"]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .builder import RankBuilder
-from .diagnostics import Diagnostic, TraceReadError
+from .diagnostics import TraceReadError
 from .model import RankTrace, Trace
 from .reader import LogReader
 
@@ -165,7 +165,6 @@ def _sibling_strings(log: Path, pids: list[int]) -> dict[int, str]:
 
 
 __all__ = [
-    "Diagnostic",
     "load_trace",
     "newest_log",
     "rank_logs",

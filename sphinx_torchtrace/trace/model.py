@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from .compile_id import CompileId
@@ -259,17 +259,7 @@ class ExportReport:
 
     @property
     def empty(self) -> bool:
-        return not any(
-            (
-                self.exported_programs,
-                self.guards_added,
-                self.data_dependent_errors,
-                self.expressions,
-                self.unbacked_symbols,
-                self.missing_fake_kernels,
-                self.mismatched_fake_kernels,
-            )
-        )
+        return not any(getattr(self, f.name) for f in fields(self))
 
 
 @dataclass
