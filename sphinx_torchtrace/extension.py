@@ -12,6 +12,7 @@ from .domain import TorchTraceDomain
 from .fastcode import setup_fast_code
 from .generate import forget_traces, generate_pages
 from .lexers import FxGraphLexer
+from .navigation import setup_navigation
 from .provenance_block import setup_provenance
 from .table import TorchTraceTable
 
@@ -30,6 +31,7 @@ def setup_extension(app: Sphinx) -> None:
     app.add_directive("torchtrace", TorchTraceDirective)
     app.add_directive("torchtrace-table", TorchTraceTable)
     setup_provenance(app)
+    setup_navigation(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _exclude_side_files)
