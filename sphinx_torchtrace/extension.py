@@ -7,6 +7,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from .codeblock import TorchTraceCode
 from .directive import TorchTraceDirective
 from .domain import TorchTraceDomain
 from .fastcode import setup_fast_code
@@ -30,6 +31,7 @@ def setup_extension(app: Sphinx) -> None:
     app.add_domain(TorchTraceDomain)
     app.add_directive("torchtrace", TorchTraceDirective)
     app.add_directive("torchtrace-table", TorchTraceTable)
+    app.add_directive("torchtrace-code", TorchTraceCode)
     setup_provenance(app)
     setup_navigation(app)
     app.connect("builder-inited", generate_pages)

@@ -21,6 +21,7 @@ import jinja2
 from . import charts, rst
 from .fastcode import is_fast
 from .plan import GraphPlan, TracePlan
+from .table import CELL_SEPARATOR
 from .trace import STATUS_LEGEND, Artifact, Compile, compare, summary
 from .trace.provenance import kernel_stack_traces, provenance_view, provenance_views
 
@@ -140,6 +141,8 @@ class Renderer:
             code=self.code,
             heading=lambda t, c="=": rst.heading(self.rewrite(t), c),
             table=rst.table,
+            include=rst.literal_include,
+            SEP=CELL_SEPARATOR,  # between the cells of a torchtrace-table row
             doc=_doc_link,
             status_legend=STATUS_LEGEND,
             summary=summary,

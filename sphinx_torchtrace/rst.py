@@ -47,43 +47,38 @@ def indent(text: str, spaces: int = 3) -> str:
 
 
 def code_block(text: str, language: str = "text", **options: Any) -> str:
-    """A ``code-block`` directive holding ``text`` verbatim (highlighted by Pygments)."""
-    head = [f".. code-block:: {language}", *_block_options(**options)]
+    """A ``torchtrace-code`` block holding ``text`` verbatim (see :mod:`.codeblock`)."""
     body = indent(text.rstrip("\n") or " ", 3)
-    return "\n".join(head) + "\n\n" + body + "\n"
+    return _code_head(language, **options) + "\n\n" + body + "\n"
 
 
 def literal_include(path: str, language: str = "text", **options: Any) -> str:
-    """A ``literalinclude`` of a generated side file, with the options of :func:`code_block`."""
-    head = [f".. literalinclude:: {path}", f"   :language: {language}"]
-    return "\n".join([*head, *_block_options(**options)]) + "\n"
+    """A ``torchtrace-code`` block showing a generated side file; options as :func:`code_block`."""
+    if not path or any(c.isspace() for c in path):
+        raise ValueError(f"generated side file paths have no spaces: {path!r}")
+    return _code_head(language, include=path, **options) + "\n"
 
 
-def _block_options(
+def _code_head(
+    language: str,
     *,
     fast: bool = False,
     searchable: bool = False,
     linenos: bool = False,
     lineno_start: int | None = None,
     emphasize: Sequence[int] = (),
-    caption: str | None = None,
-    name: str | None = None,
-) -> list[str]:
-    lines = ["   :force:"]  # graphs are not quite Python: highlight what lexes
-    classes = ([] if searchable else ["no-search"]) + (["torchtrace-fast"] if fast else [])
-    if classes:
-        lines.append("   :class: " + " ".join(classes))
-    if linenos:
-        lines.append("   :linenos:")
+    include: str | None = None,
+) -> str:
+    words = [language or "text"]
+    flags = (("linenos", linenos), ("fast", fast), ("searchable", searchable))
+    words += [flag for flag, on in flags if on]
     if lineno_start is not None:
-        lines.append(f"   :lineno-start: {lineno_start}")
+        words.append(f"start={lineno_start}")
     if emphasize:
-        lines.append("   :emphasize-lines: " + ",".join(str(n) for n in emphasize))
-    if caption:
-        lines.append("   :caption: " + escape(caption))
-    if name:
-        lines.append("   :name: " + name)
-    return lines
+        words.append("emphasize=" + ",".join(str(n) for n in emphasize))
+    if include is not None:
+        words.append(f"include={include}")
+    return ".. torchtrace-code:: " + " ".join(words)
 
 
 def heading(text: str, char: str = "=") -> str:
@@ -99,7 +94,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], widths: str = "
     """
     if not rows:
         return ""
-    out = [".. torchtrace-table::", "   :header-rows: 1", f"   :widths: {widths}", ""]
+    out = [f".. torchtrace-table:: header=1 widths={','.join(widths.split())}", ""]
     for row in [list(headers), *[list(r) for r in rows]]:
         cells = [" ".join(cell.replace(CELL_SEPARATOR, " ").split()) for cell in row]
         out.append("   " + CELL_SEPARATOR.join(cells))

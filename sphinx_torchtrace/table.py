@@ -5,15 +5,17 @@ nested block parser per cell, which made tables more than half of a big
 trace's reading time; our cells are one line of inline rST (escaped text,
 literals, references), so each is parsed with ``inline_text`` instead.
 
-Content: one row per line, cells separated by :data:`CELL_SEPARATOR`.
+Content: one row per line, cells separated by :data:`CELL_SEPARATOR`.  Settings
+are words after the directive name, not options (docutils parses options with
+a nested state machine, as costly as the table): ``header=N`` (header rows),
+``widths=2,1,3`` (relative column widths, else automatic), ``class=NAME``.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from docutils import nodes
-from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 #: Separates cells in a row; rst.escape and rst.literal never let it through from a trace.
@@ -22,22 +24,22 @@ CELL_SEPARATOR = "\u241f"
 
 class TorchTraceTable(SphinxDirective):
     has_content = True
-    option_spec: ClassVar[dict[str, Any]] = {
-        "header-rows": directives.nonnegative_int,
-        "widths": directives.unchanged,
-        "class": directives.class_option,
-    }
+    optional_arguments = 3
+    option_spec: ClassVar[None] = None  # settings are arguments: see the module docstring
 
     def run(self) -> list[nodes.Node]:
+        settings = dict(word.partition("=")[::2] for word in self.arguments)
         rows = [line.split(CELL_SEPARATOR) for line in self.content if line.strip()]
         if not rows:
             return []
         columns = max(len(r) for r in rows)
-        header_rows = min(self.options.get("header-rows", 0), len(rows))
-        table = nodes.table(classes=["torchtrace-table", *self.options.get("class", [])])
+        header = settings.get("header", "0")
+        header_rows = min(int(header) if header.isdigit() else 0, len(rows))
+        classes = [settings["class"]] if settings.get("class") else []
+        table = nodes.table(classes=["torchtrace-table", *classes])
         group = nodes.tgroup(cols=columns)
         table += group
-        widths = self._widths(columns)
+        widths = self._widths(settings.get("widths", "auto"), columns)
         if widths is None:
             table["classes"].append("colwidths-auto")
         for width in widths or [1] * columns:
@@ -54,8 +56,8 @@ class TorchTraceTable(SphinxDirective):
             body += self._row(row, columns, messages)
         return [table, *messages]
 
-    def _widths(self, columns: int) -> list[int] | None:
-        value = self.options.get("widths", "auto").split()
+    def _widths(self, setting: str, columns: int) -> list[int] | None:
+        value = setting.split(",")
         if value == ["auto"] or len(value) != columns or not all(v.isdigit() for v in value):
             return None
         return [int(v) for v in value]
