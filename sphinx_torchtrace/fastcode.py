@@ -3,22 +3,28 @@
 Graphs, guards and generated code are most of a trace, and Pygments formats
 them at about 1 MB/s: a 36 MB trace spent more time highlighting than
 everything else together.  Blocks the templates mark with the class
-``torchtrace-fast`` are written here instead: FX graphs highlighted by one
-regular-expression pass over the escaped text (same Pygments CSS classes, so
-every theme colors them), other languages as plain escaped text.  Output
-mirrors Sphinx's (``div.highlight-<lang>`` > ``div.highlight`` > ``pre``, inline
-line numbers), so themes and copy buttons see no difference.  Other blocks,
-and every non-HTML builder, are untouched.
+``torchtrace-fast`` are written here instead, each language by one
+regular-expression pass with the CSS classes Pygments would use, so every theme
+colors them: FX graphs, diffs, and Python, C++ and tracebacks (generated
+output code, kernels, stack traces; :mod:`sphinx_torchtrace.highlight_regex`).
+Other languages are plain escaped text.  Output mirrors Sphinx's
+(``div.highlight-<lang>`` > ``div.highlight`` > ``pre``, inline line numbers,
+emphasized lines), so themes and copy buttons see no difference.  Other
+blocks, and every non-HTML builder, are untouched.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Collection
+from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.writers.html5 import HTML5Translator
+
+from .highlight_regex import HIGHLIGHTERS
 
 FAST_CLASS = "torchtrace-fast"
 
@@ -52,21 +58,49 @@ def _diff_line(line: str) -> str:
 _DIFF_CLASSES = {"+": "gi", "-": "gd"}
 
 
-def highlight_fast(text: str, language: str, linenos: bool, first_line: int = 1) -> str:
-    """The inner HTML of a code block: ``<div class="highlight"><pre>...</pre></div>``."""
-    escaped = html.escape(text.rstrip("\n"), quote=False)
-    if language == "torchtrace-fx":
-        escaped = _FX_TOKENS.sub(_fx_span, "\n" + escaped)[1:]
-    elif language == "diff":
-        escaped = "\n".join(_diff_line(line) for line in escaped.split("\n"))
+def highlight_fast(
+    text: str,
+    language: str,
+    linenos: bool,
+    first_line: int = 1,
+    hl_lines: Collection[int] = (),
+) -> str:
+    """The inner HTML of a code block: ``<div class="highlight"><pre>...</pre></div>``.
+
+    ``hl_lines`` are emphasized, counted from 1 at the block's first line
+    whatever ``first_line`` is, as Sphinx passes them to Pygments.
+    """
+    text = text.rstrip("\n")
+    if language in HIGHLIGHTERS:
+        escaped = HIGHLIGHTERS[language](text)
+    else:
+        escaped = html.escape(text, quote=False)
+        if language == "torchtrace-fx":
+            escaped = _FX_TOKENS.sub(_fx_span, "\n" + escaped)[1:]
+        elif language == "diff":
+            escaped = "\n".join(_diff_line(line) for line in escaped.split("\n"))
+    body = _lines(escaped, linenos, first_line, hl_lines)
+    return f'<div class="highlight"><pre><span></span>{body}</pre></div>\n'
+
+
+def _lines(escaped: str, linenos: bool, first_line: int, hl_lines: Collection[int]) -> str:
+    """Numbered and emphasized lines, as Pygments writes them (numbers inside emphasis)."""
+    if not linenos and not hl_lines:
+        return escaped + "\n"
+    lines = escaped.split("\n")
     if linenos:
-        lines = escaped.split("\n")
         width = len(str(first_line + len(lines) - 1))
-        escaped = "\n".join(
-            f'<span class="linenos">{n:>{width}}</span>{line}'
+        lines = [
+            '<span class="linenos">' + str(n).rjust(width) + "</span>" + line
             for n, line in enumerate(lines, first_line)
-        )
-    return f'<div class="highlight"><pre><span></span>{escaped}\n</pre></div>\n'
+        ]
+    if not hl_lines:
+        return "\n".join(lines) + "\n"
+    emphasized = set(hl_lines)
+    return "".join(
+        f'<span class="hll">{line}\n</span>' if n in emphasized else line + "\n"
+        for n, line in enumerate(lines, 1)
+    )
 
 
 def visit_literal_block(self: HTML5Translator, node: nodes.literal_block) -> None:
@@ -75,10 +109,15 @@ def visit_literal_block(self: HTML5Translator, node: nodes.literal_block) -> Non
         return
     language = str(node.get("language", "none"))
     if language not in FAST_LANGUAGES:
-        language = "none"  # a huge Python or C++ block: plain text
-    highlight_args: dict[str, int] = node.get("highlight_args", {})
-    first = highlight_args.get("linenostart", 1)
-    inner = highlight_fast(node.rawsource, language, bool(node.get("linenos")), first)
+        language = "none"  # a huge block in another language: plain text
+    highlight_args: dict[str, Any] = node.get("highlight_args", {})
+    inner = highlight_fast(
+        node.rawsource,
+        language,
+        bool(node.get("linenos")),
+        highlight_args.get("linenostart", 1),
+        highlight_args.get("hl_lines") or (),
+    )
     starttag = self.starttag(node, "div", suffix="", CLASS=f"highlight-{language} notranslate")
     self.body.append(starttag + inner + "</div>\n")
     raise nodes.SkipNode
@@ -89,12 +128,12 @@ def depart_literal_block(self: HTML5Translator, node: nodes.literal_block) -> No
 
 
 def is_fast(language: str, size: int) -> bool:
-    """Whether a block is written here: FX graphs, plain text and JSON, and huge blocks."""
+    """Whether a block is written here: the languages highlighted here, text, and huge blocks."""
     return language in FAST_LANGUAGES or size > FAST_ABOVE
 
 
-#: Languages written without Pygments (the FX lexer's shapes, or no highlighting at all).
-FAST_LANGUAGES = frozenset({"torchtrace-fx", "text", "none", "json", "diff"})
+#: Languages written without Pygments: highlighted here, or not at all (text, JSON).
+FAST_LANGUAGES = frozenset({"torchtrace-fx", "text", "none", "json", "diff", *HIGHLIGHTERS})
 #: Any block longer than this (characters) is written without Pygments.
 FAST_ABOVE = 200_000
 

@@ -34,8 +34,6 @@ T = TypeVar("T")
 TEMPLATES = Path(__file__).parent / "templates"
 #: Code blocks longer than this (characters) are written to a side file and included.
 INLINE_CODE_LIMIT = 2000
-#: Longest block (characters) still highlighted, per language; metrics dumps are big JSON.
-HIGHLIGHT_LIMIT = {"json": 4000, "*": 200_000}
 
 #: Rewrites applied to every path in published text unless configured otherwise.
 DEFAULT_PATH_REWRITES: dict[str, str] = {
@@ -170,8 +168,6 @@ class Renderer:
         step: on a big trace this halves the time Sphinx spends reading.
         """
         text = self.rewrite(text)
-        if len(text) > HIGHLIGHT_LIMIT.get(language, HIGHLIGHT_LIMIT["*"]):
-            language = "none"  # Pygments runs at about 1 MB/s: the text matters more
         options.setdefault("fast", is_fast(language, len(text)))
         if len(text) < INLINE_CODE_LIMIT or self._page is None:
             return rst.code_block(text, language, **options)

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
-from sphinx_torchtrace.fastcode import highlight_fast, is_fast
+import pygments
+import pytest
+from docutils import nodes
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer, TextLexer, get_lexer_by_name
+from pygments.token import STANDARD_TYPES
+
+from sphinx_torchtrace.fastcode import highlight_fast, is_fast, visit_literal_block
 from sphinx_torchtrace.trace import read_log
 
 DATA = Path(__file__).parent / "data"
+SIMPLE_LOG = DATA / "shared" / "simple" / "dedicated_log_torch_trace_5aek85xk.log"
 
 
 def _text(markup: str) -> str:
     """What a reader sees: the markup without tags, unescaped."""
-    import re
-
     return html.unescape(re.sub(r"<[^>]+>", "", markup))
 
 
@@ -26,7 +33,7 @@ def test_trace_text_is_escaped_and_comes_back_unchanged() -> None:
 
 
 def test_fx_graphs_get_pygments_classes_and_line_numbers() -> None:
-    rank = read_log(DATA / "shared" / "simple" / "dedicated_log_torch_trace_5aek85xk.log")
+    rank = read_log(SIMPLE_LOG)
     graph = rank.compile("[0/0]").artifacts_named("dynamo_output_graph")[0].text()
     out = highlight_fast(graph, "torchtrace-fx", linenos=True)
     assert '<span class="nv">linear</span>' in out
@@ -43,4 +50,242 @@ def test_diffs_mark_added_and_removed_lines() -> None:
 
 def test_what_goes_the_fast_way() -> None:
     assert is_fast("torchtrace-fx", 10) and is_fast("json", 10) and is_fast("diff", 10)
-    assert not is_fast("python", 10_000) and is_fast("python", 10_000_000)
+    assert is_fast("python", 10) and is_fast("cpp", 10) and is_fast("pytb", 10)
+    assert not is_fast("yaml", 10_000) and is_fast("yaml", 10_000_000)
+
+
+# --- Python, C++ and tracebacks -----------------------------------------------------------
+
+#: Markup in the text; strings and comments left open; plain text last, or before a
+#: character no token takes (``@`` here).
+HOSTILE = [
+    ("python", 'x = "</pre><script>" & y  # <b>&amp;</b>\ns = a <b>@c\nz = r"open <i>\n@d <x> &'),
+    ("python", "s = '''open\n<script>\n</pre> & <i>\n"),
+    ("cpp", "#include <a&b>\nchar c = '<'; /* </pre>\n & */ s = \"a\\\"</pre>\na /b < <c>"),
+    ("cpp", "int x = 1 < 2 && y > 3; /* open <script>\n</pre>"),
+    (
+        "pytb",
+        'Traceback (most recent call last):\n  File "<x>", line 1, in <module>\n'
+        '    x = "</pre>" & y\n        ^^^^\nValueError: can\'t <script>&amp;\n',
+    ),
+]
+
+
+def _inner(markup: str) -> str:
+    """The highlighted lines of a block, without the wrapper or the last newline."""
+    head, tail = '<div class="highlight"><pre><span></span>', "\n</pre></div>\n"
+    assert markup.startswith(head) and markup.endswith(tail)
+    return markup[len(head) : -len(tail)]
+
+
+def _output_code() -> str:
+    """Inductor's generated Python for the simple MLP (with its C++ kernels in strings)."""
+    return read_log(SIMPLE_LOG).compile("[0/0]").artifacts_named("inductor_output_code")[0].text()
+
+
+def _cpp_kernel() -> str:
+    """The C++ of a kernel, as the kernel page shows it: the string inside ``'''``."""
+    code = read_log(SIMPLE_LOG).compile("[0/0]").artifacts_named("inductor_output_code")[0]
+    kernel = next(k for k in code.kernels if k.name == "cpp_fused_gelu_1")
+    return kernel.source.split("'''")[1]
+
+
+def _classes(markup: str) -> list[str]:
+    """The class of each visible character (innermost span; "" outside spans)."""
+    out: list[str] = []
+    stack = [""]
+    for m in re.finditer(r'<span class="([^"]*)">|</span>|([^<]+)', markup):
+        if m.group(1) is not None:
+            stack.append(m.group(1))
+        elif m.group(2) is None:
+            stack.pop()
+        else:
+            out += [stack[-1]] * len(html.unescape(m.group(2)))
+    return out
+
+
+def _disagreements(text: str, language: str, kinds: set[str], same: dict[str, str]) -> list[int]:
+    """Where Pygments gives a character one of ``kinds`` and we do not (``same``: synonyms)."""
+    text = text.rstrip("\n")
+    lexer = get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    theirs = [STANDARD_TYPES.get(t, "") for t, v in pygments.lex(text, lexer) for _ in v]
+    ours = _classes(_inner(highlight_fast(text, language, linenos=False)))
+    assert len(theirs) == len(ours) == len(text)
+    return [
+        i
+        for i, (t, o) in enumerate(zip(theirs, ours, strict=True))
+        if t in kinds and same.get(t, t) != same.get(o, o) and text[i] != "\n"
+    ]
+
+
+@pytest.mark.parametrize(("language", "text"), HOSTILE)
+def test_hostile_text_is_escaped_and_comes_back_unchanged(language: str, text: str) -> None:
+    out = highlight_fast(text, language, linenos=False)
+    assert not re.search(r"<(?!/?span)", _inner(out))  # no tag but ours
+    assert _text(_inner(out)) == text.rstrip("\n")
+
+
+@pytest.mark.parametrize("language", ["python", "cpp", "pytb"])
+def test_real_text_comes_back_unchanged_with_balanced_spans_per_line(language: str) -> None:
+    text = {"python": _output_code(), "cpp": _cpp_kernel(), "pytb": HOSTILE[-1][1]}[language]
+    lines = _inner(highlight_fast(text, language, linenos=True, first_line=7)).split("\n")
+    assert len(lines) == len(text.rstrip("\n").split("\n"))
+    for line in lines:
+        assert line.count("<span") == line.count("</span>"), line
+        assert '"></span>' not in line.replace('class="linenos"', ""), line  # no empty span
+    width = len(str(6 + len(lines)))
+    numbers = [f'<span class="linenos">{n:>{width}}</span>' for n in range(7, 7 + len(lines))]
+    visible = [line.removeprefix(n) for n, line in zip(numbers, lines, strict=True)]
+    assert _text("\n".join(visible)) == text.rstrip("\n")
+
+
+def test_python_output_code_gets_pygments_classes() -> None:
+    code = _output_code()
+    out = highlight_fast(code, "python", linenos=False)
+    for expected in [
+        "<span class=\"c1\"># AOT ID: ['0_inference']</span>",
+        '"kn">from</span> <span class="nn">ctypes</span> <span class="kn">import</span>',
+        '<span class="kn">import</span> <span class="nn">torch</span>',
+        '<span class="k">class</span> <span class="nc">Runner</span>:',
+        '<span class="k">def</span> <span class="fm">__init__</span>(<span class="bp">self</span>,',
+        '<span class="k">def</span> <span class="nf">call</span>(<span class="bp">self</span>,',
+        '<span class="k">for</span> fn, c <span class="ow">in</span> <span class="nb">zip</span>(',
+        '(<span class="mi">128</span>, <span class="mi">64</span>), (<span class="mi">64</span>,',
+        "<span class=\"s1\">'input'</span>",
+        '<span class="k">del</span> buf0  <span class="c1"># reuse</span>',
+        '<span class="k">return</span> (buf8, )',
+        # a kernel's source: one string over many lines, a span on each
+        '<span class="s1">r\'\'\'</span>\n<span class="s1">#include &lt;torch/csrc/',
+    ]:
+        assert expected in out, expected
+    kinds = {"k", "kn", "kc", "ow", "bp", "nb", "ne", "nf", "nc", "c1", "s1", "s2", "mi", "mf"}
+    assert not _disagreements(code, "python", kinds, {})
+
+
+def test_cpp_kernel_gets_pygments_classes() -> None:
+    kernel = _cpp_kernel()
+    out = highlight_fast(kernel, "cpp", linenos=False)
+    for expected in [
+        '<span class="cp">#include</span> <span class="cpf">&lt;torch/csrc/inductor/',
+        '<span class="k">extern</span> <span class="s">"C"</span>  <span class="kt">void</span>',
+        '<span class="k">for</span>(<span class="kt">int64_t</span> x0=<span class="k">static_cast'
+        '</span>&lt;<span class="kt">int64_t</span>&gt;(<span class="mi">0L</span>);',
+        '&lt;<span class="kt">float</span>&gt;(<span class="mf">0.5</span>)',
+        '<span class="k">auto</span> tmp0',
+        "&amp;&amp;",
+        '= <span class="nb">nullptr</span>;',
+    ]:
+        assert expected in out, expected
+    kinds = {"k", "kt", "kr", "nb", "c1", "cm", "cp", "cpf", "s", "sc", "mh", "mi", "mf"}
+    # Pygments calls 16L a float, and takes the sign into -0.5: numbers are numbers.
+    wrong = _disagreements(kernel, "cpp", kinds, {"mi": "m", "mf": "m"})
+    assert not [i for i in wrong if kernel[i] != "-"]
+
+
+def test_cpp_comments_strings_and_directives() -> None:
+    code = (
+        "#pragma omp parallel for \\\n    collapse(2)\n"
+        "x = 0x1fUL + 1e-5 + 3ul + 1.0f; // done\n"
+        '/* one\n\n   two */ char c = \'\\n\'; const char* s = "a\\"b";\n'
+    )
+    out = highlight_fast(code, "cpp", linenos=False)
+    # A directive continued by a backslash, a block comment: a span on each line with text.
+    assert '"cp">#pragma omp parallel for \\</span>\n<span class="cp">    collapse(2)</span>' in out
+    assert '<span class="cm">/* one</span>\n\n<span class="cm">   two */</span>' in out
+    for expected in ['"mh">0x1fUL<', '"mf">1e-5<', '"mi">3ul<', '"mf">1.0f<', '"c1">// done<']:
+        assert expected in out
+    assert "<span class=\"sc\">'\\n'</span>" in out and '<span class="s">"a\\"b"</span>' in out
+
+
+def test_python_strings_numbers_and_decorators() -> None:
+    code = (
+        '@torch.no_grad()\ndef f(x=0x1F, y=1.5e-3, z=.5):\n    """Doc\n\n    string."""\n'
+        "    return rb'\\x00' + Rf\"{x}\" + u'q' + x.type + type(x)\n"
+    )
+    out = highlight_fast(code, "python", linenos=False)
+    assert '<span class="nd">@torch.no_grad</span>()' in out
+    for expected in ['"mh">0x1F<', '"mf">1.5e-3<', '"mf">.5<', '"s2">Rf"{x}"<']:
+        assert expected in out, expected
+    assert "<span class=\"s1\">rb'\\x00'</span>" in out
+    assert '<span class="sd">"""Doc</span>\n\n<span class="sd">    string."""</span>' in out
+    assert 'x.type + <span class="nb">type</span>(x)' in out  # an attribute is no builtin
+
+
+def test_tracebacks_get_the_traceback_lexers_classes() -> None:
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "~/x.py", line 83, in forward\n'
+        "    x = self.emb(idx)\n"
+        "        ^^^^^^^^\n"
+        "torch._dynamo.exc.Unsupported: Data-dependent branching\n"
+        "  Explanation: Dynamo can't trace this if it's not in the graph.\n"
+        "\n"
+        "from user code:\n"
+        '   File "~/model.py", line 12, in f\n'
+        "    return x.item()\n"
+        "Set TORCHDYNAMO_VERBOSE=1 if you're reporting a bug:\n"
+        "  it's for the internal stack trace\n"
+    )
+    out = highlight_fast(trace, "pytb", linenos=False)
+    assert '<span class="gt">Traceback (most recent call last):</span>' in out
+    assert (
+        '  File <span class="nb">"~/x.py"</span>, line <span class="m">83</span>,'
+        ' in <span class="n">forward</span>'
+    ) in out
+    assert '    x = <span class="bp">self</span>.emb(idx)' in out
+    assert '        <span class="pm">^^^^^^^^</span>' in out
+    assert '<span class="gr">torch._dynamo.exc.Unsupported</span>: Data-dependent branching' in out
+    # The message is prose: no keyword, and an apostrophe opens no string.
+    assert "  Explanation: Dynamo can't trace this if it's not in the graph.\n" in out
+    assert '    <span class="k">return</span> x.item()' in out  # a frame named in the message
+    assert "\nSet TORCHDYNAMO_VERBOSE=1 if you're reporting a bug:\n  it's for the" in out
+    alone = highlight_fast("ValueError: bad", "pytb", False)
+    assert '<span class="gr">ValueError</span>: bad' in alone
+    # After a frame, any name at column 0 is the exception, as in Pygments.
+    failed = highlight_fast(
+        trace.split("torch.")[0] + "exc.BackendCompilerFailed: x", "pytb", False
+    )
+    assert '<span class="gr">exc.BackendCompilerFailed</span>: x' in failed
+
+
+def test_emphasized_lines_are_written_as_pygments_writes_them() -> None:
+    text = "".join(f"line {n} of the block\n" for n in range(12))
+    for hl_lines, start in [([1, 3, 12], 1), ([2, 11], 95), ([], 1)]:
+        formatter = HtmlFormatter(linenos="inline", hl_lines=hl_lines, linenostart=start)
+        expected = pygments.highlight(text, TextLexer(), formatter)
+        assert highlight_fast(text, "none", True, start, hl_lines) == expected
+    expected = pygments.highlight(text, TextLexer(), HtmlFormatter(hl_lines=[2]))
+    assert highlight_fast(text, "none", False, 1, [2]) == expected
+    # With tokens: the same structure once the token spans are taken out.
+    code = 'def f(x):\n    """doc\n    more"""\n    return x  # c\n'
+    formatter = HtmlFormatter(linenos="inline", hl_lines=[2, 4])
+    theirs = pygments.highlight(code, PythonLexer(), formatter)
+    ours = highlight_fast(code, "python", True, 1, [2, 4])
+    assert _structure(theirs) == _structure(ours)
+    assert '<span class="hll"><span class="linenos">2</span>    <span class="sd">' in ours
+
+
+def _structure(markup: str) -> str:
+    """Markup without the token spans: line numbers, emphasis and text remain."""
+    token = r'<span class="(?!linenos|hll)[^"]*">((?:(?!</?span).)*)</span>'
+    while re.search(token, markup):
+        markup = re.sub(token, r"\1", markup)
+    return html.unescape(markup)
+
+
+def test_the_translator_passes_emphasis_and_first_line() -> None:
+    class Translator:
+        body: list[str] = []
+
+        def starttag(self, node: nodes.Node, tag: str, suffix: str, CLASS: str) -> str:
+            return f'<{tag} class="{CLASS}">'
+
+    code = "a = 1\nb = 2\nc = 3"
+    node = nodes.literal_block(code, code, language="python", linenos=True)
+    node["classes"] = ["torchtrace-fast"]
+    node["highlight_args"] = {"linenostart": 41, "hl_lines": [2]}
+    with pytest.raises(nodes.SkipNode):
+        visit_literal_block(Translator(), node)  # type: ignore[arg-type]
+    out = "".join(Translator.body)
+    assert out.startswith('<div class="highlight-python notranslate"><div class="highlight">')
+    assert '"hll"><span class="linenos">42</span>b = <span class="mi">2</span>\n</span>' in out
