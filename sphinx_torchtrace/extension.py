@@ -15,6 +15,7 @@ from .generate import forget_traces, generate_pages
 from .lexers import FxGraphLexer
 from .navigation import setup_navigation
 from .provenance_block import setup_provenance
+from .straight_quotes import setup_straight_quotes
 from .table import TorchTraceTable
 
 STATIC = Path(__file__).parent / "static"
@@ -34,6 +35,7 @@ def setup_extension(app: Sphinx) -> None:
     app.add_directive("torchtrace-code", TorchTraceCode)
     setup_provenance(app)
     setup_navigation(app)
+    setup_straight_quotes(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _exclude_side_files)

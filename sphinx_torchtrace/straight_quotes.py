@@ -1,0 +1,28 @@
+"""Generated pages keep their quotes straight: Sphinx's smart-quotes pass is skipped there.
+
+Trace text is code-like (guards, reasons, names), and :mod:`.rst` escapes its
+quotes so they stay as logged; the pass then only walked every text node of
+every generated page to change nothing, about a twentieth of a big build.
+``document.settings.smart_quotes = False`` is how Sphinx lets an extension
+turn the pass off for one document.  The user's own pages are untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
+
+
+class StraightQuotesOnGeneratedPages(SphinxTransform):
+    default_priority = 700  # before SphinxSmartQuotes (750)
+
+    def apply(self, **kwargs: Any) -> None:
+        prefix = self.config.torchtrace_generated_dir.strip("/") + "/"
+        if self.env.docname.startswith(prefix):
+            self.document.settings.smart_quotes = False
+
+
+def setup_straight_quotes(app: Sphinx) -> None:
+    app.add_transform(StraightQuotesOnGeneratedPages)
