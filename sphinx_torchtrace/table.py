@@ -13,6 +13,7 @@ a nested state machine, as costly as the table): ``header=N`` (header rows),
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from docutils import nodes
@@ -70,9 +71,38 @@ class TorchTraceTable(SphinxDirective):
             entry = nodes.entry()
             text = cell.strip()
             if text:
-                inline, problems = self.state.inline_text(text, self.lineno)
-                messages.extend(problems)
-                para = nodes.paragraph(text, "", *inline)
-                entry += para
+                inline = simple_cell(text)
+                if inline is None:
+                    inline, problems = self.state.inline_text(text, self.lineno)
+                    messages.extend(problems)
+                entry += nodes.paragraph(text, "", *inline)
             row += entry
         return row
+
+
+# Most cells are escaped text and ``:code:`...``` literals, which need no inline parser.
+# Plain text: no markup character unescaped; a literal: as :func:`.rst.literal` writes it,
+# between spaces, commas or parentheses (where docutils would recognize it too).  Each
+# alternative starts with a character the others cannot: the match is linear.
+_CHAR = r"[^\\`*_|\[\]<>:@]|\\\S"
+_LITERAL = r":code:`((?:[^`\\]|\\\S)+)`"
+_SIMPLE_CELL = re.compile(rf"(?:{_CHAR}|(?<![^\s(]){_LITERAL}(?![^\s,.;)]))+", re.DOTALL)
+_PIECES = re.compile(rf"((?:{_CHAR})+)|{_LITERAL}", re.DOTALL)
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def simple_cell(text: str) -> list[nodes.Node] | None:
+    """The nodes docutils would make of a cell of plain text and literals, or None."""
+    if not _SIMPLE_CELL.fullmatch(text):
+        return None
+    out: list[nodes.Node] = []
+    for match in _PIECES.finditer(text):
+        plain, code = match.groups()
+        if plain is not None:
+            out.append(nodes.Text(_ESCAPE.sub(r"\1", plain)))
+        elif code[0].isspace() or code[-1].isspace():
+            return None  # not a literal to docutils
+        else:
+            value = _ESCAPE.sub(r"\1", code)
+            out.append(nodes.literal(match.group(), value, classes=["code"], language=""))
+    return out
