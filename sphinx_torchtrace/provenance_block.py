@@ -49,6 +49,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxTranslator
 from sphinx.writers.html5 import HTML5Translator
@@ -79,12 +80,15 @@ _COMPILE_ID = re.compile(r"^(?P<label>.*?)\s+(?P<cid>(?:rank[\w-]*/)?\[[^\]\s]*\
 
 
 class provenance_block(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
-    """One compile's provenance; attributes for HTML, children for every other builder.
+    """One compile's provenance; attributes for HTML, children for every other builder
+    (made from the attributes at write time, by :class:`ProvenanceFallback`).
 
     Attributes: ``frame`` (object name), ``language``, ``panes`` (list of
     ``{"pane", "title", "artifact", "lines" (list or None), "docname", "language"}``),
     ``line_maps`` (:data:`MAP_KEYS` -> {line: [lines]}), ``kernel_links``
-    ({code line: [[kernel name, docname or None], ...]}), ``initial_line``.
+    ({code line: [[kernel name, docname or None], ...]}), ``initial_line``; for the
+    fallback: ``fallback`` (``listings`` or ``table``), ``mapping_rows`` (see
+    :func:`mapping_rows`), ``kernel_docs`` (kernel name -> its page).
     """
 
 
@@ -271,7 +275,11 @@ def build_block(
         initial_line=_initial_line(panes[2]["lines"], language, view),
     )
     node["classes"].append("tt-provenance-fallback")
-    node += _fallback_children(frame, view, panes, kernel_docs, fallback)
+    # Other builders' children are made at write time (ProvenanceFallback): HTML never
+    # shows them, and a big trace's mapping tables were a tenth of its doctree nodes.
+    node["fallback"] = fallback
+    node["mapping_rows"] = mapping_rows(view)
+    node["kernel_docs"] = kernel_docs
     return node
 
 
@@ -304,21 +312,30 @@ def _initial_line(lines: list[str] | None, language: str, view: ProvenanceView) 
 # -- fallback (non-HTML builders) ------------------------------------------------------
 
 
-def _fallback_children(
-    frame: FramePlan,
-    view: ProvenanceView,
-    panes: list[dict[str, Any]],
-    kernel_docs: dict[str, str],
-    fallback: str,
-) -> list[nodes.Node]:
+class ProvenanceFallback(SphinxPostTransform):
+    """Every builder but HTML shows a block's children: the listings and the mapping table."""
+
+    default_priority = 5  # before ReferencesResolver (10): the table's kernel links resolve
+
+    def run(self, **kwargs: Any) -> None:
+        if self.env._builder_cls.format == "html":  # as SphinxPostTransform.is_supported
+            return
+        for node in self.document.findall(provenance_block):
+            if not node.children:
+                node += fallback_children(node)
+
+
+def fallback_children(node: provenance_block) -> list[nodes.Node]:
+    """The listings (unless ``fallback`` is ``table``) and the node mapping table."""
+    panes: list[dict[str, Any]] = node["panes"]
     out: list[nodes.Node] = []
     intro = nodes.paragraph()
-    intro += nodes.Text(f"Inductor provenance of {frame.name}: ")
+    intro += nodes.Text(f"Inductor provenance of {node['frame']}: ")
     intro += nodes.Text(
         "which pre-grad node became which post-grad nodes, and which kernels compute them."
     )
     out.append(intro)
-    if fallback == "listings":
+    if node.get("fallback", "listings") == "listings":
         for pane in panes:
             out.append(nodes.rubric("", f"{pane['title']}: {pane['artifact'] or 'not logged'}"))
             lines = pane["lines"]
@@ -327,11 +344,11 @@ def _fallback_children(
                 continue
             out.append(_listing(lines, pane["language"]))
     out.append(nodes.rubric("", "Node mappings"))
-    rows = mapping_rows(view)
+    rows: list[MappingRow] = node["mapping_rows"]
     if not rows:
         out.append(nodes.paragraph("", "The node mappings link no nodes of these graphs."))
         return out
-    out.append(_table(rows, kernel_docs))
+    out.append(_table(rows, node["kernel_docs"]))
     return out
 
 
@@ -622,14 +639,17 @@ def setup_provenance(app: Sphinx) -> None:
         texinfo=passthrough,
     )
     app.add_directive("torchtrace-provenance", ProvenanceDirective)
+    app.add_post_transform(ProvenanceFallback)
     # after extension.py's own builder-inited handler, so the static folder is added once
     app.connect("builder-inited", _add_static, priority=600)
 
 
 __all__ = [
     "ProvenanceDirective",
+    "ProvenanceFallback",
     "build_block",
     "choose_view",
+    "fallback_children",
     "find_frame",
     "mapping_rows",
     "provenance_block",
