@@ -152,6 +152,8 @@ class Renderer:
             pipeline_position=pipeline_position,
             language_of=language_of,
             is_fast=is_fast,
+            group_nodes=group_nodes,
+            node_list=self.node_list,
             kernels_in=lambda frame, artifact: [k for k in frame.kernels if k.artifact is artifact],
             status_counts=lambda compiles: Counter(c.status for c in compiles),
         )
@@ -160,6 +162,13 @@ class Renderer:
         for pattern, replacement in self._rewrites:
             text = pattern.sub(replacement, text)
         return text
+
+    def node_list(self, members: list[tuple[str, int | None]]) -> str:
+        """Graph nodes as literals, each with its line: ``a`` (4), ``b`` (7)."""
+        return ", ".join(
+            rst.literal(self.rewrite(node)) + (f" ({line})" if line is not None else "")
+            for node, line in members
+        )
 
     def code(self, text: str, language: str = "text", **options: Any) -> str:
         """A highlighted block; a long one goes to a side file and is included from there.
@@ -260,6 +269,29 @@ def _raw_download(plan: TracePlan, graph: GraphPlan, from_docname: str) -> str:
     target = posixpath.relpath(_raw_path(plan, graph), posixpath.dirname(from_docname))
     label = "runnable .py" if graph.artifact.name == "fx_graph_runnable" else "raw"
     return f":download:`{label} <{target}>`"
+
+
+def group_nodes(
+    targets_of: dict[str, list[str]], lines: dict[str, int], nodes: list[str] | None = None
+) -> list[tuple[list[str], list[tuple[str, int | None]]]]:
+    """Graph nodes grouped by what they map to, in graph order: ``[(targets, [(node, line)])]``.
+
+    Provenance tables list many nodes that share their kernels (a fused kernel
+    computes a dozen nodes); one row per group reads better and is a fraction
+    of the table cells a big trace's build has to process.
+    """
+    far = 1 << 60
+
+    def where(node: str) -> tuple[int, str]:
+        return (lines.get(node, far), node)
+
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for node in sorted(targets_of if nodes is None else nodes, key=where):
+        groups.setdefault(tuple(targets_of.get(node, [])), []).append(node)
+    return [
+        (list(key), [(node, lines.get(node)) for node in members])
+        for key, members in groups.items()
+    ]
 
 
 def _doc_link(target_docname: str, from_docname: str, text: str) -> str:
