@@ -69,6 +69,11 @@ class TorchTraceObject(SphinxDirective):
         domain = self.env.get_domain("torchtrace")
         assert isinstance(domain, TorchTraceDomain)
         domain.note_object(objtype, name, node_id, self.options.get("status", ""), target)
+        prefix = self.config.torchtrace_generated_dir.strip("/") + "/"
+        if objtype != "frame" and self.env.docname.startswith(prefix):
+            # Generated graph and kernel pages are in no toctree in HTML (a light sidebar):
+            # what ``:orphan:`` says, without a field list for docutils to parse.
+            self.env.metadata[self.env.docname]["orphan"] = True
         return [target]
 
 
