@@ -15,6 +15,7 @@ from .generate import forget_traces, generate_pages
 from .lexers import FxGraphLexer
 from .navigation import setup_navigation
 from .provenance_block import setup_provenance
+from .stem_cache import setup_stem_cache
 from .straight_quotes import setup_straight_quotes
 from .table import TorchTraceTable
 
@@ -36,6 +37,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_provenance(app)
     setup_navigation(app)
     setup_straight_quotes(app)
+    setup_stem_cache(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _exclude_side_files)
