@@ -58,7 +58,10 @@ class TorchTraceObject(SphinxDirective):
 
     required_arguments = 1
     final_argument_whitespace = True
-    option_spec: ClassVar[dict[str, Any]] = {"status": directives.unchanged}
+    option_spec: ClassVar[dict[str, Any]] = {
+        "status": directives.unchanged,
+        "orphan": directives.flag,  # a frame page the sidebar does not list
+    }
 
     def run(self) -> list[Node]:
         objtype = self.name.split(":", 1)[1]
@@ -70,9 +73,11 @@ class TorchTraceObject(SphinxDirective):
         assert isinstance(domain, TorchTraceDomain)
         domain.note_object(objtype, name, node_id, self.options.get("status", ""), target)
         prefix = self.config.torchtrace_generated_dir.strip("/") + "/"
-        if objtype != "frame" and self.env.docname.startswith(prefix):
-            # Generated graph and kernel pages are in no toctree in HTML (a light sidebar):
-            # what ``:orphan:`` says, without a field list for docutils to parse.
+        unlisted = objtype != "frame" or "orphan" in self.options
+        if unlisted and self.env.docname.startswith(prefix):
+            # Generated graph and kernel pages (and frames past torchtrace_sidebar_frames)
+            # are in no toctree in HTML, for a light sidebar: what ``:orphan:`` says,
+            # without a field list for docutils to parse.
             self.env.metadata[self.env.docname]["orphan"] = True
         return [target]
 

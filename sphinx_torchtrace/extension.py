@@ -28,6 +28,9 @@ def setup_extension(app: Sphinx) -> None:
     # {regex: replacement} applied to published trace text; None means the defaults
     # (home directories to ~/, site-packages to <site-packages>/), {} turns them off.
     app.add_config_value("torchtrace_path_rewrites", None, "env")
+    # Frames a trace lists in the HTML sidebar; beyond it, only its overview (every
+    # page listing every frame grows with the square of their number).
+    app.add_config_value("torchtrace_sidebar_frames", 50, "env", types=[int])
     app.add_lexer("torchtrace-fx", FxGraphLexer)
     setup_fast_code(app)
     app.add_domain(TorchTraceDomain)

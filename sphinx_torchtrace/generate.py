@@ -326,6 +326,7 @@ class _PageStamp:
             generated_dir(app),
             detail,
             repr(app.config.torchtrace_path_rewrites),
+            app.config.torchtrace_sidebar_frames,
             [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in logs],
             [(str(f), f.stat().st_mtime_ns) for f in code],  # a changed extension renders anew
         ]

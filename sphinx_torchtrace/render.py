@@ -116,6 +116,7 @@ class Renderer:
             configured = app.config.torchtrace_path_rewrites if app is not None else None
             rewrites = DEFAULT_PATH_REWRITES if configured is None else configured
         self._rewrites = [(re.compile(p), r) for p, r in rewrites.items()]
+        self.sidebar_frames = int(app.config.torchtrace_sidebar_frames) if app is not None else 50
         self._page: tuple[str, str] | None = None  # (trace root, docname) being rendered
         self._side_files: dict[str, str] = {}
         self._root = ""
@@ -202,6 +203,9 @@ class Renderer:
             "request": request,
             "no_source": no_source,
             "detail_toctree": detail_toctree,
+            # frames in the overview's toctree (and so the sidebar): all of them where one
+            # document is assembled, else up to torchtrace_sidebar_frames
+            "list_frames": detail_toctree or len(plan.frames) <= self.sidebar_frames,
             "raw_download": lambda g, from_doc: _raw_download(plan, g, from_doc),
         }
         out: dict[str, str] = {}

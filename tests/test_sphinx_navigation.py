@@ -6,7 +6,7 @@ import posixpath
 from collections import defaultdict
 from itertools import chain
 
-from .conftest import SiteMaker, generated_pages
+from .conftest import SiteMaker, generated_pages, inventory
 
 
 def test_orphan_pages_show_the_navigation_sphinx_resolves_for_them(make_site: SiteMaker) -> None:
@@ -30,3 +30,25 @@ def test_orphan_pages_show_the_navigation_sphinx_resolves_for_them(make_site: Si
     html = (app.outdir / f"{frame}.html").read_text(encoding="utf-8")
     assert app.builder._get_local_toctree(frame, collapse=True, includehidden=True) in html
     assert 'class="current reference internal"' in html
+
+
+def test_frames_past_the_sidebar_limit_leave_the_toctree_not_the_site(
+    make_site: SiteMaker,
+) -> None:
+    listed = make_site("simple", "html")
+    frames = generated_pages(listed, "frame-")
+    included = set(chain.from_iterable(listed.env.toctree_includes.values()))
+    assert frames and set(frames) <= included  # a small trace: every frame in the sidebar
+
+    app = make_site("simple", "html", confoverrides={"torchtrace_sidebar_frames": 0})
+    assert app.warning.getvalue() == ""  # no "not included in any toctree"
+    included = set(chain.from_iterable(app.env.toctree_includes.values()))
+    assert not set(frames) & included
+    for page in frames:  # still built, still objects, marked orphan
+        assert (app.outdir / f"{page}.html").is_file()
+        assert app.env.metadata[page].get("orphan") is True
+    assert inventory(app)["frame"] == inventory(listed)["frame"]
+    # PDF builds need every page in a toctree, whatever the limit
+    latex = make_site("simple", "latex", confoverrides={"torchtrace_sidebar_frames": 0})
+    included = set(chain.from_iterable(latex.env.toctree_includes.values()))
+    assert set(frames) <= included
