@@ -56,12 +56,16 @@ class TorchTraceCode(SphinxDirective):
             [FAST_CLASS] if "fast" in flags else []
         )
         args: dict[str, object] = {}
-        if "linenos" in flags or "start" in settings:
-            literal["linenos"] = True
-            args["linenostart"] = int(settings.get("start", "1"))
-        if "emphasize" in settings:
-            count = code.count("\n") + 1
-            args["hl_lines"] = [n for n in map(int, settings["emphasize"].split(",")) if n <= count]
+        try:
+            if "linenos" in flags or "start" in settings:
+                literal["linenos"] = True
+                args["linenostart"] = int(settings.get("start", "1"))
+            if "emphasize" in settings:
+                count = code.count("\n") + 1
+                lines = map(int, settings["emphasize"].split(","))
+                args["hl_lines"] = [n for n in lines if n <= count]
+        except ValueError as err:
+            raise self.error(f"torchtrace-code: not a line number: {err}") from err
         literal["highlight_args"] = args
         self.set_source_info(literal)
         return [literal]

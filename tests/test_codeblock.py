@@ -60,6 +60,12 @@ def test_code_blocks_match_code_block_and_literalinclude(make_site: SiteMaker) -
 
 
 def test_unknown_settings_warn_with_the_page(make_site: SiteMaker) -> None:
-    page = ":orphan:\n\nBad\n===\n\n.. torchtrace-code:: python colour=red\n\n   x = 1\n"
+    page = (
+        ":orphan:\n\nBad\n===\n\n.. torchtrace-code:: python colour=red\n\n   x = 1\n\n"
+        ".. torchtrace-code:: python start=one\n\n   y = 2\n"
+    )
     app = make_site("simple", "html", pages={"bad.rst": page})
-    assert re.search(r"bad\.rst:\d+: .*unknown settings \['colour'\]", app.warning.getvalue())
+    warnings = app.warning.getvalue()
+    assert re.search(r"bad\.rst:\d+: .*unknown settings \['colour'\]", warnings)
+    assert re.search(r"bad\.rst:\d+: .*not a line number", warnings)
+    assert (app.outdir / "bad.html").is_file()  # the page still builds
