@@ -127,6 +127,7 @@ class Renderer:
             keep_trailing_newline=True,
             trim_blocks=True,
             lstrip_blocks=True,
+            bytecode_cache=_bytecode_cache(),
         )
         self.env.filters.update(
             e=lambda v: rst.escape(self.rewrite(str(v))),
@@ -248,6 +249,20 @@ class Renderer:
         if not no_source:
             return text
         return re.sub(r"(# File: [^\n]*?), code: [^\n]*", r"\1", text)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's compiled templates kept between builds, as Python keeps ``.pyc`` files.
+
+    Compiling the templates took half a second of every build.  Jinja's own
+    cache lives in a private per-user temporary folder and is keyed by each
+    template's source, so an edited template is compiled afresh; without a
+    usable folder, templates are compiled every time as before.
+    """
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _once(compute: Callable[[Compile], T]) -> Callable[[Compile], T]:
