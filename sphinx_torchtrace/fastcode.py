@@ -28,24 +28,38 @@ from .highlight_regex import HIGHLIGHTERS
 
 FAST_CLASS = "torchtrace-fast"
 
-# The FX lexer's shapes, matched on HTML-escaped text (quotes are left as they are).
+# The FX lexer's shapes.  Each match is a run of plain text (punctuation, names
+# that start no token) and then one token, so the scan moves a name at a time and
+# the Python callback runs once per token (about 3x faster than trying every token
+# at every character).  A line's indentation is never plain: it may start an ``nv``.
+_FX_PLAIN = (
+    r"(?<!\n)[^\w#\"'\n]+|\n"
+    r"|(?!(?:torch|aten|prims|operator|_operator)\.|(?:def|class|return|None|True|False"
+    r"|import|from|self)\b)[A-Za-z_]\w*"
+)
 _FX_TOKENS = re.compile(
-    r"(?P<c1>\#[^\n]*)"
+    rf"((?:{_FX_PLAIN})*)"
+    r"(?:(?P<c1>\#[^\n]*)"
     r'|(?P<s>"[^"\n]*"|\'[^\'\n]*\')'
     r"|(?P<nv>(?<=\n)[ \t]+[A-Za-z_]\w*(?=: |\s=\s))"
     r"|(?P<nf>\b(?:torch|aten|prims|operator|_operator)\.[\w.]+)"
     r"|(?P<k>\b(?:def|class|return|None|True|False|import|from|self)\b)"
     r"|(?P<m>\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)"
+    r"|[\s\S]|\Z)"
 )
 
 
 def _fx_span(match: re.Match[str]) -> str:
-    kind = match.lastgroup or "m"
-    text = match.group()
+    """The HTML of one match: its plain run, escaped, then its token in a span."""
+    kind = match.lastgroup
+    if kind is None:  # plain text, then a character no token starts with (or the end)
+        return html.escape(match.group(), quote=False)
+    plain, token = match.group(1, kind)
+    plain = html.escape(plain, quote=False)
     if kind == "nv":
-        stripped = text.lstrip()
-        return f'{text[: len(text) - len(stripped)]}<span class="nv">{stripped}</span>'
-    return f'<span class="{kind}">{text}</span>'
+        name = token.lstrip()
+        return f'{plain}{token[: len(token) - len(name)]}<span class="nv">{name}</span>'
+    return f'{plain}<span class="{kind}">{html.escape(token, quote=False)}</span>'
 
 
 def _diff_line(line: str) -> str:
@@ -74,10 +88,11 @@ def highlight_fast(
     if language in HIGHLIGHTERS:
         escaped = HIGHLIGHTERS[language](text)
     else:
-        escaped = html.escape(text, quote=False)
         if language == "torchtrace-fx":
-            escaped = _FX_TOKENS.sub(_fx_span, "\n" + escaped)[1:]
-        elif language == "diff":
+            escaped = _FX_TOKENS.sub(_fx_span, "\n" + text)[1:]
+        else:
+            escaped = html.escape(text, quote=False)
+        if language == "diff":
             escaped = "\n".join(_diff_line(line) for line in escaped.split("\n"))
     body = _lines(escaped, linenos, first_line, hl_lines)
     return f'<div class="highlight"><pre><span></span>{body}</pre></div>\n'
