@@ -1,8 +1,9 @@
 """Generated pages keep their quotes straight: Sphinx's smart-quotes pass is skipped there.
 
 Trace text is code-like (guards, reasons, names), and :mod:`.rst` escapes its
-quotes so they stay as logged; the pass then only walked every text node of
-every generated page to change nothing, about a twentieth of a big build.
+quotes so they stay as logged; the pass walked every text node of every
+generated page to curl a few apostrophes of our own help text, about a
+twentieth of a big build.
 ``document.settings.smart_quotes = False`` is how Sphinx lets an extension
 turn the pass off for one document.  The user's own pages are untouched.
 """
