@@ -38,9 +38,8 @@ INLINE_CODE_LIMIT = 2000
 #: Rewrites applied to every path in published text unless configured otherwise.
 DEFAULT_PATH_REWRITES: dict[str, str] = {
     r"/[^\s\"'<>]*?/(?:site|dist)-packages/": "<site-packages>/",
-    r"/home/[^/\s\"']+/": "~/",
-    r"/Users/[^/\s\"']+/": "~/",
-    r"/root/": "~/",
+    # home directories: Linux and macOS users, and the superuser's
+    r"/(?:(?:home|Users)/[^/\s\"']+|root)/": "~/",
 }
 
 #: The order of the PyTorch 2 pipeline, for listing artifacts as a reader follows them.

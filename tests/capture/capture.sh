@@ -55,7 +55,7 @@ for s in "${SCENARIOS[@]}"; do
       --venv "$VENV" --project "$work" --python-prefix "$BASE" --user "$USER_NAME"
   done
   for log in "$dest"/*.log; do
-    left=$(grep -c -E "/root/|\.pyenv|torchinductor_${USER_NAME}\b|$work" "$log" || true)
+    left=$(grep -c -E "$HOME/|\.pyenv|torchinductor_${USER_NAME}\b|$work" "$log" || true)
     [ "$left" = 0 ] || { echo "   WARNING: $left lines with machine paths left in $log" >&2; }
     if command -v tlparse >/dev/null; then
       out="$(mktemp -d)"
