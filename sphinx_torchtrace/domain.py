@@ -24,6 +24,8 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_id, make_refnode
 from sphinx.util.typing import RoleFunction
 
+from .naming import generated_prefix
+
 logger = logging.getLogger(__name__)
 
 OBJECT_TYPES = ("frame", "graph", "kernel")
@@ -72,8 +74,8 @@ class TorchTraceObject(SphinxDirective):
         domain = self.env.get_domain("torchtrace")
         assert isinstance(domain, TorchTraceDomain)
         domain.note_object(objtype, name, node_id, self.options.get("status", ""), target)
-        prefix = self.config.torchtrace_generated_dir.strip("/") + "/"
         unlisted = objtype != "frame" or "orphan" in self.options
+        prefix = generated_prefix(self.config.torchtrace_generated_dir)
         if unlisted and self.env.docname.startswith(prefix):
             # Generated graph and kernel pages (and frames past torchtrace_sidebar_frames)
             # are in no toctree in HTML, for a light sidebar: what ``:orphan:`` says,

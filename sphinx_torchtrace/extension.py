@@ -13,6 +13,7 @@ from .domain import TorchTraceDomain
 from .fastcode import setup_fast_code
 from .generate import forget_traces, generate_pages
 from .lexers import FxGraphLexer
+from .naming import generated_prefix
 from .navigation import setup_navigation
 from .provenance_block import setup_provenance
 from .stem_cache import setup_stem_cache
@@ -56,6 +57,6 @@ def _add_static(app: Sphinx) -> None:
 
 def _exclude_side_files(app: Sphinx, config: Config) -> None:
     """Raw downloads and included code are files, not documents, whatever the suffixes."""
-    pattern = config.torchtrace_generated_dir.strip("/") + "/**/_raw"
+    pattern = generated_prefix(config.torchtrace_generated_dir) + "**/_raw"
     if pattern not in config.exclude_patterns:
         config.exclude_patterns.append(pattern)

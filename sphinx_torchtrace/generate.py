@@ -23,7 +23,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from . import __version__
-from .naming import slugify
+from .naming import DEFAULT_GENERATED_DIR, generated_folder, slugify
 from .plan import TracePlan, plan_trace
 from .render import Renderer
 from .trace import Trace, TraceReadError, load_trace, resolve_logs
@@ -104,18 +104,16 @@ def forget_traces(app: Sphinx, exception: BaseException | None) -> None:
 
 
 def generated_dir(app: Sphinx) -> str:
-    """``torchtrace_generated_dir``, checked: the folder is emptied of anything not generated,
-    so it must be a folder of its own inside the sources, never the sources themselves."""
-    value = str(app.config.torchtrace_generated_dir or "").replace("\\", "/").strip("/")
-    parts = value.split("/")
-    if not value or any(p in ("", ".", "..") for p in parts) or os.path.isabs(value):
+    """``torchtrace_generated_dir``, checked (see :func:`.naming.generated_folder`)."""
+    folder = generated_folder(app.config.torchtrace_generated_dir)
+    if folder is None:
         logger.warning(
-            "torchtrace_generated_dir %r must name a sub-folder of the sources; using "
-            "'torchtrace'",
-            app.config.torchtrace_generated_dir, type="torchtrace", subtype="config",
+            "torchtrace_generated_dir %r must name a sub-folder of the sources; using %r",
+            app.config.torchtrace_generated_dir, DEFAULT_GENERATED_DIR,
+            type="torchtrace", subtype="config",
         )
-        return "torchtrace"
-    return value
+        return DEFAULT_GENERATED_DIR
+    return folder
 
 
 def scan_sources(app: Sphinx, gen_dir: str | None = None) -> list[TraceRequest]:

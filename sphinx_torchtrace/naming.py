@@ -8,11 +8,33 @@ case-insensitive file systems.
 
 from __future__ import annotations
 
+import os
 import re
 
 from .trace import Artifact, Compile, RankTrace, Trace
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
+
+#: Where generated pages go when ``torchtrace_generated_dir`` names no usable folder.
+DEFAULT_GENERATED_DIR = "torchtrace"
+
+
+def generated_folder(value: object) -> str | None:
+    """``torchtrace_generated_dir`` as a folder of docnames, or None if it names none.
+
+    The extension empties that folder of anything it did not generate, so it must
+    be a sub-folder of the sources, never the sources themselves.
+    """
+    folder = str(value or "").replace("\\", "/").strip("/")
+    parts = folder.split("/")
+    if not folder or any(p in ("", ".", "..") for p in parts) or os.path.isabs(folder):
+        return None
+    return folder
+
+
+def generated_prefix(value: object) -> str:
+    """The docname prefix of every generated page (``torchtrace/``)."""
+    return (generated_folder(value) or DEFAULT_GENERATED_DIR) + "/"
 
 
 def slugify(text: str) -> str:

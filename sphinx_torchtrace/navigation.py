@@ -20,6 +20,8 @@ from weakref import WeakKeyDictionary
 from sphinx.application import Sphinx
 from sphinx.builders import Builder
 
+from .naming import generated_prefix
+
 _Cache = dict[tuple[str, tuple[tuple[str, Any], ...]], str]
 _CACHES: WeakKeyDictionary[Builder, tuple[frozenset[str], _Cache]] = WeakKeyDictionary()
 
@@ -29,8 +31,9 @@ def share_orphan_navigation(
 ) -> None:
     """Wrap the page's ``toctree()`` in a per-folder cache when the page is a generated orphan."""
     toctree = context.get("toctree")
-    prefix = app.config.torchtrace_generated_dir.strip("/") + "/"
-    if toctree is None or not pagename.startswith(prefix):
+    if toctree is None or not pagename.startswith(
+        generated_prefix(app.config.torchtrace_generated_dir)
+    ):
         return
     builder = app.builder
     if builder not in _CACHES:

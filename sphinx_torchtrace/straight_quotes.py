@@ -15,13 +15,14 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
+from .naming import generated_prefix
+
 
 class StraightQuotesOnGeneratedPages(SphinxTransform):
     default_priority = 700  # before SphinxSmartQuotes (750)
 
     def apply(self, **kwargs: Any) -> None:
-        prefix = self.config.torchtrace_generated_dir.strip("/") + "/"
-        if self.env.docname.startswith(prefix):
+        if self.env.docname.startswith(generated_prefix(self.config.torchtrace_generated_dir)):
             self.document.settings.smart_quotes = False
 
 
