@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 
-from .trace import Artifact, Compile, RankTrace, Trace
+from ..trace import Artifact, Compile, RankTrace, Trace
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
+from .artifacts import download_suffix
 from .naming import artifact_slug, frame_name, frame_slug, numbered, rank_prefix, slugify
-from .trace import Artifact, Compile, Kernel, RankTrace, Trace
-from .trace.builder import CODE_EVENTS, GRAPH_EVENTS
+from ..trace import Artifact, Compile, Kernel, RankTrace, Trace
+from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
 
 #: Events that get a page of their own: graphs, guards, generated code.
 PAGE_KINDS = GRAPH_EVENTS | CODE_EVENTS | {"dynamo_guards", "dynamo_cpp_guards_str"}
@@ -44,11 +45,22 @@ def has_page(artifact: Artifact) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class PageSettings:
+    """What the directive and configuration ask of a trace's pages."""
+
+    no_source: bool = False  # leave the user's source code out (``:no-source:``)
+    sections: tuple[str, ...] = ()  # overview sections to show; empty: all
+    list_frames: bool = True  # frame pages in the overview's toctree (the sidebar)
+    detail_toctree: bool = False  # graph and kernel pages in toctrees (LaTeX, singlehtml)
+
+
 @dataclass
 class GraphPlan:
     artifact: Artifact
     name: str  # domain object name
     docname: str
+    raw_path: str  # its text as a download, relative to the source folder
 
 
 @dataclass
@@ -82,6 +94,9 @@ class TracePlan:
     trace: Trace
     root: str  # docname folder of this trace, e.g. "torchtrace/train"
     frames: list[FramePlan] = field(default_factory=list)
+    _pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def index_docname(self) -> str:
@@ -92,6 +107,20 @@ class TracePlan:
             if f.compile is compile_:
                 return f
         return None
+
+    def page_of(self, docname: str) -> tuple[FramePlan | None, GraphPlan | KernelPlan | None]:
+        """What a docname of this trace shows: (None, None) for the overview, a frame, or a
+        frame and one of its graphs or kernels.  KeyError for a docname not of this plan."""
+        if self._pages is None:
+            pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] = {
+                self.index_docname: (None, None)
+            }
+            for f in self.frames:
+                pages[f.docname] = (f, None)
+                pages.update((g.docname, (f, g)) for g in f.graphs)
+                pages.update((k.docname, (f, k)) for k in f.kernels)
+            self._pages = pages
+        return self._pages[docname]
 
     @property
     def docnames(self) -> list[str]:
@@ -115,11 +144,11 @@ def plan_trace(label: str, trace: Trace, generated_dir: str) -> TracePlan:
             frame = FramePlan(rank, compile_, fname, posixpath.join(folder, slug))
             paged = [a for a in compile_.artifacts if has_page(a)]
             for artifact, gname in zip(paged, numbered([a.name for a in paged]), strict=True):
+                docname = posixpath.join(folder, slug, "graph-" + artifact_slug(artifact))
+                raw = posixpath.basename(docname) + download_suffix(artifact)
                 frame.graphs.append(
                     GraphPlan(
-                        artifact,
-                        f"{fname}/{gname}",
-                        posixpath.join(folder, slug, "graph-" + artifact_slug(artifact)),
+                        artifact, f"{fname}/{gname}", docname, posixpath.join(root, "_raw", raw)
                     )
                 )
             pairs = [(a, k) for a in compile_.artifacts for k in a.kernels]

@@ -1,0 +1,92 @@
+"""Facts about artifacts that every page agrees on: pipeline order, language, file suffix."""
+
+from __future__ import annotations
+
+from ..trace import Artifact
+
+#: The order of the PyTorch 2 pipeline, for listing artifacts as a reader follows them.
+PIPELINE = [
+    "dynamo_start",
+    "dynamo_output_graph",
+    "optimize_ddp_split_graph",
+    "optimize_ddp_split_child",
+    "compiled_autograd_graph",
+    "aot_joint_graph",
+    "aot_forward_graph",
+    "aot_backward_graph",
+    "aot_inference_graph",
+    "before_pre_grad_graph",
+    "inductor_pre_grad_graph",
+    "after_pre_grad_graph",
+    "before_joint_graph",
+    "after_joint_graph",
+    "before_post_grad_graph",
+    "inductor_post_grad_graph",
+    "after_post_grad_graph",
+    "fx_graph_runnable",
+    "inductor_output_code",
+    "inductor_aot_wrapper_code",
+    "inductor_aot_kernel_code",
+    "dynamo_guards",
+    "dynamo_cpp_guards_str",
+]
+
+_LANGUAGE = {
+    "inductor_output_code": "python",
+    "fx_graph_runnable": "python",
+    "inductor_aot_wrapper_code": "cpp",
+    "inductor_aot_kernel_code": "cpp",
+}
+
+
+def pipeline_position(artifact: Artifact) -> int:
+    try:
+        return PIPELINE.index(artifact.name)
+    except ValueError:
+        try:
+            return PIPELINE.index(artifact.kind)
+        except ValueError:
+            return len(PIPELINE)
+
+
+def language_of(artifact: Artifact) -> str:
+    if artifact.name in _LANGUAGE:
+        return _LANGUAGE[artifact.name]
+    if artifact.encoding == "json":
+        return "json"
+    if artifact.is_graph:
+        return "torchtrace-fx"  # fast, FX-aware; Pygments' Python lexer is 7x slower here
+    return "text"
+
+
+def download_suffix(artifact: Artifact) -> str:
+    if artifact.name == "fx_graph_runnable" or artifact.name == "inductor_output_code":
+        return ".py"
+    if language_of(artifact) == "cpp":
+        return ".cpp"
+    if artifact.encoding == "json":
+        return ".json"
+    return ".txt"
+
+
+def group_nodes(
+    targets_of: dict[str, list[str]], lines: dict[str, int], nodes: list[str] | None = None
+) -> list[tuple[list[str], list[tuple[str, int | None]]]]:
+    """Graph nodes grouped by what they map to, in graph order: ``[(targets, [(node, line)])]``.
+
+    Provenance tables list many nodes that share their kernels (a fused kernel
+    computes a dozen nodes); one row per group reads better and is a fraction
+    of the table cells a big trace's build has to process.
+    """
+    far = 1 << 60
+
+    def where(node: str) -> tuple[int, str]:
+        return (lines.get(node, far), node)
+
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for node in sorted(targets_of if nodes is None else nodes, key=where):
+        groups.setdefault(tuple(targets_of.get(node, [])), []).append(node)
+    return [
+        (list(key), [(node, lines.get(node)) for node in members])
+        for key, members in groups.items()
+    ]

@@ -1,0 +1,287 @@
+"""What a generated page shows, as plain data: the page's content without any markup language.
+
+Page views (:mod:`sphinx_torchtrace.site.pages`) describe each page as a tree of
+these blocks; the Sphinx layer turns the tree into docutils nodes one for one.
+A string here is always *text*: it becomes a ``nodes.Text`` or the content of a
+literal block, never source that a parser reads, so a log's string cannot
+become markup whatever it holds (``.. raw::``, backquotes, a line separator).
+
+Inline content is a list of :data:`Inline` items: a plain ``str`` or one of the
+small classes below.  Links name their target by what it is (a docname, a domain
+object, an anchor); the Sphinx layer resolves them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Union
+
+# -- inline -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Code:
+    """Inline literal text (a name, a guard, a path)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Strong:
+    text: str
+
+
+@dataclass(frozen=True)
+class Emphasis:
+    text: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """An external link; the Sphinx layer keeps only ``http`` and ``https`` URLs as links."""
+
+    url: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PageLink:
+    """A link to a whole page, by its absolute docname (``torchtrace/run/frame-0-0``)."""
+
+    docname: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AnchorLink:
+    """A link to an anchor (see :class:`Section` and :class:`Target`) on a page."""
+
+    docname: str
+    anchor: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ObjectLink:
+    """A cross-reference to a ``torchtrace`` domain object (``frame``, ``graph``, ``kernel``).
+
+    A frame link shows its status badge; ``text`` None shows the short compile id.
+    """
+
+    objtype: str
+    name: str
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Download:
+    """A download of a file the extension wrote, by its path relative to the source folder."""
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A status word shown as the badge of that status (the legend)."""
+
+    status: str
+
+
+Inline = Union[str, Code, Strong, Emphasis, Link, PageLink, AnchorLink, ObjectLink, Download, Badge]
+Inlines = Sequence[Inline]
+
+
+# -- blocks -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Paragraph:
+    content: Inlines
+
+
+@dataclass
+class Lines:
+    """Lines kept as lines (facts as ``Label: value``, a message of several lines)."""
+
+    lines: Sequence[Inlines]
+    classes: Sequence[str] = ()
+
+
+@dataclass
+class BulletList:
+    """Items of blocks; :func:`item` makes an item of one paragraph."""
+
+    items: Sequence[Sequence[Block]]
+
+
+@dataclass
+class Table:
+    """A table whose cells are inline content; ``widths`` relative, or None for automatic."""
+
+    header: Sequence[str]
+    rows: Sequence[Sequence[Inlines]]
+    widths: Sequence[int] | None = None
+    classes: Sequence[str] = ()
+
+
+@dataclass
+class CodeBlock:
+    """A block of code or text shown verbatim.
+
+    ``emphasize`` counts lines from 1 at the block's first line, whatever ``start`` is.
+    ``searchable`` blocks go to the search index (others do not: they are big and noisy).
+    """
+
+    text: str
+    language: str = "text"
+    linenos: bool = False
+    start: int = 1
+    emphasize: Sequence[int] = ()
+    searchable: bool = False
+
+
+@dataclass
+class Dropdown:
+    """Content folded under a title (a sphinx-design dropdown in HTML)."""
+
+    title: Inlines
+    blocks: Sequence[Block]
+    anchor: str | None = None
+    open: bool = False
+
+
+@dataclass
+class Tab:
+    title: str
+    blocks: Sequence[Block]
+    sync: str | None = None  # tabs of the same key are switched together (ranks)
+
+
+@dataclass
+class TabSet:
+    tabs: Sequence[Tab]
+
+
+@dataclass
+class Section:
+    """A titled part of the page; ``anchor`` (ours, ``[a-z0-9-]``) makes it a link target."""
+
+    title: Inlines
+    blocks: Sequence[Block]
+    anchor: str | None = None
+
+
+@dataclass
+class Admonition:
+    """A ``warning`` or ``note`` box."""
+
+    kind: str
+    blocks: Sequence[Block]
+
+
+@dataclass
+class Target:
+    """An anchor (``[a-z0-9-]``) in the middle of a page, for :class:`AnchorLink`."""
+
+    anchor: str
+
+
+@dataclass
+class ObjectTarget:
+    """Declares a ``torchtrace`` domain object here (in ``objects.inv``, linkable)."""
+
+    objtype: str
+    name: str
+    status: str = ""
+
+
+@dataclass
+class Chart:
+    """An SVG chart, drawn by the render layer from ``data`` (see :mod:`.render.charts`).
+
+    Builders that cannot show SVG (LaTeX, text) show ``fallback`` instead: the same
+    numbers as a table.
+    """
+
+    kind: str  # which drawing of render.charts: "compile-times" | "timeline"
+    data: object
+    title: str
+    fallback: Sequence[Block] = ()
+
+
+@dataclass
+class Provenance:
+    """The provenance view (pre-grad, post-grad, code side by side) of one frame object."""
+
+    frame: str
+    fallback: str = "table"  # non-HTML builders: "table" (node → kernel table) or "listings"
+
+
+@dataclass
+class Toctree:
+    """Pages listed under this page (docnames, absolute); hidden ones only order the build."""
+
+    docnames: Sequence[str]
+    caption: str | None = None
+    hidden: bool = False
+    maxdepth: int = 1
+
+
+Block = Union[
+    Paragraph,
+    Lines,
+    BulletList,
+    Table,
+    CodeBlock,
+    Dropdown,
+    TabSet,
+    Section,
+    Admonition,
+    Target,
+    ObjectTarget,
+    Chart,
+    Provenance,
+    Toctree,
+]
+
+
+@dataclass
+class Page:
+    """One generated page: its title, what it shows, and whether a toctree lists it."""
+
+    docname: str
+    title: Inlines
+    blocks: list[Block] = field(default_factory=list)
+    orphan: bool = False
+
+
+def item(*content: Inline) -> list[Block]:
+    """A list item of one paragraph."""
+    return [Paragraph(list(content))]
+
+
+def joined(parts: Sequence[Inlines], separator: str = ", ") -> list[Inline]:
+    """Inline pieces one after the other with a separator between them."""
+    out: list[Inline] = []
+    for i, part in enumerate(parts):
+        if i:
+            out.append(separator)
+        out.extend(part)
+    return out
+
+
+def inline_text(content: Inlines) -> str:
+    """The plain text of inline content (what a reader sees), for tests and alt texts."""
+    out = []
+    for piece in content:
+        if isinstance(piece, str):
+            out.append(piece)
+        elif isinstance(piece, ObjectLink):
+            out.append(piece.text if piece.text is not None else piece.name)
+        elif isinstance(piece, Badge):
+            out.append(piece.status)
+        else:
+            out.append(piece.text)
+    return "".join(out)
