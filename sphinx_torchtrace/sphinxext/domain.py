@@ -13,18 +13,14 @@ from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.nodes import Element, Node
-from docutils.parsers.rst import Directive, directives
 from sphinx import addnodes
 from sphinx.builders import Builder
 from sphinx.domains import Domain, ObjType
 from sphinx.environment import BuildEnvironment
 from sphinx.roles import XRefRole
 from sphinx.util import logging
-from sphinx.util.docutils import SphinxDirective
-from sphinx.util.nodes import make_id, make_refnode
+from sphinx.util.nodes import make_refnode
 from sphinx.util.typing import RoleFunction
-
-from .naming import generated_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -51,39 +47,6 @@ def short_frame_name(name: str) -> str:
     return short
 
 
-class TorchTraceObject(SphinxDirective):
-    """``.. torchtrace:frame:: <name>`` (or graph, kernel): declares an object where it stands.
-
-    Generated pages use it; it renders nothing but an anchor, the page itself
-    shows the object.
-    """
-
-    required_arguments = 1
-    final_argument_whitespace = True
-    option_spec: ClassVar[dict[str, Any]] = {
-        "status": directives.unchanged,
-        "orphan": directives.flag,  # a frame page the sidebar does not list
-    }
-
-    def run(self) -> list[Node]:
-        objtype = self.name.split(":", 1)[1]
-        name = self.arguments[0].strip()
-        node_id = make_id(self.env, self.state.document, f"torchtrace-{objtype}", name)
-        target = nodes.target("", "", ids=[node_id])
-        self.state.document.note_explicit_target(target)
-        domain = self.env.get_domain("torchtrace")
-        assert isinstance(domain, TorchTraceDomain)
-        domain.note_object(objtype, name, node_id, self.options.get("status", ""), target)
-        unlisted = objtype != "frame" or "orphan" in self.options
-        prefix = generated_prefix(self.config.torchtrace_generated_dir)
-        if unlisted and self.env.docname.startswith(prefix):
-            # Generated graph and kernel pages (and frames past torchtrace_sidebar_frames)
-            # are in no toctree in HTML, for a light sidebar: what ``:orphan:`` says,
-            # without a field list for docutils to parse.
-            self.env.metadata[self.env.docname]["orphan"] = True
-        return [target]
-
-
 class FrameRole(XRefRole):
     """``:torchtrace:frame:`[0/1]``` and friends: a link whose badge shows the status."""
 
@@ -99,9 +62,6 @@ class TorchTraceDomain(Domain):
     label = "PyTorch trace"
     object_types: ClassVar[dict[str, ObjType]] = {
         t: ObjType(t, t) for t in OBJECT_TYPES
-    }
-    directives: ClassVar[dict[str, type[Directive]]] = {
-        t: TorchTraceObject for t in OBJECT_TYPES
     }
     roles: ClassVar[dict[str, RoleFunction | XRefRole]] = {
         "frame": FrameRole(warn_dangling=True, innernodeclass=nodes.inline),

@@ -54,16 +54,20 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxTranslator
 from sphinx.writers.html5 import HTML5Translator
 
-from .generate import GeneratedTrace, registry, resolve_logs_safely
-from .plan import FramePlan, TracePlan
-from .render import DEFAULT_PATH_REWRITES, Renderer, language_of
-from .trace.model import Artifact, Compile
-from .trace.provenance import MAP_KEYS, ProvenanceView, provenance_view, provenance_views
-from .trace.provenance import _lines as payload_lines
+from ..site.artifacts import language_of
+from ..site.plan import FramePlan, TracePlan
+from ..site.source import strip_source
+from ..trace.model import Artifact, Compile
+from ..trace.provenance import MAP_KEYS, ProvenanceView, provenance_view, provenance_views
+from ..trace.provenance import _lines as payload_lines
+from .doctree import printable
+from .generate import GeneratedTrace, registry
+from .patches.compat import builder_format
+from .warnings import warn
 
 logger = logging.getLogger(__name__)
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent.parent / "static"
 JS_FILE = "sphinx-torchtrace-provenance.js"
 CSS_FILE = "sphinx-torchtrace-provenance.css"
 
@@ -110,30 +114,36 @@ class ProvenanceDirective(SphinxDirective):
         argument = " ".join(self.arguments[0].split())
         found = find_frame(registry(self.env).values(), argument)
         if isinstance(found, str):
-            self._warn(found)
+            warn("provenance", found, self.get_location())
             return []
         generated, frame = found
-        for log in resolve_logs_safely(generated.request.path):
-            self.env.note_dependency(str(log))
-        view = choose_view(frame.compile)
-        if view is None:
-            self._warn(
-                f"compile {frame.name!r} logged no provenance node mappings "
-                "(run with INDUCTOR_PROVENANCE=1)"
-            )
-            return []
-        no_source = "no-source" in generated.request.options
-        configured = self.config.torchtrace_path_rewrites
-        rewrites = DEFAULT_PATH_REWRITES if configured is None else configured
-        clean = _cleaner(Renderer(rewrites=rewrites).rewrite, no_source)
-        node = build_block(frame, view, clean, self.options.get("fallback", "listings"))
-        self.set_source_info(node)
-        return [node]
+        fallback = self.options.get("fallback", "listings")
+        return provenance_nodes(self, generated, frame.name, fallback)
 
-    def _warn(self, message: str) -> None:
-        logger.warning(
-            message, location=self.get_location(), type="torchtrace", subtype="provenance"
+
+def provenance_nodes(
+    directive: SphinxDirective, generated: GeneratedTrace, frame_name: str, fallback: str
+) -> list[nodes.Node]:
+    """The provenance block of one frame of a trace (nothing, and a warning, without maps)."""
+    frame = next((f for f in generated.plan.frames if f.name == frame_name), None)
+    if frame is None:
+        warn("provenance", f"no frame {frame_name!r}", directive.get_location())
+        return []
+    for log in generated.logs:
+        directive.env.note_dependency(str(log))
+    view = choose_view(frame.compile)
+    if view is None:
+        warn(
+            "provenance",
+            f"compile {frame.name!r} logged no provenance node mappings "
+            "(run with INDUCTOR_PROVENANCE=1)",
+            directive.get_location(),
         )
+        return []
+    clean = _cleaner(generated.rewrite, generated.settings.no_source)
+    node = build_block(frame, view, clean, fallback)
+    directive.set_source_info(node)
+    return [node]
 
 
 def find_frame(
@@ -208,8 +218,8 @@ def _cleaner(rewrite: Callable[[str], str], no_source: bool) -> Callable[[str], 
 
     def clean(line: str) -> str:
         if no_source:
-            line = Renderer._source(line, True)
-        return _CONTROL.sub("\ufffd", rewrite(line)).replace("\n", " ")
+            line = strip_source(line)
+        return printable(_CONTROL.sub("\ufffd", rewrite(line))).replace("\n", " ")
 
     return clean
 
@@ -318,7 +328,7 @@ class ProvenanceFallback(SphinxPostTransform):
     default_priority = 5  # before ReferencesResolver (10): the table's kernel links resolve
 
     def run(self, **kwargs: Any) -> None:
-        if self.env._builder_cls.format == "html":  # as SphinxPostTransform.is_supported
+        if builder_format(self) == "html":
             return
         for node in self.document.findall(provenance_block):
             if not node.children:

@@ -7,20 +7,21 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from .codeblock import TorchTraceCode
+from ..render.fx_lexer import FxGraphLexer
+from ..site.naming import generated_prefix
 from .directive import TorchTraceDirective
+from .doctree import chart_node
 from .domain import TorchTraceDomain
-from .fastcode import setup_fast_code
 from .generate import forget_traces, generate_pages
-from .lexers import FxGraphLexer
-from .naming import generated_prefix
-from .navigation import setup_navigation
-from .provenance_block import setup_provenance
-from .stem_cache import setup_stem_cache
-from .straight_quotes import setup_straight_quotes
-from .table import TorchTraceTable
+from .page import TorchTracePage
+from .patches.fast_code import setup_fast_code
+from .patches.navigation import setup_navigation
+from .patches.stem_cache import setup_stem_cache
+from .patches.straight_quotes import setup_straight_quotes
+from .provenance import setup_provenance
+from .warnings_table import WarningsTable
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent.parent / "static"
 
 
 def setup_extension(app: Sphinx) -> None:
@@ -36,8 +37,16 @@ def setup_extension(app: Sphinx) -> None:
     setup_fast_code(app)
     app.add_domain(TorchTraceDomain)
     app.add_directive("torchtrace", TorchTraceDirective)
-    app.add_directive("torchtrace-table", TorchTraceTable)
-    app.add_directive("torchtrace-code", TorchTraceCode)
+    app.add_directive("torchtrace-page", TorchTracePage)
+    app.add_directive("torchtrace-warnings", WarningsTable)
+    app.add_node(
+        chart_node,
+        html=(_visit_chart_html, _depart),
+        latex=(_pass, _depart),
+        text=(_pass, _depart),
+        man=(_pass, _depart),
+        texinfo=(_pass, _depart),
+    )
     setup_provenance(app)
     setup_navigation(app)
     setup_straight_quotes(app)
@@ -48,6 +57,23 @@ def setup_extension(app: Sphinx) -> None:
     app.connect("build-finished", forget_traces)
 
 
+def _visit_chart_html(self: object, node: chart_node) -> None:
+    """The SVG (drawn and escaped by render.charts); the fallback table is for other builders."""
+    from docutils import nodes
+
+    body: list[str] = self.body  # type: ignore[attr-defined]
+    body.append('<div class="torchtrace-chart-box">' + node["svg"] + "</div>\n")
+    raise nodes.SkipNode
+
+
+def _pass(self: object, node: chart_node) -> None:
+    """Other builders show the children: the same numbers as a table."""
+
+
+def _depart(self: object, node: chart_node) -> None:
+    pass
+
+
 def _add_static(app: Sphinx) -> None:
     if app.builder.format != "html":
         return
@@ -56,7 +82,7 @@ def _add_static(app: Sphinx) -> None:
 
 
 def _exclude_side_files(app: Sphinx, config: Config) -> None:
-    """Raw downloads and included code are files, not documents, whatever the suffixes."""
+    """Raw downloads are files, not documents, whatever the suffixes."""
     pattern = generated_prefix(config.torchtrace_generated_dir) + "**/_raw"
     if pattern not in config.exclude_patterns:
         config.exclude_patterns.append(pattern)

@@ -1,121 +1,26 @@
-"""Fast HTML for the big code blocks of generated pages.
+"""Fast HTML for the big code blocks of generated pages: Sphinx's literal-block visitor.
 
-Graphs, guards and generated code are most of a trace, and Pygments formats
-them at about 1 MB/s: a 36 MB trace spent more time highlighting than
-everything else together.  Blocks the templates mark with the class
-``torchtrace-fast`` are written here instead, each language by one
-regular-expression pass with the CSS classes Pygments would use, so every theme
-colors them: FX graphs, diffs, and Python, C++ and tracebacks (generated
-output code, kernels, stack traces; :mod:`sphinx_torchtrace.highlight_regex`).
-Other languages are plain escaped text.  Output mirrors Sphinx's
-(``div.highlight-<lang>`` > ``div.highlight`` > ``pre``, inline line numbers,
-emphasized lines), so themes and copy buttons see no difference.  Other
-blocks, and every non-HTML builder, are untouched.
+Checked against Sphinx 7.0 to 9.0.  Touches: the HTML5 translator's
+``visit_literal_block`` (overridden for ``nodes.literal_block``, falling back to
+Sphinx's own for every block we did not mark) and the wrapper Sphinx writes
+around highlighted code (``div.highlight-<lang> > div.highlight > pre``), which
+themes and copy buttons rely on.  Blocks marked with :data:`FAST_CLASS` are
+highlighted by :mod:`sphinx_torchtrace.render.highlight`; if Sphinx changes
+the wrapper, the blocks still show, only the themes' colors may differ.
+Non-HTML builders are untouched.
 """
 
 from __future__ import annotations
 
-import html
-import re
-from collections.abc import Collection
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.writers.html5 import HTML5Translator
 
-from .highlight_regex import HIGHLIGHTERS
+from ...render.highlight import FAST_LANGUAGES, highlight_fast
 
 FAST_CLASS = "torchtrace-fast"
-
-# The FX lexer's shapes.  Each match is a run of plain text (punctuation, names
-# that start no token) and then one token, so the scan moves a name at a time and
-# the Python callback runs once per token (about 3x faster than trying every token
-# at every character).  A line's indentation is never plain: it may start an ``nv``.
-_FX_PLAIN = (
-    r"(?<!\n)[^\w#\"'\n]+|\n"
-    r"|(?!(?:torch|aten|prims|operator|_operator)\.|(?:def|class|return|None|True|False"
-    r"|import|from|self)\b)[A-Za-z_]\w*"
-)
-_FX_TOKENS = re.compile(
-    rf"((?:{_FX_PLAIN})*)"
-    r"(?:(?P<c1>\#[^\n]*)"
-    r'|(?P<s>"[^"\n]*"|\'[^\'\n]*\')'
-    r"|(?P<nv>(?<=\n)[ \t]+[A-Za-z_]\w*(?=: |\s=\s))"
-    r"|(?P<nf>\b(?:torch|aten|prims|operator|_operator)\.[\w.]+)"
-    r"|(?P<k>\b(?:def|class|return|None|True|False|import|from|self)\b)"
-    r"|(?P<m>\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)"
-    r"|[\s\S]|\Z)"
-)
-
-
-def _fx_span(match: re.Match[str]) -> str:
-    """The HTML of one match: its plain run, escaped, then its token in a span."""
-    kind = match.lastgroup
-    if kind is None:  # plain text, then a character no token starts with (or the end)
-        return html.escape(match.group(), quote=False)
-    plain, token = match.group(1, kind)
-    plain = html.escape(plain, quote=False)
-    if kind == "nv":
-        name = token.lstrip()
-        return f'{plain}{token[: len(token) - len(name)]}<span class="nv">{name}</span>'
-    return f'{plain}<span class="{kind}">{html.escape(token, quote=False)}</span>'
-
-
-def _diff_line(line: str) -> str:
-    kind = _DIFF_CLASSES.get(line[:1]) if not line.startswith(("+++", "---")) else "gh"
-    if line.startswith("@@"):
-        kind = "gu"
-    return f'<span class="{kind}">{line}</span>' if kind else line
-
-
-_DIFF_CLASSES = {"+": "gi", "-": "gd"}
-
-
-def highlight_fast(
-    text: str,
-    language: str,
-    linenos: bool,
-    first_line: int = 1,
-    hl_lines: Collection[int] = (),
-) -> str:
-    """The inner HTML of a code block: ``<div class="highlight"><pre>...</pre></div>``.
-
-    ``hl_lines`` are emphasized, counted from 1 at the block's first line
-    whatever ``first_line`` is, as Sphinx passes them to Pygments.
-    """
-    text = text.rstrip("\n")
-    if language in HIGHLIGHTERS:
-        escaped = HIGHLIGHTERS[language](text)
-    else:
-        if language == "torchtrace-fx":
-            escaped = _FX_TOKENS.sub(_fx_span, "\n" + text)[1:]
-        else:
-            escaped = html.escape(text, quote=False)
-        if language == "diff":
-            escaped = "\n".join(_diff_line(line) for line in escaped.split("\n"))
-    body = _lines(escaped, linenos, first_line, hl_lines)
-    return f'<div class="highlight"><pre><span></span>{body}</pre></div>\n'
-
-
-def _lines(escaped: str, linenos: bool, first_line: int, hl_lines: Collection[int]) -> str:
-    """Numbered and emphasized lines, as Pygments writes them (numbers inside emphasis)."""
-    if not linenos and not hl_lines:
-        return escaped + "\n"
-    lines = escaped.split("\n")
-    if linenos:
-        width = len(str(first_line + len(lines) - 1))
-        lines = [
-            '<span class="linenos">' + str(n).rjust(width) + "</span>" + line
-            for n, line in enumerate(lines, first_line)
-        ]
-    if not hl_lines:
-        return "\n".join(lines) + "\n"
-    emphasized = set(hl_lines)
-    return "".join(
-        f'<span class="hll">{line}\n</span>' if n in emphasized else line + "\n"
-        for n, line in enumerate(lines, 1)
-    )
 
 
 def visit_literal_block(self: HTML5Translator, node: nodes.literal_block) -> None:
@@ -140,17 +45,6 @@ def visit_literal_block(self: HTML5Translator, node: nodes.literal_block) -> Non
 
 def depart_literal_block(self: HTML5Translator, node: nodes.literal_block) -> None:
     HTML5Translator.depart_literal_block(self, node)
-
-
-def is_fast(language: str, size: int) -> bool:
-    """Whether a block is written here: the languages highlighted here, text, and huge blocks."""
-    return language in FAST_LANGUAGES or size > FAST_ABOVE
-
-
-#: Languages written without Pygments: highlighted here, or not at all (text, JSON).
-FAST_LANGUAGES = frozenset({"torchtrace-fx", "text", "none", "json", "diff", *HIGHLIGHTERS})
-#: Any block longer than this (characters) is written without Pygments.
-FAST_ABOVE = 200_000
 
 
 def setup_fast_code(app: Sphinx) -> None:

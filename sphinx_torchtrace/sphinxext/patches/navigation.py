@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary
 from sphinx.application import Sphinx
 from sphinx.builders import Builder
 
-from .naming import generated_prefix
+from ...site.naming import generated_prefix
 
 _Cache = dict[tuple[str, tuple[tuple[str, Any], ...]], str]
 _CACHES: WeakKeyDictionary[Builder, tuple[frozenset[str], _Cache]] = WeakKeyDictionary()

@@ -15,7 +15,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
-from .naming import generated_prefix
+from ...site.naming import generated_prefix
 
 
 class StraightQuotesOnGeneratedPages(SphinxTransform):

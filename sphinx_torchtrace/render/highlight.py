@@ -1,0 +1,117 @@
+"""Fast HTML for big code blocks: one regular-expression pass per language, no Pygments.
+
+Graphs, guards and generated code are most of a trace, and Pygments formats
+them at about 1 MB/s: a 36 MB trace spent more time highlighting than
+everything else together.  Here each language is one pass with the CSS
+classes Pygments would use, so every theme colors them: FX graphs, diffs, and
+Python, C++ and tracebacks (:mod:`.highlight_regex`).  Other languages are
+plain escaped text.  The output mirrors Pygments' inside Sphinx's wrapper.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Collection
+
+from .highlight_regex import HIGHLIGHTERS
+
+# The FX lexer's shapes.  Each match is a run of plain text (punctuation, names
+# that start no token) and then one token, so the scan moves a name at a time and
+# the Python callback runs once per token (about 3x faster than trying every token
+# at every character).  A line's indentation is never plain: it may start an ``nv``.
+_FX_PLAIN = (
+    r"(?<!\n)[^\w#\"'\n]+|\n"
+    r"|(?!(?:torch|aten|prims|operator|_operator)\.|(?:def|class|return|None|True|False"
+    r"|import|from|self)\b)[A-Za-z_]\w*"
+)
+_FX_TOKENS = re.compile(
+    rf"((?:{_FX_PLAIN})*)"
+    r"(?:(?P<c1>\#[^\n]*)"
+    r'|(?P<s>"[^"\n]*"|\'[^\'\n]*\')'
+    r"|(?P<nv>(?<=\n)[ \t]+[A-Za-z_]\w*(?=: |\s=\s))"
+    r"|(?P<nf>\b(?:torch|aten|prims|operator|_operator)\.[\w.]+)"
+    r"|(?P<k>\b(?:def|class|return|None|True|False|import|from|self)\b)"
+    r"|(?P<m>\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)"
+    r"|[\s\S]|\Z)"
+)
+
+
+def _fx_span(match: re.Match[str]) -> str:
+    """The HTML of one match: its plain run, escaped, then its token in a span."""
+    kind = match.lastgroup
+    if kind is None:  # plain text, then a character no token starts with (or the end)
+        return html.escape(match.group(), quote=False)
+    plain, token = match.group(1, kind)
+    plain = html.escape(plain, quote=False)
+    if kind == "nv":
+        name = token.lstrip()
+        return f'{plain}{token[: len(token) - len(name)]}<span class="nv">{name}</span>'
+    return f'{plain}<span class="{kind}">{html.escape(token, quote=False)}</span>'
+
+
+def _diff_line(line: str) -> str:
+    kind = _DIFF_CLASSES.get(line[:1]) if not line.startswith(("+++", "---")) else "gh"
+    if line.startswith("@@"):
+        kind = "gu"
+    return f'<span class="{kind}">{line}</span>' if kind else line
+
+
+_DIFF_CLASSES = {"+": "gi", "-": "gd"}
+
+
+def highlight_fast(
+    text: str,
+    language: str,
+    linenos: bool,
+    first_line: int = 1,
+    hl_lines: Collection[int] = (),
+) -> str:
+    """The inner HTML of a code block: ``<div class="highlight"><pre>...</pre></div>``.
+
+    ``hl_lines`` are emphasized, counted from 1 at the block's first line
+    whatever ``first_line`` is, as Sphinx passes them to Pygments.
+    """
+    text = text.rstrip("\n")
+    if language in HIGHLIGHTERS:
+        escaped = HIGHLIGHTERS[language](text)
+    else:
+        if language == "torchtrace-fx":
+            escaped = _FX_TOKENS.sub(_fx_span, "\n" + text)[1:]
+        else:
+            escaped = html.escape(text, quote=False)
+        if language == "diff":
+            escaped = "\n".join(_diff_line(line) for line in escaped.split("\n"))
+    body = _lines(escaped, linenos, first_line, hl_lines)
+    return f'<div class="highlight"><pre><span></span>{body}</pre></div>\n'
+
+
+def _lines(escaped: str, linenos: bool, first_line: int, hl_lines: Collection[int]) -> str:
+    """Numbered and emphasized lines, as Pygments writes them (numbers inside emphasis)."""
+    if not linenos and not hl_lines:
+        return escaped + "\n"
+    lines = escaped.split("\n")
+    if linenos:
+        width = len(str(first_line + len(lines) - 1))
+        lines = [
+            '<span class="linenos">' + str(n).rjust(width) + "</span>" + line
+            for n, line in enumerate(lines, first_line)
+        ]
+    if not hl_lines:
+        return "\n".join(lines) + "\n"
+    emphasized = set(hl_lines)
+    return "".join(
+        f'<span class="hll">{line}\n</span>' if n in emphasized else line + "\n"
+        for n, line in enumerate(lines, 1)
+    )
+
+
+def is_fast(language: str, size: int) -> bool:
+    """Whether a block is written here: the languages highlighted here, text, and huge blocks."""
+    return language in FAST_LANGUAGES or size > FAST_ABOVE
+
+
+#: Languages written without Pygments: highlighted here, or not at all (text, JSON).
+FAST_LANGUAGES = frozenset({"torchtrace-fx", "text", "none", "json", "diff", *HIGHLIGHTERS})
+#: Any block longer than this (characters) is written without Pygments.
+FAST_ABOVE = 200_000

@@ -1,0 +1,331 @@
+"""Blocks to docutils nodes: the one place where a page view becomes a doctree.
+
+Every string of a :mod:`~sphinx_torchtrace.site.blocks` tree becomes a
+``nodes.Text`` or the content of a literal block: nothing is handed to a
+parser, so a log's string cannot turn into markup.  On the way, each string
+passes the configured path rewrites and loses the characters no output format
+can hold (control characters, lone surrogates).  Links become the nodes
+Sphinx's own roles make (``pending_xref`` for pages, anchors and ``torchtrace``
+objects, ``download_reference`` for files), so every builder resolves them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.environment import BuildEnvironment
+from sphinx.util.nodes import make_id
+
+from ..render.highlight import is_fast
+from ..site import blocks as b
+from .patches.fast_code import FAST_CLASS
+
+# Characters that no output can hold (C0 controls but TAB and LF, DEL, lone surrogates).
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+_URL = re.compile(r"https?://[^\s<>\"'`]+")
+
+
+def printable(text: str) -> str:
+    """``text`` with CR LF as LF and every character no output can hold as U+FFFD."""
+    return _UNPRINTABLE.sub("\ufffd", text.replace("\r\n", "\n"))
+
+
+class chart_node(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes so
+    """An SVG chart (``svg`` attribute) in HTML; other builders show its children."""
+
+
+class DoctreeBuilder:
+    """Turns the blocks of one page (or of a user's page, for the directive) into nodes.
+
+    ``rewrite`` is applied to every string; ``special`` builds the blocks that need
+    more of Sphinx than a node (``Provenance``, ``ObjectTarget``, ``Chart``) and is
+    given by the caller.
+    """
+
+    def __init__(
+        self,
+        env: BuildEnvironment,
+        document: nodes.document,
+        rewrite: Callable[[str], str],
+        special: Callable[[object], list[nodes.Node]] | None = None,
+    ) -> None:
+        self.env = env
+        self.document = document
+        self.docname = env.docname
+        self._rewrite = rewrite
+        self._special = special
+        self._ids = 0
+
+    # -- text and inline ------------------------------------------------------------------
+
+    def text(self, value: str) -> str:
+        return printable(self._rewrite(value))
+
+    def inline(self, content: b.Inlines) -> list[nodes.Node]:
+        out: list[nodes.Node] = []
+        for piece in content:
+            out.append(self._inline(piece))
+        return out
+
+    def _inline(self, piece: b.Inline) -> nodes.Node:
+        if isinstance(piece, str):
+            return nodes.Text(self.text(piece))
+        if isinstance(piece, b.Code):
+            value = self.text(piece.text)
+            return nodes.literal(value, value, classes=["code"])
+        if isinstance(piece, b.Strong):
+            value = self.text(piece.text)
+            return nodes.strong(value, value)
+        if isinstance(piece, b.Emphasis):
+            value = self.text(piece.text)
+            return nodes.emphasis(value, value)
+        if isinstance(piece, b.Link):
+            value = self.text(piece.text)
+            if _URL.fullmatch(piece.url):
+                return nodes.reference(value, value, refuri=piece.url)
+            return nodes.Text(value)
+        if isinstance(piece, b.PageLink):
+            return self._xref("std", "doc", "/" + piece.docname, piece.text, ["std", "std-doc"])
+        if isinstance(piece, b.AnchorLink):
+            if piece.docname == self.docname:
+                value = self.text(piece.text)
+                return nodes.reference(value, value, internal=True, refid=piece.anchor)
+            return self._xref(
+                "std", "ref", label_of(piece.docname, piece.anchor), piece.text, ["std", "std-ref"]
+            )
+        if isinstance(piece, b.ObjectLink):
+            xref = self._xref(
+                "torchtrace",
+                piece.objtype,
+                piece.name,
+                piece.name if piece.text is None else piece.text,
+                ["torchtrace", f"torchtrace-{piece.objtype}"],
+                explicit=piece.text is not None,
+            )
+            if piece.objtype == "frame":
+                xref["classes"].append("torchtrace-badge")
+            return xref
+        if isinstance(piece, b.Download):
+            value = self.text(piece.text)
+            return addnodes.download_reference(
+                "",
+                "",
+                nodes.literal(value, value, classes=["xref", "download"]),
+                refdomain="",
+                reftype="download",
+                reftarget="/" + piece.path,
+                refdoc=self.docname,
+                refexplicit=True,
+                refwarn=False,
+            )
+        if isinstance(piece, b.Badge):
+            status = piece.status
+            return nodes.inline(
+                status, status, classes=["torchtrace-badge", f"torchtrace-status-{status}"]
+            )
+        raise TypeError(f"not inline content: {piece!r}")
+
+    def _xref(
+        self,
+        domain: str,
+        reftype: str,
+        target: str,
+        text: str,
+        classes: list[str],
+        explicit: bool = True,
+    ) -> addnodes.pending_xref:
+        """The node Sphinx's own roles make for ``:domain:reftype:`text <target>```."""
+        value = self.text(text)
+        node = addnodes.pending_xref(
+            "",
+            nodes.inline(value, value, classes=["xref", *classes]),
+            refdomain=domain,
+            reftype=reftype,
+            reftarget=target,
+            refexplicit=explicit,
+            refwarn=True,
+            refdoc=self.docname,
+        )
+        return node
+
+    # -- blocks ---------------------------------------------------------------------------
+
+    def blocks(self, items: Iterable[b.Block]) -> list[nodes.Node]:
+        out: list[nodes.Node] = []
+        for block in items:
+            out.extend(self.block(block))
+        return out
+
+    def block(self, block: b.Block) -> list[nodes.Node]:
+        method = getattr(self, "_" + type(block).__name__.lower(), None)
+        if method is None:
+            if self._special is None:
+                raise TypeError(f"no nodes for {type(block).__name__}")
+            return self._special(block)
+        result: list[nodes.Node] = method(block)
+        return result
+
+    def _paragraph(self, block: b.Paragraph) -> list[nodes.Node]:
+        return [nodes.paragraph("", "", *self.inline(block.content))]
+
+    def _lines(self, block: b.Lines) -> list[nodes.Node]:
+        node = nodes.line_block(classes=list(block.classes))
+        for line in block.lines:
+            node += nodes.line("", "", *self.inline(line))
+        return [node]
+
+    def _bulletlist(self, block: b.BulletList) -> list[nodes.Node]:
+        node = nodes.bullet_list(bullet="-")
+        for item in block.items:
+            node += nodes.list_item("", *self.blocks(item))
+        return [node]
+
+    def _table(self, block: b.Table) -> list[nodes.Node]:
+        columns = max([len(block.header), *(len(r) for r in block.rows)])
+        if not columns or not block.rows:
+            return []
+        table = nodes.table(classes=["torchtrace-table", *block.classes])
+        group = nodes.tgroup(cols=columns)
+        table += group
+        widths = list(block.widths or [])
+        if len(widths) != columns or not all(w > 0 for w in widths):
+            table["classes"].append("colwidths-auto")
+            widths = [1] * columns
+        total = sum(widths)
+        for width in widths:  # percentages, as docutils' own tables give them
+            width = max(1, round(100 * width / total))
+            group += nodes.colspec(colwidth=width)
+        if block.header:
+            head = nodes.thead()
+            head += self._row([[h] for h in block.header], columns)
+            group += head
+        body = nodes.tbody()
+        for row in block.rows:
+            body += self._row(row, columns)
+        group += body
+        return [table]
+
+    def _row(self, cells: Sequence[b.Inlines], columns: int) -> nodes.row:
+        row = nodes.row()
+        for cell in [*cells, *([()] * (columns - len(cells)))]:
+            entry = nodes.entry()
+            if cell:
+                entry += nodes.paragraph("", "", *self.inline(cell))
+            row += entry
+        return row
+
+    def _codeblock(self, block: b.CodeBlock) -> list[nodes.Node]:
+        text = self.text(block.text.rstrip("\n")) or " "
+        node = nodes.literal_block(text, text, language=block.language or "text")
+        if not block.searchable:
+            node["classes"].append("no-search")
+        if is_fast(node["language"], len(text)):
+            node["classes"].append(FAST_CLASS)
+        args: dict[str, Any] = {}
+        if block.linenos:
+            node["linenos"] = True
+            args["linenostart"] = block.start
+        if block.emphasize:
+            count = text.count("\n") + 1
+            args["hl_lines"] = [n for n in block.emphasize if 1 <= n <= count]
+        node["highlight_args"] = args
+        return [node]
+
+    def _dropdown(self, block: b.Dropdown) -> list[nodes.Node]:
+        title = nodes.rubric("", "", *self.inline(block.title))
+        if block.anchor:
+            self._anchor(title, block.anchor)
+        container = _component(
+            "dropdown",
+            opened=block.open,
+            type="dropdown",
+            has_title=True,
+            icon=None,
+            chevron=None,
+            container_classes=["sd-mb-3"],
+            title_classes=[],
+            body_classes=[],
+        )
+        container += title
+        container.extend(self.blocks(block.blocks))
+        return [container]
+
+    def _tabset(self, block: b.TabSet) -> list[nodes.Node]:
+        tab_set = _component("tab-set", classes=["sd-tab-set"])
+        for tab in block.tabs:
+            item = _component("tab-item", classes=["sd-tab-item"], selected=False)
+            value = self.text(tab.title)
+            label = nodes.rubric(value, value, classes=["sd-tab-label"])
+            if tab.sync:
+                label["sync_id"] = tab.sync
+                label["sync_group"] = "tab"
+            item += label
+            content = _component("tab-content", classes=["sd-tab-content"])
+            content.extend(self.blocks(tab.blocks))
+            item += content
+            tab_set += item
+        return [tab_set]
+
+    def _section(self, block: b.Section) -> list[nodes.Node]:
+        return [self.section(block.title, block.blocks, block.anchor)]
+
+    def section(
+        self, title: b.Inlines, content: Iterable[b.Block], anchor: str | None = None
+    ) -> nodes.section:
+        section = nodes.section()
+        section += nodes.title("", "", *self.inline(title))
+        if anchor:
+            self._anchor(section, anchor)
+        else:
+            self._ids += 1
+            section["ids"].append(make_id(f"section-{self._ids}"))
+        section.extend(self.blocks(content))
+        return section
+
+    def _admonition(self, block: b.Admonition) -> list[nodes.Node]:
+        cls = nodes.warning if block.kind == "warning" else nodes.note
+        return [cls("", *self.blocks(block.blocks))]
+
+    def _target(self, block: b.Target) -> list[nodes.Node]:
+        target = nodes.target("", "")
+        self._anchor(target, block.anchor)
+        return [target]
+
+    def _toctree(self, block: b.Toctree) -> list[nodes.Node]:
+        toctree = addnodes.toctree()
+        toctree["parent"] = self.docname
+        toctree["entries"] = [(None, d) for d in block.docnames]
+        toctree["includefiles"] = list(block.docnames)
+        toctree["maxdepth"] = block.maxdepth
+        toctree["caption"] = block.caption
+        toctree["glob"] = False
+        toctree["hidden"] = block.hidden
+        toctree["includehidden"] = False
+        toctree["numbered"] = 0
+        toctree["titlesonly"] = False
+        wrapper = nodes.compound(classes=["toctree-wrapper"])
+        wrapper += toctree
+        return [wrapper]
+
+    def _anchor(self, node: nodes.Element, anchor: str) -> None:
+        """``anchor`` as the node's id, and as a label other pages can reference."""
+        node["ids"].append(anchor)
+        node["names"].append(label_of(self.docname, anchor))
+        self.document.note_explicit_target(node, node)
+
+
+def label_of(docname: str, anchor: str) -> str:
+    """The std-domain label of an anchor on a generated page: unique in the project."""
+    return "torchtrace-" + posixpath.normpath(docname).replace("/", "-") + "-" + anchor
+
+
+def _component(name: str, classes: Sequence[str] = (), **attributes: Any) -> nodes.container:
+    """A sphinx-design component container, as its directives make them (0.5 to 0.8)."""
+    return nodes.container(
+        "", is_div=True, design_component=name, classes=list(classes), **attributes
+    )

@@ -1,0 +1,91 @@
+"""The ``torchtrace`` directive's options: one parser for the scan and the directive.
+
+The pages of a trace are generated before Sphinx reads any source, from a scan
+of the sources (:mod:`.scan`); the directive reads its options again when its
+page is read.  Both use :data:`OPTION_SPEC`, so they can never disagree on what
+an option means (the scan once dropped ranks the directive rejected).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from docutils.parsers.rst import directives
+
+from ..trace.summary import SECTION_KEYS
+
+
+def ranks_option(value: str | None) -> tuple[int, ...] | None:
+    """``all`` (None) or a comma-separated list of rank numbers."""
+    text = (value or "").strip()
+    if text in ("", "all"):
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() and len(p) <= 9 for p in parts):
+        raise ValueError("expected 'all' or a comma-separated list of rank numbers")
+    return tuple(int(p) for p in parts)
+
+
+def sections_option(value: str | None) -> tuple[str, ...]:
+    """Overview sections to show, by key; empty means all."""
+    wanted = [p.strip().lower() for p in (value or "").split(",") if p.strip()]
+    unknown = [w for w in wanted if w not in SECTION_KEYS]
+    if unknown:
+        raise ValueError(
+            f"unknown sections {', '.join(unknown)}; valid: {', '.join(SECTION_KEYS)}"
+        )
+    return tuple(k for k in SECTION_KEYS if k in wanted)
+
+
+def name_option(value: str | None) -> str:
+    text = " ".join((value or "").split())
+    if not text:
+        raise ValueError("a name is required")
+    return text
+
+
+OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
+    "name": name_option,
+    "latest": directives.flag,
+    "ranks": ranks_option,
+    "sections": sections_option,
+    "no-source": directives.flag,
+}
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    """A directive's options, checked."""
+
+    name: str | None = None
+    latest: bool = False
+    ranks: tuple[int, ...] | None = None
+    sections: tuple[str, ...] = ()
+    no_source: bool = False
+
+
+def parse_options(raw: Mapping[str, str | None]) -> TraceOptions:
+    """Options as the scan found them (``{key: text}``); ValueError names the bad one."""
+    values: dict[str, Any] = {}
+    for key, text in raw.items():
+        check = OPTION_SPEC.get(key)
+        if check is None:
+            raise ValueError(f"unknown option :{key}:; valid: {', '.join(OPTION_SPEC)}")
+        try:
+            values[key] = check(text)
+        except ValueError as err:
+            raise ValueError(f"option :{key}: {err}") from err
+    return from_directive(values)
+
+
+def from_directive(values: Mapping[str, Any]) -> TraceOptions:
+    """The options docutils parsed with :data:`OPTION_SPEC` (flags are present or not)."""
+    return TraceOptions(
+        name=values.get("name"),
+        latest="latest" in values,
+        ranks=values.get("ranks"),
+        sections=values.get("sections") or (),
+        no_source="no-source" in values,
+    )
