@@ -13,7 +13,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer, TextLexer, get_lexer_by_name
 from pygments.token import STANDARD_TYPES
 
-from sphinx_torchtrace.fastcode import highlight_fast, is_fast, visit_literal_block
+from sphinx_torchtrace.render.highlight import highlight_fast, is_fast
+from sphinx_torchtrace.sphinxext.patches.fast_code import visit_literal_block
 from sphinx_torchtrace.trace import read_log
 
 DATA = Path(__file__).parent / "data"

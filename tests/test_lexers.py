@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pygments.token import Comment, Name, String
 
-from sphinx_torchtrace.lexers import FxGraphLexer
+from sphinx_torchtrace.render.fx_lexer import FxGraphLexer
 from sphinx_torchtrace.trace import read_log
 
 DATA = Path(__file__).parent / "data"

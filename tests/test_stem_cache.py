@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import sphinx_torchtrace.extension as extension
+import sphinx_torchtrace.sphinxext.setup as extension
 
 from .conftest import SiteMaker
 

@@ -25,10 +25,11 @@ from sphinx.environment import BuildEnvironment
 
 from .. import __version__
 from ..render.paths import PathRewriter
-from ..site.naming import DEFAULT_GENERATED_DIR, generated_folder, slugify
+from ..site.naming import slugify
 from ..site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ..site.source import maybe_strip
 from ..trace import Trace, TraceReadError, load_trace, resolve_logs, summary
+from .config import torchtrace_config
 from .options import TraceOptions
 from .scan import TraceRequest, scan_sources
 from .warnings import warn
@@ -84,16 +85,8 @@ def forget_traces(app: Sphinx, exception: BaseException | None) -> None:
 
 
 def generated_dir(app: Sphinx) -> str:
-    """``torchtrace_generated_dir``, checked (see :func:`..site.naming.generated_folder`)."""
-    folder = generated_folder(app.config.torchtrace_generated_dir)
-    if folder is None:
-        warn(
-            "config",
-            f"torchtrace_generated_dir {app.config.torchtrace_generated_dir!r} must name a "
-            f"sub-folder of the sources; using {DEFAULT_GENERATED_DIR!r}",
-        )
-        return DEFAULT_GENERATED_DIR
-    return folder
+    """``torchtrace_generated_dir``, checked (see :mod:`.config`)."""
+    return torchtrace_config(app.config).generated_dir
 
 
 def resolve_logs_safely(
@@ -164,7 +157,7 @@ def generate_pages(app: Sphinx) -> None:
     suffix, parser = stub_format(app)
     # Builders that assemble one document need graph and kernel pages in a toctree.
     detail_toctree = app.builder.name not in ("html", "dirhtml", "linkcheck")
-    configured = app.config.torchtrace_path_rewrites
+    config = torchtrace_config(app.config)
     wanted: dict[Path, str | None] = {}
     traces = registry(app)
     traces.clear()
@@ -218,11 +211,11 @@ def generate_pages(app: Sphinx) -> None:
             no_source=options.no_source,
             sections=options.sections,
             list_frames=detail_toctree
-            or len(plan.frames) <= int(app.config.torchtrace_sidebar_frames),
+            or len(plan.frames) <= config.sidebar_frames,
             detail_toctree=detail_toctree,
         )
         generated = GeneratedTrace(
-            request, options, trace, plan, settings, PathRewriter(configured)
+            request, options, trace, plan, settings, PathRewriter(config.path_rewrites)
         )
         traces[key] = generated
         srcdir = Path(app.srcdir)

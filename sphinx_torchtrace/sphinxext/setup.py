@@ -9,6 +9,7 @@ from sphinx.config import Config
 
 from ..render.fx_lexer import FxGraphLexer
 from ..site.naming import generated_prefix
+from .config import add_config_values
 from .directive import TorchTraceDirective
 from .doctree import chart_node
 from .domain import TorchTraceDomain
@@ -26,13 +27,7 @@ STATIC = Path(__file__).parent.parent / "static"
 
 def setup_extension(app: Sphinx) -> None:
     app.setup_extension("sphinx_design")
-    app.add_config_value("torchtrace_generated_dir", "torchtrace", "env", types=[str])
-    # {regex: replacement} applied to published trace text; None means the defaults
-    # (home directories to ~/, site-packages to <site-packages>/), {} turns them off.
-    app.add_config_value("torchtrace_path_rewrites", None, "env")
-    # Frames a trace lists in the HTML sidebar; beyond it, only its overview (every
-    # page listing every frame grows with the square of their number).
-    app.add_config_value("torchtrace_sidebar_frames", 50, "env", types=[int])
+    add_config_values(app)
     app.add_lexer("torchtrace-fx", FxGraphLexer)
     setup_fast_code(app)
     app.add_domain(TorchTraceDomain)

@@ -7,6 +7,10 @@ pages are orphans (in no toctree), so for them the resolved navigation depends
 on the page only through relative links: every orphan page in the same output
 folder gets the same HTML.  We compute it once per folder and argument set.
 Pages in a toctree, and pages outside the generated folder, are left alone.
+
+Checked against Sphinx 7.0 to 9.0.  Touches: the ``toctree`` function that
+Sphinx puts in the HTML page context, and ``BuildEnvironment.toctree_includes``.
+Falls back to Sphinx's own navigation when the context has no ``toctree``.
 """
 
 from __future__ import annotations

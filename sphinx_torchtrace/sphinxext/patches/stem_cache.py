@@ -7,6 +7,10 @@ phase.  Stemming is a pure function of the word, so a cache shared by all pages
 changes nothing in the index.  Applied once the indexer exists (it is made when
 writing starts); without one, or with an indexer of another shape, nothing is
 done.
+
+Checked against Sphinx 7.0 to 9.0.  Touches: ``builder.indexer.lang.stem``
+(the search language's stemmer).  Falls back to doing nothing when the indexer
+or its ``stem`` is missing.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ generated page to curl a few apostrophes of our own help text, about a
 twentieth of a big build.
 ``document.settings.smart_quotes = False`` is how Sphinx lets an extension
 turn the pass off for one document.  The user's own pages are untouched.
+
+Checked against Sphinx 7.0 to 9.0.  Touches: ``document.settings.smart_quotes``
+(documented by Sphinx as the per-document switch) before ``SphinxSmartQuotes``
+(priority 750).  If the switch stops working, pages only get curly quotes.
 """
 
 from __future__ import annotations

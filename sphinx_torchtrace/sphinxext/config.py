@@ -1,0 +1,101 @@
+"""The extension's configuration values, typed and checked once, at ``config-inited``.
+
+Each ``torchtrace_*`` value is declared here with its default and a check; a
+bad value is one ``torchtrace.config`` warning naming what is valid, and the
+default is used instead: never an "Extension error".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+
+from ..site.naming import DEFAULT_GENERATED_DIR, generated_folder
+from .warnings import warn
+
+
+@dataclass(frozen=True)
+class TorchTraceConfig:
+    generated_dir: str
+    path_rewrites: dict[str, str] | None  # None: the defaults
+    sidebar_frames: int
+
+
+def _generated_dir(value: Any) -> str:
+    folder = generated_folder(value) if isinstance(value, str) else None
+    if folder is None:
+        raise ValueError("must name a sub-folder of the sources, such as 'torchtrace'")
+    return folder
+
+
+def _path_rewrites(value: Any) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ValueError("must be a dict of {regular expression: replacement} strings")
+    for pattern, replacement in value.items():
+        try:
+            re.compile(pattern).sub(replacement, "")
+        except (re.error, IndexError) as err:
+            raise ValueError(f"rule {pattern!r} -> {replacement!r}: {err}") from err
+    return dict(value)
+
+
+def _sidebar_frames(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError("must be a whole number, 0 or more")
+    return value
+
+
+#: name: (default, check); each check returns the value to use or raises ValueError.
+VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
+    "torchtrace_generated_dir": (DEFAULT_GENERATED_DIR, _generated_dir),
+    # {regex: replacement} applied to published trace text; None means the defaults
+    # (home directories to ~/, site-packages to <site-packages>/), {} turns them off.
+    "torchtrace_path_rewrites": (None, _path_rewrites),
+    # Frames a trace lists in the HTML sidebar; beyond it, only its overview (every
+    # page listing every frame grows with the square of their number).
+    "torchtrace_sidebar_frames": (50, _sidebar_frames),
+}
+
+_CHECKED = "_torchtrace_checked"
+
+
+def add_config_values(app: Sphinx) -> None:
+    for name, (default, _check) in VALUES.items():
+        app.add_config_value(name, default, "env")
+    app.connect("config-inited", check_config, priority=100)
+
+
+def check_config(app: Sphinx, config: Config) -> None:
+    """Every value checked; a bad one is warned about and replaced by its default."""
+    checked: dict[str, Any] = {}
+    for name, (default, check) in VALUES.items():
+        try:
+            checked[name] = check(getattr(config, name))
+        except ValueError as err:
+            warn("config", f"{name} = {getattr(config, name)!r} {err}; using {default!r}")
+            checked[name] = default
+            setattr(config, name, default)
+    setattr(config, _CHECKED, TorchTraceConfig(*checked.values()))
+
+
+def torchtrace_config(config: Config) -> TorchTraceConfig:
+    """The checked configuration (checked now if ``config-inited`` has not run)."""
+    found = getattr(config, _CHECKED, None)
+    if isinstance(found, TorchTraceConfig):
+        return found
+    values = []
+    for name, (default, check) in VALUES.items():
+        try:
+            values.append(check(getattr(config, name, default)))
+        except ValueError:
+            values.append(default)
+    return TorchTraceConfig(*values)
