@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TypeAlias
 
 # -- inline -----------------------------------------------------------------------------------
 
@@ -89,8 +89,10 @@ class Badge:
     status: str
 
 
-Inline = Union[str, Code, Strong, Emphasis, Link, PageLink, AnchorLink, ObjectLink, Download, Badge]
-Inlines = Sequence[Inline]
+Inline: TypeAlias = (
+    str | Code | Strong | Emphasis | Link | PageLink | AnchorLink | ObjectLink | Download | Badge
+)
+Inlines: TypeAlias = Sequence[Inline]
 
 
 # -- blocks -----------------------------------------------------------------------------------
@@ -229,22 +231,22 @@ class Toctree:
     maxdepth: int = 1
 
 
-Block = Union[
-    Paragraph,
-    Lines,
-    BulletList,
-    Table,
-    CodeBlock,
-    Dropdown,
-    TabSet,
-    Section,
-    Admonition,
-    Target,
-    ObjectTarget,
-    Chart,
-    Provenance,
-    Toctree,
-]
+Block: TypeAlias = (
+    Paragraph
+    | Lines
+    | BulletList
+    | Table
+    | CodeBlock
+    | Dropdown
+    | TabSet
+    | Section
+    | Admonition
+    | Target
+    | ObjectTarget
+    | Chart
+    | Provenance
+    | Toctree
+)
 
 
 @dataclass

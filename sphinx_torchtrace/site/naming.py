@@ -1,22 +1,75 @@
-"""Names of generated pages and domain objects: stable, readable, safe on every OS.
+"""Names of generated pages and domain objects: stable, unambiguous, safe on every OS.
 
-Object names follow tlparse's compile ids (``train/[0/0]``, ``train/rank1/[1/0_1]``,
-``train/[!0/2/0]``, ``train/[0/0]#2`` for a repeat after ``torch._dynamo.reset()``);
-file names never hold ``!``, ``[``, ``]`` or upper case, so they cannot clash on
-case-insensitive file systems.
+A name says *what* a page shows, never *where* its record sits in the log, so
+an old URL or cross-reference keeps pointing at the same graph after the
+program is traced again.
+
+**Object names** (the ``torchtrace`` domain, ``objects.inv``):
+
+* frame: ``<label>/[<rank>/]<compile id>[#<occurrence>]``, e.g. ``train/[0/0]``,
+  ``train/rank1/[1/0_1]``, ``train/[!0/2/0]``, ``train/[0/0]#2`` (the same id
+  again after ``torch._dynamo.reset()``);
+* graph or kernel: ``<frame>/<name>[#<occurrence>]``, e.g.
+  ``train/[0/0]/inductor_output_code#2``.  A ``#`` of the logged name itself is
+  doubled (``q#2`` is written ``q##2``), so a logged name never equals a
+  numbered one.
+
+**File names** (docnames; raw downloads mirror them under ``_raw/``):
+``<label>/[<rank>/]<frame>[/<graph or kernel>]``, every segment lower-case
+``[a-z0-9-]`` and at most :data:`MAX_SEGMENT` characters:
+
+* frame: ``frame-0-0``, ``frame-ca0-2-0``, ``frame-1-0-attempt1``,
+  ``frame-0-0-occurrence2``, ``frame-none`` for ``[-/-]``, ``frame-x-3`` for
+  ``[-/3]`` (negative numbers as ``m1``);
+* rank (traces of several logs only): ``rank1``, ``rank1-2`` for a second log
+  claiming rank 1, ``rank-none`` for a log that names no rank (object names
+  use the same text, unbounded);
+* graph or kernel: ``graph-dynamo-output-graph``, ``graph-inductor-output-code--2``.
+  A name of lower-case words joined by single underscores is written with
+  dashes; any other name (upper case, dots, ``__``, too long) is written as
+  its truncated slug plus ``--h`` and a digest of the exact name, so names
+  that differ only in case or punctuation get different files.
+* A segment too long to fit is cut and ends in ``--h<digest of the whole>``.
+
+``--`` never occurs in a written name or a plain segment, so the occurrence
+and digest suffixes cannot be mistaken for part of a name.
+
+**Stability.**  A page's names depend only on: the trace's label; for
+multi-log traces, the rank its log claims and how many earlier logs of the
+trace claim the same rank; its compile id and occurrence; and the graph's or
+kernel's name and its occurrence among same-named ones *of that frame*.  So
+records added, removed or reordered anywhere else (other compiles, other
+artifact names, line numbers, the log-wide artifact order) change no other
+page's names (occurrences count every same-named artifact of the frame, with
+a page or not, so an artifact losing its payload renumbers nothing).  What
+does renumber: adding or removing an earlier same-named
+artifact (kernel) of the same frame, an earlier occurrence of the same compile
+id, or an earlier log claiming the same rank; and a trace going from one log
+to several (or back) gains (loses) its rank folders.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+from collections.abc import Iterable
 
-from ..trace import Artifact, Compile, RankTrace, Trace
+from ..trace import Compile, RankTrace, Trace
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
+# Lower-case words joined by single underscores: written with dashes, the mapping stays one-to-one.
+_PLAIN = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*\Z")
 
 #: Where generated pages go when ``torchtrace_generated_dir`` names no usable folder.
 DEFAULT_GENERATED_DIR = "torchtrace"
+
+#: The longest path segment written (before the file suffix).
+MAX_SEGMENT = 64
+_DIGEST_CHARS = 10
+_DIGEST_SUFFIX = 3 + _DIGEST_CHARS  # "--h" + digest
+#: The longest graph or kernel name written as is, before its occurrence suffix.
+_MAX_PLAIN_STEM = 44
 
 
 def generated_folder(value: object) -> str | None:
@@ -38,64 +91,114 @@ def generated_prefix(value: object) -> str:
 
 
 def slugify(text: str) -> str:
-    """Lower-case letters, digits and single dashes."""
+    """Lower-case letters, digits and single dashes (lossy: for labels and readable prefixes)."""
     return _UNSAFE.sub("-", text.lower()).strip("-") or "x"
 
 
-def rank_prefix(trace: Trace, rank: RankTrace) -> str:
-    """``rank1/`` when the trace has several ranks, else nothing.
+def digest(text: str) -> str:
+    """A short, stable fingerprint of the exact text (lone surrogates from JSON included)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=8).hexdigest()[:_DIGEST_CHARS]
 
-    Two logs can claim the same rank (copied logs, a restarted job): the later
-    ones become ``rank1-2/``, ``rank1-3/`` so that no two pages share a name.
+
+def fit(segment: str, limit: int = MAX_SEGMENT) -> str:
+    """``segment`` if short enough, else its head and ``--h`` plus a digest of all of it.
+
+    The digest keeps segments that share a long head apart.
     """
-    if not trace.is_multi_rank:
-        return ""
-    bases = [
-        f"rank{r.rank if r.rank is not None else i}" for i, r in enumerate(trace.ranks)
-    ]
-    names = [n.replace("#", "-") for n in numbered(bases)]
-    for r, name in zip(trace.ranks, names, strict=True):
-        if r is rank:
-            return name + "/"
-    return f"rank{rank.rank}/"
+    if len(segment) <= limit:
+        return segment
+    head = segment[: limit - _DIGEST_SUFFIX].rstrip("-")
+    return f"{head}--h{digest(segment)}"
 
 
-def frame_name(label: str, trace: Trace, rank: RankTrace, compile_: Compile) -> str:
-    """The domain object name of a compile: ``<label>/[<rank>/][0/0]`` (+ ``#2`` for repeats)."""
-    suffix = f"#{compile_.occurrence}" if compile_.occurrence > 1 else ""
-    return f"{label}/{rank_prefix(trace, rank)}{compile_.id}{suffix}"
+def label_segment(label: str) -> str:
+    """The folder of a trace: its label slugified, bounded (the directive rejects clashes)."""
+    return fit(slugify(label))
 
 
-def frame_slug(compile_: Compile) -> str:
-    """A file name for a compile: ``frame-0-0``, ``frame-1-0-attempt1``, ``frame-ca0-2-0``."""
-    cid = compile_.id
-    if cid.is_unknown:
-        base = "frame-none"
-    else:
-        parts = []
-        if cid.compiled_autograd_id is not None:
-            parts.append(f"ca{cid.compiled_autograd_id}")
-        if cid.frame_id is not None:
-            parts.append(str(cid.frame_id))
-            parts.append("x" if cid.frame_compile_id is None else str(cid.frame_compile_id))
-        base = "frame-" + "-".join(parts)
-    if cid.attempt:
-        base += f"-attempt{cid.attempt}"
-    if compile_.occurrence > 1:
-        base += f"-occurrence{compile_.occurrence}"
-    return base
+def name_stem(name: str) -> str:
+    """A logged name as file-name text: one-to-one, lower case, bounded.
+
+    ``dynamo_output_graph`` → ``dynamo-output-graph``; ``Q``, ``a.b``, ``a__b`` or a
+    300-character name → slug head + ``--h`` + digest of the exact name.
+    """
+    if len(name) <= _MAX_PLAIN_STEM and _PLAIN.match(name):
+        return name.replace("_", "-")
+    head = slugify(name)[: _MAX_PLAIN_STEM - _DIGEST_SUFFIX].rstrip("-")
+    return f"{head}--h{digest(name)}"
 
 
-def artifact_slug(artifact: Artifact) -> str:
-    """``graph-12-dynamo-output-graph``: the log-wide ordinal keeps it unique and stable."""
-    return f"{artifact.ordinal}-{slugify(artifact.name)}"
+def item_segment(kind: str, name: str, occurrence: int) -> str:
+    """``graph-inductor-output-code``, ``graph-inductor-output-code--2``: a page within a frame."""
+    suffix = f"--{occurrence}" if occurrence > 1 else ""
+    return fit(f"{kind}-{name_stem(name)}{suffix}")
 
 
-def numbered(names: list[str]) -> list[str]:
-    """Append ``#2``, ``#3`` to repeated names, keeping the first one plain."""
+def item_name(name: str, occurrence: int) -> str:
+    """``inductor_output_code``, ``inductor_output_code#2``, ``q##2`` (logged ``q#2``)."""
+    escaped = name.replace("#", "##")
+    return escaped if occurrence <= 1 else f"{escaped}#{occurrence}"
+
+
+def occurrences(names: Iterable[str]) -> list[int]:
+    """1 for the first of each name, 2 for its second, ...: a numbering of equals only."""
     seen: dict[str, int] = {}
     out = []
     for name in names:
         seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+        out.append(seen[name])
     return out
+
+
+def _number(value: int) -> str:
+    """An integer as file-name text: ``12``, ``m3`` for -3."""
+    return str(value) if value >= 0 else f"m{-value}"
+
+
+def _number_or_x(value: int | None) -> str:
+    return "x" if value is None else _number(value)
+
+
+def rank_names(trace: Trace) -> list[str]:
+    """Per log of the trace, in order: the rank part of its names (``rank1``, ``rank1-2``).
+
+    Empty for a trace of one log.  A later log claiming an earlier one's rank
+    (copied logs, a restarted job) gets ``-2``, ``-3`` so its pages stay apart.
+    """
+    if not trace.is_multi_rank:
+        return ["" for _ in trace.ranks]
+    bases = [_rank_base(rank) for rank in trace.ranks]
+    return [
+        base if n == 1 else f"{base}-{n}" for base, n in zip(bases, occurrences(bases), strict=True)
+    ]
+
+
+def _rank_base(rank: RankTrace) -> str:
+    return "rank-none" if rank.rank is None else f"rank{_number(rank.rank)}"
+
+
+def rank_segment(rank_name: str) -> str:
+    """The folder of a rank's pages: its name, bounded (a 400-digit rank stays short)."""
+    return fit(rank_name) if rank_name else ""
+
+
+def frame_name(label: str, rank_name: str, compile_: Compile) -> str:
+    """The object name of a compile: ``<label>/[<rank>/][0/0]`` (+ ``#2`` for repeats)."""
+    suffix = f"#{compile_.occurrence}" if compile_.occurrence > 1 else ""
+    rank = f"{rank_name}/" if rank_name else ""
+    return f"{label}/{rank}{compile_.id}{suffix}"
+
+
+def frame_segment(compile_: Compile) -> str:
+    """The file name of a compile: ``frame-0-0``, ``frame-1-0-attempt1``, ``frame-ca0-2-0``."""
+    cid = compile_.id
+    parts = [] if cid.compiled_autograd_id is None else [f"ca{_number(cid.compiled_autograd_id)}"]
+    if cid.frame_id is not None or cid.frame_compile_id is not None:
+        parts += [_number_or_x(cid.frame_id), _number_or_x(cid.frame_compile_id)]
+    base = "frame-" + ("-".join(parts) or "none")
+    if cid.attempt:
+        base += f"-attempt{_number(cid.attempt)}"
+    if compile_.occurrence > 1:
+        base += f"-occurrence{compile_.occurrence}"
+    return fit(base)

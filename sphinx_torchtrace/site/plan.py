@@ -2,6 +2,9 @@
 
 Kept apart from rendering so names and docnames can be tested without a
 build, and so the directive and the domain agree with the generated pages.
+Every name comes from :mod:`.naming` (see there which names are stable under
+which changes to a log); raw downloads mirror their page's docname under
+``<root>/_raw/``, so they are as stable and as bounded as the pages.
 """
 
 from __future__ import annotations
@@ -9,10 +12,20 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
-from .artifacts import download_suffix
-from .naming import artifact_slug, frame_name, frame_slug, numbered, rank_prefix, slugify
 from ..trace import Artifact, Compile, Kernel, RankTrace, Trace
 from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
+from .artifacts import download_suffix
+from .naming import (
+    fit,
+    frame_name,
+    frame_segment,
+    item_name,
+    item_segment,
+    label_segment,
+    occurrences,
+    rank_names,
+    rank_segment,
+)
 
 #: Events that get a page of their own: graphs, guards, generated code.
 PAGE_KINDS = GRAPH_EVENTS | CODE_EVENTS | {"dynamo_guards", "dynamo_cpp_guards_str"}
@@ -40,9 +53,7 @@ def has_page(artifact: Artifact) -> bool:
         return False
     if artifact.kind in PAGE_KINDS or artifact.kind == "graph_dump":
         return True
-    return artifact.kind == "artifact" and (
-        artifact.name in PAGE_ARTIFACTS or artifact.is_graph
-    )
+    return artifact.kind == "artifact" and (artifact.name in PAGE_ARTIFACTS or artifact.is_graph)
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,16 @@ class PageSettings:
     sections: tuple[str, ...] = ()  # overview sections to show; empty: all
     list_frames: bool = True  # frame pages in the overview's toctree (the sidebar)
     detail_toctree: bool = False  # graph and kernel pages in toctrees (LaTeX, singlehtml)
+
+
+@dataclass
+class RankPlan:
+    """Where one log's pages go: ``name`` is the rank part of object names ("" for one log)."""
+
+    rank: RankTrace
+    name: str  # "rank1", "rank1-2", "rank-none"; "" in a trace of one log
+    folder: str  # docname folder of its frame pages
+    events_path: str  # its chromium events as a download, relative to the source folder
 
 
 @dataclass
@@ -94,6 +115,7 @@ class TracePlan:
     trace: Trace
     root: str  # docname folder of this trace, e.g. "torchtrace/train"
     frames: list[FramePlan] = field(default_factory=list)
+    ranks: list[RankPlan] = field(default_factory=list)
     _pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -106,6 +128,12 @@ class TracePlan:
         for f in self.frames:
             if f.compile is compile_:
                 return f
+        return None
+
+    def rank_plan(self, rank: RankTrace) -> RankPlan | None:
+        for r in self.ranks:
+            if r.rank is rank:
+                return r
         return None
 
     def page_of(self, docname: str) -> tuple[FramePlan | None, GraphPlan | KernelPlan | None]:
@@ -133,38 +161,69 @@ class TracePlan:
 
 
 def plan_trace(label: str, trace: Trace, generated_dir: str) -> TracePlan:
-    """Name every page and object of a trace."""
-    root = posixpath.join(generated_dir, slugify(label))
+    """Name every page and object of a trace (names: see :mod:`.naming`)."""
+    root = posixpath.join(generated_dir, label_segment(label))
     plan = TracePlan(label=label, trace=trace, root=root)
-    for rank in trace.ranks:
-        folder = posixpath.join(root, rank_prefix(trace, rank).rstrip("/"))
+    taken = {plan.index_docname}
+    for rank, rank_name in zip(trace.ranks, rank_names(trace), strict=True):
+        segment = rank_segment(rank_name)
+        folder = posixpath.join(root, segment) if segment else root
+        # the rank in the file's own name: a download keeps only its base name
+        events_name = fit(f"chromium-events-{segment}" if segment else "chromium-events") + ".json"
+        events = posixpath.join(root, "_raw", events_name)
+        plan.ranks.append(RankPlan(rank, rank_name, folder, events))
         for compile_ in rank.compiles:
-            fname = frame_name(label, trace, rank, compile_)
-            slug = frame_slug(compile_)
-            frame = FramePlan(rank, compile_, fname, posixpath.join(folder, slug))
-            paged = [a for a in compile_.artifacts if has_page(a)]
-            for artifact, gname in zip(paged, numbered([a.name for a in paged]), strict=True):
-                docname = posixpath.join(folder, slug, "graph-" + artifact_slug(artifact))
-                raw = posixpath.basename(docname) + download_suffix(artifact)
-                frame.graphs.append(
-                    GraphPlan(
-                        artifact, f"{fname}/{gname}", docname, posixpath.join(root, "_raw", raw)
-                    )
-                )
-            pairs = [(a, k) for a in compile_.artifacts for k in a.kernels]
-            for (artifact, kernel), kname in zip(
-                pairs, numbered([k.name for _, k in pairs]), strict=True
-            ):
-                code = frame.graph_for(artifact)
-                index = len(frame.kernels)
-                frame.kernels.append(
-                    KernelPlan(
-                        kernel,
-                        artifact,
-                        f"{fname}/{kname}",
-                        posixpath.join(folder, slug, f"kernel-{index}-{slugify(kernel.name)}"),
-                        code.docname if code else None,
-                    )
-                )
+            name = frame_name(label, rank_name, compile_)
+            docname = _claim(taken, posixpath.join(folder, frame_segment(compile_)))
+            frame = FramePlan(rank, compile_, name, docname)
+            _plan_graphs(plan, frame, taken)
+            _plan_kernels(frame, taken)
             plan.frames.append(frame)
     return plan
+
+
+def _plan_graphs(plan: TracePlan, frame: FramePlan, taken: set[str]) -> None:
+    """Graph pages, numbered among the frame's same-named artifacts (paged or not)."""
+    artifacts = frame.compile.artifacts
+    for artifact, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True):
+        if not has_page(artifact):
+            continue
+        segment = item_segment("graph", artifact.name, n)
+        docname = _claim(taken, posixpath.join(frame.docname, segment))
+        raw = posixpath.join(plan.root, "_raw", posixpath.relpath(docname, plan.root))
+        frame.graphs.append(
+            GraphPlan(
+                artifact,
+                f"{frame.name}/{item_name(artifact.name, n)}",
+                docname,
+                raw + download_suffix(artifact),
+            )
+        )
+
+
+def _plan_kernels(frame: FramePlan, taken: set[str]) -> None:
+    """Kernel pages, numbered among the frame's same-named kernels (fwd and bwd reuse names)."""
+    pairs = [(a, k) for a in frame.compile.artifacts for k in a.kernels]
+    numbers = occurrences(k.name for _, k in pairs)
+    for (artifact, kernel), n in zip(pairs, numbers, strict=True):
+        segment = item_segment("kernel", kernel.name, n)
+        code = frame.graph_for(artifact)
+        frame.kernels.append(
+            KernelPlan(
+                kernel,
+                artifact,
+                f"{frame.name}/{item_name(kernel.name, n)}",
+                _claim(taken, posixpath.join(frame.docname, segment)),
+                code.docname if code else None,
+            )
+        )
+
+
+def _claim(taken: set[str], docname: str) -> str:
+    """``docname``, or, should two digests ever collide, a variant no other page has."""
+    found, n = docname, 1
+    while found in taken:
+        n += 1
+        found = f"{docname}--c{n}"
+    taken.add(found)
+    return found

@@ -19,8 +19,9 @@ def strip_source(text: str) -> str:
     out: list[str] = []
     after_file = False
     for line in text.split("\n"):
-        if "# File: " not in line and "  # " in line:
-            line = line.split("  # ", 1)[0].rstrip()
+        code, sep, _comment = line.partition("  # ")
+        if sep and "# File: " not in line and code.strip():  # a comment after code
+            line = code.rstrip()
         if not (after_file and line.startswith("    ")):
             out.append(line)
         after_file = line.lstrip().startswith("File ")

@@ -42,7 +42,7 @@ def short_frame_name(name: str) -> str:
     short = "[" + tail
     if "/" in head:
         rank = head.rsplit("/", 1)[1]
-        if re.fullmatch(r"rank\d+(?:-\d+)?", rank):
+        if re.fullmatch(r"rank(?:m?\d+|-none)(?:-\d+)?", rank):
             short = f"{rank}/{short}"
     return short
 

@@ -25,7 +25,7 @@ from sphinx.environment import BuildEnvironment
 
 from .. import __version__
 from ..render.paths import PathRewriter
-from ..site.naming import slugify
+from ..site.naming import label_segment
 from ..site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ..site.source import maybe_strip
 from ..trace import Trace, TraceReadError, load_trace, resolve_logs, summary
@@ -176,7 +176,8 @@ def generate_pages(app: Sphinx) -> None:
             failed[key] = (str(err), "option")
             continue
         label = request.label()
-        other = next((r for k, r in labels.items() if slugify(k) == slugify(label)), None)
+        folder = label_segment(label)
+        other = next((r for k, r in labels.items() if label_segment(k) == folder), None)
         if other is not None:
             other_key = (other.docname, other.argument)
             if other.path == request.path and other.raw_options == request.raw_options:
@@ -238,10 +239,9 @@ def _downloads(generated: GeneratedTrace) -> dict[str, str]:
     """The files a trace's pages offer for download, by path relative to the sources."""
     plan, rewrite = generated.plan, generated.rewrite
     out: dict[str, str] = {}
-    for rank in plan.trace.ranks:
-        if rank.chromium_events:
-            path = f"{plan.root}/{summary.chromium_file(plan.trace, rank)}"
-            out[path] = rewrite(summary.chromium_events_json(rank))
+    for rank_plan in plan.ranks:
+        if rank_plan.rank.chromium_events:
+            out[rank_plan.events_path] = rewrite(summary.chromium_events_json(rank_plan.rank))
     for frame in plan.frames:
         for graph in frame.graphs:
             text = maybe_strip(graph.artifact.text(), generated.settings.no_source)
@@ -268,7 +268,7 @@ class _DownloadStamp:
             [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in generated.logs],
         ]
         self.key = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
-        self.path = Path(cache_dir) / f"downloads-{slugify(generated.plan.label)}.json"
+        self.path = Path(cache_dir) / f"downloads-{label_segment(generated.plan.label)}.json"
         self.srcdir = Path(app.srcdir)
 
     def unchanged_files(self) -> list[str] | None:

@@ -38,8 +38,6 @@ generated pages are not part of the single page).
 
 from __future__ import annotations
 
-import html
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -54,6 +52,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxTranslator
 from sphinx.writers.html5 import HTML5Translator
 
+from ..render.provenance_html import provenance_html
 from ..site.artifacts import language_of
 from ..site.plan import FramePlan, TracePlan
 from ..site.source import strip_source
@@ -480,127 +479,19 @@ def _joined(parts: Iterable[list[nodes.Node]]) -> list[nodes.Node]:
 
 
 def render_html(node: provenance_block, uri: Callable[[str], str | None]) -> str:
-    """The viewer's markup; every piece of trace text is escaped here.
+    """The viewer's markup, built by :mod:`..render.provenance_html` (which escapes).
 
     ``uri(docname)`` gives a link to a page of this build, or None where none can be made.
     """
-    e = html.escape
-    line_maps: dict[str, dict[int, list[int]]] = node.get("line_maps") or {}
-    language = "cpp" if node.get("language") == "cpp" else "python"
-    code_to_post = line_maps.get("pyCodeToPost" if language == "python" else "cppCodeToPost", {})
-    post_to_code = line_maps.get("postToPyCode" if language == "python" else "postToCppCode", {})
-    mapped = {
-        "pre": set(line_maps.get("preToPost", {})),
-        "post": set(line_maps.get("postToPre", {})) | set(post_to_code),
-        "code": set(code_to_post),
-    }
-    kernel_links: dict[int, list[list[str | None]]] = node.get("kernel_links") or {}
-    out = [
-        f'<div class="tt-provenance" data-language="{language}" '
-        f'data-frame="{e(str(node.get("frame", "")))}">',
-        '<p class="tt-provenance-help">Bold lines are linked: point at one, or click it to '
-        "keep the selection, to highlight what it became or came from in the other panes. "
-        "In a focused pane, <kbd>↓</kbd>/<kbd>↑</kbd> (or <kbd>j</kbd>/<kbd>k</kbd>) step "
-        "through linked lines and <kbd>Esc</kbd> clears.</p>",
-    ]
-    if not any(line_maps.values()):
-        out.append(
-            '<p class="tt-provenance-empty">The node mappings of this compile link no lines '
-            "of these texts.</p>"
-        )
-    out.append('<div class="tt-provenance-panes">')
-    for pane in node.get("panes") or []:
-        key = str(pane.get("pane"))
-        title = str(pane.get("title", key))
-        artifact = str(pane.get("artifact") or "")
-        label = f"{title} ({artifact})" if artifact else title
-        out.append(
-            f'<div class="tt-pane" data-pane="{e(key)}" role="region" '
-            f'aria-label="{e(label)}" tabindex="0">'
-        )
-        docname = pane.get("docname")
-        href = uri(docname) if isinstance(docname, str) else None
-        title_html = (
-            f'<a class="tt-pane-title" href="{e(href)}">{e(title)}</a>'
-            if href is not None
-            else f'<span class="tt-pane-title">{e(title)}</span>'
-        )
-        artifact_html = f' <code class="tt-pane-artifact">{e(artifact)}</code>' if artifact else ""
-        out.append(f'<div class="tt-pane-header">{title_html}{artifact_html}</div>')
-        lines = pane.get("lines")
-        if lines is None:
-            out.append('<p class="tt-pane-missing">Not logged for this compile.</p></div>')
-            continue
-        initial = node.get("initial_line") if key == "code" else None
-        initial_attr = f' data-initial-line="{int(initial)}"' if isinstance(initial, int) else ""
-        out.append(f'<pre class="tt-pane-body"{initial_attr}>')
-        for number, line in enumerate(lines, 1):
-            classes = "tt-line tt-mapped" if number in mapped.get(key, ()) else "tt-line"
-            node_name = (pane.get("nodes") or {}).get(number)
-            if key == "code" and number in kernel_links:
-                content = _link_kernels(str(line), kernel_links[number], uri)
-            elif isinstance(node_name, str) and isinstance(docname, str):
-                content = _link_kernels(
-                    str(line), [[node_name, docname]], uri, "tt-node-link", "Graph page of"
-                )
-            else:
-                content = e(str(line))
-            out.append(
-                f'<span class="{classes}" data-line="{number}">'
-                f'<span class="tt-text">{content}</span></span>'
-            )
-        out.append("</pre></div>")
-    out.append("</div>")
-    out.append('<div class="tt-live" role="status" aria-live="polite"></div>')
-    maps_json = json.dumps(
-        {key: {str(k): v for k, v in line_maps.get(key, {}).items()} for key in MAP_KEYS},
-        separators=(",", ":"),
+    return provenance_html(
+        frame=node["frame"],
+        language=node["language"],
+        panes=node["panes"],
+        line_maps=node["line_maps"],
+        kernel_links=node["kernel_links"],
+        initial_line=node["initial_line"],
+        uri=uri,
     )
-    # JSON inside <script>: nothing may close the element or open a comment
-    maps_json = maps_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    out.append(
-        f'<script type="application/json" class="tt-provenance-maps">{maps_json}</script>'
-    )
-    out.append("</div>\n")
-    return "".join(out)
-
-
-def _link_kernels(
-    line: str,
-    kernels: list[list[str | None]],
-    uri: Callable[[str], str | None],
-    css_class: str = "tt-kernel-link",
-    title: str = "Kernel page of",
-) -> str:
-    """A line, escaped, with each kernel (or graph node) name linked to its page."""
-    hrefs: dict[str, str] = {}
-    for entry in kernels:
-        name, docname = (entry + [None, None])[:2]
-        if isinstance(name, str) and name and isinstance(docname, str):
-            href = uri(docname)
-            if href is not None:
-                hrefs[name] = href
-    if not hrefs:
-        return html.escape(line)
-    # Node links stay out of the Tab order: each pane's title already links its graph
-    # page, and Tab should move between panes, not through hundreds of nodes.
-    focus = ' tabindex="-1"' if css_class == "tt-node-link" else ""
-    pattern = re.compile(
-        "|".join(re.escape(n) + r"(?!\w)" for n in sorted(hrefs, key=len, reverse=True))
-    )
-    out, last = [], 0
-    for match in pattern.finditer(line):
-        out.append(html.escape(line[last : match.start()]))
-        name = match.group(0)
-        out.append(
-            f'<a class="{css_class}" href="{html.escape(hrefs[name])}"{focus} '
-            f'title="{title} {html.escape(name)}">{html.escape(name)}</a>'
-        )
-        last = match.end()
-        if css_class == "tt-node-link":
-            break  # a node's name is linked where it is defined, once
-    out.append(html.escape(line[last:]))
-    return "".join(out)
 
 
 def visit_provenance_html(self: HTML5Translator, node: provenance_block) -> None:

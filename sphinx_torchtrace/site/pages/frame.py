@@ -1,0 +1,761 @@
+"""The page of one compile: what was compiled, how it went, and why.
+
+The reader arrives from the overview or from a recompile and wants, in order: the
+outcome, the facts, why it compiled again, what failed, where it was compiled from,
+the metrics, and every artifact in pipeline order.  Trace text goes into blocks as
+plain text; nothing here writes markup.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
+from ...trace.provenance import provenance_view, provenance_views
+from ..artifacts import language_of, pipeline_position
+from ..blocks import (
+    AnchorLink,
+    Block,
+    BulletList,
+    Code,
+    CodeBlock,
+    Download,
+    Dropdown,
+    Inline,
+    Inlines,
+    Lines,
+    ObjectLink,
+    ObjectTarget,
+    Page,
+    PageLink,
+    Paragraph,
+    Provenance,
+    Section,
+    Strong,
+    Tab,
+    Table,
+    TabSet,
+    Toctree,
+    joined,
+)
+from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
+from ..source import maybe_strip
+
+STATUS_TEXT: dict[str, str] = {
+    "ok": "Dynamo captured a graph and the backend compiled it; the frame runs the compiled code.",
+    "break": "Dynamo could not trace the whole frame (a graph break, or a restart of its "
+    "analysis): the frame is split, and the code around the break runs in Python.",
+    "error": "The compilation failed, so this frame runs eagerly (in plain Python and PyTorch).",
+    "empty": "Dynamo captured no operator worth compiling: the graph is empty, and the frame "
+    "runs as Python.",
+    "missing": "No compilation metrics were logged for this compile: it may have been cut "
+    "short, or torch logged its outcome under another attempt.",
+}
+UNKNOWN_COMPILE_TEXT = (
+    "Records logged outside any compilation (the PyTorch version, ahead-of-time compilation, "
+    "and the like); not a compile of its own."
+)
+RESTARTED_TEXT = "This attempt was restarted: the next attempt carries on from where it stopped."
+
+METRICS_TITLES: dict[str, str] = {
+    "compilation_metrics": "Forward",
+    "bwd_compilation_metrics": "Backward",
+    "aot_autograd_backward_compilation_metrics": "AOT backward",
+    "compilation_metrics_runtime": "Runtime",
+    "bwd_compilation_metrics_runtime": "Runtime backward",
+}
+
+#: The metric fields a reader looks for, in the order shown, with their labels.
+METRIC_LABELS: dict[str, str] = {
+    "entire_frame_compile_time_s": "Entire frame compile time",
+    "dynamo_time_before_restart_s": "Dynamo time before restart",
+    "backend_compile_time_s": "Backend compile time",
+    "inductor_compile_time_s": "Inductor compile time",
+    "code_gen_time_s": "Code generation time",
+    "elapsed_time": "Elapsed time",
+    "duration_us": "Duration",
+    "triton_compile_time_us": "Triton compile time",
+    "compile_time_autotune_time_us": "Autotuning at compile time",
+    "runtime_triton_autotune_time_us": "Triton autotuning at run time",
+    "runtime_cudagraphify_time_us": "CUDA graph capture at run time",
+    "remote_cache_time_saved_s": "Time saved by the remote cache",
+    "graph_op_count": "Graph operators",
+    "graph_node_count": "Graph nodes",
+    "graph_input_count": "Graph inputs",
+    "guard_count": "Guards",
+    "shape_env_guard_count": "Shape guards",
+    "cache_size": "Cache entries of this frame",
+    "accumulated_cache_size": "Cache entries, all frames of this code",
+    "num_graph_breaks": "Graph breaks",
+    "has_guarded_code": "Has guarded code",
+    "inductor_fx_local_cache_hit_count": "FX graph cache hits (local)",
+    "inductor_fx_local_cache_miss_count": "FX graph cache misses (local)",
+    "inductor_fx_remote_cache_hit_count": "FX graph cache hits (remote)",
+    "inductor_fx_remote_cache_miss_count": "FX graph cache misses (remote)",
+    "aotautograd_local_cache_hit_count": "AOT Autograd cache hits (local)",
+    "aotautograd_local_cache_miss_count": "AOT Autograd cache misses (local)",
+    "cudagraph_skip_reason": "CUDA graphs skipped because",
+    "restart_reasons": "Restart reasons",
+    "non_compliant_ops": "Non-compliant operators",
+    "compliant_custom_ops": "Compliant custom operators",
+    "fail_type": "Failure type",
+    "fail_user_frame_filename": "Failed in file",
+    "fail_user_frame_lineno": "Failed at line",
+}
+
+#: Counts worth showing even at zero; other fields are left out when zero.
+ZERO_MEANS_SOMETHING = frozenset(
+    {
+        "graph_op_count",
+        "graph_node_count",
+        "graph_input_count",
+        "guard_count",
+        "shape_env_guard_count",
+        "cache_size",
+        "accumulated_cache_size",
+    }
+)
+
+#: Fields of a metrics record that quote user code: left out of the record with ``:no-source:``.
+SOURCE_KEYS = frozenset({"stack_trace", "exception_stack_trace", "recompile_reason"})
+
+FAILURE_TITLES: dict[str, str] = {
+    "failure": "Failure",
+    "restart": "Restart",
+    "graph_break": "Graph break",
+}
+
+#: Artifacts bigger than this (bytes) get no dropdown: a page must stay readable and fast.
+INLINE_LIMIT = 32768
+#: Inline values (metrics, cells) are cut to this many characters: they sit in table cells.
+VALUE_LIMIT = 300
+CELL_LIMIT = 200
+SOURCE_NODES_LIMIT = 120
+
+#: Artifacts named after their phase only when a forward and a backward of that name exist.
+NOT_PHASED = frozenset(
+    {"aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "dynamo_output_graph"}
+)
+GUARD_ARTIFACTS = ("dynamo_cpp_guards_str", "dynamo_guards")
+
+ARTIFACTS_TEXT = (
+    "In pipeline order: Dynamo's graph, AOT Autograd's graphs, Inductor's graphs before and "
+    "after its passes, then the generated code."
+)
+PROVENANCE_TEXT = (
+    "The pre-grad graph, the post-grad graph and the generated code side by side: hover or "
+    "click a line to see where it came from and what it became; in a pane, the arrow keys "
+    "step through the linked lines."
+)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """What every part of the page reads: the frame, its neighbours and the settings."""
+
+    plan: TracePlan
+    frame: FramePlan
+    settings: PageSettings
+    previous: Compile | None
+
+    @property
+    def compile(self) -> Compile:
+        return self.frame.compile
+
+    def strip(self, text: str) -> str:
+        return maybe_strip(text, self.settings.no_source)
+
+    def anchor_link(self, anchor: str, text: str) -> AnchorLink:
+        return AnchorLink(self.frame.docname, anchor, text)
+
+    def frame_link(self, compile_: Compile) -> Inline:
+        """A link to another compile's page; its label where the plan has no page for it."""
+        other = self.plan.frame_for(compile_)
+        return ObjectLink("frame", other.name) if other is not None else Code(compile_.label)
+
+
+def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Page:
+    """The page of one compile (one attempt or occurrence of a compile id)."""
+    c = frame.compile
+    view = _Frame(plan, frame, settings, compare.previous_compile(frame.rank, c))
+    fn_name, fn_where = _function_of(view)
+    blocks: list[Block] = [
+        ObjectTarget("frame", frame.name, c.status),
+        _status_paragraph(view),
+        _facts(view, fn_name, fn_where),
+    ]
+    for section in (
+        _changed_section(view),
+        _failures_section(view),
+        _stack_section(view),
+        _metrics_section(view),
+        _artifacts_section(view),
+        _provenance_section(view),
+        _kernels_section(view),
+        _shapes_section(view),
+        _cache_section(view),
+    ):
+        if section is not None:
+            blocks.append(section)
+    if settings.detail_toctree and (frame.graphs or frame.kernels):
+        # Graph and kernel pages are orphans in HTML (a light sidebar); builders that
+        # assemble one document (LaTeX, singlehtml) need them in a toctree.
+        docnames = [g.docname for g in frame.graphs] + [k.docname for k in frame.kernels]
+        blocks.append(Toctree(docnames, hidden=True))
+    title = c.label + (f" {fn_name}" if fn_name else "")
+    return Page(frame.docname, [title], blocks, orphan=not settings.list_frames)
+
+
+# -- header -----------------------------------------------------------------------------------
+
+
+def _attempts(view: _Frame) -> list[FramePlan]:
+    """Every attempt of this compile id in this occurrence, this one included, in log order."""
+    c = view.compile
+    return [
+        f
+        for f in view.plan.frames
+        if f.rank is view.frame.rank
+        and f.compile.id.frame == c.id.frame
+        and f.compile.occurrence == c.occurrence
+    ]
+
+
+def _function_of(view: _Frame) -> tuple[str | None, Inline | None]:
+    """The function compiled and where it is defined.
+
+    From this compile's metrics, its other attempts', else the compile it follows:
+    a compile that failed early logs no code name.  Last resort: the start stack.
+    """
+    frames = [view.frame, *_attempts(view)]
+    if view.previous is not None:
+        previous_frame = view.plan.frame_for(view.previous)
+        frames += [previous_frame] if previous_frame is not None else []
+    for f in frames:
+        for m in f.compile.compilation_metrics:
+            if m.data.get("co_name"):
+                return _named_function(m.data)
+    stack = view.compile.stack
+    if stack:
+        return stack[-1].name, Code(stack[-1].filename)
+    return None, None
+
+
+def _named_function(data: Mapping[str, Any]) -> tuple[str | None, Inline | None]:
+    name, filename, line = data.get("co_name"), data.get("co_filename"), data.get("co_firstlineno")
+    where = None
+    if filename:
+        where = Code(str(filename) + (f":{line}" if line is not None else ""))
+    return (str(name) if name else None), where
+
+
+def _status_paragraph(view: _Frame) -> Paragraph:
+    c = view.compile
+    text = UNKNOWN_COMPILE_TEXT if c.id.is_unknown else STATUS_TEXT.get(c.status, "")
+    content: list[Inline] = [ObjectLink("frame", view.frame.name, c.status), f" {text}"]
+    if c.restarted:
+        content.append(f" {RESTARTED_TEXT}")
+    return Paragraph(content)
+
+
+def _facts(view: _Frame, fn_name: str | None, fn_where: Inline | None) -> Lines:
+    """The compile at a glance, one ``Label: value`` line per fact it has."""
+    c, frame = view.compile, view.frame
+    facts: list[tuple[str, Inlines]] = []
+    if fn_name or fn_where:
+        where: Inlines = [" in ", fn_where] if fn_where else []
+        facts.append(("Function", [Code(fn_name or "?"), *where]))
+    rank = f", rank {frame.rank.rank}" if view.plan.trace.is_multi_rank else ""
+    trace_link = PageLink(view.plan.index_docname, view.plan.label)
+    facts.append(("Trace", [trace_link, f"{rank}, from line {c.first_line} of the log"]))
+    attempts = _attempts(view)
+    if len(attempts) > 1:
+        marks: list[Inlines] = [
+            [Strong(f.compile.label)] if f is frame else [ObjectLink("frame", f.name)]
+            for f in attempts
+        ]
+        facts.append(("Attempts", joined(marks, " → ")))
+    if view.previous is not None:
+        what_changed = view.anchor_link("changed", "what changed")
+        facts.append(("Compiled before", [view.frame_link(view.previous), " (", what_changed, ")"]))
+    next_ = compare.next_compile(frame.rank, c)
+    if next_ is not None:
+        facts.append(("Compiled again", [view.frame_link(next_)]))
+    facts += _metric_facts(view)
+    if c.cache_events:
+        facts.append(("Caches", [", ".join(f"{ev.cache} {ev.result}" for ev in c.cache_events)]))
+    if frame.kernels:
+        facts.append(("Kernels", [view.anchor_link("kernels", str(len(frame.kernels)))]))
+    facts.append(("Chromium events", [str(c.chromium_event_count)]))
+    return Lines([[f"{label}: ", *value] for label, value in facts], classes=["torchtrace-facts"])
+
+
+def _metric_facts(view: _Frame) -> list[tuple[str, Inlines]]:
+    """Compile time, graph size and guards, from the first compilation-metrics record."""
+    c = view.compile
+    m = c.compilation_metrics[0].data if c.compilation_metrics else {}
+    facts: list[tuple[str, Inlines]] = []
+    total, backend = m.get("entire_frame_compile_time_s"), m.get("backend_compile_time_s")
+    if _is_number(total):
+        backend_text = f" (backend {_seconds(backend)})" if _is_number(backend) else ""
+        facts.append(("Compile time", [_seconds(total) + backend_text]))
+    graph = _counts(
+        [
+            (m.get("graph_op_count"), "operator"),
+            (m.get("graph_node_count"), "node"),
+            (m.get("graph_input_count"), "input"),
+        ]
+    )
+    if graph:
+        facts.append(("Graph", [graph]))
+    guards = _counts(
+        [(m.get("guard_count"), "guard"), (m.get("shape_env_guard_count"), "shape guard")]
+    )
+    guard_pages = [g for g in view.frame.graphs if g.artifact.name in GUARD_ARTIFACTS]
+    if guard_pages or guards:
+        links: list[Inlines] = [[PageLink(g.docname, g.artifact.name)] for g in guard_pages]
+        facts.append(("Guards", [guards or "see", *([": ", *joined(links)] if links else [])]))
+    return facts
+
+
+def _counts(pairs: Sequence[tuple[object, str]]) -> str:
+    """``3 operators, 1 node``: the counts a record has, each with its noun."""
+    return ", ".join(f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in pairs if _is_number(n))
+
+
+# -- why it compiled again ----------------------------------------------------------------------
+
+
+def _changed_section(view: _Frame) -> Section | None:
+    c, previous = view.compile, view.previous
+    if previous is None and not c.recompile_reasons:
+        return None
+    blocks: list[Block] = []
+    if previous is not None:
+        blocks += _previous_blocks(view, previous)
+    entries = compare.recompile_reason_entries(c)
+    if len(entries) > 1 or (entries and previous is None):
+        blocks.append(
+            Paragraph(
+                [
+                    "Dynamo tried every cached entry of this frame, most recent first, "
+                    "and each had a failing guard:"
+                ]
+            )
+        )
+        items: list[list[Block]] = []
+        for entry, reason in entries:
+            prefix = f"[{entry}]: " if entry else ""
+            items.append([Paragraph([prefix, Code(view.strip(reason.split("\n")[0]))])])
+        blocks.append(BulletList(items))
+    if previous is not None:
+        blocks += _diff_blocks(view, previous)
+    return Section(["Why it compiled again"], blocks, anchor="changed")
+
+
+def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
+    """What made the compile before this one unusable: a cache reset or a failed guard."""
+    before = view.frame_link(previous)
+    if view.compile.id.frame_compile_id == 0:
+        return [
+            Paragraph(
+                [
+                    "The same compile id as ",
+                    before,
+                    ", in a later occurrence: Dynamo's caches were reset (",
+                    Code("torch._dynamo.reset()"),
+                    ") and the frame was compiled afresh.",
+                ]
+            )
+        ]
+    guard = compare.failed_guard(view.compile, previous)
+    if guard:
+        return [
+            Paragraph(
+                [
+                    "The code compiled for ",
+                    before,
+                    " did not fit the new inputs; the guard that failed:",
+                ]
+            ),
+            CodeBlock(view.strip(guard), "text"),
+        ]
+    return [
+        Paragraph(["Compiled after ", before, ", whose guards did not fit the new inputs."])
+    ]
+
+
+def _diff_blocks(view: _Frame, previous: Compile) -> list[Block]:
+    """How the Dynamo graph changed since the previous compile, or why no diff is shown."""
+    c = view.compile
+    diff = compare.graph_diff(previous, c)
+    if diff:
+        intro: list[Inline] = [
+            "How the Dynamo graph changed (lines starting with ",
+            Code("-"),
+            f" are {previous.label}'s, with ",
+            Code("+"),
+            " this compile's):",
+        ]
+        return [Paragraph(intro), CodeBlock(view.strip(diff), "diff")]
+    mine, theirs = compare.graph_text(c), compare.graph_text(previous)
+    if mine is None and theirs is None:
+        return []
+    if mine is None:
+        text = "This compile logged no Dynamo graph to compare."
+    elif theirs is None:
+        text = f"{previous.label} logged no Dynamo graph to compare with."
+    else:
+        text = (
+            f"The Dynamo graph is the same as {previous.label}'s: what changed is in the "
+            "guards, or after Dynamo."
+        )
+    return [Paragraph([text])]
+
+
+# -- failures and stack -----------------------------------------------------------------------
+
+
+def _failures_section(view: _Frame) -> Section | None:
+    c = view.compile
+    if not c.failures:
+        return None
+    if len(c.failures) > 1:
+        title = "Failures, restarts and graph breaks"
+    else:
+        title = FAILURE_TITLES.get(c.failures[0].kind, "Failure")
+    blocks: list[Block] = []
+    for failure in c.failures:
+        blocks += _failure_blocks(view, failure)
+    for a in c.artifacts_named("dynamo_error"):
+        if a.payload is not None:
+            blocks.append(
+                Dropdown(
+                    [f"Traceback of the error (dynamo_error, line {a.line} of the log)"],
+                    [CodeBlock(view.strip(a.text()), "pytb")],
+                    anchor=_artifact_anchor(a),
+                )
+            )
+    return Section([title], blocks, anchor="failures")
+
+
+def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
+    """The headline of a failure as its lines; the whole message, tracebacks too, folded."""
+    reason = failure.reason
+    summary = reason.split("\nTraceback (most recent call last)")[0]
+    summary = summary.split("\nUser code traceback:")[0]
+    head: list[Inline] = [Strong(failure.type or failure.kind.replace("_", " "))]
+    if failure.user_location:
+        head += [" at ", Code(failure.user_location)]
+    head.append(f" (line {failure.line} of the log)" + (":" if summary.strip() else "."))
+    blocks: list[Block] = [Paragraph(head)]
+    if summary.strip():
+        lines = view.strip(summary.strip()).split("\n")
+        blocks.append(Lines([[line] if line.strip() else [] for line in lines]))
+    if summary != reason:
+        blocks.append(
+            Dropdown(
+                ["The whole message, with tracebacks"],
+                [CodeBlock(view.strip(reason), "text")],
+            )
+        )
+    return blocks
+
+
+def _stack_section(view: _Frame) -> Section | None:
+    stack = view.compile.stack
+    if not stack:
+        return None
+    user_frames = [f for f in stack if f.is_user_code]
+    torch_frames = [f for f in stack if not f.is_user_code]
+    blocks: list[Block] = []
+    if user_frames:
+        blocks.append(
+            Paragraph(
+                [
+                    "The call stack in user code, outermost first; the last frame is the one "
+                    "compiled:"
+                ]
+            )
+        )
+        with_code = not view.settings.no_source and any(f.loc for f in user_frames)
+        header = ["File", "Line", "Function"] + (["Code"] if with_code else [])
+        rows: list[list[Inlines]] = []
+        for f in user_frames:
+            row: list[Inlines] = [[Code(f.filename)], [str(f.line)], [Code(f.name)]]
+            if with_code:
+                row.append([Code(f.loc)] if f.loc else [])
+            rows.append(row)
+        blocks.append(Table(header, rows, [3, 1, 2, 4] if with_code else [3, 1, 2]))
+    if torch_frames:
+        count = len(torch_frames)
+        title = f"{count} frame{'s' if count > 1 else ''} in PyTorch and Python"
+        blocks.append(Dropdown([title], [CodeBlock(_traceback_text(view, torch_frames), "pytb")]))
+    return Section(["Where it was compiled from"], blocks, anchor="stack")
+
+
+def _traceback_text(view: _Frame, frames: Sequence[StackFrame]) -> str:
+    """Frames as Python prints a traceback (and tlparse shows a stack)."""
+    lines: list[str] = []
+    for f in frames:
+        lines.append(f'  File "{f.filename}", line {f.line}, in {f.name}')
+        if f.loc and not view.settings.no_source:
+            lines.append(f"    {f.loc}")
+    return "\n".join(lines)
+
+
+# -- metrics ----------------------------------------------------------------------------------
+
+
+def _metrics_section(view: _Frame) -> Section | None:
+    records = view.compile.metrics
+    if not records:
+        return None
+    if len(records) == 1:
+        return Section(["Compilation metrics"], _metrics_blocks(view, records[0]), anchor="metrics")
+    tabs = [Tab(_metrics_title(records, m), _metrics_blocks(view, m)) for m in records]
+    return Section(["Compilation metrics"], [TabSet(tabs)], anchor="metrics")
+
+
+def _metrics_title(records: Sequence[Metrics], record: Metrics) -> str:
+    """``Forward``, ``Backward``; numbered when a compile logged several of one kind."""
+    same_kind = [m for m in records if m.kind == record.kind]
+    title = METRICS_TITLES.get(record.kind, record.kind)
+    if len(same_kind) > 1:
+        title += f" {next(i for i, m in enumerate(same_kind) if m is record) + 1}"
+    return title
+
+
+def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
+    """The fields a reader looks for as a table, and the whole record as JSON, folded."""
+    rows: list[list[Inlines]] = [
+        [[label], metric_value(key, record.data[key])]
+        for key, label in METRIC_LABELS.items()
+        if _worth_showing(key, record.data.get(key))
+    ]
+    blocks: list[Block] = []
+    if rows:
+        blocks.append(Table(["Metric", "Value"], rows, [2, 3]))
+    else:
+        blocks.append(Paragraph(["No timing, size or failure fields in this record."]))
+    hidden = SOURCE_KEYS if view.settings.no_source else frozenset()
+    shown = {k: v for k, v in record.data.items() if k not in hidden}
+    blocks.append(
+        Dropdown(
+            [f"The whole {record.kind} record (line {record.line} of the log)"],
+            [CodeBlock(json.dumps(shown, indent=1, sort_keys=True, default=str), "json")],
+        )
+    )
+    return blocks
+
+
+def _worth_showing(key: str, value: object) -> bool:
+    if value is None or value == "" or value == [] or value == {}:
+        return False
+    return not (_is_number(value) and value == 0 and key not in ZERO_MEANS_SOMETHING)
+
+
+def metric_value(key: str, value: object) -> list[Inline]:
+    """A metric as a reader wants it: seconds, milliseconds, yes/no, or the value cut short."""
+    if isinstance(value, bool):
+        return ["yes" if value else "no"]
+    if _is_number(value):
+        if key.endswith("_s") or key == "elapsed_time":
+            return [_seconds(value)]
+        if key.endswith("_us"):
+            return [f"{value / 1000:.1f} ms"]
+        return [str(value)]
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, Mapping):
+        text = json.dumps(value, sort_keys=True, default=str)
+    elif isinstance(value, (list, tuple)):
+        text = ", ".join(str(v) for v in value)
+    else:
+        text = str(value)
+    return [Code(_truncate(text, VALUE_LIMIT))]
+
+
+# -- artifacts --------------------------------------------------------------------------------
+
+
+def _artifacts_section(view: _Frame) -> Section | None:
+    c = view.compile
+    if not c.artifacts:
+        return None
+    ordered = [
+        a for _, _, a in sorted((pipeline_position(a), i, a) for i, a in enumerate(c.artifacts))
+    ]
+    rows: list[list[Inlines]] = []
+    inline: list[Artifact] = []
+    for a in ordered:
+        name_cell, content_cell, shown_below = _artifact_cells(view, a)
+        if shown_below:
+            inline.append(a)
+        kernels = [k for k in view.frame.kernels if k.artifact is a]
+        rows.append(
+            [
+                name_cell,
+                [_size(a.size)],
+                [str(a.node_count)] if a.node_count is not None else [],
+                [str(len(kernels))] if kernels else [],
+                content_cell,
+            ]
+        )
+    blocks: list[Block] = [
+        Paragraph([ARTIFACTS_TEXT]),
+        Table(["Artifact", "Size", "Nodes", "Kernels", "Content"], rows, [6, 2, 1, 1, 2]),
+    ]
+    for a in inline:
+        blocks.append(
+            Dropdown(
+                [f"{a.name} ({_size(a.size)}, line {a.line} of the log)"],
+                [CodeBlock(view.strip(a.text()), language_of(a))],
+                anchor=_artifact_anchor(a),
+            )
+        )
+    return Section(["Artifacts"], blocks, anchor="artifacts")
+
+
+def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
+    """The name cell (a link where the artifact is shown), where its content is, and
+    whether this page shows it below the table."""
+    graph = view.frame.graph_for(a)
+    if graph is not None:
+        return [PageLink(graph.docname, _graph_title(view, graph))], [_raw_download(graph)], False
+    if a.payload is None:
+        return [Code(a.name)], ["no content"], False
+    link = view.anchor_link(_artifact_anchor(a), a.name)
+    if a.name == "dynamo_error" and view.compile.failures:
+        return [link], ["under Failure"], False  # the failures section shows it, anchored
+    if a.size <= INLINE_LIMIT:
+        return [link], ["below"], True
+    return [Code(a.name)], ["too large to show"], False
+
+
+def _graph_title(view: _Frame, graph: GraphPlan) -> str:
+    """A graph's name on this frame; ``(forward)``/``(backward)`` where both were logged."""
+    a, c = graph.artifact, view.compile
+    same_name = c.artifacts_named(a.name)
+    has_backward = bool(c.artifacts_named("aot_backward_graph"))
+    if has_backward and len(same_name) == 2 and a.name not in NOT_PHASED:
+        return f"{a.name} ({'forward' if a is same_name[0] else 'backward'})"
+    return graph.name[len(view.frame.name) + 1 :]
+
+
+def _raw_download(graph: GraphPlan) -> Download:
+    label = "runnable .py" if graph.artifact.name == "fx_graph_runnable" else "raw"
+    return Download(graph.raw_path, label)
+
+
+def _artifact_anchor(a: Artifact) -> str:
+    return f"artifact-{a.ordinal}"
+
+
+def _provenance_section(view: _Frame) -> Section | None:
+    """The side-by-side view, when some node mapping of this compile links anything."""
+    c = view.compile
+    latest = provenance_view(c)
+    if latest is None:
+        return None
+    if latest.empty and all(v.empty for v in provenance_views(c)):
+        return None
+    return Section(
+        ["Provenance: what each operator became"],
+        [Paragraph([PROVENANCE_TEXT]), Provenance(view.frame.name)],
+        anchor="provenance",
+    )
+
+
+# -- kernels, shapes, caches ------------------------------------------------------------------
+
+
+def _kernels_section(view: _Frame) -> Section | None:
+    kernels = view.frame.kernels
+    if not kernels:
+        return None
+    rows = [_kernel_row(k) for k in kernels]
+    table = Table(["Kernel", "Kind", "Generated in", "Source nodes"], rows, [4, 2, 2, 3])
+    return Section(["Kernels"], [table], anchor="kernels")
+
+
+def _kernel_row(k: KernelPlan) -> list[Inlines]:
+    code: Inline = (
+        PageLink(k.code_docname, k.artifact.name) if k.code_docname else Code(k.artifact.name)
+    )
+    nodes = ", ".join(k.kernel.source_nodes)
+    return [
+        [PageLink(k.docname, k.kernel.name)],
+        [k.kernel.kind.replace("_", " ")],
+        [code],
+        [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else [],
+    ]
+
+
+def _shapes_section(view: _Frame) -> Section | None:
+    events = view.compile.shape_events
+    if not events:
+        return None
+    rows: list[list[Inlines]] = []
+    for ev in events:
+        d = ev.data
+        what = d.get("symbol") or d.get("expr") or d.get("value")
+        value = d.get("val") if d.get("val") is not None else (
+            d.get("value") if d.get("symbol") else None
+        )
+        where = d.get("source") or d.get("sources") or d.get("vr") or d.get("reason")
+        user = ev.user_stack[-1] if ev.user_stack else None
+        rows.append(
+            [
+                [ev.kind.replace("_", " ")],
+                [Code(_truncate(str(what), CELL_LIMIT))] if what is not None else [],
+                [Code(str(value))] if value is not None else [],
+                [Code(_truncate(str(where), CELL_LIMIT))] if where else [],
+                [Code(f"{user.filename}:{user.line}")] if user else [],
+            ]
+        )
+    header = ["Event", "Symbol or guard", "Value", "Source or range", "User code"]
+    intro = "Symbols created for dynamic sizes and the guards added on them while tracing."
+    return Section(
+        ["Dynamic shapes"],
+        [Paragraph([intro]), Table(header, rows, [2, 3, 1, 3, 3])],
+        anchor="dynamic-shapes",
+    )
+
+
+def _cache_section(view: _Frame) -> Section | None:
+    events = view.compile.cache_events
+    if not events:
+        return None
+    rows: list[list[Inlines]] = [
+        [[ev.cache], [ev.result], [Code(ev.artifact)], [str(ev.line)]] for ev in events
+    ]
+    table = Table(["Cache", "Result", "Artifact", "Log line"], rows, [2, 1, 3, 1])
+    return Section(["Cache lookups"], [table], anchor="cache-lookups")
+
+
+# -- formatting -------------------------------------------------------------------------------
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    """Numbers as metrics hold them; booleans are flags, not counts."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _seconds(value: object) -> str:
+    return f"{value:.3f} s" if isinstance(value, (int, float)) else "—"
+
+
+def _size(value: int) -> str:
+    if value >= 1 << 20:
+        return f"{value / (1 << 20):.1f} MiB"
+    if value >= 1 << 10:
+        return f"{value / (1 << 10):.1f} KiB"
+    return f"{value} B"
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,909 @@
+"""The overview page of a trace: what tlparse's index shows, and what it leaves to work out.
+
+Figures come from :mod:`...trace.summary`; this module only lays them out as blocks,
+section by section in page order, each section shown when ``:sections:`` asks for it.
+Several ranks get one body per rank in synchronized tabs, so switching the rank in
+one section switches it everywhere on the page.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, summary
+from ..blocks import (
+    Admonition,
+    AnchorLink,
+    Badge,
+    Block,
+    BulletList,
+    Code,
+    CodeBlock,
+    Download,
+    Dropdown,
+    Emphasis,
+    Inline,
+    Link,
+    ObjectLink,
+    Page,
+    Paragraph,
+    Section,
+    Strong,
+    Tab,
+    Table,
+    TabSet,
+    Target,
+    Toctree,
+    item,
+    joined,
+)
+from ..plan import PageSettings, TracePlan
+from ..source import maybe_strip
+
+#: Nested lists a stack trie may use: LaTeX allows 4 nested itemize lists, and docutils
+#: recurses per level; deeper frames are listed flat at the last level, with their depth.
+TRIE_MAX_NESTING = 4
+#: Stack tries longer than this (frames) are folded away: they push the rest of the page down.
+TRIE_FOLD_LINES = 30
+#: The source line that ends an export location (``f.py:35 in forward: if k > 3``).
+_LOCATION_SOURCE = re.compile(r"^(.*?:\S+ in [^:\n]*): .*", re.DOTALL)
+#: Compile ids one table cell lists before "and N more".
+CELL_COMPILES = 20
+
+FrameLink = Callable[[Compile], Inline]
+Row = list[list[Inline]]  # a table row: the inline content of each cell
+
+STATUS_MEANINGS = {
+    "ok": "Compiled in one go: the function runs as optimized code.",
+    "break": "Compiled, but split at a graph break (or its analysis restarted): some of the "
+    "code runs as ordinary Python between compiled parts.",
+    "error": "Compilation failed: the function runs uncompiled, or the program stopped with "
+    "the error.",
+    "empty": "Nothing to compile: the function holds no tensor operations (an empty graph).",
+    "missing": "No compilation metrics were logged: the compilation was interrupted or "
+    "restarted, or the records belong to no compilation.",
+}
+
+
+@dataclass
+class _Overview:
+    """What every section needs: the plan, the settings, and figures computed once."""
+
+    plan: TracePlan
+    settings: PageSettings
+    names: summary.FrameNames = field(init=False)
+    configs: list[dict[str, dict[str, Any]]] = field(init=False)
+    wanted: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.names = summary.FrameNames(self.plan.frames)
+        self.configs = summary.compile_configs(self.plan.trace)
+        asked = set(self.settings.sections)
+        self.wanted = frozenset(summary.SECTION_KEYS if not asked or "all" in asked else asked)
+
+    @property
+    def trace(self) -> Trace:
+        return self.plan.trace
+
+    @property
+    def multi(self) -> bool:
+        return self.plan.trace.is_multi_rank
+
+    @property
+    def compiles(self) -> list[Compile]:
+        return [f.compile for f in self.plan.frames]
+
+    def link(self, compile_: Compile) -> Inline:
+        """A compile's frame page with its status badge; its label where it has no page."""
+        name = self.names(compile_)
+        return ObjectLink("frame", name) if name else Code(compile_.label)
+
+    def links(self, compiles: Sequence[Compile], limit: int = CELL_COMPILES) -> list[Inline]:
+        out = joined([[self.link(c)] for c in compiles[:limit]])
+        if len(compiles) > limit:
+            out.append(f" and {len(compiles) - limit} more")
+        return out
+
+    def for_ranks(
+        self, ranks: Sequence[RankTrace], body: Callable[[RankTrace], list[Block]]
+    ) -> list[Block]:
+        """One body per rank: as it is for a single log, in synchronized tabs for several."""
+        if not self.multi:
+            return [b for r in ranks for b in body(r)]
+        tabs = []
+        for rank in ranks:
+            n = summary.rank_number(self.trace, rank)
+            tabs.append(Tab(f"Rank {n}", body(rank), sync=f"rank-{n}"))
+        return [TabSet(tabs)]
+
+
+def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
+    """The overview page of a trace: its sections in page order, then the frames' toctree."""
+    view = _Overview(plan, settings)
+    blocks: list[Block] = [_introduction()]
+    for key, section in _SECTIONS:
+        if key in view.wanted:
+            blocks.extend(section(view))
+    if settings.list_frames:
+        blocks.append(Toctree([f.docname for f in plan.frames], caption="Frames"))
+    return Page(plan.index_docname, ["Trace ", plan.label], blocks)
+
+
+def _introduction() -> Paragraph:
+    return Paragraph(
+        [
+            "This is the overview of a PyTorch compilation trace: the log ",
+            Code("torch.compile"),
+            " writes when the ",
+            Code("TORCH_TRACE"),
+            " environment variable is set. It lists every compilation (a Python function that "
+            "PyTorch turned into optimized code), what went wrong, and where the time went; "
+            "each compile id links to a page with its graphs, generated code and metrics.",
+        ]
+    )
+
+
+# -- header ---------------------------------------------------------------------------------
+
+
+def _header(view: _Overview) -> list[Block]:
+    """The facts of the trace; no heading, as the page title is its heading."""
+    rows: list[Row] = [
+        [["PyTorch"], [_torch_versions(view.trace)]],
+        [["Ranks"], _ranks_fact(view)],
+        [["Captured"], [_capture_fact(view.trace)]],
+        [["Log"], _log_fact(view.trace)],
+        [["Compilations"], [_compilations_fact(view.compiles)]],
+        [["Settings"], _settings_fact(view.configs)],
+    ]
+    blocks: list[Block] = [
+        Target("header"),
+        Table((), rows, widths=[1, 4], classes=["torchtrace-header"]),
+    ]
+    if summary.notable_settings(view.configs):
+        blocks.append(
+            Paragraph(
+                [
+                    "The settings line lists the key ",
+                    Code("torch._dynamo.config"),
+                    " and ",
+                    Code("torch._inductor.config"),
+                    " options that differ from PyTorch's usual defaults (an arrow means the "
+                    "value changed during the run).",
+                ]
+            )
+        )
+    if view.configs:
+        blocks.append(_configuration(view.configs))
+    return blocks
+
+
+def _torch_versions(trace: Trace) -> str:
+    versions: list[str] = []
+    for rank in trace.ranks:
+        version = summary.torch_version(rank) or "not logged"
+        if version not in versions:
+            versions.append(version)
+    return ", ".join(versions)
+
+
+def _ranks_fact(view: _Overview) -> list[Inline]:
+    trace = view.trace
+    if not view.multi:
+        rank = trace.ranks[0].rank
+        return ["single process" if rank is None else f"rank {rank}"]
+    numbers = ", ".join(str(summary.rank_number(trace, r)) for r in trace.ranks)
+    fact: list[Inline] = [f"{len(trace.ranks)} processes: {numbers}"]
+    if "ranks" in view.wanted:
+        ranks = AnchorLink(view.plan.index_docname, "ranks", "Ranks")
+        fact += [" (see the ", ranks, " section below)"]
+    return fact
+
+
+def _capture_fact(trace: Trace) -> str:
+    span = summary.capture_span(trace.ranks)
+    if span is None:
+        return "not recorded"
+    duration = f" ({span.duration})" if span.seconds is not None else ""
+    return f"{span.start} to {span.end}{duration}; the log records month and day, not the year"
+
+
+def _log_fact(trace: Trace) -> list[Inline]:
+    if trace.is_multi_rank:
+        total = sum(r.size for r in trace.ranks)
+        return [f"{len(trace.ranks)} files, {size_text(total)} in all"]
+    rank = trace.ranks[0]
+    return [Code(rank.path), f" ({size_text(rank.size)})"]
+
+
+def _compilations_fact(compiles: Sequence[Compile]) -> str:
+    counts: Counter[str] = Counter(c.status for c in compiles)
+    parts = [f"{counts[s]} {s}" for s in STATUS_LEGEND if counts[s]]
+    return f"{len(compiles)}: " + ", ".join(parts) if parts else str(len(compiles))
+
+
+def _settings_fact(configs: Sequence[dict[str, dict[str, Any]]]) -> list[Inline]:
+    if not configs:
+        return ["not logged (the compilation metrics carry no configuration)"]
+    changed = summary.notable_settings(configs)
+    if not changed:
+        return ["PyTorch's usual defaults for the key settings"]
+    parts: list[list[Inline]] = [
+        [
+            f"{s.config} ",
+            Code(s.key),
+            " = ",
+            Code(" → ".join(s.values)),
+            " (usually ",
+            Code(s.usual),
+            ")",
+        ]
+        for s in changed
+    ]
+    return joined(parts, "; ")
+
+
+def _configuration(configs: Sequence[dict[str, dict[str, Any]]]) -> Dropdown:
+    title = "Full compile configuration"
+    if len(configs) > 1:
+        changes = len(configs) - 1
+        plural = "s" if changes > 1 else ""
+        title += f" (of the first compilation; it changed {changes} time{plural} later)"
+    return Dropdown([title], [CodeBlock(summary.config_json(configs[0]), "json")])
+
+
+# -- status legend --------------------------------------------------------------------------
+
+
+def _legend(view: _Overview) -> list[Block]:
+    rows: list[Row] = [
+        [[Badge(s)], [STATUS_LEGEND[s]], [STATUS_MEANINGS[s]]]
+        for s in ("ok", "break", "error", "empty", "missing")
+    ]
+    intro = Paragraph(
+        [
+            "Each compile id is shown as a badge whose color gives the outcome of that "
+            "compilation, the same colors tlparse uses: ok is green, break is lime, error is "
+            "red, empty is white and missing is purple."
+        ]
+    )
+    table = Table(
+        ["Status", "tlparse's legend", "What it means"],
+        rows,
+        widths=[1, 2, 4],
+        classes=["torchtrace-legend"],
+    )
+    return [Section(["Status legend"], [intro, table], anchor="status-legend")]
+
+
+# -- where compilations start ---------------------------------------------------------------
+
+
+def _trie(view: _Overview) -> list[Block]:
+    intro = Paragraph(
+        [
+            "A compilation starts when Python calls a function that ",
+            Code("torch.compile"),
+            " wraps. This tree merges the Python call stacks of those moments, so shared "
+            "callers appear once; each compile id stands at the frame where it started. Frames "
+            "of PyTorch itself and of the standard library are marked ",
+            Emphasis("(library)"),
+            "; the others are your code.",
+        ]
+    )
+    no_source = view.settings.no_source
+    bodies = view.for_ranks(
+        view.trace.ranks, lambda r: stack_trie_blocks(r.stack_trie, view.link, no_source)
+    )
+    return [
+        Section(["Where compilations start"], [intro, *bodies], anchor="where-compilations-start")
+    ]
+
+
+def stack_trie_blocks(
+    root: StackTrieNode, link: FrameLink, no_source: bool = False
+) -> list[Block]:
+    """The stack trie as nested bullet lists, folded in a dropdown when it is long."""
+    lines = summary.trie_lines(root)
+    if not lines:
+        return [Paragraph(["No compilation logged its Python stack."])]
+    tree = trie_list(lines, link, no_source)
+    if len(lines) > TRIE_FOLD_LINES:
+        return [Dropdown([f"Stack trie ({len(lines)} frames)"], [tree])]
+    return [tree]
+
+
+def trie_list(
+    lines: Sequence[summary.TrieLine], link: FrameLink, no_source: bool = False
+) -> BulletList:
+    """Trie lines (pre-order, with depths) as at most :data:`TRIE_MAX_NESTING` nested lists.
+
+    One pass, one item per line: a stack of thousands of frames costs thousands of
+    items, not thousands of nested lists.
+    """
+    top: list[list[Block]] = []
+    open_lists: list[list[list[Block]]] = [top]  # [k]: the items of the open list at level k
+    for line in lines:
+        level = min(line.depth, TRIE_MAX_NESTING - 1)
+        del open_lists[level + 1 :]
+        while len(open_lists) <= level:  # the first child of the last item one level up
+            items: list[list[Block]] = []
+            parent = open_lists[-1]
+            if not parent:
+                parent.append([])
+            parent[-1].append(BulletList(items))
+            open_lists.append(items)
+        content = _trie_line(line, link, no_source, flattened=line.depth > level)
+        open_lists[level].append([Paragraph(content)])
+    return BulletList(top)
+
+
+def _trie_line(
+    line: summary.TrieLine, link: FrameLink, no_source: bool, flattened: bool
+) -> list[Inline]:
+    frame = line.frame
+    content: list[Inline] = [f"↳{line.depth + 1} "] if flattened else []
+    content += [Code(f"{frame.filename}:{frame.line}"), " in ", Code(frame.name)]
+    if not frame.is_user_code:
+        content += [" ", Emphasis("(library)")]
+    if frame.loc and not no_source:
+        content += [" — ", Code(frame.loc)]
+    for compile_ in line.compiles:
+        content += [" ", link(compile_)]
+    return content
+
+
+# -- compile directory ----------------------------------------------------------------------
+
+
+def _directory(view: _Overview) -> list[Block]:
+    intro = Paragraph(
+        [
+            "Every compilation, in the order the log first mentions it. A compile id ",
+            Code("[x/y]"),
+            " is the ",
+            Emphasis("y"),
+            "-th version of the ",
+            Emphasis("x"),
+            "-th function compiled (",
+            Emphasis("y"),
+            " > 0 is a recompile); ",
+            Code("_z"),
+            " marks a restarted attempt, a leading ",
+            Code("!n"),
+            " a compiled-autograd graph, and ",
+            Code("#2"),
+            " the same id used again after ",
+            Code("torch._dynamo.reset()"),
+            ". Time is the whole compilation in seconds; cache counts the lookups in PyTorch's "
+            "compile caches.",
+        ]
+    )
+    bodies = view.for_ranks(view.trace.ranks, lambda r: _directory_of(view, r))
+    return [Section(["Compile directory"], [intro, *bodies], anchor="compile-directory")]
+
+
+def _directory_of(view: _Overview, rank: RankTrace) -> list[Block]:
+    frames = [f for f in view.plan.frames if f.rank is rank]
+    if not frames:
+        return [Paragraph(["No compilations in this log."])]
+    rows: list[Row] = [
+        [
+            [view.link(f.compile)],
+            _function_cell(f.compile),
+            [f.compile.status],
+            [seconds_text(summary.compile_seconds(f.compile))],
+            [str(len(f.compile.graphs))],
+            [str(len(f.kernels))],
+            [summary.cache_text(f.compile) or "—"],
+            [str(len(f.compile.artifacts))],
+        ]
+        for f in frames
+    ]
+    header = ["Compile id", "Function", "Status", "Time", "Graphs", "Kernels", "Cache", "Artifacts"]
+    return [Table(header, rows, widths=[2, 3, 1, 1, 1, 1, 2, 1], classes=["torchtrace-directory"])]
+
+
+def _function_cell(compile_: Compile) -> list[Inline]:
+    if compile_.id.is_unknown:
+        return [Emphasis("(outside any compilation)")]
+    name = summary.function_name(compile_)
+    return [Code(name)] if name else ["—"]
+
+
+# -- charts ---------------------------------------------------------------------------------
+
+
+def _charts(view: _Overview) -> list[Block]:
+    try:
+        from .charts import charts_blocks  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # the charts view is optional: the page stands without it
+        return []
+
+    def body(rank: RankTrace) -> list[Block]:
+        blocks: list[Block] = charts_blocks(view.plan, rank)
+        return blocks
+
+    bodies = view.for_ranks(view.trace.ranks, body)
+    return [Section(["Compile time charts"], bodies, anchor="charts")]
+
+
+# -- failures and restarts ------------------------------------------------------------------
+
+
+def _failures(view: _Overview) -> list[Block]:
+    intro = Paragraph(
+        [
+            "A ",
+            Emphasis("graph break"),
+            " is a spot where PyTorch cannot capture the code into its graph: it compiles the "
+            "part before, runs the offending code as ordinary Python, then compiles what "
+            "follows, which costs speed. A ",
+            Emphasis("restart"),
+            " is PyTorch starting the analysis of a function over (usually right after a graph "
+            "break), and a ",
+            Emphasis("compile error"),
+            " leaves the function uncompiled. Identical reasons are grouped; the count says how "
+            "often each occurred.",
+        ]
+    )
+    bodies = view.for_ranks(view.trace.ranks, lambda r: _failures_of(view, r))
+    return [Section(["Failures and restarts"], [intro, *bodies], anchor="failures-and-restarts")]
+
+
+def _failures_of(view: _Overview, rank: RankTrace) -> list[Block]:
+    groups = summary.failure_groups(rank.compiles)
+    if not groups:
+        return [Paragraph(["No graph breaks, restarts or compile errors."])]
+    total = sum(g.count for g in groups)
+    rows: list[Row] = [
+        [_failure_kind(g), _failure_reason(g), [str(g.count)], _failure_places(view, g)]
+        for g in groups
+    ]
+    table = Table(
+        ["Kind", "Reason", "Count", "Compile ids and places"],
+        rows,
+        widths=[2, 6, 1, 3],
+        classes=["torchtrace-failures"],
+    )
+    return [Paragraph([f"{total} in all, {len(groups)} distinct."]), table]
+
+
+def _failure_kind(group: summary.FailureGroup) -> list[Inline]:
+    kind: list[Inline] = [summary.FAILURE_KINDS.get(group.kind, group.kind)]
+    if group.type:
+        kind += [": ", Code(group.type)]
+    return kind
+
+
+def _failure_reason(group: summary.FailureGroup) -> list[Inline]:
+    """Headline, explanation, hints and torch's page, as sentences of one cell."""
+    reason: list[Inline] = [Strong(group.headline)]
+    if group.explanation:
+        reason.append(f" {group.explanation}")
+    reason.extend(f" Hint: {hint}" for hint in group.hints)
+    if group.doc_url:
+        reason += [" ", Link(group.doc_url, "PyTorch's page on this graph break")]
+    return reason
+
+
+def _failure_places(view: _Overview, group: summary.FailureGroup) -> list[Inline]:
+    places = view.links(group.compiles)
+    for location in group.locations[:5]:
+        places += ["; at ", Code(location)]
+    return places
+
+
+# -- recompiles -----------------------------------------------------------------------------
+
+
+def _recompiles(view: _Overview) -> list[Block]:
+    if not any(c.recompile_reasons for c in view.compiles):
+        return []
+    limits = summary.recompile_limits(view.configs)
+    limit_text = ", later ".join(map(str, limits)) + " in this run" if limits else "8 by default"
+    intro = Paragraph(
+        [
+            "A ",
+            Emphasis("recompile"),
+            " happens when an already compiled function is called with inputs that fail one of "
+            "the checks (guards) recorded when it was compiled, for example a tensor with a new "
+            "shape or dtype, so PyTorch compiles one more version of it. Each version costs "
+            "compile time; after ",
+            Code("recompile_limit"),
+            f" versions ({limit_text}) PyTorch stops compiling the function and runs it as "
+            "ordinary Python. Each row names the earlier version whose check failed.",
+        ]
+    )
+    bodies = view.for_ranks(view.trace.ranks, lambda r: _recompiles_of(view, r))
+    return [Section(["Recompiles explained"], [intro, *bodies], anchor="recompiles-explained")]
+
+
+def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
+    functions = summary.recompiled_functions(rank)
+    if not functions:
+        return [Paragraph(["No function was recompiled."])]
+    blocks: list[Block] = []
+    for fn in functions:
+        n = len(fn.recompiles)
+        blocks.append(
+            Paragraph(
+                [
+                    Strong(fn.function or "unknown function"),
+                    " (",
+                    Code(fn.frame_label),
+                    f"): {fn.versions} versions, {n} recompile{'s' if n != 1 else ''}.",
+                ]
+            )
+        )
+        rows = [row for rc in fn.recompiles for row in _recompile_rows(view, rc)]
+        header = ["New version", "Did not fit", "Failed check (guard)", "In plain words"]
+        blocks.append(Table(header, rows, widths=[1, 1, 4, 3]))
+    return blocks
+
+
+def _recompile_rows(view: _Overview, recompile: summary.Recompile) -> list[Row]:
+    if not recompile.reasons:
+        return [[[view.link(recompile.compile)], ["—"], ["—"], ["no reason logged"]]]
+    rows: list[Row] = []
+    for i, reason in enumerate(recompile.reasons[:8]):
+        rows.append(
+            [
+                [view.link(recompile.compile)] if i == 0 else [],
+                _previous_cell(view, reason),
+                [Code(reason.guard)] if reason.guard else ["—"],
+                [reason.explanation],
+            ]
+        )
+    return rows
+
+
+def _previous_cell(view: _Overview, reason: summary.GuardFailure) -> list[Inline]:
+    if reason.previous is not None:
+        return [view.link(reason.previous)]
+    if reason.previous_label:
+        return [Code(reason.previous_label)]
+    return ["—"]
+
+
+# -- compile caches -------------------------------------------------------------------------
+
+
+def _caches(view: _Overview) -> list[Block]:
+    if not any(c.cache_events for c in view.compiles):
+        return []
+    intro = Paragraph(
+        [
+            "PyTorch keeps compiled work in caches on disk: the FX graph cache holds Inductor's "
+            "generated code, the AOTAutograd cache the traced forward and backward graphs. A ",
+            Emphasis("hit"),
+            " reuses an earlier result (fast), a ",
+            Emphasis("miss"),
+            " compiles from scratch and stores the result, and a ",
+            Emphasis("bypass"),
+            " means the graph could not be cached, so it is compiled every time.",
+        ]
+    )
+    bodies = view.for_ranks(view.trace.ranks, lambda r: _caches_of(view, r))
+    return [Section(["Compile caches"], [intro, *bodies], anchor="compile-caches")]
+
+
+def _caches_of(view: _Overview, rank: RankTrace) -> list[Block]:
+    caches, rows = summary.cache_table(rank.compiles)
+    if not rows:
+        return [Paragraph(["No cache lookups on this rank."])]
+    totals = summary.cache_totals(rank.compiles)
+    in_all = ", ".join(f"{n} {result}" for result, n in totals.items())
+    cells: list[Row] = [
+        [[view.link(row.compile)]] + [[row.cells.get(cache, "—")] for cache in caches]
+        for row in rows
+    ]
+    table = Table(["Compile id", *caches], cells, classes=["torchtrace-cache"])
+    return [Paragraph([f"In all: {in_all}."]), table]
+
+
+# -- compile time ---------------------------------------------------------------------------
+
+
+def _times(view: _Overview) -> list[Block]:
+    intro = Paragraph(
+        [
+            "How long compiling took, from the metrics PyTorch logs for each compilation. The "
+            "phases nest (the whole frame includes the backend, which includes Inductor, which "
+            "includes code generation), so the rows do not add up; \"slowest\" is the "
+            "compilation that spent the most time in that phase."
+        ]
+    )
+    bodies = view.for_ranks(view.trace.ranks, lambda r: _times_of(view, r))
+    return [Section(["Compile time"], [intro, *bodies], anchor="compile-time")]
+
+
+def _times_of(view: _Overview, rank: RankTrace) -> list[Block]:
+    totals = summary.time_totals(rank.compiles)
+    blocks: list[Block] = []
+    if not totals:
+        blocks.append(Paragraph(["No compilation logged its compile time."]))
+    else:
+        rows: list[Row] = [
+            [[t.phase], [seconds_text(t.seconds)], [str(t.compiles)], _slowest_cell(view, t)]
+            for t in totals
+        ]
+        blocks.append(
+            Table(
+                ["Phase", "Total", "Compilations", "Slowest"],
+                rows,
+                widths=[4, 2, 2, 3],
+                classes=["torchtrace-times"],
+            )
+        )
+    blocks.extend(_timers(rank))
+    return blocks
+
+
+def _slowest_cell(view: _Overview, total: summary.PhaseTotal) -> list[Inline]:
+    if total.slowest is None:
+        return ["—"]
+    return [view.link(total.slowest), f" ({seconds_text(total.slowest_seconds)})"]
+
+
+def _timers(rank: RankTrace) -> list[Block]:
+    timers = summary.chromium_phase_times(rank)
+    if not timers:
+        return []
+    intro = Paragraph(
+        [
+            f"PyTorch's own timers (from its chromium events), the {len(timers)} longest in "
+            "total; timers nest inside each other, so they overlap."
+        ]
+    )
+    rows: list[Row] = [
+        [[Code(t.name)], [seconds_text(t.seconds)], [str(t.count)]] for t in timers
+    ]
+    return [intro, Table(["Timer", "Total", "Times run"], rows, widths=[4, 2, 1])]
+
+
+# -- chromium events ------------------------------------------------------------------------
+
+
+def _timeline(view: _Overview) -> list[Block]:
+    if not any(r.chromium_events for r in view.trace.ranks):
+        return []
+    intro = Paragraph(
+        [
+            "PyTorch also records its compile phases as trace events in the Chrome format. "
+            "Download the file and open it in ",
+            Link("https://ui.perfetto.dev", "Perfetto"),
+            " (or ",
+            Code("chrome://tracing"),
+            ") to see a timeline of what ran when.",
+        ]
+    )
+    items: list[list[Block]] = []
+    for rank in view.trace.ranks:
+        prefix = f"Rank {summary.rank_number(view.trace, rank)}: " if view.multi else ""
+        rank_plan = view.plan.rank_plan(rank)
+        if rank.chromium_events and rank_plan is not None:
+            path = rank_plan.events_path
+            count = f"{len(rank.chromium_events)} events, "
+            items.append(item(prefix, count, Download(path, posixpath.basename(path))))
+        elif view.multi:
+            items.append(item(f"{prefix}no events"))
+    return [Section(["Timeline (chromium events)"], [intro, BulletList(items)], anchor="timeline")]
+
+
+# -- ranks ----------------------------------------------------------------------------------
+
+
+def _ranks(view: _Overview) -> list[Block]:
+    if not view.multi:
+        return []
+    intro = Paragraph(
+        [
+            "This trace holds one log per process (rank) of a distributed job. Ranks usually "
+            "compile the same code in the same way; a difference between them often explains a "
+            "hang (ranks running different graphs, so their collectives never meet) or one slow "
+            "rank (cache misses)."
+        ]
+    )
+    header = [
+        "Rank", "Log", "Size", "Compilations", "Statuses", "Compile time", "Chromium events",
+    ]
+    rows = [_rank_row(row) for row in summary.rank_rows(view.trace)]
+    table = Table(header, rows, widths=[1, 4, 1, 1, 2, 1, 1])
+    return [Section(["Ranks"], [intro, table, _divergence(view.trace)], anchor="ranks")]
+
+
+def _rank_row(row: summary.RankRow) -> Row:
+    statuses = ", ".join(f"{row.statuses[s]} {s}" for s in STATUS_LEGEND if row.statuses.get(s))
+    return [
+        [str(row.number)],
+        [Code(row.rank.path)],
+        [size_text(row.rank.size)],
+        [str(row.compiles)],
+        [statuses or "—"],
+        [seconds_text(row.seconds)],
+        [str(row.chromium_events)],
+    ]
+
+
+def _ranks_text(numbers: Sequence[int]) -> str:
+    word = "rank" if len(numbers) == 1 else "ranks"
+    return f"{word} {', '.join(map(str, numbers))}"
+
+
+def _divergence(trace: Trace) -> Block:
+    d = summary.divergence(trace)
+    if not d.any:
+        return Paragraph(
+            [
+                "No divergence: every rank compiled the same compile ids, with the same statuses "
+                "and the same cache hits and misses."
+            ]
+        )
+    kinds: list[list[Block]] = []
+    if d.missing_ids:
+        details = [item(*_missing_ids(m)) for m in d.missing_ids]
+        kinds.append(
+            item(Strong("Diverging compile ids"), ": not every rank compiled the same functions.")
+            + [BulletList(details)]
+        )
+    if d.status_splits:
+        details = [item(*_status_split(s)) for s in d.status_splits[:20]]
+        kinds.append(
+            item(Strong("Diverging statuses"), ": the same compile id ended differently.")
+            + [BulletList(details)]
+        )
+    if d.cache_groups:
+        details = [
+            item(f"{_ranks_text(g.ranks).capitalize()}: {g.description}") for g in d.cache_groups
+        ]
+        kinds.append(
+            item(
+                Strong("Diverging cache hit/miss patterns"),
+                ": ranks grouped by identical sequences of lookups.",
+            )
+            + [BulletList(details)]
+        )
+    return Admonition("warning", [Paragraph(["The ranks diverge."]), BulletList(kinds)])
+
+
+def _missing_ids(missing: summary.MissingIds) -> list[Inline]:
+    out = joined([[Code(label)] for label in missing.labels[:12]])
+    if len(missing.labels) > 12:
+        out.append(f" and {len(missing.labels) - 12} more")
+    out.append(f": missing on {_ranks_text(missing.missing_on)}")
+    return out
+
+
+def _status_split(split: summary.StatusSplit) -> list[Inline]:
+    by_status = "; ".join(
+        f"{status} on {_ranks_text(numbers)}" for status, numbers in split.ranks_by_status.items()
+    )
+    return [Code(split.label), f": {by_status}"]
+
+
+# -- export ---------------------------------------------------------------------------------
+
+
+def _export(view: _Overview) -> list[Block]:
+    exporting = [r for r in view.trace.ranks if not r.export.empty]
+    if not exporting:
+        return []
+    intro = Paragraph(
+        [
+            Code("torch.export"),
+            " captures a whole program as one graph ahead of time. In draft-export mode it "
+            "records the problems it worked around instead of stopping at the first one; each "
+            "issue below must be fixed (or the behavior accepted) before a strict export "
+            "succeeds.",
+        ]
+    )
+    no_source = view.settings.no_source
+    bodies = view.for_ranks(exporting, lambda r: _export_of(r, no_source))
+    return [Section(["Export report"], [intro, *bodies], anchor="export-report")]
+
+
+def _export_of(rank: RankTrace, no_source: bool) -> list[Block]:
+    blocks = _export_issues(rank, no_source)
+    blocks.extend(_unbacked_symbols(rank, no_source))
+    guards = len(rank.export.guards_added)
+    if guards:
+        verb = "s were" if guards != 1 else " was"
+        blocks.append(Paragraph([f"{guards} guard{verb} added while exporting."]))
+    programs = summary.exported_programs(rank)
+    for i, program in enumerate(programs, 1):
+        which = f" ({i} of {len(programs)})" if len(programs) > 1 else ""
+        blocks.append(Paragraph([f"The exported program{which}:"]))
+        blocks.append(CodeBlock(maybe_strip(program, no_source), "python"))
+    return blocks
+
+
+def _export_issues(rank: RankTrace, no_source: bool) -> list[Block]:
+    issues = summary.export_issues(rank)
+    if not issues:
+        return [Paragraph(["No issues were found."])]
+    rows: list[Row] = [
+        [
+            [i.kind],
+            [Code(i.reason)] if i.reason else ["—"],
+            [i.detail or "—"],
+            [Code(_location(i.location, no_source))] if i.location else ["—"],
+        ]
+        for i in issues
+    ]
+    plural = "s" if len(issues) != 1 else ""
+    table = Table(
+        ["Issue", "Expression or operator", "Detail", "Where"],
+        rows,
+        widths=[2, 3, 2, 4],
+        classes=["torchtrace-export"],
+    )
+    return [Paragraph([f"{len(issues)} issue{plural} found."]), table]
+
+
+def _unbacked_symbols(rank: RankTrace, no_source: bool) -> list[Block]:
+    symbols = summary.unbacked_symbols(rank)
+    if not symbols:
+        return []
+    intro = Paragraph(
+        [
+            "Unbacked symbols are sizes or values known only when the program runs (from ",
+            Code(".item()"),
+            ", ",
+            Code("nonzero()"),
+            " and the like):",
+        ]
+    )
+    items = []
+    for s in symbols:
+        content: list[Inline] = [Code(s.symbol)]
+        if s.value_range:
+            content += [", range ", Code(s.value_range)]
+        if s.location:
+            content += [", from ", Code(_location(s.location, no_source))]
+        items.append(item(*content))
+    return [intro, BulletList(items)]
+
+
+def _location(text: str, no_source: bool) -> str:
+    """An export location; with ``:no-source:``, without the user's source line it quotes."""
+    return _LOCATION_SOURCE.sub(r"\1", text) if no_source else text
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def seconds_text(value: float | None) -> str:
+    """``1.234 s``, or a dash where nothing was logged."""
+    return f"{value:.3f} s" if isinstance(value, (int, float)) else "—"
+
+
+def size_text(value: int) -> str:
+    """A file size as a reader takes it in: ``512 B``, ``3.4 KiB``, ``2.0 MiB``."""
+    if value >= 1 << 20:
+        return f"{value / (1 << 20):.1f} MiB"
+    if value >= 1 << 10:
+        return f"{value / (1 << 10):.1f} KiB"
+    return f"{value} B"
+
+
+#: The sections in page order, by their ``:sections:`` key.
+_SECTIONS: list[tuple[str, Callable[[_Overview], list[Block]]]] = [
+    ("header", _header),
+    ("legend", _legend),
+    ("trie", _trie),
+    ("directory", _directory),
+    ("charts", _charts),
+    ("failures", _failures),
+    ("recompiles", _recompiles),
+    ("cache", _caches),
+    ("times", _times),
+    ("chromium", _timeline),
+    ("ranks", _ranks),
+    ("export", _export),
+]

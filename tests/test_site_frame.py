@@ -1,0 +1,381 @@
+"""The frame page view on real logs: what a reader of one compile's page sees, as blocks."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Sequence
+from functools import cache
+
+import pytest
+
+from sphinx_torchtrace.site.blocks import (
+    AnchorLink,
+    Block,
+    BulletList,
+    CodeBlock,
+    Download,
+    Dropdown,
+    Lines,
+    ObjectLink,
+    ObjectTarget,
+    Page,
+    PageLink,
+    Paragraph,
+    Provenance,
+    Section,
+    Table,
+    TabSet,
+    Toctree,
+    inline_text,
+)
+from sphinx_torchtrace.site.pages.frame import frame_page
+from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
+from sphinx_torchtrace.trace import load_trace
+
+from .conftest import SHARED, TESTS
+
+SCENARIOS = ("recompiles", "graph_breaks", "compile_error", "training", "provenance")
+
+
+@cache
+def plan_of(scenario: str) -> TracePlan:
+    (log,) = (SHARED / scenario).glob("*.log")
+    return plan_trace(scenario, load_trace(log), "torchtrace")
+
+
+def frame_of(scenario: str, label: str) -> FramePlan:
+    """The frame of a compile by its label (``[0/2]``, ``[1/0_1]``, ``[0/0] #2``)."""
+    return next(f for f in plan_of(scenario).frames if f.compile.label == label)
+
+
+def page_of(
+    scenario: str,
+    label: str,
+    *,
+    no_source: bool = False,
+    list_frames: bool = True,
+    detail_toctree: bool = False,
+) -> Page:
+    settings = PageSettings(
+        no_source=no_source, list_frames=list_frames, detail_toctree=detail_toctree
+    )
+    return frame_page(plan_of(scenario), frame_of(scenario, label), settings)
+
+
+def walk(blocks: Sequence[Block]) -> Iterator[Block]:
+    """Every block, nested ones included, in page order."""
+    for b in blocks:
+        yield b
+        if isinstance(b, (Section, Dropdown)):
+            yield from walk(b.blocks)
+        elif isinstance(b, TabSet):
+            for tab in b.tabs:
+                yield from walk(tab.blocks)
+        elif isinstance(b, BulletList):
+            for item in b.items:
+                yield from walk(item)
+
+
+def strings(value: object) -> Iterator[str]:
+    """Every string anywhere in a page: what could reach a reader."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from strings(v)
+    elif dataclasses.is_dataclass(value):
+        for f in dataclasses.fields(value):
+            yield from strings(getattr(value, f.name))
+
+
+def section(page: Page, anchor: str) -> Section:
+    return next(b for b in page.blocks if isinstance(b, Section) and b.anchor == anchor)
+
+
+def anchors(page: Page) -> list[str | None]:
+    return [b.anchor for b in page.blocks if isinstance(b, Section)]
+
+
+def facts(page: Page) -> dict[str, str]:
+    block = next(b for b in page.blocks if isinstance(b, Lines))
+    assert "torchtrace-facts" in block.classes
+    pairs = (inline_text(line).split(": ", 1) for line in block.lines)
+    return {label: value for label, value in pairs}
+
+
+def text_of(blocks: Sequence[Block]) -> str:
+    """What a reader reads in these blocks, as one string."""
+    parts: list[str] = []
+    for b in walk(blocks):
+        if isinstance(b, Paragraph):
+            parts.append(inline_text(b.content))
+        elif isinstance(b, Lines):
+            parts += [inline_text(line) for line in b.lines]
+        elif isinstance(b, CodeBlock):
+            parts.append(b.text)
+        elif isinstance(b, Dropdown):
+            parts.append(inline_text(b.title))
+        elif isinstance(b, Table):
+            parts += [inline_text(cell) for row in b.rows for cell in row]
+    return "\n".join(parts)
+
+
+def test_page_declares_its_frame_then_says_how_it_went() -> None:
+    page = page_of("recompiles", "[0/2]")
+    frame = frame_of("recompiles", "[0/2]")
+    assert page.docname == frame.docname
+    assert inline_text(page.title) == "[0/2] static_fn"
+    assert page.blocks[0] == ObjectTarget("frame", "recompiles/[0/2]", "ok")
+    status = page.blocks[1]
+    assert isinstance(status, Paragraph)
+    assert status.content[0] == ObjectLink("frame", "recompiles/[0/2]", "ok")
+    assert "the frame runs the compiled code" in inline_text(status.content)
+    assert facts(page) == {
+        "Function": "static_fn in /home/user/project/recompiles.py:9",
+        "Trace": f"recompiles, from line {frame.compile.first_line} of the log",
+        "Compiled before": "recompiles/[0/1] (what changed)",
+        "Compiled again": "recompiles/[0/3]",
+        "Compile time": "0.759 s (backend 0.723 s)",
+        "Graph": "4 operators, 6 nodes, 1 input",
+        "Guards": "8 guards, 0 shape guards: dynamo_cpp_guards_str",
+        "Caches": "aotautograd miss, fx_graph miss",
+        "Kernels": "1",
+        "Chromium events": "104",
+    }
+    links = [x for b in walk(page.blocks) if isinstance(b, Lines) for line in b.lines for x in line]
+    assert AnchorLink(frame.docname, "changed", "what changed") in links
+    assert AnchorLink(frame.docname, "kernels", "1") in links
+    assert PageLink("torchtrace/recompiles/index", "recompiles") in links
+
+
+def test_recompiled_frame_shows_the_failed_guard_and_the_graph_diff() -> None:
+    page = page_of("recompiles", "[0/2]")
+    assert anchors(page) == ["changed", "stack", "metrics", "artifacts", "kernels", "cache-lookups"]
+    changed = section(page, "changed")
+    assert inline_text(changed.title) == "Why it compiled again"
+    intro = changed.blocks[0]
+    assert isinstance(intro, Paragraph)
+    assert ObjectLink("frame", "recompiles/[0/1]") in intro.content
+    guard = changed.blocks[1]
+    assert isinstance(guard, CodeBlock)
+    assert guard.text == "tensor 'x' size mismatch at index 0. expected 8, actual 16"
+    (entries,) = [b for b in changed.blocks if isinstance(b, BulletList)]
+    assert [text_of(item) for item in entries.items] == [
+        "[0/1]: tensor 'x' size mismatch at index 0. expected 8, actual 16",
+        "[0/0]: tensor 'x' size mismatch at index 0. expected 4, actual 16",
+    ]
+    (diff,) = [b for b in changed.blocks if isinstance(b, CodeBlock) and b.language == "diff"]
+    lines = diff.text.split("\n")
+    assert lines[:2] == ["--- [0/1] dynamo_output_graph", "+++ [0/2] dynamo_output_graph"]
+    assert '-    def forward(self, L_x_: "f32[8][1]cpu"):' in lines
+    assert '+    def forward(self, L_x_: "f32[16][1]cpu"):' in lines
+
+
+def test_first_compile_has_no_why_section() -> None:
+    page = page_of("recompiles", "[0/0]")
+    assert "changed" not in anchors(page)
+    assert "Compiled before" not in facts(page)
+    assert facts(page)["Compiled again"] == "recompiles/[0/1]"
+
+
+def test_a_failure_shows_its_headline_as_lines_and_the_whole_message_folded() -> None:
+    page = page_of("graph_breaks", "[1/0]")
+    failures = section(page, "failures")
+    assert inline_text(failures.title) == "Graph break"
+    head, headline, whole = failures.blocks[:3]
+    assert isinstance(head, Paragraph)
+    assert inline_text(head.content).startswith(
+        "graph break at /home/user/project/graph_breaks.py:19 (line "
+    )
+    assert isinstance(headline, Lines)
+    lines = [inline_text(line) for line in headline.lines]
+    assert lines[0] == "Graph break in user code at /home/user/project/graph_breaks.py:19"
+    assert "Call to `torch._dynamo.graph_break()`" in lines  # one line each, kept verbatim
+    assert not any("Traceback (most recent call last)" in line for line in lines)
+    assert isinstance(whole, Dropdown)
+    assert inline_text(whole.title) == "The whole message, with tracebacks"
+    (message,) = whole.blocks
+    assert isinstance(message, CodeBlock)
+    assert message.text == frame_of("graph_breaks", "[1/0]").compile.failures[0].reason
+
+
+def test_a_compile_error_links_its_traceback_from_the_artifacts_table() -> None:
+    page = page_of("compile_error", "[7/0]")
+    frame = frame_of("compile_error", "[7/0]")
+    failures = section(page, "failures")
+    head = failures.blocks[0]
+    assert isinstance(head, Paragraph)
+    assert inline_text(head.content).startswith("BackendCompilerFailed (line ")
+    headline = failures.blocks[1]
+    assert isinstance(headline, Lines)
+    assert [inline_text(line) for line in headline.lines] == [
+        "backend='fail_in_compiler' raised:",
+        "NotImplementedError: intentional failure in the forward compiler (after AOT)",
+    ]
+    (traceback,) = [b for b in failures.blocks if isinstance(b, Dropdown) and b.anchor]
+    (error,) = frame.compile.artifacts_named("dynamo_error")
+    assert traceback.anchor == f"artifact-{error.ordinal}"
+    table = section(page, "artifacts").blocks[1]
+    assert isinstance(table, Table)
+    row = next(r for r in table.rows if inline_text(r[0]) == "dynamo_error")
+    assert row[0] == [AnchorLink(frame.docname, f"artifact-{error.ordinal}", "dynamo_error")]
+    assert inline_text(row[-1]) == "under Failure"
+
+
+def test_training_frame_has_forward_and_backward_metrics_tabs() -> None:
+    page = page_of("training", "[0/0]")
+    compile_ = frame_of("training", "[0/0]").compile
+    (tabs,) = section(page, "metrics").blocks
+    assert isinstance(tabs, TabSet)
+    assert [t.title for t in tabs.tabs] == ["Forward", "Backward"]
+    for tab, record in zip(tabs.tabs, compile_.metrics, strict=True):
+        table, whole = tab.blocks
+        assert isinstance(table, Table) and table.header == ["Metric", "Value"]
+        assert isinstance(whole, Dropdown)
+        assert inline_text(whole.title) == (
+            f"The whole {record.kind} record (line {record.line} of the log)"
+        )
+        (code,) = whole.blocks
+        assert isinstance(code, CodeBlock) and code.language == "json"
+        assert json.loads(code.text) == json.loads(json.dumps(record.data, default=str))
+    forward_table = tabs.tabs[0].blocks[0]
+    assert isinstance(forward_table, Table)
+    forward = {inline_text(r[0]): inline_text(r[1]) for r in forward_table.rows}
+    assert forward["Entire frame compile time"] == "18.442 s"
+    assert forward["Graph operators"] == "9"
+    assert forward["Has guarded code"] == "yes"
+
+
+def test_artifacts_table_lists_the_pipeline_and_links_graph_pages() -> None:
+    page = page_of("training", "[0/0]")
+    frame = frame_of("training", "[0/0]")
+    artifacts = section(page, "artifacts")
+    table = artifacts.blocks[1]
+    assert isinstance(table, Table)
+    assert table.header == ["Artifact", "Size", "Nodes", "Kernels", "Content"]
+    names = [inline_text(r[0]) for r in table.rows]
+    assert names[:4] == ["dynamo_output_graph", "aot_joint_graph", "aot_forward_graph",
+                         "aot_backward_graph"]
+    assert "inductor_output_code (forward)" in names and "inductor_output_code (backward)" in names
+    linked = {x.docname for r in table.rows for x in r[0] if isinstance(x, PageLink)}
+    assert linked == {g.docname for g in frame.graphs}
+    downloads = {x.path: x.text for r in table.rows for x in r[-1] if isinstance(x, Download)}
+    assert downloads == {
+        g.raw_path: "runnable .py" if g.artifact.name == "fx_graph_runnable" else "raw"
+        for g in frame.graphs
+    }
+    code_rows = [r for r in table.rows if inline_text(r[0]).startswith("inductor_output_code")]
+    assert sum(int(inline_text(r[3])) for r in code_rows) == len(frame.kernels)
+    # artifacts without a page are shown below the table, each under its anchor
+    below = [r for r in table.rows if inline_text(r[-1]) == "below"]
+    folded = {b.anchor: b for b in artifacts.blocks if isinstance(b, Dropdown)}
+    assert below and len(folded) == len(below)
+    for row in below:
+        (link,) = row[0]
+        assert isinstance(link, AnchorLink) and link.docname == frame.docname
+        assert inline_text(folded[link.anchor].title).startswith(link.text + " (")
+
+
+def test_kernels_table_links_each_kernel_and_its_code() -> None:
+    page = page_of("training", "[0/0]")
+    frame = frame_of("training", "[0/0]")
+    (table,) = section(page, "kernels").blocks
+    assert isinstance(table, Table)
+    assert table.header == ["Kernel", "Kind", "Generated in", "Source nodes"]
+    assert len(table.rows) == len(frame.kernels) == 13
+    for row, kernel in zip(table.rows, frame.kernels, strict=True):
+        assert row[0] == [PageLink(kernel.docname, kernel.kernel.name)]
+        assert kernel.code_docname is not None
+        assert row[2] == [PageLink(kernel.code_docname, "inductor_output_code")]
+    assert any(inline_text(row[3]) for row in table.rows)  # source nodes of fused kernels
+
+
+def test_dynamic_shapes_and_cache_lookups() -> None:
+    page = page_of("training", "[0/0]")
+    shapes = section(page, "dynamic-shapes")
+    table = shapes.blocks[1]
+    assert isinstance(table, Table) and len(table.rows) == 1
+    caches = section(page, "cache-lookups").blocks[0]
+    assert isinstance(caches, Table)
+    assert [inline_text(r[0]) + " " + inline_text(r[1]) for r in caches.rows] == [
+        "aotautograd miss", "fx_graph miss", "fx_graph miss"
+    ]
+
+
+def test_provenance_section_where_node_mappings_were_logged() -> None:
+    page = page_of("provenance", "[0/0]")
+    (view,) = [b for b in walk(page.blocks) if isinstance(b, Provenance)]
+    assert view.frame == "provenance/[0/0]"
+    assert section(page, "provenance").blocks[-1] is view
+    assert "provenance" not in anchors(page_of("recompiles", "[0/2]"))
+
+
+def test_settings_orphan_and_detail_toctree() -> None:
+    frame = frame_of("training", "[0/0]")
+    listed = page_of("training", "[0/0]")
+    assert not listed.orphan
+    assert not any(isinstance(b, Toctree) for b in listed.blocks)
+    detail = page_of("training", "[0/0]", list_frames=False, detail_toctree=True)
+    assert detail.orphan
+    toctree = detail.blocks[-1]
+    assert isinstance(toctree, Toctree) and toctree.hidden
+    assert list(toctree.docnames) == [g.docname for g in frame.graphs] + [
+        k.docname for k in frame.kernels
+    ]
+
+
+def capture_line(script: str, fragment: str) -> str:
+    """A line of the script that produced a log: what ``:no-source:`` must keep out."""
+    lines = (TESTS / "capture" / script).read_text(encoding="utf-8").splitlines()
+    return next(line.strip() for line in lines if fragment in line)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "label", "script", "fragment"),
+    [
+        ("graph_breaks", "[1/0]", "graph_breaks.py", 'print("f:"'),  # stack loc, traceback
+        ("recompiles", "[0/2]", "recompiles.py", "(x * 2 + x.sum()).relu()"),  # graph diff
+        ("recompiles", "[2/3]", "recompiles.py", "return x + n"),  # failed guard comment
+        ("training", "[0/0]", "training.py", "loss = loss_fn(cmodel(x)"),  # user stack code
+    ],
+)
+def test_no_source_leaves_user_code_out(
+    scenario: str, label: str, script: str, fragment: str
+) -> None:
+    code = capture_line(script, fragment).split("  #")[0]
+    assert any(code in s for s in strings(page_of(scenario, label)))
+    assert not any(code in s for s in strings(page_of(scenario, label, no_source=True)))
+
+
+def test_no_source_keeps_where_the_code_is() -> None:
+    page = page_of("training", "[0/0]", no_source=True)
+    stack = section(page, "stack")
+    (table,) = [b for b in stack.blocks if isinstance(b, Table)]
+    assert table.header == ["File", "Line", "Function"]
+    assert [inline_text(r[0]) for r in table.rows][0] == "/home/user/project/training.py"
+    record = next(b for b in walk(page.blocks) if isinstance(b, CodeBlock) and b.language == "json")
+    assert "stack_trace" not in json.loads(record.text)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_view_writes_no_markup(scenario: str) -> None:
+    """Log text goes in as text: no role, no inline literal, no escaping added by the view."""
+    plan = plan_of(scenario)
+    for frame in plan.frames:
+        page = frame_page(plan, frame, PageSettings())
+        assert inline_text(page.title).startswith(frame.compile.label)
+        for s in strings(page):
+            for markup in ("``", ":torchtrace:", ":doc:", ":ref:", ":code:", "\\_", "\\["):
+                assert markup not in s, (frame.name, s[:200])
+
+
+def test_every_frame_page_of_every_log_builds() -> None:
+    for scenario in (*SCENARIOS, "simple"):
+        plan = plan_of(scenario)
+        for frame in plan.frames:
+            for no_source in (False, True):
+                page = frame_page(plan, frame, PageSettings(no_source=no_source))
+                assert page.blocks[0] == ObjectTarget("frame", frame.name, frame.compile.status)
+                assert all(a is None or a.replace("-", "").isalnum() for a in anchors(page))
+                assert len(set(anchors(page))) == len(anchors(page))

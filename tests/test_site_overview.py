@@ -1,0 +1,389 @@
+"""The overview page's view (``site/pages/overview.py``) on real logs, as blocks a reader sees."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+
+from sphinx_torchtrace.site.blocks import (
+    Admonition,
+    AnchorLink,
+    Badge,
+    Block,
+    BulletList,
+    Code,
+    CodeBlock,
+    Download,
+    Dropdown,
+    Link,
+    ObjectLink,
+    Page,
+    Paragraph,
+    Section,
+    Strong,
+    Table,
+    TabSet,
+    Target,
+    Toctree,
+    inline_text,
+)
+from sphinx_torchtrace.site.pages.overview import TRIE_MAX_NESTING, overview_page
+from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
+from sphinx_torchtrace.trace import load_trace
+
+DATA = Path(__file__).parent / "data"
+SHARED = DATA / "shared"
+INPUTS = SHARED / "tlparse-inputs" / "inputs"
+EXPORT_LOG = DATA / "captured" / "draft_export" / "dedicated_log_torch_trace_j5am_2yg.log"
+PER_RANK_ANCHORS = [
+    "where-compilations-start",
+    "compile-directory",
+    "failures-and-restarts",
+    "recompiles-explained",
+    "compile-caches",
+    "compile-time",
+]
+
+
+def build(path: Path, **settings: Any) -> tuple[TracePlan, Page]:
+    plan = plan_trace("t", load_trace(path), "torchtrace")
+    return plan, overview_page(plan, PageSettings(**settings))
+
+
+# -- walking the block tree -------------------------------------------------------------------
+
+
+def everything(value: object) -> Iterator[object]:
+    """Every block, inline piece and string reachable from ``value``."""
+    yield value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from everything(getattr(value, f.name))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from everything(v)
+
+
+def of_type(value: object, kind: type[Any]) -> list[Any]:
+    return [v for v in everything(value) if isinstance(v, kind)]
+
+
+def strings(page: Page) -> list[str]:
+    return [v for v in everything(page) if isinstance(v, str)]
+
+
+def sections(page: Page) -> dict[str, Section]:
+    return {b.anchor or "": b for b in page.blocks if isinstance(b, Section)}
+
+
+def anchors(page: Page) -> list[str]:
+    return [a for a in sections(page) if a != "charts"]  # charts: another view's, optional
+
+
+def table(blocks: object, first_header: str) -> Table:
+    (found,) = [t for t in of_type(blocks, Table) if list(t.header[:1]) == [first_header]]
+    return found
+
+
+def texts(blocks: object) -> list[str]:
+    return [inline_text(p.content) for p in of_type(blocks, Paragraph)]
+
+
+def nesting(bullets: BulletList) -> int:
+    inner = [nesting(b) for item in bullets.items for b in item if isinstance(b, BulletList)]
+    return 1 + max(inner, default=0)
+
+
+def items(bullets: BulletList) -> list[str]:
+    """Each item's first paragraph, in pre-order."""
+    out: list[str] = []
+    for item in bullets.items:
+        for b in item:
+            if isinstance(b, Paragraph):
+                out.append(inline_text(b.content))
+            elif isinstance(b, BulletList):
+                out.extend(items(b))
+    return out
+
+
+# -- one log ----------------------------------------------------------------------------------
+
+
+def test_sections_in_template_order() -> None:
+    plan, page = build(SHARED / "compile_error")
+    assert page.docname == plan.index_docname and inline_text(page.title) == "Trace t"
+    assert anchors(page) == [
+        "status-legend",
+        "where-compilations-start",
+        "compile-directory",
+        "failures-and-restarts",
+        "compile-caches",
+        "compile-time",
+        "timeline",
+    ]
+    titles = [inline_text(s.title) for s in page.blocks if isinstance(s, Section)]
+    assert "Timeline (chromium events)" in titles and "Status legend" in titles
+    if "charts" in sections(page):  # right after the directory, as the template included it
+        keys = list(sections(page))
+        assert keys.index("charts") == keys.index("compile-directory") + 1
+    # the header comes first, unsectioned; the frames' toctree comes last
+    assert isinstance(page.blocks[0], Paragraph) and "TORCH_TRACE" in strings(page.blocks[0])
+    assert isinstance(page.blocks[1], Target) and page.blocks[1].anchor == "header"
+    last = page.blocks[-1]
+    assert isinstance(last, Toctree) and last.caption == "Frames"
+    assert list(last.docnames) == [f.docname for f in plan.frames]
+
+
+def test_header_facts() -> None:
+    plan, page = build(SHARED / "recompiles")
+    (header,) = of_type(page.blocks[:3], Table)
+    assert not header.header  # facts, one per row: no header row
+    facts = {inline_text(row[0]): row[1] for row in header.rows}
+    assert list(facts) == ["PyTorch", "Ranks", "Captured", "Log", "Compilations", "Settings"]
+    assert inline_text(facts["PyTorch"]) == "2.13.0+cpu"
+    assert inline_text(facts["Ranks"]) == "single process"
+    assert "the log records month and day, not the year" in inline_text(facts["Captured"])
+    assert inline_text(facts["Log"]).endswith(" MiB)")
+    assert inline_text(facts["Compilations"]).startswith(f"{len(plan.frames)}: ")
+    assert Code("recompile_limit") in facts["Settings"]
+    (dropdown,) = [b for b in page.blocks if isinstance(b, Dropdown)]
+    assert inline_text(dropdown.title).startswith("Full compile configuration (of the first")
+    (code,) = dropdown.blocks
+    assert isinstance(code, CodeBlock) and code.language == "json"
+    assert "dynamo_config" in json.loads(code.text)
+
+
+def test_status_legend_shows_badges() -> None:
+    _, page = build(SHARED / "simple")
+    legend = table(sections(page)["status-legend"], "Status")
+    assert list(legend.header) == ["Status", "tlparse's legend", "What it means"]
+    assert [row[0] for row in legend.rows] == [
+        [Badge(s)] for s in ("ok", "break", "error", "empty", "missing")
+    ]
+
+
+def test_directory_links_every_frame_of_the_plan() -> None:
+    plan, page = build(SHARED / "compile_error")
+    directory = table(sections(page)["compile-directory"], "Compile id")
+    assert list(directory.header) == [
+        "Compile id", "Function", "Status", "Time", "Graphs", "Kernels", "Cache", "Artifacts",
+    ]
+    links = [[ObjectLink("frame", f.name)] for f in plan.frames]
+    assert [row[0] for row in directory.rows] == links
+    assert "t/[0/0]#2" in [f.name for f in plan.frames]  # the repeat after reset() has its own
+    names = {f.name for f in plan.frames}
+    everywhere = of_type(page, ObjectLink)
+    assert all(link.objtype == "frame" and link.name in names for link in everywhere)
+
+
+def test_failures_keep_trace_text_as_it_is() -> None:
+    _, page = build(SHARED / "graph_breaks")
+    failures = sections(page)["failures-and-restarts"]
+    assert "22 in all, 8 distinct." in texts(failures)
+    rows = table(failures, "Kind").rows
+    assert list(table(failures, "Kind").header) == [
+        "Kind", "Reason", "Count", "Compile ids and places",
+    ]
+    # backquotes of the reason are text, not markup, and not escaped
+    (explicit,) = [
+        r for r in rows
+        if r[0] == ["Graph break"] and Strong("Call to `torch._dynamo.graph_break()`") in r[1]
+    ]
+    (doc,) = of_type(explicit[1], Link)
+    assert doc.url.startswith("https://") and doc.url.endswith("/gb0025.html")
+    assert inline_text(explicit[2]) == "6"
+    assert Code("/home/user/project/graph_breaks.py:19") in explicit[3]
+    assert sum(isinstance(p, ObjectLink) for p in explicit[3]) == 6
+
+
+def test_recompiles_are_explained() -> None:
+    _, page = build(SHARED / "recompiles")
+    recompiles = sections(page)["recompiles-explained"]
+    intro = texts(recompiles)[0]
+    assert "recompile_limit versions (8, later 3 in this run)" in intro
+    assert "static_fn ([0/*]): 5 versions, 4 recompiles." in texts(recompiles)
+    first = of_type(recompiles, Table)[0]
+    assert list(first.header) == [
+        "New version", "Did not fit", "Failed check (guard)", "In plain words",
+    ]
+    assert first.rows[0][:2] == [[ObjectLink("frame", "t/[0/1]")], [ObjectLink("frame", "t/[0/0]")]]
+    assert isinstance(first.rows[0][2][0], Code)
+    assert first.rows[0][3] == ["an input tensor has a different shape"]
+    # no recompile, no section
+    assert "recompiles-explained" not in sections(build(SHARED / "compile_error")[1])
+
+
+def test_chromium_events_download() -> None:
+    plan, page = build(SHARED / "training")
+    (download,) = of_type(sections(page)["timeline"], Download)
+    assert download == Download(f"{plan.root}/_raw/chromium-events.json", "chromium-events.json")
+    assert "355 events, chromium-events.json" in texts(sections(page)["timeline"])
+
+
+# -- several ranks ----------------------------------------------------------------------------
+
+
+def test_each_rank_has_its_synchronized_tab() -> None:
+    plan, page = build(INPUTS / "multi_rank_logs")
+    for anchor in PER_RANK_ANCHORS:
+        (tabs,) = [b for b in sections(page)[anchor].blocks if isinstance(b, TabSet)]
+        assert [t.title for t in tabs.tabs] == [f"Rank {n}" for n in range(4)], anchor
+        assert [t.sync for t in tabs.tabs] == [f"rank-{n}" for n in range(4)], anchor
+    directory = sections(page)["compile-directory"]
+    per_rank = [len(t.rows) for t in of_type(directory, Table)]
+    assert per_rank == [1, 16, 1, 7] and sum(per_rank) == len(plan.frames)
+    timeline = sections(page)["timeline"]
+    assert [d.path for d in of_type(timeline, Download)] == [
+        f"{plan.root}/_raw/chromium-events-rank{n}.json" for n in range(4)
+    ]
+    assert AnchorLink(plan.index_docname, "ranks", "Ranks") in of_type(page.blocks[:3], AnchorLink)
+
+
+def test_diverging_ranks_are_explained() -> None:
+    _, page = build(INPUTS / "multi_rank_logs")
+    ranks = sections(page)["ranks"]
+    rows = table(ranks, "Rank")
+    assert list(rows.header) == [
+        "Rank", "Log", "Size", "Compilations", "Statuses", "Compile time", "Chromium events",
+    ]
+    assert [inline_text(r[0]) for r in rows.rows] == ["0", "1", "2", "3"]
+    (warning,) = of_type(ranks, Admonition)
+    assert warning.kind == "warning"
+    said = texts(warning)
+    assert "Diverging compile ids: not every rank compiled the same functions." in said
+    assert "[0/0]: error on ranks 0, 2; ok on ranks 1, 3" in said
+    assert "Ranks 0, 2: no cache lookups" in said
+
+
+def test_identical_ranks_do_not_diverge() -> None:
+    _, page = build(INPUTS / "multi_rank_messy_input")
+    ranks = sections(page)["ranks"]
+    assert not of_type(ranks, Admonition)
+    assert any(t.startswith("No divergence: every rank") for t in texts(ranks))
+    assert "ranks" not in sections(build(SHARED / "simple")[1])
+
+
+# -- torch.export -----------------------------------------------------------------------------
+
+
+def test_export_report() -> None:
+    _, page = build(EXPORT_LOG)
+    export = sections(page)["export-report"]
+    assert "2 issues found." in texts(export)
+    issues = table(export, "Issue")
+    assert list(issues.header) == ["Issue", "Expression or operator", "Detail", "Where"]
+    assert [(r[0], r[1]) for r in issues.rows] == [
+        (["Data-dependent error"], [Code("u0 > 3")]),
+        (["Missing fake kernel"], [Code("capture.scale_rows.default")]),
+    ]
+    (program,) = of_type(export, CodeBlock)
+    assert program.language == "python" and program.text.startswith("ExportedProgram:")
+    assert any("if k > 3" in s for s in strings(page))
+    assert "export-report" not in sections(build(SHARED / "compile_error")[1])
+
+
+def test_no_source_leaves_out_the_users_code() -> None:
+    _, page = build(EXPORT_LOG, no_source=True)
+    said = "\n".join(strings(page))
+    assert "k = n.item()" not in said and "if k > 3" not in said
+    assert "/home/user/project/draft_export.py:35 in forward" in said
+    _, shown = build(SHARED / "training")
+    _, hidden = build(SHARED / "training", no_source=True)
+    line = "return super().__call__(*args, **kwargs)"
+    assert Code(line) in of_type(sections(shown)["where-compilations-start"], Code)
+    assert line not in "\n".join(strings(hidden))
+
+
+# -- options ----------------------------------------------------------------------------------
+
+
+def test_sections_option_picks_sections() -> None:
+    _, page = build(SHARED / "compile_error", sections=("failures", "trie"))
+    assert anchors(page) == ["where-compilations-start", "failures-and-restarts"]
+    assert not of_type(page, Target)  # no header
+    assert isinstance(page.blocks[-1], Toctree)  # the frames stay reachable
+    _, unlisted = build(SHARED / "compile_error", list_frames=False)
+    assert not of_type(unlisted, Toctree)
+
+
+# -- the stack trie ---------------------------------------------------------------------------
+
+
+def record(envelope: dict[str, Any]) -> str:
+    """One record without payload, as torch writes it."""
+    return f"V1121 11:50:48.850000 5896 torch/_dynamo/convert_frame.py:1] {json.dumps(envelope)}\n"
+
+
+def deep_log(tmp_path: Path, frames: int) -> Path:
+    """A log whose one compilation starts under a Python stack ``frames`` deep."""
+    stack = [{"line": i + 1, "name": f"level{i + 1}", "filename": 0} for i in range(frames)]
+    ids = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
+    path = tmp_path / f"deep{frames}.log"
+    path.write_text(
+        record({"str": ["/home/user/deep.py", 0]})
+        + record({"dynamo_start": {"stack": stack}, **ids}),
+        encoding="utf-8",
+    )
+    return path
+
+
+def trie_of(page: Page) -> BulletList:
+    (trie,) = of_type(sections(page)["where-compilations-start"], BulletList)[:1]
+    return trie
+
+
+def test_deep_stack_is_listed_flat_below_four_levels(tmp_path: Path) -> None:
+    plan, page = build(deep_log(tmp_path, 40))
+    (fold,) = of_type(sections(page)["where-compilations-start"], Dropdown)  # 40 > 30 lines
+    assert inline_text(fold.title) == "Stack trie (40 frames)"
+    trie = trie_of(page)
+    assert nesting(trie) == TRIE_MAX_NESTING
+    lines = items(trie)
+    assert len(lines) == 40  # no frame lost
+    assert lines[0] == "/home/user/deep.py:1 in level1"
+    assert lines[3] == "/home/user/deep.py:4 in level4"
+    assert lines[4] == "↳5 /home/user/deep.py:5 in level5"
+    assert lines[-1] == f"↳40 /home/user/deep.py:40 in level40 {plan.frames[0].name}"
+    assert of_type(trie, ObjectLink) == [ObjectLink("frame", plan.frames[0].name)]
+
+
+def test_shallow_trie_is_not_folded(tmp_path: Path) -> None:
+    _, page = build(deep_log(tmp_path, 3))
+    assert not of_type(sections(page)["where-compilations-start"], Dropdown)
+    trie = trie_of(page)
+    assert nesting(trie) == 3 and not any("↳" in line for line in items(trie))
+
+
+def test_a_stack_of_thousands_of_frames(tmp_path: Path) -> None:
+    _, page = build(deep_log(tmp_path, 3000))
+    trie = trie_of(page)
+    assert nesting(trie) == TRIE_MAX_NESTING
+    assert len(items(trie)) == 3000
+
+
+# -- the view writes text, never markup -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [SHARED / "compile_error", SHARED / "graph_breaks", INPUTS / "multi_rank_logs", EXPORT_LOG],
+    ids=lambda p: p.name,
+)
+def test_no_markup_in_any_string(path: Path) -> None:
+    _, page = build(path)
+    for text in strings(page):
+        for markup in ("``", ":torchtrace:", ":download:", ":doc:", "`__", ".. "):
+            assert markup not in text, (markup, text[:200])
+
+
+def test_blocks_are_blocks() -> None:
+    """Every block the page holds is one of blocks.py's, so the Sphinx layer can render it."""
+    _, page = build(INPUTS / "multi_rank_logs")
+    allowed = get_args(Block)
+    for block in page.blocks:
+        assert isinstance(block, allowed)
