@@ -20,9 +20,11 @@ from pathlib import Path
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from sphinx_torchtrace.generate import GeneratedTrace, TraceRequest
-from sphinx_torchtrace.plan import TracePlan, plan_trace
-from sphinx_torchtrace.provenance_block import (
+from sphinx_torchtrace.render.paths import PathRewriter
+from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
+from sphinx_torchtrace.sphinxext.generate import GeneratedTrace
+from sphinx_torchtrace.sphinxext.options import TraceOptions
+from sphinx_torchtrace.sphinxext.provenance import (
     build_block,
     choose_view,
     fallback_children,
@@ -30,8 +32,8 @@ from sphinx_torchtrace.provenance_block import (
     provenance_block,
     render_html,
 )
-from sphinx_torchtrace.render import Renderer
-from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.sphinxext.scan import TraceRequest
+from sphinx_torchtrace.trace import Trace, load_trace
 from sphinx_torchtrace.trace.provenance import ProvenanceView, provenance_view
 from sphinx_torchtrace.trace.provenance import _lines as payload_lines
 
@@ -194,7 +196,7 @@ def blocks_of(page: Path) -> dict[str, Block]:
 
 def published(text: str) -> list[str]:
     """The lines a pane should show: the payload's, with the default path rewrites."""
-    rewrite = Renderer().rewrite
+    rewrite = PathRewriter()
     return [rewrite(line) for line in payload_lines(text)]
 
 
@@ -375,12 +377,21 @@ def test_unknown_label_or_compile_warns_at_the_directive(tmp_path: Path) -> None
     assert "cpu-jit/[0/0]" in blocks_of(app.outdir / "index.html")
 
 
+def _generated(trace: Trace, label: str) -> GeneratedTrace:
+    return GeneratedTrace(
+        TraceRequest("index", label, label),
+        TraceOptions(),
+        trace,
+        plan_trace(label, trace, "tt"),
+        PageSettings(),
+        PathRewriter(),
+    )
+
+
 def test_find_frame_accepts_object_names_label_and_id_and_ranks() -> None:
     path = INPUTS / "multi_rank_messy_input"
     trace = load_trace(path)
-    generated = GeneratedTrace(
-        TraceRequest("index", str(path), str(path)), trace, plan_trace("ranks", trace, "tt")
-    )
+    generated = _generated(trace, "ranks")
     found = find_frame([generated], "ranks/rank1/[0/0]")
     assert not isinstance(found, str) and found[1].name == "ranks/rank1/[0/0]"
     found = find_frame([generated], "ranks rank1/[0/0]")
@@ -391,11 +402,11 @@ def test_find_frame_accepts_object_names_label_and_id_and_ranks() -> None:
 
     # a bare label: the one compile whose mappings link lines, or the choice to make
     single = load_trace(LOGS["single-op"])
-    one = GeneratedTrace(TraceRequest("index", "x", "x"), single, plan_trace("p", single, "tt"))
+    one = _generated(single, "p")
     found = find_frame([one], "p")
     assert not isinstance(found, str) and found[1].name == "p/[0/0]"
     two = load_trace(LOGS["cpu-jit"])
-    both = GeneratedTrace(TraceRequest("index", "y", "y"), two, plan_trace("q", two, "tt"))
+    both = _generated(two, "q")
     choice = find_frame([one, both], "q")
     assert isinstance(choice, str) and "q/[0/0], q/[0/1]" in choice
 

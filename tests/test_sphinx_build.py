@@ -16,7 +16,7 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util import texescape
 
-from sphinx_torchtrace.plan import has_page
+from sphinx_torchtrace.site.plan import has_page
 from sphinx_torchtrace.trace import Trace, load_trace
 
 from .conftest import SHARED, SIMPLE_LOG, SiteMaker, generated_pages, inventory
