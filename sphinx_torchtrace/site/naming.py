@@ -135,9 +135,25 @@ def item_segment(kind: str, name: str, occurrence: int) -> str:
     return fit(f"{kind}-{name_stem(name)}{suffix}")
 
 
+# What an object name cannot hold: it is one line of objects.inv and of the search index,
+# and it must encode as UTF-8 (C0 and C1 controls, line and paragraph separators, lone
+# surrogates).
+_UNNAMEABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def name_text(text: str) -> str:
+    """A logged string as part of an object name: one-to-one, one printable line.
+
+    ``#`` is doubled, so a single ``#`` only ever starts what we add: ``#2`` (an
+    occurrence) or ``#u2028`` (a character a name cannot hold).
+    """
+    escaped = text.replace("#", "##")
+    return _UNNAMEABLE.sub(lambda m: f"#u{ord(m.group()):04x}", escaped)
+
+
 def item_name(name: str, occurrence: int) -> str:
     """``inductor_output_code``, ``inductor_output_code#2``, ``q##2`` (logged ``q#2``)."""
-    escaped = name.replace("#", "##")
+    escaped = name_text(name)
     return escaped if occurrence <= 1 else f"{escaped}#{occurrence}"
 
 
@@ -187,7 +203,7 @@ def frame_name(label: str, rank_name: str, compile_: Compile) -> str:
     """The object name of a compile: ``<label>/[<rank>/][0/0]`` (+ ``#2`` for repeats)."""
     suffix = f"#{compile_.occurrence}" if compile_.occurrence > 1 else ""
     rank = f"{rank_name}/" if rank_name else ""
-    return f"{label}/{rank}{compile_.id}{suffix}"
+    return f"{_UNNAMEABLE.sub(chr(0xFFFD), label)}/{rank}{compile_.id}{suffix}"
 
 
 def frame_segment(compile_: Compile) -> str:

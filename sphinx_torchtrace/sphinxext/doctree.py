@@ -11,6 +11,7 @@ objects, ``download_reference`` for files), so every builder resolves them.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -25,8 +26,10 @@ from ..render.highlight import is_fast
 from ..site import blocks as b
 from .patches.fast_code import FAST_CLASS
 
-# Characters that no output can hold (C0 controls but TAB and LF, DEL, lone surrogates).
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+# Characters no output can hold (C0 controls but TAB and LF, DEL, C1, lone surrogates).
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# Every line boundary str.splitlines() knows: a title, a name or a label is one line.
+_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
 
 
@@ -66,11 +69,14 @@ class DoctreeBuilder:
     def text(self, value: str) -> str:
         return printable(self._rewrite(value))
 
-    def inline(self, content: b.Inlines) -> list[nodes.Node]:
-        out: list[nodes.Node] = []
-        for piece in content:
-            out.append(self._inline(piece))
-        return out
+    def line(self, value: str) -> str:
+        """``value`` as :meth:`text`, on one line (titles, labels and names are one line)."""
+        return _LINE_BREAKS.sub(" ", printable(self._rewrite(value)))
+
+    def inline(self, content: b.Inlines, one_line: bool = False) -> list[nodes.Node]:
+        if one_line:
+            content = [_one_line(piece) for piece in content]
+        return [self._inline(piece) for piece in content]
 
     def _inline(self, piece: b.Inline) -> nodes.Node:
         if isinstance(piece, str):
@@ -221,7 +227,8 @@ class DoctreeBuilder:
 
     def _codeblock(self, block: b.CodeBlock) -> list[nodes.Node]:
         text = self.text(block.text.rstrip("\n")) or " "
-        node = nodes.literal_block(text, text, language=block.language or "text")
+        # force: Pygments shows what it cannot lex plainly, without a warning quoting the log
+        node = nodes.literal_block(text, text, language=block.language or "text", force=True)
         if not block.searchable:
             node["classes"].append("no-search")
         if is_fast(node["language"], len(text)):
@@ -237,7 +244,7 @@ class DoctreeBuilder:
         return [node]
 
     def _dropdown(self, block: b.Dropdown) -> list[nodes.Node]:
-        title = nodes.rubric("", "", *self.inline(block.title))
+        title = nodes.rubric("", "", *self.inline(block.title, one_line=True))
         if block.anchor:
             self._anchor(title, block.anchor)
         container = _component(
@@ -259,7 +266,7 @@ class DoctreeBuilder:
         tab_set = _component("tab-set", classes=["sd-tab-set"])
         for tab in block.tabs:
             item = _component("tab-item", classes=["sd-tab-item"], selected=False)
-            value = self.text(tab.title)
+            value = self.line(tab.title)
             label = nodes.rubric(value, value, classes=["sd-tab-label"])
             if tab.sync:
                 label["sync_id"] = tab.sync
@@ -278,7 +285,7 @@ class DoctreeBuilder:
         self, title: b.Inlines, content: Iterable[b.Block], anchor: str | None = None
     ) -> nodes.section:
         section = nodes.section()
-        section += nodes.title("", "", *self.inline(title))
+        section += nodes.title("", "", *self.inline(title, one_line=True))
         if anchor:
             self._anchor(section, anchor)
         else:
@@ -317,6 +324,16 @@ class DoctreeBuilder:
         node["ids"].append(anchor)
         node["names"].append(label_of(self.docname, anchor))
         self.document.note_explicit_target(node, node)
+
+
+def _one_line(piece: b.Inline) -> b.Inline:
+    """An inline piece whose text holds no line boundary."""
+    if isinstance(piece, str):
+        return _LINE_BREAKS.sub(" ", piece)
+    text = getattr(piece, "text", None)
+    if isinstance(text, str) and _LINE_BREAKS.search(text):
+        return dataclasses.replace(piece, text=_LINE_BREAKS.sub(" ", text))  # type: ignore[type-var]
+    return piece
 
 
 def label_of(docname: str, anchor: str) -> str:
