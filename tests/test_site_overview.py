@@ -347,8 +347,8 @@ def test_deep_stack_is_listed_flat_below_four_levels(tmp_path: Path) -> None:
     assert len(lines) == 40  # no frame lost
     assert lines[0] == "/home/user/deep.py:1 in level1"
     assert lines[3] == "/home/user/deep.py:4 in level4"
-    assert lines[4] == "↳5 /home/user/deep.py:5 in level5"
-    assert lines[-1] == f"↳40 /home/user/deep.py:40 in level40 {plan.frames[0].name}"
+    assert lines[4] == "(depth 5) /home/user/deep.py:5 in level5"
+    assert lines[-1] == f"(depth 40) /home/user/deep.py:40 in level40 {plan.frames[0].name}"
     assert of_type(trie, ObjectLink) == [ObjectLink("frame", plan.frames[0].name)]
 
 
@@ -356,7 +356,7 @@ def test_shallow_trie_is_not_folded(tmp_path: Path) -> None:
     _, page = build(deep_log(tmp_path, 3))
     assert not of_type(sections(page)["where-compilations-start"], Dropdown)
     trie = trie_of(page)
-    assert nesting(trie) == 3 and not any("↳" in line for line in items(trie))
+    assert nesting(trie) == 3 and not any("(depth" in line for line in items(trie))
 
 
 def test_a_stack_of_thousands_of_frames(tmp_path: Path) -> None:

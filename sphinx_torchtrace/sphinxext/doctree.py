@@ -11,7 +11,6 @@ objects, ``download_reference`` for files), so every builder resolves them.
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -24,6 +23,7 @@ from sphinx.util.nodes import make_id
 
 from ..render.highlight import is_fast
 from ..site import blocks as b
+from .latex import CODE_CLASS
 from .patches.fast_code import FAST_CLASS
 
 # Characters no output can hold (C0 controls but TAB and LF, DEL, C1, lone surrogates).
@@ -67,31 +67,32 @@ class DoctreeBuilder:
     # -- text and inline ------------------------------------------------------------------
 
     def text(self, value: str) -> str:
+        """Text of a code block: printable, path-rewritten, its lines kept."""
         return printable(self._rewrite(value))
 
     def line(self, value: str) -> str:
-        """``value`` as :meth:`text`, on one line (titles, labels and names are one line)."""
+        """Inline text: as :meth:`text`, on one line.  Line breaks are blocks' business
+        (``Lines``, ``CodeBlock``); inside a title, a literal or a LaTeX macro argument
+        a line break would end a paragraph, or an ``objects.inv`` line."""
         return _LINE_BREAKS.sub(" ", printable(self._rewrite(value)))
 
-    def inline(self, content: b.Inlines, one_line: bool = False) -> list[nodes.Node]:
-        if one_line:
-            content = [_one_line(piece) for piece in content]
+    def inline(self, content: b.Inlines) -> list[nodes.Node]:
         return [self._inline(piece) for piece in content]
 
     def _inline(self, piece: b.Inline) -> nodes.Node:
         if isinstance(piece, str):
-            return nodes.Text(self.text(piece))
+            return nodes.Text(self.line(piece))
         if isinstance(piece, b.Code):
-            value = self.text(piece.text)
+            value = self.line(piece.text)
             return nodes.literal(value, value, classes=["code"])
         if isinstance(piece, b.Strong):
-            value = self.text(piece.text)
+            value = self.line(piece.text)
             return nodes.strong(value, value)
         if isinstance(piece, b.Emphasis):
-            value = self.text(piece.text)
+            value = self.line(piece.text)
             return nodes.emphasis(value, value)
         if isinstance(piece, b.Link):
-            value = self.text(piece.text)
+            value = self.line(piece.text)
             if _URL.fullmatch(piece.url):
                 return nodes.reference(value, value, refuri=piece.url)
             return nodes.Text(value)
@@ -99,7 +100,7 @@ class DoctreeBuilder:
             return self._xref("std", "doc", "/" + piece.docname, piece.text, ["std", "std-doc"])
         if isinstance(piece, b.AnchorLink):
             if piece.docname == self.docname:
-                value = self.text(piece.text)
+                value = self.line(piece.text)
                 return nodes.reference(value, value, internal=True, refid=piece.anchor)
             return self._xref(
                 "std", "ref", label_of(piece.docname, piece.anchor), piece.text, ["std", "std-ref"]
@@ -117,7 +118,7 @@ class DoctreeBuilder:
                 xref["classes"].append("torchtrace-badge")
             return xref
         if isinstance(piece, b.Download):
-            value = self.text(piece.text)
+            value = self.line(piece.text)
             return addnodes.download_reference(
                 "",
                 "",
@@ -146,7 +147,7 @@ class DoctreeBuilder:
         explicit: bool = True,
     ) -> addnodes.pending_xref:
         """The node Sphinx's own roles make for ``:domain:reftype:`text <target>```."""
-        value = self.text(text)
+        value = self.line(text)
         node = addnodes.pending_xref(
             "",
             nodes.inline(value, value, classes=["xref", *classes]),
@@ -229,6 +230,7 @@ class DoctreeBuilder:
         text = self.text(block.text.rstrip("\n")) or " "
         # force: Pygments shows what it cannot lex plainly, without a warning quoting the log
         node = nodes.literal_block(text, text, language=block.language or "text", force=True)
+        node["classes"].append(CODE_CLASS)
         if not block.searchable:
             node["classes"].append("no-search")
         if is_fast(node["language"], len(text)):
@@ -244,7 +246,7 @@ class DoctreeBuilder:
         return [node]
 
     def _dropdown(self, block: b.Dropdown) -> list[nodes.Node]:
-        title = nodes.rubric("", "", *self.inline(block.title, one_line=True))
+        title = nodes.rubric("", "", *self.inline(block.title))
         if block.anchor:
             self._anchor(title, block.anchor)
         container = _component(
@@ -285,7 +287,7 @@ class DoctreeBuilder:
         self, title: b.Inlines, content: Iterable[b.Block], anchor: str | None = None
     ) -> nodes.section:
         section = nodes.section()
-        section += nodes.title("", "", *self.inline(title, one_line=True))
+        section += nodes.title("", "", *self.inline(title))
         if anchor:
             self._anchor(section, anchor)
         else:
@@ -326,19 +328,9 @@ class DoctreeBuilder:
         self.document.note_explicit_target(node, node)
 
 
-def _one_line(piece: b.Inline) -> b.Inline:
-    """An inline piece whose text holds no line boundary."""
-    if isinstance(piece, str):
-        return _LINE_BREAKS.sub(" ", piece)
-    text = getattr(piece, "text", None)
-    if isinstance(text, str) and _LINE_BREAKS.search(text):
-        return dataclasses.replace(piece, text=_LINE_BREAKS.sub(" ", text))  # type: ignore[type-var]
-    return piece
-
-
 def label_of(docname: str, anchor: str) -> str:
     """The std-domain label of an anchor on a generated page: unique in the project."""
-    return "torchtrace-" + posixpath.normpath(docname).replace("/", "-") + "-" + anchor
+    return posixpath.normpath(docname).replace("/", "-") + "-" + anchor
 
 
 def _component(name: str, classes: Sequence[str] = (), **attributes: Any) -> nodes.container:

@@ -49,7 +49,7 @@ class TorchTracePage(SphinxDirective):
             generated.rewrite,
             special=lambda block: self._special(generated, builder, block),
         )
-        section = builder.section(page.title, page.blocks, "torchtrace-page")
+        section = builder.section(page.title, page.blocks, "page")
         self.set_source_info(section)
         return [section]
 
@@ -62,7 +62,7 @@ class TorchTracePage(SphinxDirective):
         if isinstance(block, b.Chart):
             from ..render import charts
 
-            node = chart_node(svg=charts.draw(block.kind, block.data, builder.text(block.title)))
+            node = chart_node(svg=charts.draw(block.kind, block.data, builder.line(block.title)))
             node.extend(builder.blocks(block.fallback))
             return [node]
         if isinstance(block, b.Provenance):

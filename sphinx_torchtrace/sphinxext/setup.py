@@ -14,6 +14,7 @@ from .directive import TorchTraceDirective
 from .doctree import chart_node
 from .domain import TorchTraceDomain
 from .generate import forget_traces, generate_pages
+from .latex import LatexLongLines
 from .page import TorchTracePage
 from .patches.fast_code import setup_fast_code
 from .patches.navigation import setup_navigation
@@ -42,6 +43,7 @@ def setup_extension(app: Sphinx) -> None:
         man=(_pass, _depart),
         texinfo=(_pass, _depart),
     )
+    app.add_post_transform(LatexLongLines)
     setup_provenance(app)
     setup_navigation(app)
     setup_straight_quotes(app)
@@ -70,6 +72,13 @@ def _depart(self: object, node: chart_node) -> None:
 
 
 def _add_static(app: Sphinx) -> None:
+    if app.builder.format == "latex":
+        # any character of a trace prints, whatever the fonts (see the .sty file)
+        app.config.latex_additional_files = [
+            *app.config.latex_additional_files,
+            str(STATIC / "sphinxtorchtrace.sty"),
+        ]
+        app.add_latex_package("sphinxtorchtrace")
     if app.builder.format != "html":
         return
     app.config.html_static_path.append(str(STATIC))

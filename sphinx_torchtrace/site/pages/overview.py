@@ -347,7 +347,7 @@ def _trie_line(
     line: summary.TrieLine, link: FrameLink, no_source: bool, flattened: bool
 ) -> list[Inline]:
     frame = line.frame
-    content: list[Inline] = [f"↳{line.depth + 1} "] if flattened else []
+    content: list[Inline] = [f"(depth {line.depth + 1}) "] if flattened else []
     content += [Code(f"{frame.filename}:{frame.line}"), " in ", Code(frame.name)]
     if not frame.is_user_code:
         content += [" ", Emphasis("(library)")]

@@ -1,0 +1,76 @@
+"""Snapshots of what users get: the doctrees of one small trace's pages, and their stubs.
+
+A change to a page view, to the blocks-to-nodes layer or to names shows here as a
+diff a reviewer can read (``pytest --force-regen`` rewrites the files after a
+deliberate change).  The doctrees are Sphinx's own pickled documents, printed with
+docutils' ``pformat`` after the build's paths are taken out.  They depend on the
+docutils version, so they are pinned in the default test environment only: the
+version-matrix sessions skip the ``snapshot`` marker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pytest_regressions.file_regression import FileRegressionFixture
+from sphinx.testing.util import SphinxTestApp
+
+from .conftest import SiteMaker
+
+pytestmark = pytest.mark.snapshot
+
+PAGES = {
+    "overview": "torchtrace/simple/index",
+    "frame": "torchtrace/simple/frame-0-0",
+    "graph": "torchtrace/simple/frame-0-0/graph-dynamo-output-graph",
+    "kernel": "torchtrace/simple/frame-0-0/kernel-cpp-fused-relu-0",
+}
+
+
+@pytest.fixture(scope="module")
+def simple_site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
+    return built_site("simple", "html")
+
+
+def _normalized(text: str, srcdir: Path) -> str:
+    text = text.replace(str(srcdir), "<srcdir>")
+    # the extension's code fingerprint in each stub changes with every edit
+    return re.sub(r"sphinx-torchtrace [\d.]+ \([0-9a-f]{12}\)", "sphinx-torchtrace", text)
+
+
+@pytest.mark.parametrize("kind", list(PAGES))
+def test_page_doctree(
+    simple_site: SphinxTestApp, kind: str, file_regression: FileRegressionFixture
+) -> None:
+    doctree = simple_site.env.get_doctree(PAGES[kind])
+    text = _normalized(doctree.pformat(), Path(simple_site.srcdir))
+    file_regression.check(text, basename=f"doctree_{kind}", extension=".xml")
+
+
+def test_stub_sources(simple_site: SphinxTestApp, file_regression: FileRegressionFixture) -> None:
+    """Every generated source: nothing but a comment and the page directive."""
+    root = Path(simple_site.srcdir) / "torchtrace"
+    stubs = sorted(p for p in root.rglob("*.rst"))
+    text = "".join(
+        f"== {p.relative_to(root).as_posix()}\n{_normalized(p.read_text('utf-8'), root)}"
+        for p in stubs
+    )
+    file_regression.check(text, basename="stubs", extension=".txt")
+
+
+def test_a_myst_only_project_gets_myst_stubs(make_site: SiteMaker) -> None:
+    """A project that reads only ``.md`` gets its trace pages as MyST stubs, and builds them."""
+    app = make_site(
+        "myst",
+        "html",
+        confoverrides={"source_suffix": {".md": "markdown"}},
+    )
+    root = Path(app.srcdir) / "torchtrace"
+    assert not list(root.rglob("*.rst"))
+    stubs = list(root.rglob("*.md"))
+    assert stubs and all("```{torchtrace-page}" in p.read_text("utf-8") for p in stubs)
+    assert "toctree contains reference to non-existing document" not in app.warning.getvalue()
+    assert (app.outdir / "torchtrace").is_dir()
