@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from sphinx_torchtrace.plan import FramePlan, TracePlan, plan_trace
+from sphinx_torchtrace.site.plan import FramePlan, TracePlan, plan_trace
 from sphinx_torchtrace.trace import load_trace
 
 from ..conftest import SHARED
