@@ -23,21 +23,16 @@ from pygments.token import (
     _TokenType,
 )
 
-_TOKENS = re.compile(
-    r"(?P<comment>\#[^\n]*)"
-    r'|(?P<string>"[^"\n]*"|\'[^\'\n]*\')'
-    r"|(?P<node>(?<=\n)[ \t]+[A-Za-z_]\w*(?=: |\s=\s))"
-    r"|(?P<op>\b(?:torch|aten|prims|operator|_operator)\.[\w.]+)"
-    r"|(?P<keyword>\b(?:def|class|return|None|True|False|import|from|self)\b)"
-    r"|(?P<number>\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)"
-)
+from .fx_tokens import alternatives
+
+_TOKENS = re.compile(alternatives())
 _TOKEN_TYPES: dict[str, _TokenType] = {
-    "comment": Comment.Single,
-    "string": String,
-    "node": Name.Variable,
-    "op": Name.Function,
-    "keyword": Keyword,
-    "number": Number,
+    "c1": Comment.Single,
+    "s": String,
+    "nv": Name.Variable,
+    "nf": Name.Function,
+    "k": Keyword,
+    "m": Number,
 }
 
 
@@ -56,9 +51,9 @@ class FxGraphLexer(Lexer):
             start = match.start()
             if start > pos:
                 yield pos - 1, Text, text[pos:start]
-            kind = match.lastgroup or "number"
+            kind = match.lastgroup or "m"
             value = match.group()
-            if kind == "node":
+            if kind == "nv":
                 stripped = value.lstrip()
                 if len(stripped) < len(value):
                     yield start - 1, Text, value[: len(value) - len(stripped)]

@@ -14,27 +14,13 @@ import html
 import re
 from collections.abc import Collection
 
+from .fx_tokens import FX_PLAIN, alternatives
 from .highlight_regex import HIGHLIGHTERS
 
-# The FX lexer's shapes.  Each match is a run of plain text (punctuation, names
-# that start no token) and then one token, so the scan moves a name at a time and
-# the Python callback runs once per token (about 3x faster than trying every token
-# at every character).  A line's indentation is never plain: it may start an ``nv``.
-_FX_PLAIN = (
-    r"(?<!\n)[^\w#\"'\n]+|\n"
-    r"|(?!(?:torch|aten|prims|operator|_operator)\.|(?:def|class|return|None|True|False"
-    r"|import|from|self)\b)[A-Za-z_]\w*"
-)
-_FX_TOKENS = re.compile(
-    rf"((?:{_FX_PLAIN})*)"
-    r"(?:(?P<c1>\#[^\n]*)"
-    r'|(?P<s>"[^"\n]*"|\'[^\'\n]*\')'
-    r"|(?P<nv>(?<=\n)[ \t]+[A-Za-z_]\w*(?=: |\s=\s))"
-    r"|(?P<nf>\b(?:torch|aten|prims|operator|_operator)\.[\w.]+)"
-    r"|(?P<k>\b(?:def|class|return|None|True|False|import|from|self)\b)"
-    r"|(?P<m>\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)"
-    r"|[\s\S]|\Z)"
-)
+# Each match is a run of plain text (punctuation, names that start no token) and
+# then one token, so the scan moves a name at a time and the Python callback runs
+# once per token (about 3x faster than trying every token at every character).
+_FX_TOKENS = re.compile(rf"((?:{FX_PLAIN})*)(?:{alternatives()}|[\s\S]|\Z)")
 
 
 def _fx_span(match: re.Match[str]) -> str:

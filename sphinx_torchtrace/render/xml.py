@@ -19,12 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Union
 
+from ..site.characters import UNPRINTABLE
+
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*\Z")
 _ATTRIBUTE = re.compile(r"[A-Za-z][A-Za-z0-9-]*(?::[A-Za-z][A-Za-z0-9-]*)?\Z")
 
 #: Not in XML 1.0's Char production (C0 controls but TAB, LF, CR; surrogates; U+FFFE/F),
 #: plus DEL and the C1 controls, which HTML calls parse errors.
-_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_UNSAFE = re.compile(f"[{UNPRINTABLE}\ufffe\uffff]")
 _TEXT_ESCAPES = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
 )

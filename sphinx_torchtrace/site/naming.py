@@ -56,6 +56,7 @@ import re
 from collections.abc import Iterable
 
 from ..trace import Compile, RankTrace, Trace
+from .characters import LINE_BREAKS, UNPRINTABLE
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
 # Lower-case words joined by single underscores: written with dashes, the mapping stays one-to-one.
@@ -138,7 +139,7 @@ def item_segment(kind: str, name: str, occurrence: int) -> str:
 # What an object name cannot hold: it is one line of objects.inv and of the search index,
 # and it must encode as UTF-8 (C0 and C1 controls, line and paragraph separators, lone
 # surrogates).
-_UNNAMEABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_UNNAMEABLE = re.compile(f"[{UNPRINTABLE}{LINE_BREAKS}\t]")
 
 
 def name_text(text: str) -> str:

@@ -23,19 +23,11 @@ from sphinx.util.nodes import make_id
 
 from ..render.highlight import is_fast
 from ..site import blocks as b
+from ..site.characters import one_line, printable
 from .latex import CODE_CLASS
 from .patches.fast_code import FAST_CLASS
 
-# Characters no output can hold (C0 controls but TAB and LF, DEL, C1, lone surrogates).
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-# Every line boundary str.splitlines() knows: a title, a name or a label is one line.
-_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
-
-
-def printable(text: str) -> str:
-    """``text`` with CR LF as LF and every character no output can hold as U+FFFD."""
-    return _UNPRINTABLE.sub("\ufffd", text.replace("\r\n", "\n"))
 
 
 class chart_node(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes so
@@ -74,7 +66,7 @@ class DoctreeBuilder:
         """Inline text: as :meth:`text`, on one line.  Line breaks are blocks' business
         (``Lines``, ``CodeBlock``); inside a title, a literal or a LaTeX macro argument
         a line break would end a paragraph, or an ``objects.inv`` line."""
-        return _LINE_BREAKS.sub(" ", printable(self._rewrite(value)))
+        return one_line(self._rewrite(value))
 
     def inline(self, content: b.Inlines) -> list[nodes.Node]:
         return [self._inline(piece) for piece in content]

@@ -25,7 +25,6 @@ from sphinx.util.typing import RoleFunction
 logger = logging.getLogger(__name__)
 
 OBJECT_TYPES = ("frame", "graph", "kernel")
-STATUSES = ("ok", "break", "error", "empty", "missing")
 
 # (objtype, name) -> (docname, node_id, status)
 ObjectEntry = tuple[str, str, str]

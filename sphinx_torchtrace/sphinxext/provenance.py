@@ -54,12 +54,12 @@ from sphinx.writers.html5 import HTML5Translator
 
 from ..render.provenance_html import provenance_html
 from ..site.artifacts import language_of
+from ..site.characters import one_line
 from ..site.plan import FramePlan, TracePlan
 from ..site.source import strip_source
 from ..trace.model import Artifact, Compile
 from ..trace.provenance import MAP_KEYS, ProvenanceView, provenance_view, provenance_views
 from ..trace.provenance import _lines as payload_lines
-from .doctree import printable
 from .generate import GeneratedTrace, registry
 from .patches.compat import builder_format
 from .warnings import warn
@@ -78,7 +78,6 @@ CODE_TITLES = {
 }
 
 # Control characters (CR included: a lone one inside a line must not start a new one).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _COMPILE_ID = re.compile(r"^(?P<label>.*?)\s+(?P<cid>(?:rank[\w-]*/)?\[[^\]\s]*\](?:#\d+)?)$")
 
 
@@ -218,7 +217,7 @@ def _cleaner(rewrite: Callable[[str], str], no_source: bool) -> Callable[[str], 
     def clean(line: str) -> str:
         if no_source:
             line = strip_source(line)
-        return printable(_CONTROL.sub("\ufffd", rewrite(line))).replace("\n", " ")
+        return one_line(rewrite(line))
 
     return clean
 

@@ -918,10 +918,6 @@ def unbacked_symbols(rank: RankTrace) -> list[UnbackedSymbol]:
     ]
 
 
-_SOURCE_COMMENT = re.compile(r"(# File: [^\n]*?), code: [^\n]*")
-
-
-def exported_programs(rank: RankTrace, no_source: bool = False) -> list[str]:
-    """Texts of the exported programs; with ``no_source``, without the user code they quote."""
-    texts = [e.payload.text() for e in rank.export.exported_programs if e.payload is not None]
-    return [_SOURCE_COMMENT.sub(r"\1", t) for t in texts] if no_source else texts
+def exported_programs(rank: RankTrace) -> list[str]:
+    """Texts of the exported programs (``site.source`` leaves out the code they quote)."""
+    return [e.payload.text() for e in rank.export.exported_programs if e.payload is not None]

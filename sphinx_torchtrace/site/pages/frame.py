@@ -43,17 +43,8 @@ from ..blocks import (
 )
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
+from ..statuses import STATUS_MEANING
 
-STATUS_TEXT: dict[str, str] = {
-    "ok": "Dynamo captured a graph and the backend compiled it; the frame runs the compiled code.",
-    "break": "Dynamo could not trace the whole frame (a graph break, or a restart of its "
-    "analysis): the frame is split, and the code around the break runs in Python.",
-    "error": "The compilation failed, so this frame runs eagerly (in plain Python and PyTorch).",
-    "empty": "Dynamo captured no operator worth compiling: the graph is empty, and the frame "
-    "runs as Python.",
-    "missing": "No compilation metrics were logged for this compile: it may have been cut "
-    "short, or torch logged its outcome under another attempt.",
-}
 UNKNOWN_COMPILE_TEXT = (
     "Records logged outside any compilation (the PyTorch version, ahead-of-time compilation, "
     "and the like); not a compile of its own."
@@ -254,7 +245,7 @@ def _named_function(data: Mapping[str, Any]) -> tuple[str | None, Inline | None]
 
 def _status_paragraph(view: _Frame) -> Paragraph:
     c = view.compile
-    text = UNKNOWN_COMPILE_TEXT if c.id.is_unknown else STATUS_TEXT.get(c.status, "")
+    text = UNKNOWN_COMPILE_TEXT if c.id.is_unknown else STATUS_MEANING.get(c.status, "")
     content: list[Inline] = [ObjectLink("frame", view.frame.name, c.status), f" {text}"]
     if c.restarted:
         content.append(f" {RESTARTED_TEXT}")

@@ -44,6 +44,7 @@ from ..blocks import (
 )
 from ..plan import PageSettings, TracePlan
 from ..source import maybe_strip
+from ..statuses import STATUS_MEANING, STATUS_ORDER
 
 #: Nested lists a stack trie may use: LaTeX allows 4 nested itemize lists, and docutils
 #: recurses per level; deeper frames are listed flat at the last level, with their depth.
@@ -58,16 +59,6 @@ CELL_COMPILES = 20
 FrameLink = Callable[[Compile], Inline]
 Row = list[list[Inline]]  # a table row: the inline content of each cell
 
-STATUS_MEANINGS = {
-    "ok": "Compiled in one go: the function runs as optimized code.",
-    "break": "Compiled, but split at a graph break (or its analysis restarted): some of the "
-    "code runs as ordinary Python between compiled parts.",
-    "error": "Compilation failed: the function runs uncompiled, or the program stopped with "
-    "the error.",
-    "empty": "Nothing to compile: the function holds no tensor operations (an empty graph).",
-    "missing": "No compilation metrics were logged: the compilation was interrupted or "
-    "restarted, or the records belong to no compilation.",
-}
 
 
 @dataclass
@@ -262,8 +253,8 @@ def _configuration(configs: Sequence[dict[str, dict[str, Any]]]) -> Dropdown:
 
 def _legend(view: _Overview) -> list[Block]:
     rows: list[Row] = [
-        [[Badge(s)], [STATUS_LEGEND[s]], [STATUS_MEANINGS[s]]]
-        for s in ("ok", "break", "error", "empty", "missing")
+        [[Badge(s)], [STATUS_LEGEND[s]], [STATUS_MEANING[s]]]
+        for s in STATUS_ORDER
     ]
     intro = Paragraph(
         [
