@@ -23,6 +23,7 @@ SPHINX_KINDS: dict[str, str] = {
     "ambiguous": "a role's target names more than one object; the first is linked",
     "provenance": "a provenance view names no frame, or its frame logged no node mappings",
     "page": "a generated page no trace of this build knows (a stale file); it is left empty",
+    "user_files": "the generated folder holds files the extension did not write; they are kept",
 }
 
 #: Every subtype, with what it means: the reader's diagnostics, then the Sphinx side's.
