@@ -1,6 +1,11 @@
-"""Developer tasks: ``nox -s tests | demo | lint | types | bench | tests-torch``."""
+"""Developer tasks: ``nox -s tests | tests-matrix | demo | lint | types | bench | tests-torch``."""
 
 from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
 
 import nox
 
@@ -8,6 +13,34 @@ nox.options.sessions = ["tests", "lint", "types"]
 nox.options.reuse_existing_virtualenvs = True
 
 TORCH = "torch==2.13.0"  # a CPU build; plain `torch` would pull GBs of CUDA packages
+LOWEST = "tests/constraints-lowest.txt"
+#: The matrix leaves out what does not follow the Sphinx stack's versions or costs too much
+#: to repeat four times: browser tests (one Chromium), TeX runs, and snapshots (pinned to
+#: the default environment's docutils).
+MATRIX_PYTEST = ["-m", "not torch and not snapshot and not latexpdf", "--ignore=tests/browser"]
+
+
+def interpreter(minor: int) -> str:
+    """Python 3.<minor>, as a full path where pyenv built one.
+
+    pyenv's shims fail for a version that is not selected, and nox would try to download an
+    interpreter it cannot find; elsewhere (CI images) ``python3.<minor>`` on PATH is used.
+    """
+    pattern = os.path.expanduser(f"~/.pyenv/versions/3.{minor}.*/bin/python3.{minor}")
+    builds = [path for path in glob.glob(pattern) if re.search(rf"/3\.{minor}\.\d+/bin/", path)]
+    if builds:
+        return max(builds, key=_patch_level)
+    return shutil.which(f"python3.{minor}") or f"python3.{minor}"
+
+
+def _patch_level(path: str) -> int:
+    """3.10.13 above 3.10.9: patch levels compare as numbers, not as text."""
+    match = re.search(r"/3\.\d+\.(\d+)/bin/", path)
+    return int(match.group(1)) if match else -1
+
+
+PY310 = interpreter(10)
+PY313 = interpreter(13)
 
 
 @nox.session
@@ -15,6 +48,24 @@ def tests(session: nox.Session) -> None:
     """The whole suite but the tests that need torch."""
     session.install("-e", ".[test]")
     session.run("pytest", "-m", "not torch", *session.posargs)
+
+
+@nox.session(name="tests-matrix")
+@nox.parametrize(
+    ("python", "deps"),
+    [(PY310, "lowest"), (PY310, "newest"), (PY313, "lowest"), (PY313, "newest")],
+    ids=["3.10-lowest", "3.10-newest", "3.13-lowest", "3.13-newest"],
+)
+def tests_matrix(session: nox.Session, deps: str) -> None:
+    """The suite on the oldest and newest Python, under the declared floors or the newest.
+
+    ``nox -s "tests-matrix(3.13-lowest)"`` runs one; extra arguments go to pytest, e.g.
+    ``nox -s tests-matrix -- tests/test_sphinx_build.py``.
+    """
+    constraints = ["-c", LOWEST] if deps == "lowest" else ["--upgrade", "--upgrade-strategy=eager"]
+    session.install(*constraints, "-e", ".[test]")
+    session.run("python", "-m", "pip", "list", "--format=freeze")  # which versions ran
+    session.run("pytest", *MATRIX_PYTEST, *session.posargs)
 
 
 @nox.session(name="tests-torch")
@@ -35,8 +86,10 @@ def demo(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
+    """ruff, and the layer contracts of pyproject.toml's ``[tool.importlinter]``."""
+    session.install("ruff", "import-linter")
     session.run("ruff", "check", "sphinx_torchtrace", "tests", "benchmarks", "noxfile.py")
+    session.run("lint-imports")
 
 
 @nox.session

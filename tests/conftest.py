@@ -115,6 +115,8 @@ def make_site(make_app: Callable[..., SphinxTestApp], tmp_path: Path) -> SiteMak
         for name, text in (pages or {}).items():
             write_page(srcdir, name, text)
         kwargs.setdefault("freshenv", True)
+        # warnings end in [torchtrace.<subtype>], as from Sphinx 8 on by default
+        kwargs["confoverrides"] = {"show_warning_types": True, **kwargs.get("confoverrides", {})}
         for previous in made:  # one live app at a time, or the next one warns about nodes
             previous.cleanup()
         app = make_app(buildername, srcdir=srcdir, **kwargs)
@@ -150,7 +152,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Sphinx
                 srcdir=srcdir,
                 freshenv=True,
                 parallel=parallel,
-                confoverrides=confoverrides,
+                confoverrides={"show_warning_types": True, **(confoverrides or {})},
                 status=StringIO(),
                 warning=StringIO(),
             )

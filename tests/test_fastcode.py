@@ -21,6 +21,14 @@ DATA = Path(__file__).parent / "data"
 SIMPLE_LOG = DATA / "shared" / "simple" / "dedicated_log_torch_trace_5aek85xk.log"
 
 
+PYGMENTS_VERSION = tuple(int(p) for p in pygments.__version__.split(".")[:2])
+
+
+def _inside(text: str, index: int, word: str) -> bool:
+    start = text.rfind(word, 0, index + 1)
+    return start != -1 and index < start + len(word)
+
+
 def _text(markup: str) -> str:
     """What a reader sees: the markup without tags, unescaped."""
     return html.unescape(re.sub(r"<[^>]+>", "", markup))
@@ -180,6 +188,8 @@ def test_cpp_kernel_gets_pygments_classes() -> None:
     kinds = {"k", "kt", "kr", "nb", "c1", "cm", "cp", "cpf", "s", "sc", "mh", "mi", "mf"}
     # Pygments calls 16L a float, and takes the sign into -0.5: numbers are numbers.
     wrong = _disagreements(kernel, "cpp", kinds, {"mi": "m", "mf": "m"})
+    if PYGMENTS_VERSION < (2, 20):  # older Pygments does not mark nullptr a builtin
+        wrong = [i for i in wrong if not _inside(kernel, i, "nullptr")]
     assert not [i for i in wrong if kernel[i] != "-"]
 
 

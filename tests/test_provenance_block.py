@@ -98,7 +98,12 @@ def write_site(srcdir: Path, labels: list[str], extra: str = "") -> Path:
 
 def build(srcdir: Path, builder: str) -> SphinxTestApp:
     app = SphinxTestApp(
-        builder, srcdir=srcdir, freshenv=True, status=StringIO(), warning=StringIO()
+        builder,
+        srcdir=srcdir,
+        freshenv=True,
+        status=StringIO(),
+        warning=StringIO(),
+        confoverrides={"show_warning_types": True},  # the default from Sphinx 8 on
     )
     try:
         app.build()

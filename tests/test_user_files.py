@@ -12,7 +12,10 @@ from pathlib import Path
 
 from .conftest import SIMPLE_LOG, SiteMaker, warnings_of
 
-INDEX = "Report\n======\n\n.. toctree::\n\n   traces/notes\n\n.. torchtrace:: traces/run.log\n   :name: run\n"
+INDEX = (
+    "Report\n======\n\n.. toctree::\n\n   traces/notes\n\n"
+    ".. torchtrace:: traces/run.log\n   :name: run\n"
+)
 NOTES = "Notes\n=====\n\nWritten by hand.\n"
 
 

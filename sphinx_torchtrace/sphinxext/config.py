@@ -15,6 +15,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from ..render.paths import DEFAULT_PATH_REWRITES
 from ..site.naming import DEFAULT_GENERATED_DIR, generated_folder
 from .warnings import warn
 
@@ -22,8 +23,16 @@ from .warnings import warn
 @dataclass(frozen=True)
 class TorchTraceConfig:
     generated_dir: str
-    path_rewrites: dict[str, str] | None  # None: the defaults
+    path_rewrites: dict[str, str]  # the user's rules, applied before the defaults
     sidebar_frames: int
+    default_path_rewrites: bool  # the built-in rules (home directories, site-packages ...)
+
+    def rewrite_rules(self) -> dict[str, str]:
+        """The user's rules first, then the defaults (unless turned off)."""
+        rules = dict(self.path_rewrites)
+        if self.default_path_rewrites:
+            rules.update((k, v) for k, v in DEFAULT_PATH_REWRITES.items() if k not in rules)
+        return rules
 
 
 def _generated_dir(value: Any) -> str:
@@ -33,9 +42,9 @@ def _generated_dir(value: Any) -> str:
     return folder
 
 
-def _path_rewrites(value: Any) -> dict[str, str] | None:
+def _path_rewrites(value: Any) -> dict[str, str]:
     if value is None:
-        return None
+        return {}
     if not isinstance(value, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):
@@ -46,6 +55,12 @@ def _path_rewrites(value: Any) -> dict[str, str] | None:
         except (re.error, IndexError) as err:
             raise ValueError(f"rule {pattern!r} -> {replacement!r}: {err}") from err
     return dict(value)
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be True or False")
+    return value
 
 
 def _sidebar_frames(value: Any) -> int:
@@ -59,10 +74,12 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "torchtrace_generated_dir": (DEFAULT_GENERATED_DIR, _generated_dir),
     # {regex: replacement} applied to published trace text; None means the defaults
     # (home directories to ~/, site-packages to <site-packages>/), {} turns them off.
-    "torchtrace_path_rewrites": (None, _path_rewrites),
+    "torchtrace_path_rewrites": ({}, _path_rewrites),
     # Frames a trace lists in the HTML sidebar; beyond it, only its overview (every
     # page listing every frame grows with the square of their number).
     "torchtrace_sidebar_frames": (50, _sidebar_frames),
+    # The built-in path rewrites, after the user's (False publishes paths as logged).
+    "torchtrace_default_path_rewrites": (True, _flag),
 }
 
 _CHECKED = "_torchtrace_checked"
@@ -84,7 +101,7 @@ def check_config(app: Sphinx, config: Config) -> None:
             warn("config", f"{name} = {getattr(config, name)!r} {err}; using {default!r}")
             checked[name] = default
             setattr(config, name, default)
-    setattr(config, _CHECKED, TorchTraceConfig(*checked.values()))
+    setattr(config, _CHECKED, _typed(checked))
 
 
 def torchtrace_config(config: Config) -> TorchTraceConfig:
@@ -92,10 +109,14 @@ def torchtrace_config(config: Config) -> TorchTraceConfig:
     found = getattr(config, _CHECKED, None)
     if isinstance(found, TorchTraceConfig):
         return found
-    values = []
+    values = {}
     for name, (default, check) in VALUES.items():
         try:
-            values.append(check(getattr(config, name, default)))
+            values[name] = check(getattr(config, name, default))
         except ValueError:
-            values.append(default)
-    return TorchTraceConfig(*values)
+            values[name] = default
+    return _typed(values)
+
+
+def _typed(values: dict[str, Any]) -> TorchTraceConfig:
+    return TorchTraceConfig(**{k.removeprefix("torchtrace_"): v for k, v in values.items()})

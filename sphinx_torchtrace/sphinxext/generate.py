@@ -216,7 +216,7 @@ def generate_pages(app: Sphinx) -> None:
             detail_toctree=detail_toctree,
         )
         generated = GeneratedTrace(
-            request, options, trace, plan, settings, PathRewriter(config.path_rewrites)
+            request, options, trace, plan, settings, PathRewriter(config.rewrite_rules())
         )
         traces[key] = generated
         srcdir = Path(app.srcdir)
@@ -264,7 +264,7 @@ class _DownloadStamp:
             generated.plan.label,
             sorted(request.raw_options.items()),
             generated_dir(app),
-            repr(app.config.torchtrace_path_rewrites),
+            sorted(torchtrace_config(app.config).rewrite_rules().items()),
             [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in generated.logs],
         ]
         self.key = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
