@@ -51,5 +51,7 @@ class TorchTraceDirective(SphinxDirective):
         )
         builder = DoctreeBuilder(self.env, self.state.document, generated.rewrite)
         out = builder.blocks([summary, b.Toctree([plan.index_docname])])
-        out[-1]["classes"].append("torchtrace-summary")
+        wrapper = out[-1]
+        assert isinstance(wrapper, nodes.Element)
+        wrapper["classes"].append("torchtrace-summary")
         return out

@@ -23,7 +23,7 @@ MAX_LINE = 2000
 def cut_long_lines(text: str, limit: int = MAX_LINE) -> str:
     if all(len(line) <= limit for line in text.split("\n")):
         return text
-    out = []
+    out: list[str] = []
     for line in text.split("\n"):
         out.extend(line[i : i + limit] for i in range(0, max(len(line), 1), limit))
     return "\n".join(out)

@@ -9,8 +9,6 @@ other document: search index, ``objects.inv``, every builder, ``-j``.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_id
@@ -30,7 +28,6 @@ class TorchTracePage(SphinxDirective):
     """The page this generated document stands for, built from the trace model."""
 
     optional_arguments = 1  # the page's kind, for a reader of the stub
-    option_spec: ClassVar[dict[str, object]] = {}
 
     def run(self) -> list[nodes.Node]:
         docname = self.env.docname

@@ -14,6 +14,8 @@ class WarningsTable(SphinxDirective):
     """Every ``torchtrace.*`` warning subtype and what it means (see :mod:`.warnings`)."""
 
     def run(self) -> list[nodes.Node]:
-        rows = [[[b.Code(f"torchtrace.{k}")], [meaning]] for k, meaning in WARNINGS.items()]
+        rows: list[list[b.Inlines]] = [
+            [[b.Code(f"torchtrace.{k}")], [meaning]] for k, meaning in WARNINGS.items()
+        ]
         table = b.Table(["Type", "Meaning"], rows, widths=[1, 3])
         return DoctreeBuilder(self.env, self.state.document, lambda s: s).blocks([table])
