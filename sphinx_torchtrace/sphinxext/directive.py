@@ -12,13 +12,14 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from ..site import blocks as b
 from ..trace import STATUS_LEGEND
 from .doctree import DoctreeBuilder
 from .generate import problems, registry, resolve_logs_safely
-from .options import OPTION_SPEC, from_directive
+from .options import OPTION_SPEC, AnyOption, parse_options
 from .warnings import warn
 
 
@@ -27,12 +28,19 @@ class TorchTraceDirective(SphinxDirective):
 
     required_arguments = 1
     final_argument_whitespace = True
-    option_spec: ClassVar[dict[str, Any]] = dict(OPTION_SPEC)
+    # Raw text for every key: checked by parse_options, as the scan checks them.
+    option_spec: ClassVar[dict[str, Any]] = AnyOption(
+        dict.fromkeys(OPTION_SPEC, directives.unchanged)
+    )
 
     def run(self) -> list[nodes.Node]:
         argument = self.arguments[0]
+        try:
+            options = parse_options(self.options)
+        except ValueError as err:
+            warn("option", str(err), self.get_location())
+            return []
         generated = registry(self.env).get((self.env.docname, argument))
-        options = from_directive(self.options)
         _, path = self.env.relfn2path(argument, self.env.docname)
         for log in resolve_logs_safely(path, options.latest, options.ranks):
             self.env.note_dependency(os.fspath(log))
@@ -43,6 +51,8 @@ class TorchTraceDirective(SphinxDirective):
             )
             warn(subtype, message, self.get_location())
             return []
+        for subtype, message in generated.notes:
+            warn(subtype, message, self.get_location())
         plan = generated.plan
         counts: Counter[str] = Counter(f.compile.status for f in plan.frames)
         statuses = ", ".join(f"{counts[s]} {s}" for s in STATUS_LEGEND if counts[s])

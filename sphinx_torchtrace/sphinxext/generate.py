@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -29,6 +29,7 @@ from ..site.naming import label_segment
 from ..site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ..site.source import maybe_strip
 from ..trace import Trace, TraceReadError, load_trace, resolve_logs, summary
+from ..trace.loader import rank_logs
 from .config import torchtrace_config
 from .options import TraceOptions
 from .scan import TraceRequest, scan_sources
@@ -45,6 +46,7 @@ class GeneratedTrace:
     plan: TracePlan
     settings: PageSettings
     rewrite: PathRewriter
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message) to warn
 
     @property
     def logs(self) -> list[Path]:
@@ -194,6 +196,13 @@ def generate_pages(app: Sphinx) -> None:
             )
             continue
         labels[label] = request
+        if not os.path.exists(request.path):
+            failed[key] = (
+                f"no trace at {request.argument!r}: {request.path} does not exist (a path is "
+                "relative to the page; a leading / means the source folder)",
+                "read",
+            )
+            continue
         try:
             trace = load_trace(
                 request.path,
@@ -219,6 +228,14 @@ def generate_pages(app: Sphinx) -> None:
             request, options, trace, plan, settings, PathRewriter(config.rewrite_rules())
         )
         traces[key] = generated
+        found = set(rank_logs(request.path)) if os.path.isdir(request.path) else set()
+        lacking = [r for r in options.ranks or () if r not in found]
+        if lacking:
+            known = ", ".join(str(r) for r in sorted(found))
+            generated.notes.append(
+                ("option", f":ranks: {', '.join(map(str, lacking))} not in the trace "
+                 f"(its ranks: {known or 'none'})")
+            )
         srcdir = Path(app.srcdir)
         for docname in plan.docnames:
             pages[docname] = generated

@@ -55,6 +55,17 @@ OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
 }
 
 
+class AnyOption(dict[str, Callable[[str | None], Any]]):
+    """An option spec that takes every key, so that :func:`parse_options` can say what a
+    misspelled option should have been (docutils would only say it is unknown)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Callable[[str | None], Any]:
+        return directives.unchanged
+
+
 @dataclass(frozen=True)
 class TraceOptions:
     """A directive's options, checked."""
@@ -81,7 +92,7 @@ def parse_options(raw: Mapping[str, str | None]) -> TraceOptions:
 
 
 def from_directive(values: Mapping[str, Any]) -> TraceOptions:
-    """The options docutils parsed with :data:`OPTION_SPEC` (flags are present or not)."""
+    """Options already checked with :data:`OPTION_SPEC` (flags are present or not)."""
     return TraceOptions(
         name=values.get("name"),
         latest="latest" in values,
