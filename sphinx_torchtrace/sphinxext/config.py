@@ -17,6 +17,7 @@ from sphinx.config import Config
 
 from ..render.paths import DEFAULT_PATH_REWRITES
 from ..site.naming import DEFAULT_GENERATED_DIR, generated_folder
+from ..trace.reader import DEFAULT_MAX_LOG_BYTES
 from .warnings import warn
 
 
@@ -26,6 +27,7 @@ class TorchTraceConfig:
     path_rewrites: dict[str, str]  # the user's rules, applied before the defaults
     sidebar_frames: int
     default_path_rewrites: bool  # the built-in rules (home directories, site-packages ...)
+    max_log_bytes: int  # read no more than this of one log (decompressed)
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""
@@ -63,6 +65,12 @@ def _flag(value: Any) -> bool:
     return value
 
 
+def _positive(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError("must be a whole number above 0")
+    return value
+
+
 def _sidebar_frames(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError("must be a whole number, 0 or more")
@@ -80,6 +88,8 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "torchtrace_sidebar_frames": (50, _sidebar_frames),
     # The built-in path rewrites, after the user's (False publishes paths as logged).
     "torchtrace_default_path_rewrites": (True, _flag),
+    # Bytes read from one log at most, decompressed: a gzip log can expand to gigabytes.
+    "torchtrace_max_log_bytes": (DEFAULT_MAX_LOG_BYTES, _positive),
 }
 
 _CHECKED = "_torchtrace_checked"

@@ -210,6 +210,7 @@ def generate_pages(app: Sphinx) -> None:
                 ranks=list(options.ranks) if options.ranks else None,
                 display_root=app.srcdir,
                 cache_dir=cache_dir,
+                max_bytes=config.max_log_bytes,
             )
         except TraceReadError as e:
             failed[key] = (str(e), "read")

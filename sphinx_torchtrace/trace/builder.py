@@ -4,16 +4,23 @@ The only module that knows what each event kind means.  One pass over the
 records, no payload kept in memory: what the model needs from a payload
 (node counts, recompile reasons, kernels) is taken while the reader still
 holds it, everything else stays a :class:`Payload` location.
+
+The pass costs the same per record however many compiles came before (logs
+with thousands of compile ids exist): compiles, attempts and stack-trie
+children are found through dictionaries, never by scanning.  JSON that the
+model decodes now or later (payloads of JSON artifacts and chromium events,
+JSON text inside metrics) is checked for deep nesting here, where a
+diagnostic can say which record held it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from .compile_id import CompileId
+from .diagnostics import quote
 from .kernels import split_output_code
 from .model import (
     Artifact,
@@ -29,7 +36,7 @@ from .model import (
     StackFrame,
     StackTrieNode,
 )
-from .reader import LogReader, Record
+from .reader import MAX_JSON_DEPTH, LogReader, Record, json_too_deep, load_json
 from .status import attempt_status
 
 METRICS_KINDS = frozenset(
@@ -111,6 +118,15 @@ KNOWN_EVENTS = (
 # Anchored on a literal newline rather than re.M's ^: twice as fast on big graphs.
 _NODE_LINE = re.compile(rb'\n[ \t]+[A-Za-z_]\w*(?:: "[^"\n]*")? = ')
 _USER_LOCATION = re.compile(r"(?:user code at|File \")\s*([^\s\"]+?)[:\"](?:, line )?(\d+)")
+#: ``artifact`` names whose payload the model decodes as JSON, whatever their encoding says.
+JSON_ARTIFACTS = frozenset(
+    {
+        "torch_version",
+        "recompile_reasons",
+        "inductor_provenance_tracking_node_mappings",
+        "inductor_provenance_tracking_kernel_stack_traces",
+    }
+)
 
 Handler = Callable[["RankBuilder", Record, Compile | None], None]
 
@@ -130,8 +146,11 @@ class RankBuilder:
         if strings:
             self.rank.strings.update(strings)
         self._current: dict[tuple[int | None, int | None, int | None, int], Compile] = {}
+        # The attempts in _current of each frame key: found without scanning _current.
+        self._attempts: dict[tuple[int | None, int | None, int | None], list[Compile]] = {}
         self._occurrences: dict[tuple[int | None, int | None, int | None], int] = {}
         self._started: set[tuple[int | None, int | None, int | None]] = set()
+        self._trie_index: dict[tuple[int, str, int, str], StackTrieNode] = {}
         self._pending_frames: list[tuple[StackFrame, int]] = []
         self._ordinal = 0
         self._rank_lines: dict[Any, int] = {}
@@ -155,6 +174,7 @@ class RankBuilder:
                 continue
             compile_id = CompileId.from_envelope(envelope)
             if kind == "chromium_event" and record.payload is not None:
+                self._check_json(record, "chromium event")
                 rank.chromium_events.append(ChromiumEvent(record.line, compile_id, record.payload))
                 self._compile(compile_id, record.line).chromium_event_count += 1
                 continue
@@ -203,8 +223,8 @@ class RankBuilder:
         if frame_key in self._started:
             # The same id again: torch._dynamo.reset() restarted the counters.
             self._occurrences[frame_key] = self._occurrences.get(frame_key, 1) + 1
-            for key in [k for k in self._current if k[:3] == frame_key]:
-                del self._current[key]
+            for old in self._attempts.pop(frame_key, []):
+                del self._current[_key(old.id)]
         self._started.add(frame_key)
 
     def _compile(self, compile_id: CompileId, line: int) -> Compile:
@@ -214,10 +234,12 @@ class RankBuilder:
             return found
         occurrence = self._occurrences.setdefault(key[:3], 1)
         new = Compile(id=compile_id, occurrence=occurrence, first_line=line)
+        attempts = self._attempts.setdefault(key[:3], [])
         if compile_id.attempt:
-            for other_key, other in self._current.items():
-                if other_key[:3] == key[:3] and other.id.attempt < compile_id.attempt:
+            for other in attempts:
+                if other.id.attempt < compile_id.attempt:
                     other.restarted = True
+        attempts.append(new)
         self._current[key] = new
         self.rank.compiles.append(new)
         return new
@@ -237,6 +259,8 @@ class RankBuilder:
         body = record.body
         if body is not None and _is_graph(kind, name, encoding):
             node_count = graph_node_count(body)
+        if kind == "artifact" and (encoding == "json" or name in JSON_ARTIFACTS):
+            self._check_json(record, f"artifact {quote(name)}")
         artifact = Artifact(
             name=name,
             kind=kind,
@@ -297,23 +321,54 @@ class RankBuilder:
             return
         if not isinstance(value, (int, str, float, bool)):
             value = repr(value)  # a list or object would be unhashable
-        if self.rank.rank is None and isinstance(value, int):
+        if self.rank.rank is None and type(value) is int:
             self.rank.rank = value
         elif value != self.rank.rank and value not in self._rank_lines:
             self._rank_lines[value] = line
             self.reader._diag(
                 "rank",
-                f"record names rank {value!r} but the log belongs to rank {self.rank.rank}",
+                f"record names rank {quote(value)} but the log belongs to rank "
+                f"{quote(self.rank.rank)}",
                 line,
             )
 
-    @staticmethod
+    def _check_json(self, record: Record, what: str) -> None:
+        """Report a payload whose JSON nests too deeply to be decoded.
+
+        The payload stays in the model; decoding it later (:func:`load_json`)
+        gives nothing instead of overflowing the stack.
+        """
+        if record.body is not None and json_too_deep(record.body):
+            self.reader._diag(
+                "nesting",
+                f"the payload of {what} is JSON nested more than {MAX_JSON_DEPTH} levels deep: "
+                "it is not decoded",
+                record.line,
+            )
+
+    def _json_texts_of(self, data: dict[str, Any], record: Record) -> None:
+        """Leave out JSON text inside metrics (configs) nested too deeply to decode, reported."""
+        for key, value in data.items():
+            if isinstance(value, str) and _looks_like_json(value) and json_too_deep(value):
+                data[key] = None
+                self.reader._diag(
+                    "nesting",
+                    f"{record.kind} value {quote(key)} is JSON nested more than "
+                    f"{MAX_JSON_DEPTH} levels deep: it is left out",
+                    record.line,
+                )
+
     def _add_to_trie(
-        root: StackTrieNode, frames: list[StackFrame], compile_: Compile | None
+        self, root: StackTrieNode, frames: list[StackFrame], compile_: Compile | None
     ) -> None:
         node = root
         for frame in frames:
-            node = node.child(frame)
+            key = (id(node), frame.filename, frame.line, frame.name)
+            found = self._trie_index.get(key)
+            if found is None:  # every child made here is in the index: a new one
+                found = self._trie_index[key] = StackTrieNode(frame)
+                node.children.append(found)
+            node = found
         if compile_ is not None:
             node.compiles.append(compile_)
 
@@ -332,6 +387,7 @@ def _on_metrics(b: RankBuilder, record: Record, c: Compile | None) -> None:
     if c is None or not isinstance(data, dict):
         b._unknown(record, c)
         return
+    b._json_texts_of(data, record)
     metrics = Metrics(record.kind, record.line, data)
     c.metrics.append(metrics)
     if metrics.fail_type:
@@ -372,8 +428,8 @@ def _on_artifact(b: RankBuilder, record: Record, c: Compile | None) -> None:
         c.failures.append(Failure("graph_break", body.strip(), record.line, None, location))
     elif name == "torch_version":
         try:
-            value = json.loads(body)
-        except ValueError:
+            value = load_json(body)
+        except ValueError:  # JsonNestingError included: reported by _check_json
             value = None
         if isinstance(value, dict):
             b.rank.torch_version = value
@@ -455,8 +511,8 @@ def parse_recompile_reasons(body: str) -> list[str]:
     if not text:
         return []
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = load_json(text)
+    except ValueError:  # not JSON, or JSON too deep to decode: the text itself
         return [text]
     if isinstance(value, list):
         return [str(v) for v in value]
@@ -482,6 +538,11 @@ def _is_graph(kind: str, name: str, encoding: Any) -> bool:
     if kind == "artifact" and encoding != "json":
         return name in GRAPH_ARTIFACTS or name.endswith("_graph")
     return False
+
+
+def _looks_like_json(text: str) -> bool:
+    """Text that is a JSON object or array, as configs inside metrics are."""
+    return text.lstrip(" \t\r\n")[:1] in ("{", "[")
 
 
 def _trim_convert_frame(stack: list[StackFrame]) -> list[StackFrame]:

@@ -6,8 +6,7 @@ A cache file holds one :class:`RankTrace` as compact JSON, named
 dataclasses, so a model change is never read with an old layout.  Plain JSON
 is about a fifth of its log and gzip would make it 4x smaller but cost ~3 ms
 per load and ~8 ms per write on a 5 MB log (a load is ~15 ms in all), so only
-the caches of gzip logs, which hold the payload text too, are gzipped
-(``.json.gz``).
+the caches of gzip logs are gzipped (``.json.gz``), like their logs.
 
 Trace text is untrusted, and so is anything on disk: the format is JSON,
 never pickle, and the decoder checks every value against the type hints of
@@ -26,10 +25,12 @@ back as the very same objects.  Any other type is an
 :class:`UnsupportedTypeError` when the codec is built (tests catch it at
 once; users just get no cache).
 
-Gzip logs are cached too: their :class:`PayloadStore` holds the payloads in
-memory (a gzip stream cannot be read at an offset cheaply), so the cache
-stores each referenced payload's raw bytes, as text decoded with
-``surrogateescape`` so that any bytes round-trip exactly.
+A cache holds no payload bytes, for gzip logs neither: their payloads are
+offsets into the decompressed log, which the :class:`PayloadStore` of a
+cached model decompresses (to a temporary file, at most ``max_bytes``) on its
+first read.  So a cache file stays small, and loading one costs no memory for
+payloads, whatever a log expands to.  Text from a log may hold lone
+surrogates (legal in JSON): the cache writes ASCII JSON, where they are escapes.
 """
 
 from __future__ import annotations
@@ -49,16 +50,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from .. import __version__
 from .compile_id import CompileId
 from .model import Compile, RankTrace, StackTrieNode
-from .reader import Payload, PayloadStore
+from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore
 
 logger = logging.getLogger(__name__)
 
 #: Bump whenever the builder fills the model differently for the same log.
 #: (Changes to the model's *types* are caught by the schema fingerprint anyway.)
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 
 #: What a cache file says it is, so that no other JSON is mistaken for one.
 CACHE_FORMAT = "sphinx-torchtrace/rank-cache"
@@ -89,10 +89,9 @@ class CacheFormatError(ValueError):
 
 @dataclass
 class _Encoding:
-    """State of one encoding: table indices by object identity, gzip payload bytes."""
+    """State of one encoding: table indices by object identity, compile id texts."""
 
     tables: dict[str, dict[int, int]] = field(default_factory=dict)
-    inline: dict[int, bytes] = field(default_factory=dict)
     ids: dict[CompileId, str] = field(default_factory=dict)
 
 
@@ -101,7 +100,7 @@ class _Decoding:
     """State of one decoding: decoded tables, the new payload store and its bounds."""
 
     store: PayloadStore
-    limit: int  # bytes of the log file: no plain-file payload reaches past it
+    limit: int  # bytes of the log file: no plain-file payload reaches past it (gzip: max_bytes)
     tables: dict[str, list[Any]] = field(default_factory=dict)
     ids: dict[str, CompileId] = field(default_factory=dict)
 
@@ -392,28 +391,14 @@ class _Dataclass(_Codec):
 
 
 class _PayloadCodec(_Dataclass):
-    """A payload as its fields but the store (``[offset, length, size, ...]``), bounds checked.
-
-    For a gzip log the payload's raw bytes are collected for the cache file.
-    """
-
-    def encode(self, value: Any, ctx: _Encoding) -> Any:
-        p: Payload = value
-        if p.store.compressed and p.length:
-            raw = p.store.read_raw(p.offset, p.length)
-            if len(raw) > len(ctx.inline.get(p.offset, b"")):
-                ctx.inline[p.offset] = raw
-        return super().encode(value, ctx)
+    """A payload as its fields but the store (``[offset, length, size, ...]``), bounds checked."""
 
     def decode(self, data: Any, ctx: _Decoding) -> Any:
         p: Payload = super().decode(data, ctx)
         offset, length, size = p.offset, p.length, p.size
         if not (0 <= size <= length and 0 <= offset):
             raise CacheFormatError("a payload has negative or inconsistent bounds")
-        if ctx.store.compressed:
-            if length and len(ctx.store.read_raw(offset, length)) != length:
-                raise CacheFormatError("a payload of a gzip log is missing from the cache")
-        elif offset + length > ctx.limit:
+        if offset + length > ctx.limit:
             raise CacheFormatError("a payload reaches past the end of the log")
         return p
 
@@ -537,7 +522,9 @@ def from_json(data: Any, tp: Any, store: PayloadStore | None = None, limit: int 
 
 def cache_version() -> str:
     """Parser version, package version and model fingerprint: what a cache file must match."""
-    return f"p{PARSER_VERSION}-v{__version__}-{model_codec().fingerprint}"
+    # The codec's fingerprint follows the model's classes; PARSER_VERSION what the reader
+    # makes of a log: the package's version is not needed (the model knows no package).
+    return f"p{PARSER_VERSION}-{model_codec().fingerprint}"
 
 
 # -- documents -----------------------------------------------------------------
@@ -545,47 +532,42 @@ def cache_version() -> str:
 
 def encode_rank(rank: RankTrace, sha256: str = "") -> dict[str, Any]:
     """The JSON document of a rank's model (raises on anything the codec cannot write)."""
-    ctx = _Encoding()
-    model = model_codec().codec.encode(rank, ctx)
-    inline = [
-        [offset, raw.decode("utf-8", "surrogateescape")]
-        for offset, raw in sorted(ctx.inline.items())
-    ]
+    model = model_codec().codec.encode(rank, _Encoding())
     return {
         "format": CACHE_FORMAT,
         "version": cache_version(),
         "sha256": sha256,
-        "inline": inline,
+        "inline": [],  # older versions kept gzip payloads here: a document with any is foreign
         "model": model,
     }
 
 
 def decode_rank(
-    doc: Any, log_path: str, *, compressed: bool, size: int, sha256: str = ""
+    doc: Any,
+    log_path: str,
+    *,
+    compressed: bool,
+    size: int,
+    sha256: str = "",
+    max_bytes: int = DEFAULT_MAX_LOG_BYTES,
 ) -> RankTrace:
-    """The model from a JSON document; raises :class:`CacheFormatError` if it does not fit."""
+    """The model from a JSON document; raises :class:`CacheFormatError` if it does not fit.
+
+    ``size`` is the log file's size; ``max_bytes`` what the model was read with
+    (the bound of a gzip log's payload offsets).
+    """
     if type(doc) is not dict:
         raise CacheFormatError("the cache is not a JSON object")
     if doc.get("format") != CACHE_FORMAT or doc.get("version") != cache_version():
         raise CacheFormatError("the cache was written by another version")
     if doc.get("sha256") != sha256:
         raise CacheFormatError("the cache belongs to another log")
-    store = PayloadStore(log_path, compressed)
-    inline = doc.get("inline")
-    if type(inline) is not list or (inline and not compressed):
-        raise CacheFormatError("the cache's inline payloads do not fit the log")
-    for entry in inline:
-        if type(entry) is not list or len(entry) != 2:
-            raise CacheFormatError("an inline payload is not [offset, text]")
-        offset, text = entry
-        if type(offset) is not int or type(text) is not str:
-            raise CacheFormatError("an inline payload is not [offset, text]")
-        try:
-            store.keep(offset, text.encode("utf-8", "surrogateescape"))
-        except UnicodeEncodeError:
-            raise CacheFormatError("an inline payload is not encoded as written") from None
+    if doc.get("inline") != []:
+        raise CacheFormatError("the cache holds payload bytes: not written by this version")
+    store = PayloadStore(log_path, compressed, max_bytes)
+    limit = max_bytes if compressed else size
     try:
-        rank = model_codec().codec.decode(doc.get("model"), _Decoding(store, size))
+        rank = model_codec().codec.decode(doc.get("model"), _Decoding(store, limit))
     except RecursionError:
         raise CacheFormatError("the cache is nested too deeply") from None
     assert isinstance(rank, RankTrace)
@@ -637,14 +619,16 @@ def load_cached(
     *,
     display_path: str | None = None,
     variant: str = "",
+    max_bytes: int = DEFAULT_MAX_LOG_BYTES,
 ) -> RankTrace:
     """The model of a log from the cache when it holds a valid one, else ``build()`` (cached).
 
     ``display_path`` is the path the model shows (``RankTrace.path`` and its
     diagnostics; the log's own path by default): a cached model is moved to it.
     ``variant`` names inputs besides the log that change the model (e.g. a
-    digest of borrowed interned strings).  Errors of ``build`` pass through;
-    the cache itself never raises.
+    digest of borrowed interned strings, or a non-default ``max_bytes``, the
+    bytes ``build`` reads of the log at most).  Errors of ``build`` pass
+    through; the cache itself never raises.
     """
     path = os.fspath(log_path)
     display = display_path or path
@@ -663,7 +647,14 @@ def load_cached(
     else:
         try:
             doc = loads(data)
-            rank = decode_rank(doc, path, compressed=compressed, size=before.st_size, sha256=sha256)
+            rank = decode_rank(
+                doc,
+                path,
+                compressed=compressed,
+                size=before.st_size,
+                sha256=sha256,
+                max_bytes=max_bytes,
+            )
         except Exception as e:  # noqa: BLE001 - a bad cache file must never reach the user
             logger.debug("ignoring the cache file %s: %s", target, e)
         else:

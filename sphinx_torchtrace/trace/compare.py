@@ -30,56 +30,46 @@ def previous_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
       in occurrence ``k - 1``, when both compiled the same function (frame ids restart after a
       reset, so the same number may name another function).
     * Anything else (a first compile, a restarted attempt, ``[-/-]``): None.
+
+    Only compiles of frame ``x`` are looked at (:meth:`RankTrace.same_function`), nearest
+    first, so asking for every compile of a log stays near-linear.
     """
     cid = compile_.id
     if cid.frame_id is None or cid.frame_compile_id is None:
         return None
-    try:
-        index = next(i for i, c in enumerate(rank.compiles) if c is compile_)
-    except StopIteration:
+    group, position = rank.same_function(compile_)
+    if position < 0:
         return None
-    same_frame = [
-        c
-        for c in rank.compiles[:index]
-        if c.id.frame_id == cid.frame_id
-        and c.id.compiled_autograd_id == cid.compiled_autograd_id
-        and c.id.frame_compile_id is not None
-    ]
+    earlier = (group[i] for i in range(position - 1, -1, -1))
+    same_frame = (c for c in earlier if c.id.frame_compile_id is not None)
     if cid.frame_compile_id > 0:
-        for earlier in reversed(same_frame):
-            earlier_fcid = earlier.id.frame_compile_id or 0
-            if earlier_fcid < cid.frame_compile_id:
-                return earlier
-            if earlier_fcid == cid.frame_compile_id and earlier.occurrence != compile_.occurrence:
+        for before in same_frame:
+            before_fcid = before.id.frame_compile_id or 0
+            if before_fcid < cid.frame_compile_id:
+                return before
+            if before_fcid == cid.frame_compile_id and before.occurrence != compile_.occurrence:
                 return None  # reached the same id of an earlier occurrence: none in between
         return None
     if compile_.occurrence <= 1:
         return None
-    for earlier in reversed(same_frame):
-        if earlier.id == cid and earlier.occurrence == compile_.occurrence - 1:
-            mine, theirs = _function_of(rank, compile_), _function_of(rank, earlier)
+    for before in same_frame:
+        if before.id == cid and before.occurrence == compile_.occurrence - 1:
+            mine, theirs = _function_of(rank, compile_), _function_of(rank, before)
             if mine is not None and theirs is not None and mine != theirs:
                 return None
-            return earlier
+            return before
     return None
 
 
 def next_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
     """The first later compile whose :func:`previous_compile` is this one (its recompile)."""
-    cid = compile_.id
-    if cid.frame_id is None:
+    if compile_.id.frame_id is None:
         return None
-    seen = False
-    for later in rank.compiles:
-        if later is compile_:
-            seen = True
-            continue
-        if (
-            seen
-            and later.id.frame_id == cid.frame_id
-            and later.id.compiled_autograd_id == cid.compiled_autograd_id
-            and previous_compile(rank, later) is compile_
-        ):
+    group, position = rank.same_function(compile_)
+    if position < 0:
+        return None
+    for later in group[position + 1 :]:
+        if previous_compile(rank, later) is compile_:
             return later
     return None
 
@@ -151,11 +141,7 @@ def _entry_key(compile_: Compile) -> str | None:
 
 def _function_of(rank: RankTrace, compile_: Compile) -> tuple[str, str] | None:
     """(file, function name) compiled, from any attempt's metrics, else the start stack."""
-    siblings = [
-        c
-        for c in rank.compiles
-        if c.id.frame == compile_.id.frame and c.occurrence == compile_.occurrence
-    ]
+    siblings = rank.attempts(compile_)
     for c in [compile_, *siblings]:
         for m in c.compilation_metrics:
             name, filename = m.data.get("co_name"), m.data.get("co_filename")

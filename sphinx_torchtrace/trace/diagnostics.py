@@ -21,7 +21,16 @@ DIAGNOSTIC_KINDS: dict[str, str] = {
     "payload": "a payload that must be JSON (metrics, mappings) does not parse",
     "rank": "a record names a different rank than the rest of its log",
     "read": "a log file cannot be read at all",
+    "nesting": "JSON nested too deeply to decode safely (an envelope, a payload or a JSON value "
+    "inside one); that record or value is left out",
+    "limit": "a log is larger than the bytes read from one log (torchtrace_max_log_bytes), so "
+    "it was cut; or a record is too large to analyse and is kept unanalysed",
+    "skipped": "an entry of a trace directory is not read: a link that leads out of the "
+    "directory, or not a regular file (a FIFO, a device, a socket)",
 }
+
+#: Characters of a log's text quoted in a diagnostic message, at most.
+QUOTE_LIMIT = 60
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,26 @@ class Diagnostic:
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.message} [{self.name}]"
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """A short, escaped form of a log's value for a message: never the whole line, never raw.
+
+    A message is printed in build logs, often public: a bad line may hold anything
+    (an environment read through a link, a secret), so only its first characters
+    show, and control characters, line breaks and lone surrogates are escaped.
+    Strings are quoted (``'abc…'``); other values are written as Python does.
+    """
+    if isinstance(value, bytes):
+        value = value[: limit * 4].decode("utf-8", "replace")
+    if isinstance(value, str):
+        text = repr(value[:limit])
+        return text[:-1] + "…" + text[-1] if len(value) > limit else text
+    try:
+        text = repr(value)
+    except ValueError:  # an int longer than Python converts to text
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class TraceReadError(OSError):

@@ -7,7 +7,6 @@ Nothing here knows of Sphinx or HTML; :mod:`.builder` fills it from records.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -15,7 +14,7 @@ from typing import Any, Literal
 from .compile_id import CompileId
 from .diagnostics import Diagnostic
 from .kernels import Kernel
-from .reader import Payload
+from .reader import MAX_RECORD_BYTES, Payload, load_json
 
 Status = Literal["ok", "break", "error", "empty", "missing"]
 
@@ -80,9 +79,11 @@ class Artifact:
         return self.payload.text() if self.payload else ""
 
     def json(self) -> Any:
-        """The payload decoded as JSON; None when it is not JSON."""
+        """The payload decoded as JSON; None when it is not JSON, nests too deeply or is huge."""
+        if self.size > MAX_RECORD_BYTES:  # unanalysed: decoding would cost gigabytes
+            return None
         try:
-            return json.loads(self.text())
+            return load_json(self.text())
         except ValueError:
             return None
 
@@ -158,8 +159,11 @@ class ChromiumEvent:
     payload: Payload
 
     def decode(self) -> dict[str, Any] | None:
+        """The event as a dict; None when it is not a JSON object, nests too deeply or is huge."""
+        if self.payload.size > MAX_RECORD_BYTES:
+            return None
         try:
-            value = json.loads(self.payload.read_bytes())
+            value = load_json(self.payload.read_bytes())
         except ValueError:
             return None
         return value if isinstance(value, dict) else None
@@ -291,18 +295,73 @@ class RankTrace:
 
     def compile(self, label: str) -> Compile:
         """The compile with this label (``[0/0]``, ``[1/0_1]``, ``[0/0] #2``)."""
-        for c in self.compiles:
-            if c.label == label:
-                return c
-        raise KeyError(label)
+        found = self._index().by_label.get(label)
+        if found is None:
+            raise KeyError(label)
+        return found
 
     def frame_status(self, compile_id: CompileId) -> Status:
         """Status of ``[x/y]`` over all attempts and occurrences: what tlparse shows."""
         from .status import combined_status
 
-        frame = compile_id.frame
-        members = [c for c in self.compiles if c.id.frame == frame]
+        members = self._index().by_frame.get(compile_id.frame, [])
         return combined_status(m for c in members for m in c.metrics)
+
+    def attempts(self, compile_: Compile) -> list[Compile]:
+        """Every attempt of ``compile_``'s ``[x/y]`` in its occurrence, in log order."""
+        return self._index().by_attempts.get((compile_.id.frame, compile_.occurrence), [])
+
+    def same_function(self, compile_: Compile) -> tuple[list[Compile], int]:
+        """The compiles of ``compile_``'s frame id (``[x/*]``), in log order, and its position.
+
+        The position is -1 when ``compile_`` is not a compile of this rank.
+        """
+        index = self._index()
+        group = index.by_function.get(_function_key(compile_.id), [])
+        return group, index.function_position.get(id(compile_), -1)
+
+    def _index(self) -> _CompileIndex:
+        """Lookups over :attr:`compiles`, built once per list (and again if it grew).
+
+        Pages ask per compile; a scan of all compiles per question made a log of
+        thousands of compile ids cost quadratic time.  Kept outside the fields, so
+        the cache and comparisons never see it.
+        """
+        key = (id(self.compiles), len(self.compiles))
+        found: _CompileIndex | None = vars(self).get("_compile_index")
+        if found is None or found.key != key:
+            found = _CompileIndex.of(self.compiles, key)
+            vars(self)["_compile_index"] = found
+        return found
+
+
+def _function_key(compile_id: CompileId) -> tuple[int | None, int | None]:
+    return compile_id.compiled_autograd_id, compile_id.frame_id
+
+
+@dataclass
+class _CompileIndex:
+    """Dictionaries over a rank's compiles (see :meth:`RankTrace._index`)."""
+
+    key: tuple[int, int]
+    by_label: dict[str, Compile] = field(default_factory=dict)
+    by_frame: dict[CompileId, list[Compile]] = field(default_factory=dict)
+    by_attempts: dict[tuple[CompileId, int], list[Compile]] = field(default_factory=dict)
+    by_function: dict[tuple[int | None, int | None], list[Compile]] = field(default_factory=dict)
+    function_position: dict[int, int] = field(default_factory=dict)  # id(compile) -> position
+
+    @classmethod
+    def of(cls, compiles: list[Compile], key: tuple[int, int]) -> _CompileIndex:
+        index = cls(key)
+        for c in compiles:
+            frame = c.id.frame
+            index.by_label.setdefault(c.label, c)
+            index.by_frame.setdefault(frame, []).append(c)
+            index.by_attempts.setdefault((frame, c.occurrence), []).append(c)
+            group = index.by_function.setdefault(_function_key(c.id), [])
+            index.function_position.setdefault(id(c), len(group))
+            group.append(c)
+        return index
 
 
 @dataclass

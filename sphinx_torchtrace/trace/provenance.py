@@ -29,13 +29,13 @@ backward graphs under one compile id) :func:`provenance_views` gives one view pe
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .model import Artifact, Compile
+from .reader import load_json
 
 MAPPING_ARTIFACT = "inductor_provenance_tracking_node_mappings"
 #: Artifact names tried for each pane, in tlparse's order of preference.
@@ -77,8 +77,8 @@ class NodeMappings:
     def parse(cls, text: str) -> NodeMappings:
         """Decode the JSON payload; anything malformed becomes empty maps, never an error."""
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
+            data = load_json(text)
+        except ValueError:  # not JSON, or nested too deeply to decode
             return cls(valid=False)
         if not isinstance(data, dict):
             return cls(valid=False)
