@@ -114,7 +114,7 @@ def test_codec_covers_the_model() -> None:
     """Building the model's codec fails loudly when a model field has an unsupported type."""
     codec = cache.model_codec()
     assert len(codec.fingerprint) == 10
-    assert cache.cache_version().startswith(f"p{cache.PARSER_VERSION}-v")
+    assert cache.cache_version().startswith(f"p{cache.PARSER_VERSION}-")
 
 
 @dataclass
