@@ -64,13 +64,17 @@ _ASYNC_DEF = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*async_compile\.(\w+)\(")
 # AOTI: `static inline void call_triton_poi_fused_0(` (a template<> line may precede it).
 _AOTI_TRITON_DEF = re.compile(r"^(?:static\s+)?(?:inline\s+)?void\s+call_(triton_\w+)\s*\(")
 # AOTI: `extern "C"  void cpp_fused_relu_0(float* in_out_ptr0,` (definition or declaration).
-_AOTI_EXTERN_C_DEF = re.compile(r'^extern\s+"C"\s+[\w\s\*&:<>]*?\b([A-Za-z_]\w*)\s*\(')
+_AOTI_EXTERN_C_DEF = re.compile(r'^extern\s+"C"\s[\w\s\*&:<>]*?\b([A-Za-z_]\w*)\s*\(')
 _HEURISTIC = re.compile(r"@triton_heuristics\.(\w+)\(")
 # Launch statements: `kernel.run(...)` (CUDA: `kernel.kernel(...)`), `kernel(...)`,
 # `buf1 = extern_kernels.mm(...)` ...
 _METHOD_CALL = re.compile(r"^\s+([A-Za-z_]\w*)\.\w+\(")
-_PLAIN_CALL = re.compile(r"^\s+(?:[\w\s,\[\]]+=\s*)?([A-Za-z_]\w*)\(")
-_PY_EXTERN = re.compile(r"^\s+(?:[\w\s,\[\]]+=\s*)?((?:extern_kernels|torch\.ops|aten)\.[\w.]+)\(")
+# The assignment's targets start with a non-blank (or after the indentation's last two
+# blanks): a line of blanks cannot be split between indentation and targets many ways.
+_PLAIN_CALL = re.compile(r"^\s+(?:(?:[\w,\[\]][\w\s,\[\]]*|(?<=\s\s))=\s*)?([A-Za-z_]\w*)\(")
+_PY_EXTERN = re.compile(
+    r"^\s+(?:(?:[\w,\[\]][\w\s,\[\]]*|(?<=\s\s))=\s*)?((?:extern_kernels|torch\.ops|aten)\.[\w.]+)\("
+)
 _AOTI_EXTERN = re.compile(
     r"\b(aoti_torch_(?:cpu|cuda|xpu|mps)_\w+|aoti_torch_proxy_executor_call_function)\("
 )

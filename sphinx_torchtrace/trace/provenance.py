@@ -59,7 +59,7 @@ LineMap = dict[int, list[int]]
 NodeMap = dict[str, list[str]]
 
 # `  cpp_fused_x_xnumel = 16;` declarations look like calls to the kernel; tlparse skips them.
-_XNUMEL_DECL = re.compile(r"^\s*\w+\s+.*_xnumel(?:_\d+)?\s*=")
+_XNUMEL_DECL = re.compile(r"^\s*\w+\s.*_xnumel(?:_\d+)?\s*=")
 
 
 @dataclass(slots=True)
@@ -444,7 +444,8 @@ __all__ = [
 
 
 STACK_TRACES_ARTIFACT = "inductor_provenance_tracking_kernel_stack_traces"
-_TRACE_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)"', re.M)
+# [ \t], not \s: a run of blank lines must not be re-scanned from each of its lines.
+_TRACE_FRAME = re.compile(r'^[ \t]*File "(?P<file>[^"]*)"', re.M)
 
 
 def kernel_stack_traces(compile_: Compile, kernel: str, with_source: bool = True) -> list[str]:

@@ -3,8 +3,9 @@
 Everything here is plain data for the ``index.rst.jinja`` template: grouping,
 counting and explaining are done once, in Python, where they can be tested on
 real logs; the template only lays them out (and escapes all trace text).
-Every function accepts odd data (missing keys, ``None``, wrong types) without
-raising, because a docs build must never fail on a log.
+Every function accepts odd data (missing keys, ``None``, wrong types, infinite or
+400-digit numbers, unhashable ids) without raising, because a docs build must never
+fail on a log; a number no compile could have logged counts as not logged.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from .model import Compile, Failure, RankTrace, StackFrame, StackTrieNode, Trace
+from .model import ChromiumEvent, Compile, Failure, RankTrace, StackFrame, StackTrieNode, Trace
+from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
 
 #: Keys of the overview's sections, in page order (the directive's ``:sections:`` option).
 SECTION_KEYS = (
@@ -210,7 +212,7 @@ def _config_dict(value: Any) -> dict[str, Any] | None:
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # JSON nested thousands deep is no config
             return None
         return parsed if isinstance(parsed, dict) else None
     return None
@@ -322,9 +324,7 @@ def function_name(compile_: Compile) -> str | None:
 
 
 def _seconds(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+    return plausible(value, MAX_SECONDS)
 
 
 def compile_seconds(compile_: Compile) -> float | None:
@@ -490,6 +490,10 @@ def explain_guard(guard: str) -> str:
 
 
 _PREVIOUS = re.compile(r"^\s*(\d+)/(\d+)\s*:\s*")
+#: Where torch's ``   # source line`` comment starts.  The look-behind lets a match begin
+#: only at the start of a run of blanks: ``\s{2,}#\s`` alone tried every blank of a run,
+#: each scanning to its end (quadratic on a line of spaces).
+_GUARD_COMMENT = re.compile(r"(?<!\s)\s{2,}#\s")
 
 
 @dataclass(frozen=True)
@@ -526,7 +530,7 @@ def _guard_failure(rank: RankTrace, reason: str) -> GuardFailure:
         label = f"[{match.group(1)}/{match.group(2)}]"
         text = text[match.end() :]
         previous = next((c for c in rank.compiles if c.label == label), None)
-    guard = re.split(r"\s{2,}#\s", text, maxsplit=1)[0].strip()  # drop "   # source line"
+    guard = _GUARD_COMMENT.split(text, maxsplit=1)[0].strip()  # drop "   # source line"
     return GuardFailure(label, previous, guard or text, explain_guard(guard or text))
 
 
@@ -662,31 +666,46 @@ def chromium_phase_times(rank: RankTrace, limit: int = 12) -> list[EventTime]:
     Nested events of the same name are counted once (the outermost), so a
     recursive timer does not double its time.
     """
-    open_at: dict[tuple[Any, Any, str], list[float]] = {}
+    open_at: dict[tuple[str, str, str], list[float]] = {}
     seconds: dict[str, float] = {}
     counts: Counter[str] = Counter()
     for event in rank.chromium_events:
-        data = event.decode()
+        data = _decoded(event)
         if data is None:
             continue
-        name, ph, ts = data.get("name"), data.get("ph"), data.get("ts")
-        if not isinstance(name, str) or isinstance(ts, bool) or not isinstance(ts, (int, float)):
+        name, ph, ts = data.get("name"), data.get("ph"), plausible(data.get("ts"), MAX_TIMESTAMP_US)
+        if not isinstance(name, str) or ts is None:
             continue
-        key = (data.get("pid"), data.get("tid"), name)
+        key = (_thread_key(data.get("pid")), _thread_key(data.get("tid")), name)
         if ph == "B":
-            open_at.setdefault(key, []).append(float(ts))
+            open_at.setdefault(key, []).append(ts)
         elif ph == "E" and open_at.get(key):
             start = open_at[key].pop()
             if not open_at[key]:
-                seconds[name] = seconds.get(name, 0.0) + max(0.0, (float(ts) - start) / 1e6)
+                seconds[name] = seconds.get(name, 0.0) + max(0.0, (ts - start) / 1e6)
                 counts[name] += 1
         elif ph == "X":
-            dur = data.get("dur")
-            if isinstance(dur, (int, float)) and not isinstance(dur, bool):
-                seconds[name] = seconds.get(name, 0.0) + max(0.0, float(dur) / 1e6)
+            dur = plausible(data.get("dur"), MAX_SECONDS * 1e6)
+            if dur is not None:
+                seconds[name] = seconds.get(name, 0.0) + dur / 1e6
                 counts[name] += 1
     top = sorted(seconds, key=lambda n: -seconds[n])[:limit]
     return [EventTime(n, seconds[n], counts[n]) for n in top]
+
+
+def _decoded(event: ChromiumEvent) -> dict[str, Any] | None:
+    """An event's JSON object; None for one that cannot be read (nested too deep too)."""
+    try:
+        return event.decode()
+    except RecursionError:
+        return None
+
+
+def _thread_key(value: Any) -> str:
+    """A pid or tid as a dict key: logs may hold a list or an object there (unhashable)."""
+    if value is None or isinstance(value, (str, int, float)):
+        return repr(value)
+    return type(value).__name__  # corrupt either way: all such threads are one
 
 
 # -- chromium events ------------------------------------------------------------------------
@@ -700,7 +719,7 @@ def chromium_file(trace: Trace, rank: RankTrace) -> str:
 
 def chromium_events_json(rank: RankTrace) -> str:
     """All of a rank's chromium events as a JSON array, for Perfetto or chrome://tracing."""
-    events = [d for d in (e.decode() for e in rank.chromium_events) if d is not None]
+    events = [d for d in (_decoded(e) for e in rank.chromium_events) if d is not None]
     return json.dumps(events, indent=1, default=str) + "\n"
 
 
@@ -844,13 +863,15 @@ class ExportIssue:
     kind: str
     reason: str
     detail: str | None
-    location: str | None  # innermost user frame
+    location: str | None  # innermost user frame, with the source line it quotes
+    place: str | None = None  # the same frame without its source line (``:no-source:``)
 
 
-def _frame_text(rank: RankTrace, raw: Any) -> str | None:
-    """The last frame of a logged stack (``[{filename, line, name, loc}]``), readable."""
+def _frame_text(rank: RankTrace, raw: Any) -> tuple[str | None, str | None]:
+    """The last frame of a logged stack (``[{filename, line, name, loc}]``), readable:
+    with its source line, and without it."""
     if not isinstance(raw, list):
-        return None
+        return None, None
     for item in reversed(raw):
         if not isinstance(item, dict):
             continue
@@ -859,10 +880,10 @@ def _frame_text(rank: RankTrace, raw: Any) -> str | None:
             filename = rank.strings.get(filename, f"<string {filename}>")
         if not isinstance(filename, str):
             filename = str(item.get("uninterned_filename", "<unknown>"))
-        text = f"{filename}:{item.get('line', '?')} in {item.get('name', '?')}"
+        place = f"{filename}:{item.get('line', '?')} in {item.get('name', '?')}"
         loc = item.get("loc")
-        return f"{text}: {loc}" if isinstance(loc, str) and loc.strip() else text
-    return None
+        return (f"{place}: {loc}" if isinstance(loc, str) and loc.strip() else place), place
+    return None, None
 
 
 def export_issues(rank: RankTrace) -> list[ExportIssue]:
@@ -872,7 +893,7 @@ def export_issues(rank: RankTrace) -> list[ExportIssue]:
         if e.data.get("prefix") == "eval":
             issues.append(
                 ExportIssue("Guard evaluated", str(e.data.get("expr", "")), None,
-                            _frame_text(rank, e.data.get("user_stack")))
+                            *_frame_text(rank, e.data.get("user_stack")))
             )
     for e in report.data_dependent_errors:
         result = e.data.get("result")
@@ -881,7 +902,7 @@ def export_issues(rank: RankTrace) -> list[ExportIssue]:
                 "Data-dependent error",
                 str(e.data.get("expr", "")),
                 f"assumed result: {result}" if result is not None else None,
-                _frame_text(rank, e.data.get("user_stack")),
+                *_frame_text(rank, e.data.get("user_stack")),
             )
         )
     for kind, events, advice in (
@@ -904,7 +925,8 @@ def export_issues(rank: RankTrace) -> list[ExportIssue]:
 class UnbackedSymbol:
     symbol: str
     value_range: str | None
-    location: str | None
+    location: str | None  # as :class:`ExportIssue`'s
+    place: str | None = None
 
 
 def unbacked_symbols(rank: RankTrace) -> list[UnbackedSymbol]:
@@ -912,7 +934,7 @@ def unbacked_symbols(rank: RankTrace) -> list[UnbackedSymbol]:
         UnbackedSymbol(
             str(e.data.get("symbol", "?")),
             str(e.data["vr"]) if e.data.get("vr") is not None else None,
-            _frame_text(rank, e.data.get("user_stack")),
+            *_frame_text(rank, e.data.get("user_stack")),
         )
         for e in rank.export.unbacked_symbols
     ]

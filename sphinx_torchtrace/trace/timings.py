@@ -203,8 +203,13 @@ def timeline_rows(
 # --------------------------------------------------------------------------- log values
 
 
-def _number(value: Any, limit: float) -> float | None:
-    """A non-negative number up to ``limit``, or None for anything else a log may hold."""
+def plausible(value: Any, limit: float = MAX_SECONDS) -> float | None:
+    """A non-negative number up to ``limit``, or None for anything else a log may hold.
+
+    The one test of a logged duration or time for every analysis (here, in
+    :mod:`.summary` and the page views), so a value is either shown everywhere or
+    missing everywhere.  ``limit`` must be finite: it is what keeps ``float()`` safe.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, int) and not 0 <= value <= limit:
@@ -217,12 +222,12 @@ def _number(value: Any, limit: float) -> float | None:
 
 def _seconds(data: dict[str, Any], seconds_key: str, micros_key: str) -> float | None:
     """A duration in seconds, from ``seconds_key`` or else ``micros_key`` (microseconds)."""
-    value = _number(data.get(seconds_key), MAX_SECONDS)
+    value = plausible(data.get(seconds_key), MAX_SECONDS)
     return _micros_as_seconds(data.get(micros_key)) if value is None else value
 
 
 def _micros_as_seconds(value: Any) -> float | None:
-    micros = _number(value, MAX_SECONDS * 1e6)
+    micros = plausible(value, MAX_SECONDS * 1e6)
     return None if micros is None else micros / 1e6
 
 
@@ -256,11 +261,11 @@ def _metric_window(compile_: Compile) -> tuple[float, float] | None:
     """(start µs, end µs) of the frame's compile from its metrics, for logs without events."""
     for metrics in compile_.compilation_metrics:
         data = metrics.data if isinstance(metrics.data, dict) else {}
-        start = _number(data.get("start_time_us"), MAX_TIMESTAMP_US)
+        start = plausible(data.get("start_time_us"), MAX_TIMESTAMP_US)
         if start is None:
-            seconds = _number(data.get("start_time"), MAX_TIMESTAMP_US / 1e6)
+            seconds = plausible(data.get("start_time"), MAX_TIMESTAMP_US / 1e6)
             start = None if seconds is None else seconds * 1e6
-        end = _number(data.get("end_time_us"), MAX_TIMESTAMP_US)
+        end = plausible(data.get("end_time_us"), MAX_TIMESTAMP_US)
         if end is None and start is not None:
             levels = _metric_levels(compile_)
             end = start + levels[0] * 1e6 if levels[0] is not None else None
@@ -354,7 +359,7 @@ def _event_spans(rank: RankTrace) -> dict[int, _Spans]:
         if phase == "E" and open_[key]:
             start, end = open_[key].pop(), ts
         elif phase == "X":
-            duration = _number(args.pop("__dur__", None), MAX_SECONDS * 1e6)
+            duration = plausible(args.pop("__dur__", None), MAX_SECONDS * 1e6)
             start, end = ts, ts + (duration or 0.0)
         else:
             continue
@@ -378,7 +383,7 @@ def _decode(event: ChromiumEvent) -> tuple[str, str, float, dict[str, Any]] | No
     name = data.get("name")
     if not isinstance(name, str) or name not in _WANTED:
         return None
-    ts = _number(data.get("ts"), MAX_TIMESTAMP_US)
+    ts = plausible(data.get("ts"), MAX_TIMESTAMP_US)
     phase = data.get("ph")
     if ts is None or phase not in ("B", "E", "X"):
         return None

@@ -15,6 +15,7 @@ from typing import Any, TypeGuard
 
 from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
 from ...trace.provenance import provenance_view, provenance_views
+from ...trace.timings import MAX_SECONDS, plausible
 from ..artifacts import language_of, pipeline_position
 from ..blocks import (
     AnchorLink,
@@ -123,6 +124,10 @@ FAILURE_TITLES: dict[str, str] = {
 INLINE_LIMIT = 32768
 #: Inline values (metrics, cells) are cut to this many characters: they sit in table cells.
 VALUE_LIMIT = 300
+#: A number no compile could have logged (infinite, 400 digits) is shown as text, this long.
+ODD_NUMBER_LIMIT = 40
+#: Counts at or past this are corrupt records, not graph sizes: left out of the facts.
+MAX_COUNT = 10**15
 CELL_LIMIT = 200
 SOURCE_NODES_LIMIT = 120
 
@@ -290,8 +295,8 @@ def _metric_facts(view: _Frame) -> list[tuple[str, Inlines]]:
     m = c.compilation_metrics[0].data if c.compilation_metrics else {}
     facts: list[tuple[str, Inlines]] = []
     total, backend = m.get("entire_frame_compile_time_s"), m.get("backend_compile_time_s")
-    if _is_number(total):
-        backend_text = f" (backend {_seconds(backend)})" if _is_number(backend) else ""
+    if plausible(total) is not None:
+        backend_text = f" (backend {_seconds(backend)})" if plausible(backend) is not None else ""
         facts.append(("Compile time", [_seconds(total) + backend_text]))
     graph = _counts(
         [
@@ -314,7 +319,7 @@ def _metric_facts(view: _Frame) -> list[tuple[str, Inlines]]:
 
 def _counts(pairs: Sequence[tuple[object, str]]) -> str:
     """``3 operators, 1 node``: the counts a record has, each with its noun."""
-    return ", ".join(f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in pairs if _is_number(n))
+    return ", ".join(f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in pairs if _is_count(n))
 
 
 # -- why it compiled again ----------------------------------------------------------------------
@@ -537,7 +542,7 @@ def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
     blocks.append(
         Dropdown(
             [f"The whole {record.kind} record (line {record.line} of the log)"],
-            [CodeBlock(json.dumps(shown, indent=1, sort_keys=True, default=str), "json")],
+            [CodeBlock(_json_text(shown), "json")],
         )
     )
     return blocks
@@ -555,10 +560,12 @@ def metric_value(key: str, value: object) -> list[Inline]:
         return ["yes" if value else "no"]
     if _is_number(value):
         if key.endswith("_s") or key == "elapsed_time":
-            return [_seconds(value)]
+            seconds = plausible(value)
+            return [_seconds(seconds)] if seconds is not None else [_odd_number(value)]
         if key.endswith("_us"):
-            return [f"{value / 1000:.1f} ms"]
-        return [str(value)]
+            micros = plausible(value, MAX_SECONDS * 1e6)
+            return [f"{micros / 1000:.1f} ms"] if micros is not None else [_odd_number(value)]
+        return [str(value)] if _is_count(value) else [_odd_number(value)]
     if isinstance(value, str):
         text = value
     elif isinstance(value, Mapping):
@@ -736,8 +743,27 @@ def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_COUNT
+
+
 def _seconds(value: object) -> str:
-    return f"{value:.3f} s" if isinstance(value, (int, float)) else "—"
+    """``1.234 s``; a dash for what is no duration (a string, infinite, ``1e308``)."""
+    seconds = plausible(value)
+    return "—" if seconds is None else f"{seconds:.3f} s"
+
+
+def _odd_number(value: int | float) -> Code:
+    """A logged number that no compile could have measured, shown as the log has it."""
+    return Code(_truncate(str(value), ODD_NUMBER_LIMIT))
+
+
+def _json_text(value: object) -> str:
+    """A record as indented JSON; a note where it is nested too deep to print."""
+    try:
+        return json.dumps(value, indent=1, sort_keys=True, default=str)
+    except (RecursionError, ValueError):
+        return "(this record is nested too deeply to show)"
 
 
 def _size(value: int) -> str:

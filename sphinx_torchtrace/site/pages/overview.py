@@ -9,13 +9,13 @@ one section switches it everywhere on the page.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, summary
+from ...trace.timings import MAX_SECONDS, plausible
 from ..blocks import (
     Admonition,
     AnchorLink,
@@ -51,8 +51,6 @@ from ..statuses import STATUS_MEANING, STATUS_ORDER
 TRIE_MAX_NESTING = 4
 #: Stack tries longer than this (frames) are folded away: they push the rest of the page down.
 TRIE_FOLD_LINES = 30
-#: The source line that ends an export location (``f.py:35 in forward: if k > 3``).
-_LOCATION_SOURCE = re.compile(r"^(.*?:\S+ in [^:\n]*): .*", re.DOTALL)
 #: Compile ids one table cell lists before "and N more".
 CELL_COMPILES = 20
 
@@ -823,7 +821,7 @@ def _export_issues(rank: RankTrace, no_source: bool) -> list[Block]:
             [i.kind],
             [Code(i.reason)] if i.reason else ["—"],
             [i.detail or "—"],
-            [Code(_location(i.location, no_source))] if i.location else ["—"],
+            [Code(_location(i, no_source))] if i.location else ["—"],
         ]
         for i in issues
     ]
@@ -856,22 +854,23 @@ def _unbacked_symbols(rank: RankTrace, no_source: bool) -> list[Block]:
         if s.value_range:
             content += [", range ", Code(s.value_range)]
         if s.location:
-            content += [", from ", Code(_location(s.location, no_source))]
+            content += [", from ", Code(_location(s, no_source))]
         items.append(item(*content))
     return [intro, BulletList(items)]
 
 
-def _location(text: str, no_source: bool) -> str:
+def _location(found: summary.ExportIssue | summary.UnbackedSymbol, no_source: bool) -> str:
     """An export location; with ``:no-source:``, without the user's source line it quotes."""
-    return _LOCATION_SOURCE.sub(r"\1", text) if no_source else text
+    return (found.place if no_source else found.location) or ""
 
 
 # -- helpers --------------------------------------------------------------------------------
 
 
 def seconds_text(value: float | None) -> str:
-    """``1.234 s``, or a dash where nothing was logged."""
-    return f"{value:.3f} s" if isinstance(value, (int, float)) else "—"
+    """``1.234 s``, or a dash where nothing (or nothing a compile could take) was logged."""
+    seconds = plausible(value, MAX_SECONDS * 1e3)  # sums of many compiles' times
+    return "—" if seconds is None else f"{seconds:.3f} s"
 
 
 def size_text(value: int) -> str:
