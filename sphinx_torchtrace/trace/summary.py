@@ -1,8 +1,8 @@
 """Figures the overview page shows, computed from the model (no Sphinx, no markup).
 
-Everything here is plain data for the ``index.rst.jinja`` template: grouping,
-counting and explaining are done once, in Python, where they can be tested on
-real logs; the template only lays them out (and escapes all trace text).
+Everything here is plain data for the overview's view (``site/pages/overview.py``):
+grouping, counting and explaining are done once, here, where they can be tested on
+real logs; the view only lays them out.
 Every function accepts odd data (missing keys, ``None``, wrong types, infinite or
 400-digit numbers, unhashable ids) without raising, because a docs build must never
 fail on a log; a number no compile could have logged counts as not logged.
@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from .model import ChromiumEvent, Compile, Failure, RankTrace, StackFrame, StackTrieNode, Trace
+from .reader import load_json
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
 
 #: Keys of the overview's sections, in page order (the directive's ``:sections:`` option).
@@ -211,7 +212,7 @@ def _config_dict(value: Any) -> dict[str, Any] | None:
         return value
     if isinstance(value, str):
         try:
-            parsed = json.loads(value)
+            parsed = load_json(value)
         except (ValueError, RecursionError):  # JSON nested thousands deep is no config
             return None
         return parsed if isinstance(parsed, dict) else None
