@@ -42,7 +42,11 @@ def build(srcdir: Path, outdir: Path, jobs: int, code: Path | None = None) -> fl
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
     cmd = [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-j", str(jobs)]
     start = time.perf_counter()
-    subprocess.run([*cmd, str(srcdir), str(outdir)], check=True, capture_output=True, env=env)
+    # from the site's folder: run from the repository, ``python -m`` would put this
+    # checkout's package first on sys.path, ahead of a baseline's PYTHONPATH
+    subprocess.run(
+        [*cmd, str(srcdir), str(outdir)], check=True, capture_output=True, env=env, cwd=srcdir
+    )
     return time.perf_counter() - start
 
 

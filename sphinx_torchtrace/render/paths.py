@@ -30,16 +30,27 @@ DEFAULT_PATH_REWRITES: dict[str, str] = {
 }
 
 
+#: Text a rule can only match where this literal occurs: the rule then runs on those lines
+#: alone (its look-behinds make it slow over megabytes of graphs that hold no such path).
+_LITERAL_HINTS = {SITE_PACKAGES: "-packages/"}
+
+
 class PathRewriter:
     """``{regex: replacement}`` rules applied in order; no rules: text unchanged."""
 
     def __init__(self, rules: Mapping[str, str] | None = None) -> None:
         rules = DEFAULT_PATH_REWRITES if rules is None else rules
-        self._rules = [(re.compile(p), r) for p, r in rules.items()]
+        self._rules = [(re.compile(p), r, _LITERAL_HINTS.get(p)) for p, r in rules.items()]
 
     def __call__(self, text: str) -> str:
-        for pattern, replacement in self._rules:
-            text = pattern.sub(replacement, text)
+        for pattern, replacement, hint in self._rules:
+            if hint is None:
+                text = pattern.sub(replacement, text)
+            elif hint in text:
+                lines = text.split("\n")
+                text = "\n".join(
+                    pattern.sub(replacement, line) if hint in line else line for line in lines
+                )
         return text
 
     def __bool__(self) -> bool:

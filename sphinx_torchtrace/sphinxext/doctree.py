@@ -14,12 +14,11 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.environment import BuildEnvironment
-from sphinx.util.nodes import make_id
 
 from ..render.highlight import is_fast
 from ..site import blocks as b
@@ -27,6 +26,7 @@ from ..site.characters import one_line, printable
 from .latex import CODE_CLASS
 from .patches.fast_code import FAST_CLASS
 
+_Element = TypeVar("_Element", bound=nodes.Element)
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
 
 
@@ -55,6 +55,9 @@ class DoctreeBuilder:
         self._rewrite = rewrite
         self._special = special
         self._ids = 0
+        # Titles, rubrics and lines with a source spare Sphinx's ApplySourceWorkaround a debug
+        # message each (it renders the node as XML even when debug output is off).
+        self._source = document.get("source")
 
     # -- text and inline ------------------------------------------------------------------
 
@@ -175,7 +178,7 @@ class DoctreeBuilder:
     def _lines(self, block: b.Lines) -> list[nodes.Node]:
         node = nodes.line_block(classes=list(block.classes))
         for line in block.lines:
-            node += nodes.line("", "", *self.inline(line))
+            node += self._sourced(nodes.line("", "", *self.inline(line)))
         return [node]
 
     def _bulletlist(self, block: b.BulletList) -> list[nodes.Node]:
@@ -219,9 +222,12 @@ class DoctreeBuilder:
         return row
 
     def _codeblock(self, block: b.CodeBlock) -> list[nodes.Node]:
-        text = self.text(block.text.rstrip("\n")) or " "
+        text = code_text(self._rewrite, block)
         # force: Pygments shows what it cannot lex plainly, without a warning quoting the log
-        node = nodes.literal_block(text, text, language=block.language or "text", force=True)
+        content = nodes.Text(text)
+        # The raw source is the text node itself (a str): pickled doctrees hold big blocks once.
+        node = nodes.literal_block(content, language=block.language or "text", force=True)
+        node += content
         node["classes"].append(CODE_CLASS)
         if not block.searchable:
             node["classes"].append("no-search")
@@ -232,13 +238,12 @@ class DoctreeBuilder:
             node["linenos"] = True
             args["linenostart"] = block.start
         if block.emphasize:
-            count = text.count("\n") + 1
-            args["hl_lines"] = [n for n in block.emphasize if 1 <= n <= count]
+            args["hl_lines"] = emphasized_lines(block, text)
         node["highlight_args"] = args
         return [node]
 
     def _dropdown(self, block: b.Dropdown) -> list[nodes.Node]:
-        title = nodes.rubric("", "", *self.inline(block.title))
+        title = self._sourced(nodes.rubric("", "", *self.inline(block.title)))
         if block.anchor:
             self._anchor(title, block.anchor)
         container = _component(
@@ -261,7 +266,7 @@ class DoctreeBuilder:
         for tab in block.tabs:
             item = _component("tab-item", classes=["sd-tab-item"], selected=False)
             value = self.line(tab.title)
-            label = nodes.rubric(value, value, classes=["sd-tab-label"])
+            label = self._sourced(nodes.rubric(value, value, classes=["sd-tab-label"]))
             if tab.sync:
                 label["sync_id"] = tab.sync
                 label["sync_group"] = "tab"
@@ -279,12 +284,12 @@ class DoctreeBuilder:
         self, title: b.Inlines, content: Iterable[b.Block], anchor: str | None = None
     ) -> nodes.section:
         section = nodes.section()
-        section += nodes.title("", "", *self.inline(title))
+        section += self._sourced(nodes.title("", "", *self.inline(title)))
         if anchor:
             self._anchor(section, anchor)
         else:
             self._ids += 1
-            section["ids"].append(make_id(f"section-{self._ids}"))
+            section["ids"].append(f"section-{self._ids}")
         section.extend(self.blocks(content))
         return section
 
@@ -313,11 +318,26 @@ class DoctreeBuilder:
         wrapper += toctree
         return [wrapper]
 
+    def _sourced(self, node: _Element) -> _Element:
+        node.source = self._source
+        return node
+
     def _anchor(self, node: nodes.Element, anchor: str) -> None:
         """``anchor`` as the node's id, and as a label other pages can reference."""
         node["ids"].append(anchor)
         node["names"].append(label_of(self.docname, anchor))
         self.document.note_explicit_target(node, node)
+
+
+def code_text(rewrite: Callable[[str], str], block: b.CodeBlock) -> str:
+    """What a code block shows: its text path-rewritten and printable, no trailing newline."""
+    return printable(rewrite(block.text.rstrip("\n"))) or " "
+
+
+def emphasized_lines(block: b.CodeBlock, text: str) -> list[int]:
+    """The block's emphasized lines that ``text`` has."""
+    count = text.count("\n") + 1
+    return [n for n in block.emphasize if 1 <= n <= count]
 
 
 def label_of(docname: str, anchor: str) -> str:

@@ -16,8 +16,14 @@ from .domain import TorchTraceDomain
 from .generate import forget_traces, generate_pages
 from .latex import LatexLongLines
 from .page import TorchTracePage
+from .patches.asset_checksums import setup_asset_checksums
 from .patches.fast_code import setup_fast_code
+from .patches.gc_threshold import setup_gc_threshold
+from .patches.generated_transforms import setup_generated_transforms
 from .patches.navigation import setup_navigation
+from .patches.parallel_highlight import setup_parallel_highlight
+from .patches.settings_cache import setup_settings_cache
+from .patches.sibling_navigation import setup_sibling_navigation
 from .patches.stem_cache import setup_stem_cache
 from .patches.straight_quotes import setup_straight_quotes
 from .provenance import setup_provenance
@@ -46,8 +52,14 @@ def setup_extension(app: Sphinx) -> None:
     app.add_post_transform(LatexLongLines)
     setup_provenance(app)
     setup_navigation(app)
+    setup_sibling_navigation(app)
     setup_straight_quotes(app)
     setup_stem_cache(app)
+    setup_gc_threshold(app)
+    setup_generated_transforms(app)
+    setup_settings_cache(app)
+    setup_parallel_highlight(app)
+    setup_asset_checksums(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _exclude_side_files)

@@ -1,0 +1,125 @@
+"""Transforms that find nothing to do on a generated page are not run there.
+
+Sphinx, docutils and extensions run some seventy transforms on every document;
+each walks the whole doctree.  On a generated page most find nothing: its
+nodes are built by :mod:`..doctree`, which makes no footnotes, substitutions,
+``refname`` links, asides, badges or images, and gives every code block its
+language.  On a big trace (hundreds of pages) the walks of the transforms
+listed in :data:`SKIPPED_ON_GENERATED_PAGES` (each with why it has nothing to
+do there) were a twentieth of the build.  The user's own pages, and pages
+assembled from several documents (singlehtml, LaTeX), run every transform.
+
+Mechanism: each listed class's ``apply`` is wrapped, once per process, in a
+check that returns early when the document is one of this build's generated
+pages (its docname is in :func:`..generate.page_registry`, read through
+``document.settings.env``, which Sphinx sets while reading and resolving).
+Subclasses and every other document go through the original ``apply``.
+
+Checked against Sphinx 7.0 to 9.0, docutils 0.20 to 0.22 and sphinx-design
+0.5 to 0.8.  Touches: the ``apply`` method of each listed class and
+``document.settings.env``.  Falls back to running a transform when its class
+is not found (another version), or when the document has no environment.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from docutils import nodes
+from docutils.transforms import Transform
+from sphinx.application import Sphinx
+
+from ..generate import page_registry
+
+#: Dotted class name -> why a generated page gives it nothing to do.
+SKIPPED_ON_GENERATED_PAGES: dict[str, str] = {
+    # read transforms
+    "sphinx.transforms.references.SphinxDanglingReferences": (
+        "reports ``refname`` links without a target: links here are resolved nodes"
+    ),
+    "sphinx.builders.latex.transforms.FootnoteDocnameUpdater": "no footnotes",
+    "sphinx.transforms.i18n.RemoveTranslatableInline": "no translatable inline placeholders",
+    "docutils.transforms.references.AnonymousHyperlinks": "no anonymous links",
+    "sphinx.transforms.AutoNumbering": "no captioned figure, table or code block to number",
+    "docutils.transforms.references.Substitutions": "no substitution references",
+    "sphinx.transforms.DefaultSubstitutions": "no substitution references",
+    "docutils.transforms.references.ExternalTargets": "no targets with a URL",
+    "docutils.transforms.references.InternalTargets": "no ``refname`` links to targets",
+    "docutils.transforms.misc.Transitions": "no transitions",
+    "sphinx.domains.citation.CitationDefinitionTransform": "no citations",
+    "sphinx.domains.citation.CitationReferenceTransform": "no citation references",
+    "sphinx.transforms.MoveModuleTargets": "no module targets",
+    "sphinx.transforms.HandleCodeBlocks": "no block quotes",
+    "sphinx.transforms.SortIds": "every section has one id, its own anchor",
+    "sphinx.transforms.AutoIndexUpgrader": "no index entries",
+    "sphinx.transforms.ReorderConsecutiveTargetAndIndexNodes": "no index entries",
+    "sphinx.transforms.DoctestTransform": "no doctest blocks",
+    "sphinx.transforms.GlossarySorter": "no glossary",
+    # post-transforms (while writing)
+    "sphinx.transforms.post_transforms.code.HighlightLanguageTransform": (
+        "every code block has its language, and no highlight directive is here"
+    ),
+    "sphinx.transforms.post_transforms.code.TrimDoctestFlagsTransform": (
+        "a log's code is shown as logged, doctest flags included"
+    ),
+    "sphinx.transforms.post_transforms.OnlyNodeTransform": "no only directive",
+    "sphinx.transforms.post_transforms.PropagateDescDomain": "no object descriptions",
+    "sphinx.transforms.post_transforms.images.ImageDownloader": "no images",
+    "sphinx.transforms.post_transforms.images.DataURIExtractor": "no images",
+    "sphinx.domains.c.AliasTransform": "no C alias directive",
+    "sphinx.domains.cpp.AliasTransform": "no C++ alias directive",
+    "sphinx_design.aside.AsideHtmlTransform": "no aside component",
+    "sphinx_design.badges_buttons.BadgeRefTooltipStash": "no badge references",
+    "sphinx_design.badges_buttons.ButtonRefContentStash": "no button references",
+}
+
+_MARK = "_torchtrace_skips_generated_pages"
+
+
+def on_generated_page(document: nodes.document) -> bool:
+    """Whether ``document`` is one of this build's generated pages."""
+    env = getattr(document.settings, "env", None)
+    if env is None:
+        return False
+    return env.docname in page_registry(env)
+
+
+def _find(dotted: str) -> type[Transform] | None:
+    module_name, _, name = dotted.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module_name), name, None)
+    except ImportError:
+        return None
+    return found if isinstance(found, type) and issubclass(found, Transform) else None
+
+
+def _skipping(cls: type[Transform], apply: Callable[..., None]) -> Callable[..., None]:
+    @functools.wraps(apply)
+    def apply_unless_generated(self: Transform, **kwargs: Any) -> None:
+        if type(self) is cls and on_generated_page(self.document):
+            return
+        apply(self, **kwargs)
+
+    setattr(apply_unless_generated, _MARK, True)
+    return apply_unless_generated
+
+
+def skip_on_generated_pages(dotted_names: list[str]) -> list[type[Transform]]:
+    """Wrap each found class's ``apply`` (once); returns the classes now skipped there."""
+    wrapped: list[type[Transform]] = []
+    for dotted in dotted_names:
+        cls = _find(dotted)
+        if cls is None:
+            continue
+        if not getattr(cls.__dict__.get("apply"), _MARK, False):
+            patched: Any = cls  # docutils' stubs give Transform no ``apply``
+            patched.apply = _skipping(cls, patched.apply)
+        wrapped.append(cls)
+    return wrapped
+
+
+def setup_generated_transforms(app: Sphinx) -> None:
+    skip_on_generated_pages(list(SKIPPED_ON_GENERATED_PAGES))
