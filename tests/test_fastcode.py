@@ -25,7 +25,7 @@ PYGMENTS_VERSION = tuple(int(p) for p in pygments.__version__.split(".")[:2])
 
 
 def _inside(text: str, index: int, word: str) -> bool:
-    start = text.rfind(word, 0, index + 1)
+    start = text.rfind(word, 0, index + len(word))
     return start != -1 and index < start + len(word)
 
 
