@@ -90,3 +90,12 @@ def group_nodes(
         (list(key), [(node, lines.get(node)) for node in members])
         for key, members in groups.items()
     ]
+
+
+def size_text(size: int) -> str:
+    """A size as a reader takes it in: ``512 B``, ``3.4 KiB``, ``2.0 MiB``."""
+    if size >= 1 << 20:
+        return f"{size / (1 << 20):.1f} MiB"
+    if size >= 1 << 10:
+        return f"{size / (1 << 10):.1f} KiB"
+    return f"{size} B"

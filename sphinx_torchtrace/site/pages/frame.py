@@ -16,7 +16,7 @@ from typing import Any, TypeGuard
 from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
 from ...trace.provenance import provenance_view, provenance_views
 from ...trace.timings import MAX_SECONDS, plausible
-from ..artifacts import language_of, pipeline_position
+from ..artifacts import language_of, pipeline_position, size_text
 from ..blocks import (
     AnchorLink,
     Block,
@@ -597,7 +597,7 @@ def _artifacts_section(view: _Frame) -> Section | None:
         rows.append(
             [
                 name_cell,
-                [_size(a.size)],
+                [size_text(a.size)],
                 [str(a.node_count)] if a.node_count is not None else [],
                 [str(len(kernels))] if kernels else [],
                 content_cell,
@@ -610,7 +610,7 @@ def _artifacts_section(view: _Frame) -> Section | None:
     for a in inline:
         blocks.append(
             Dropdown(
-                [f"{a.name} ({_size(a.size)}, line {a.line} of the log)"],
+                [f"{a.name} ({size_text(a.size)}, line {a.line} of the log)"],
                 [CodeBlock(view.strip(a.text()), language_of(a))],
                 anchor=_artifact_anchor(a),
             )
@@ -764,14 +764,6 @@ def _json_text(value: object) -> str:
         return json.dumps(value, indent=1, sort_keys=True, default=str)
     except (RecursionError, ValueError):
         return "(this record is nested too deeply to show)"
-
-
-def _size(value: int) -> str:
-    if value >= 1 << 20:
-        return f"{value / (1 << 20):.1f} MiB"
-    if value >= 1 << 10:
-        return f"{value / (1 << 10):.1f} KiB"
-    return f"{value} B"
 
 
 def _truncate(text: str, limit: int) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ...trace import Artifact, Compile
 from ...trace.provenance import ProvenanceView, provenance_views
-from ..artifacts import group_nodes, language_of
+from ..artifacts import group_nodes, language_of, size_text
 from ..blocks import (
     Block,
     Code,
@@ -200,14 +200,6 @@ def numbered_anchor(anchor: str, index: int) -> str:
     return anchor if index == 0 else f"{anchor}-{index + 1}"
 
 
-def format_size(size: int) -> str:
-    if size >= 1 << 20:
-        return f"{size / (1 << 20):.1f} MiB"
-    if size >= 1 << 10:
-        return f"{size / (1 << 10):.1f} KiB"
-    return f"{size} B"
-
-
 # -- the graph page -------------------------------------------------------------------------
 
 
@@ -299,7 +291,7 @@ def _facts(
 
 
 def _size_text(artifact: Artifact, text: str) -> str:
-    out = format_size(artifact.size)
+    out = size_text(artifact.size)
     if artifact.node_count is not None:
         out += f", {artifact.node_count} node" + ("s" if artifact.node_count != 1 else "")
     line_count = text.rstrip("\n").count("\n") + 1

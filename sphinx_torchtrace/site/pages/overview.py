@@ -16,6 +16,7 @@ from typing import Any
 
 from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, summary
 from ...trace.timings import MAX_SECONDS, plausible
+from ..artifacts import size_text
 from ..blocks import (
     Admonition,
     AnchorLink,
@@ -871,15 +872,6 @@ def seconds_text(value: float | None) -> str:
     """``1.234 s``, or a dash where nothing (or nothing a compile could take) was logged."""
     seconds = plausible(value, MAX_SECONDS * 1e3)  # sums of many compiles' times
     return "—" if seconds is None else f"{seconds:.3f} s"
-
-
-def size_text(value: int) -> str:
-    """A file size as a reader takes it in: ``512 B``, ``3.4 KiB``, ``2.0 MiB``."""
-    if value >= 1 << 20:
-        return f"{value / (1 << 20):.1f} MiB"
-    if value >= 1 << 10:
-        return f"{value / (1 << 10):.1f} KiB"
-    return f"{value} B"
 
 
 #: The sections in page order, by their ``:sections:`` key.
