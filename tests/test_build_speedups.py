@@ -28,9 +28,9 @@ from sphinx_torchtrace.sphinxext.patches import (
     fast_code,
     gc_threshold,
     generated_transforms,
+    navigation,
     parallel_highlight,
     settings_cache,
-    sibling_navigation,
 )
 
 from .conftest import SiteMaker, generated_pages
@@ -48,9 +48,9 @@ def output_files(app: SphinxTestApp) -> dict[str, bytes]:
 
 def without_speedups(monkeypatch: pytest.MonkeyPatch) -> None:
     """Builds from now on run as before the speed-ups: every transform, Sphinx's own settings
-    parser per document, highlighting in the build's process, one sidebar per folder."""
+    parser per document, highlighting in the build's process, a sidebar resolved per page."""
     for name in (
-        "setup_sibling_navigation",
+        "setup_navigation",
         "setup_gc_threshold",
         "setup_settings_cache",
         "setup_parallel_highlight",
@@ -85,7 +85,7 @@ def test_orphan_sidebars_are_shared_by_sibling_folders(make_site: SiteMaker) -> 
     included = set(chain.from_iterable(app.env.toctree_includes.values()))
     orphans = [p for p in generated_pages(app) if p not in included]
     folders = {p.rsplit("/", 1)[0] for p in orphans}
-    shared = sibling_navigation._SHARED[app.builder]
+    shared = navigation._SHARED[app.builder]
     parents = {parent for parent, _ in shared.navigation}
     assert len(folders) > len(parents) >= 1  # several frame folders, one navigation each parent
 

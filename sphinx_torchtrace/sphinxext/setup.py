@@ -23,7 +23,6 @@ from .patches.generated_transforms import setup_generated_transforms
 from .patches.navigation import setup_navigation
 from .patches.parallel_highlight import setup_parallel_highlight
 from .patches.settings_cache import setup_settings_cache
-from .patches.sibling_navigation import setup_sibling_navigation
 from .patches.stem_cache import setup_stem_cache
 from .patches.straight_quotes import setup_straight_quotes
 from .provenance import setup_provenance
@@ -52,7 +51,6 @@ def setup_extension(app: Sphinx) -> None:
     app.add_post_transform(LatexLongLines)
     setup_provenance(app)
     setup_navigation(app)
-    setup_sibling_navigation(app)
     setup_straight_quotes(app)
     setup_stem_cache(app)
     setup_gc_threshold(app)
