@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from typing import Any
 
 import pygments
 import pytest
@@ -41,15 +42,29 @@ def test_trace_text_is_escaped_and_comes_back_unchanged() -> None:
     assert _text(out).strip("\n") == hostile
 
 
+def _numbered(markup: str) -> tuple[list[str], str]:
+    """The line-number column and the code column of a numbered block."""
+    m = re.fullmatch(
+        r'<div class="highlight"><table class="highlighttable"><tr>'
+        r'<td class="linenos"><div class="linenodiv"><pre>([^<]*)</pre></div></td>'
+        r'<td class="code"><div><pre><span></span>(.*)\n</pre></div></td></tr></table></div>\n',
+        markup,
+        re.S,
+    )
+    assert m, markup[:300]
+    return m.group(1).split("\n"), m.group(2)
+
+
 def test_fx_graphs_get_pygments_classes_and_line_numbers() -> None:
     rank = read_log(SIMPLE_LOG)
     graph = rank.compile("[0/0]").artifacts_named("dynamo_output_graph")[0].text()
     out = highlight_fast(graph, "torchtrace-fx", linenos=True)
     assert '<span class="nv">linear</span>' in out
     assert '<span class="nf">torch.relu</span>' in out
-    assert out.count('<span class="linenos">') == len(graph.rstrip("\n").split("\n"))
-    lines = [_text(line) for line in out.split("\n")[:3]]
-    assert lines[0].endswith(graph.split("\n")[0])
+    numbers, code = _numbered(out)
+    lines = graph.rstrip("\n").split("\n")
+    assert [n.strip() for n in numbers] == [str(n) for n in range(1, len(lines) + 1)]
+    assert _text(code) == "\n".join(lines)  # copying the code leaves the numbers behind
 
 
 def test_diffs_mark_added_and_removed_lines() -> None:
@@ -137,15 +152,15 @@ def test_hostile_text_is_escaped_and_comes_back_unchanged(language: str, text: s
 @pytest.mark.parametrize("language", ["python", "cpp", "pytb"])
 def test_real_text_comes_back_unchanged_with_balanced_spans_per_line(language: str) -> None:
     text = {"python": _output_code(), "cpp": _cpp_kernel(), "pytb": HOSTILE[-1][1]}[language]
-    lines = _inner(highlight_fast(text, language, linenos=True, first_line=7)).split("\n")
+    numbers, code = _numbered(highlight_fast(text, language, linenos=True, first_line=7))
+    lines = code.split("\n")
     assert len(lines) == len(text.rstrip("\n").split("\n"))
     for line in lines:
         assert line.count("<span") == line.count("</span>"), line
-        assert '"></span>' not in line.replace('class="linenos"', ""), line  # no empty span
+        assert '"></span>' not in line, line  # no empty span
     width = len(str(6 + len(lines)))
-    numbers = [f'<span class="linenos">{n:>{width}}</span>' for n in range(7, 7 + len(lines))]
-    visible = [line.removeprefix(n) for n, line in zip(numbers, lines, strict=True)]
-    assert _text("\n".join(visible)) == text.rstrip("\n")
+    assert numbers == [f"{n:>{width}}" for n in range(7, 7 + len(lines))]
+    assert _text(code) == text.rstrip("\n")
 
 
 def test_python_output_code_gets_pygments_classes() -> None:
@@ -259,21 +274,26 @@ def test_tracebacks_get_the_traceback_lexers_classes() -> None:
     assert '<span class="gr">exc.BackendCompilerFailed</span>: x' in failed
 
 
+def _pygments_table(text: str, lexer: Any, **options: Any) -> str:
+    """Pygments' table layout, its line numbers without their ``normal`` spans."""
+    formatter = HtmlFormatter(linenos="table", **options)
+    table = pygments.highlight(text, lexer, formatter)
+    return re.sub(r'<span class="normal">([^<]*)</span>', r"\1", table)
+
+
 def test_emphasized_lines_are_written_as_pygments_writes_them() -> None:
     text = "".join(f"line {n} of the block\n" for n in range(12))
     for hl_lines, start in [([1, 3, 12], 1), ([2, 11], 95), ([], 1)]:
-        formatter = HtmlFormatter(linenos="inline", hl_lines=hl_lines, linenostart=start)
-        expected = pygments.highlight(text, TextLexer(), formatter)
+        expected = _pygments_table(text, TextLexer(), hl_lines=hl_lines, linenostart=start)
         assert highlight_fast(text, "none", True, start, hl_lines) == expected
     expected = pygments.highlight(text, TextLexer(), HtmlFormatter(hl_lines=[2]))
     assert highlight_fast(text, "none", False, 1, [2]) == expected
     # With tokens: the same structure once the token spans are taken out.
     code = 'def f(x):\n    """doc\n    more"""\n    return x  # c\n'
-    formatter = HtmlFormatter(linenos="inline", hl_lines=[2, 4])
-    theirs = pygments.highlight(code, PythonLexer(), formatter)
+    theirs = _pygments_table(code, PythonLexer(), hl_lines=[2, 4])
     ours = highlight_fast(code, "python", True, 1, [2, 4])
     assert _structure(theirs) == _structure(ours)
-    assert '<span class="hll"><span class="linenos">2</span>    <span class="sd">' in ours
+    assert '<span class="hll">    <span class="sd">' in ours
 
 
 def _structure(markup: str) -> str:
@@ -299,4 +319,5 @@ def test_the_translator_passes_emphasis_and_first_line() -> None:
         visit_literal_block(Translator(), node)  # type: ignore[arg-type]
     out = "".join(Translator.body)
     assert out.startswith('<div class="highlight-python notranslate"><div class="highlight">')
-    assert '"hll"><span class="linenos">42</span>b = <span class="mi">2</span>\n</span>' in out
+    assert '<td class="linenos"><div class="linenodiv"><pre>41\n42\n43</pre>' in out
+    assert '"hll">b = <span class="mi">2</span>\n</span>' in out
