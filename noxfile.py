@@ -104,3 +104,14 @@ def bench(session: nox.Session) -> None:
     session.install("-e", ".[test]", TORCH, "furo")
     session.run("python", "benchmarks/bench_model.py", *session.posargs)
     session.run("python", "benchmarks/bench_sphinx.py")
+
+
+@nox.session
+def mutation(session: nox.Session) -> None:
+    """10,000 mutated real logs through model and pages, 200 of them built by Sphinx.
+
+    Not in the default sessions (minutes). A quick run: ``nox -s mutation -- --mutants 500
+    --builds 10``; ``--seed N`` picks another campaign.
+    """
+    session.install("-e", ".[test]")
+    session.run("python", "benchmarks/mutation_campaign.py", *session.posargs)

@@ -37,6 +37,7 @@ def test_training_trace_makes_a_pdf(tmp_path: Path) -> None:
         [sys.executable, "-m", "sphinx", "-M", "latexpdf", str(src), str(tmp_path / "out")],
         capture_output=True,
         text=True,
+        errors="replace",  # LaTeX echoes non-ASCII input in its own 8-bit encoding
         timeout=600,
     )
     pdf = tmp_path / "out" / "latex" / "pdf.pdf"

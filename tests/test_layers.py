@@ -27,7 +27,13 @@ else:  # pytest brings tomli to Python 3.10
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "sphinx_torchtrace"
 #: Lowest first: a layer may import the ones before it, never one after it.
-LAYERS = [f"{PACKAGE}.trace", f"{PACKAGE}.site", f"{PACKAGE}.render", f"{PACKAGE}.sphinxext"]
+LAYERS = [
+    f"{PACKAGE}.trace",
+    f"{PACKAGE}.site",
+    f"{PACKAGE}.render",
+    f"{PACKAGE}.sphinxext",
+    f"{PACKAGE}.cli",  # the command line: above everything, Sphinx only through sphinxext
+]
 SPHINX_STACK = {"sphinx", "docutils"}
 
 

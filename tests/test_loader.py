@@ -63,10 +63,11 @@ def test_a_directory_without_rank_logs_means_its_newest_log(tmp_path: Path) -> N
 def test_latest_picks_the_newest_log_even_among_rank_logs(tmp_path: Path) -> None:
     for rank, src in ((0, SIMPLE), (1, GRAPH_BREAKS)):
         shutil.copy(src, tmp_path / f"dedicated_log_torch_trace_rank_{rank}_x.log")
+    # file times say rank 0 is newer; the times recorded inside say graph_breaks ran later
     os.utime(tmp_path / "dedicated_log_torch_trace_rank_1_x.log", (1_000_000, 1_000_000))
     assert len(load_trace(tmp_path).ranks) == 2
     latest = load_trace(tmp_path, latest=True)
-    assert [Path(r.path).name for r in latest.ranks] == ["dedicated_log_torch_trace_rank_0_x.log"]
+    assert [Path(r.path).name for r in latest.ranks] == ["dedicated_log_torch_trace_rank_1_x.log"]
 
 
 def test_an_empty_directory_or_a_missing_file_is_an_error_naming_it(tmp_path: Path) -> None:

@@ -98,8 +98,9 @@ def anchors(page: Page) -> list[str | None]:
 
 
 def facts(page: Page) -> dict[str, str]:
-    block = next(b for b in page.blocks if isinstance(b, Lines))
-    assert "torchtrace-facts" in block.classes
+    block = next(
+        b for b in page.blocks if isinstance(b, Lines) and "torchtrace-facts" in b.classes
+    )
     pairs = (inline_text(line).split(": ", 1) for line in block.lines)
     return {label: value for label, value in pairs}
 
@@ -125,9 +126,9 @@ def test_page_declares_its_frame_then_says_how_it_went() -> None:
     page = page_of("recompiles", "[0/2]")
     frame = frame_of("recompiles", "[0/2]")
     assert page.docname == frame.docname
-    assert inline_text(page.title) == "[0/2] static_fn"
+    assert inline_text(page.title) == "recompiles · [0/2] static_fn"
     assert page.blocks[0] == ObjectTarget("frame", "recompiles/[0/2]", "ok")
-    status = page.blocks[1]
+    status = page.blocks[2]
     assert isinstance(status, Paragraph)
     assert status.content[0] == ObjectLink("frame", "recompiles/[0/2]", "ok")
     assert "the frame runs the compiled code" in inline_text(status.content)
@@ -151,7 +152,8 @@ def test_page_declares_its_frame_then_says_how_it_went() -> None:
 
 def test_recompiled_frame_shows_the_failed_guard_and_the_graph_diff() -> None:
     page = page_of("recompiles", "[0/2]")
-    assert anchors(page) == ["changed", "stack", "metrics", "artifacts", "kernels", "cache-lookups"]
+    # the figures and what was made first; the long blocks (diff, stack) after them
+    assert anchors(page) == ["metrics", "artifacts", "kernels", "changed", "stack", "cache-lookups"]
     changed = section(page, "changed")
     assert inline_text(changed.title) == "Why it compiled again"
     intro = changed.blocks[0]
@@ -262,9 +264,14 @@ def test_artifacts_table_lists_the_pipeline_and_links_graph_pages() -> None:
     assert linked == {g.docname for g in frame.graphs}
     downloads = {x.path: x.text for r in table.rows for x in r[-1] if isinstance(x, Download)}
     assert downloads == {
-        g.raw_path: "runnable .py" if g.artifact.name == "fx_graph_runnable" else "raw"
-        for g in frame.graphs
+        **{
+            g.raw_path: "runnable .py" if g.artifact.name == "fx_graph_runnable" else "raw"
+            for g in frame.graphs
+        },
+        # too large to show: a download, as tlparse links it
+        **{d.raw_path: "raw" for d in frame.downloads},
     }
+    assert {d.artifact.name for d in frame.downloads} == {"fx_graph_cache_miss"}
     code_rows = [r for r in table.rows if inline_text(r[0]).startswith("inductor_output_code")]
     assert sum(int(inline_text(r[3])) for r in code_rows) == len(frame.kernels)
     # artifacts without a page are shown below the table, each under its anchor
@@ -280,14 +287,22 @@ def test_artifacts_table_lists_the_pipeline_and_links_graph_pages() -> None:
 def test_kernels_table_links_each_kernel_and_its_code() -> None:
     page = page_of("training", "[0/0]")
     frame = frame_of("training", "[0/0]")
-    (table,) = section(page, "kernels").blocks
+    table = section(page, "kernels").blocks[-1]
     assert isinstance(table, Table)
     assert table.header == ["Kernel", "Kind", "Generated in", "Source nodes"]
-    assert len(table.rows) == len(frame.kernels) == 13
-    for row, kernel in zip(table.rows, frame.kernels, strict=True):
+    assert len(frame.kernels) == 13
+    # an extern kernel (a library call) is one row per call site, with that call's nodes
+    expected = [
+        (k, line)
+        for k in frame.kernels
+        for line in (k.kernel.launch_lines if k.kernel.kind == "extern" else [None])
+    ]
+    assert len(table.rows) == len(expected) > len(frame.kernels)
+    for row, (kernel, line) in zip(table.rows, expected, strict=True):
         assert row[0] == [PageLink(kernel.docname, kernel.kernel.name)]
         assert kernel.code_docname is not None
-        assert row[2] == [PageLink(kernel.code_docname, "inductor_output_code")]
+        code = PageLink(kernel.code_docname, "inductor_output_code")
+        assert row[2] == ([code] if line is None else [code, f" line {line}"])
     assert any(inline_text(row[3]) for row in table.rows)  # source nodes of fused kernels
 
 
@@ -364,7 +379,8 @@ def test_view_writes_no_markup(scenario: str) -> None:
     plan = plan_of(scenario)
     for frame in plan.frames:
         page = frame_page(plan, frame, PageSettings())
-        assert inline_text(page.title).startswith(frame.compile.label)
+        title = inline_text(page.title)
+        assert title.startswith(f"{plan.label} · {frame.compile.label}"), title
         for s in strings(page):
             for markup in ("``", ":torchtrace:", ":doc:", ":ref:", ":code:", "\\_", "\\["):
                 assert markup not in s, (frame.name, s[:200])
@@ -376,6 +392,6 @@ def test_every_frame_page_of_every_log_builds() -> None:
         for frame in plan.frames:
             for no_source in (False, True):
                 page = frame_page(plan, frame, PageSettings(no_source=no_source))
-                assert page.blocks[0] == ObjectTarget("frame", frame.name, frame.compile.status)
+                assert page.blocks[0] == ObjectTarget("frame", *plan.frame_objects(frame)[0])
                 assert all(a is None or a.replace("-", "").isalnum() for a in anchors(page))
                 assert len(set(anchors(page))) == len(anchors(page))

@@ -105,7 +105,9 @@ def section(page: Page, anchor: str) -> Section | None:
 
 def facts(page: Page) -> dict[str, list[object]]:
     """The page's facts, by label: ``{"Frame": [ObjectLink(...), ...]}``."""
-    block = next(b for b in page.blocks if isinstance(b, Lines))
+    block = next(
+        b for b in page.blocks if isinstance(b, Lines) and "torchtrace-breadcrumbs" not in b.classes
+    )
     assert list(block.classes) == ["torchtrace-facts"]
     out: dict[str, list[object]] = {}
     for line in block.lines:
@@ -138,8 +140,13 @@ def test_graph_page_shows_the_whole_artifact_and_offers_it(log: Path) -> None:
         assert [d.path for d in downloads] == [graph.raw_path]
         assert facts(page)["Frame"][0] == ObjectLink("frame", frame.name)
         title = inline_text(page.title)
-        assert title.startswith(graph.name.rsplit("/", 1)[1])
-        assert title.endswith(" of " + frame.compile.label)
+        # where am I: trace · compile id · what the page is
+        assert title.startswith(f"{plan.label} · {frame.compile.label} · ")
+        assert title.split(" · ")[-1].startswith(graph.name.rsplit("/", 1)[1])
+        crumbs = page.blocks[1]
+        assert isinstance(crumbs, Lines) and crumbs.classes == ["torchtrace-breadcrumbs"]
+        assert PageLink(plan.index_docname, plan.label) in crumbs.lines[0]
+        assert any(isinstance(x, PageLink) and x.docname == frame.docname for x in crumbs.lines[0])
 
 
 def _download_text(page: Page) -> str:
@@ -175,8 +182,8 @@ def test_training_graphs_say_which_pass_they_are() -> None:
             page = graph_page(plan, frame, graph, DEFAULT)
             title = inline_text(page.title)
             phases[title] = inline_text(facts(page)["Frame"])  # type: ignore[arg-type]
-    assert any("(forward) of" in t for t in phases), phases
-    assert any("(backward) of" in t for t in phases), phases
+    assert any(t.endswith(" (forward)") for t in phases), phases
+    assert any(t.endswith(" (backward)") for t in phases), phases
     for title, frame_fact in phases.items():
         phase = next((p for p in ("forward", "backward") if f"({p})" in title), None)
         # a compile with one post-grad graph (inference) names no pass
@@ -243,7 +250,9 @@ def test_kernel_source_is_numbered_as_in_its_code(log: Path) -> None:
     for plan, frame, kernel in kernels(log):
         page = kernel_page(plan, frame, kernel, DEFAULT)
         assert page.blocks[0] == ObjectTarget("kernel", kernel.name)
-        assert inline_text(page.title) == kernel.kernel.name
+        assert inline_text(page.title) == f"{plan.label} · {frame.compile.label} · " + (
+            kernel.name[len(frame.name) + 1 :]
+        )
         source = section(page, "source")
         if kernel.kernel.kind == "extern":
             assert source is None

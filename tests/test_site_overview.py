@@ -23,6 +23,7 @@ from sphinx_torchtrace.site.blocks import (
     Link,
     ObjectLink,
     Page,
+    PageLink,
     Paragraph,
     Section,
     Strong,
@@ -118,6 +119,7 @@ def test_sections_in_template_order() -> None:
     plan, page = build(SHARED / "compile_error")
     assert page.docname == plan.index_docname and inline_text(page.title) == "Trace t"
     assert anchors(page) == [
+        "at-a-glance",
         "status-legend",
         "where-compilations-start",
         "compile-directory",
@@ -131,9 +133,10 @@ def test_sections_in_template_order() -> None:
     if "charts" in sections(page):  # right after the directory, as the template included it
         keys = list(sections(page))
         assert keys.index("charts") == keys.index("compile-directory") + 1
-    # the header comes first, unsectioned; the frames' toctree comes last
-    assert isinstance(page.blocks[0], Paragraph) and "TORCH_TRACE" in strings(page.blocks[0])
-    assert isinstance(page.blocks[1], Target) and page.blocks[1].anchor == "header"
+    # the answer first, then the header, unsectioned; the frames' toctree comes last
+    assert isinstance(page.blocks[0], Section) and page.blocks[0].anchor == "at-a-glance"
+    assert isinstance(page.blocks[1], Paragraph) and "TORCH_TRACE" in strings(page.blocks[1])
+    assert isinstance(page.blocks[2], Target) and page.blocks[2].anchor == "header"
     last = page.blocks[-1]
     assert isinstance(last, Toctree) and last.caption == "Frames"
     assert list(last.docnames) == [f.docname for f in plan.frames]
@@ -141,7 +144,7 @@ def test_sections_in_template_order() -> None:
 
 def test_header_facts() -> None:
     plan, page = build(SHARED / "recompiles")
-    (header,) = of_type(page.blocks[:3], Table)
+    (header,) = of_type(page.blocks[1:4], Table)
     assert not header.header  # facts, one per row: no header row
     facts = {inline_text(row[0]): row[1] for row in header.rows}
     assert list(facts) == ["PyTorch", "Ranks", "Captured", "Log", "Compilations", "Settings"]
@@ -173,7 +176,12 @@ def test_directory_links_every_frame_of_the_plan() -> None:
     assert list(directory.header) == [
         "Compile id", "Function", "Status", "Time", "Graphs", "Kernels", "Cache", "Artifacts",
     ]
-    links = [[ObjectLink("frame", f.name)] for f in plan.frames]
+    links = [
+        [ObjectLink("frame", f.name)]
+        if plan.badge_status(f) == f.compile.status
+        else [PageLink(f.docname, f.compile.label)]
+        for f in plan.frames
+    ]
     assert [row[0] for row in directory.rows] == links
     assert "t/[0/0]#2" in [f.name for f in plan.frames]  # the repeat after reset() has its own
     names = {f.name for f in plan.frames}
@@ -184,7 +192,8 @@ def test_directory_links_every_frame_of_the_plan() -> None:
 def test_failures_keep_trace_text_as_it_is() -> None:
     _, page = build(SHARED / "graph_breaks")
     failures = sections(page)["failures-and-restarts"]
-    assert "22 in all, 8 distinct." in texts(failures)
+    # a graph break and the restart torch logs after it are one event, counted once
+    assert "11 in all, 4 distinct." in texts(failures)
     rows = table(failures, "Kind").rows
     assert list(table(failures, "Kind").header) == [
         "Kind", "Reason", "Count", "Compile ids and places",
@@ -207,7 +216,11 @@ def test_recompiles_are_explained() -> None:
     intro = texts(recompiles)[0]
     assert "recompile_limit versions (8, later 3 in this run)" in intro
     assert "static_fn ([0/*]): 5 versions, 4 recompiles." in texts(recompiles)
-    first = of_type(recompiles, Table)[0]
+    merged, first = of_type(recompiles, Table)[:2]
+    # identical reasons merged across functions, with counts
+    assert list(merged.header)[1:] == ["Recompiles", "Functions", "New versions"]
+    by_reason = {inline_text(r[0]): (inline_text(r[1]), inline_text(r[2])) for r in merged.rows}
+    assert by_reason["an input tensor has a different shape"] == ("4", "static_fn ×2, auto_fn ×2")
     assert list(first.header) == [
         "New version", "Did not fit", "Failed check (guard)", "In plain words",
     ]
@@ -241,7 +254,7 @@ def test_each_rank_has_its_synchronized_tab() -> None:
     assert [d.path for d in of_type(timeline, Download)] == [
         f"{plan.root}/_raw/chromium-events-rank{n}.json" for n in range(4)
     ]
-    assert AnchorLink(plan.index_docname, "ranks", "Ranks") in of_type(page.blocks[:3], AnchorLink)
+    assert AnchorLink(plan.index_docname, "ranks", "Ranks") in of_type(page.blocks[1:4], AnchorLink)
 
 
 def test_diverging_ranks_are_explained() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from sphinx_torchtrace.trace import load_trace
 
 from .conftest import DATA, SHARED, SiteMaker, generated_pages
+from .tools.model_summary import OTHER_INPUTS
 
 #: Folders that are one multi-rank (or paired) trace, documented as a directory.
 TRACE_DIRS = {
@@ -26,6 +27,7 @@ TRACE_DIRS = {
     "shared/tlparse-inputs/inputs/multi_rank_schedule",
     "captured/draft_export",
     "captured/multi_rank_gloo",
+    "captured/ddp_graph_break",
 }
 #: Not a good trace: its JSON is damaged on purpose (covered in test_sphinx_incremental).
 DAMAGED = {"shared/tlparse-inputs/inputs/simple_corrupted_json.log"}
@@ -47,6 +49,10 @@ def good_traces() -> list[str]:
                 and path.stat().st_size > 0
                 and rel not in DAMAGED
                 and not any(rel.startswith(d + "/") for d in TRACE_DIRS)
+                and (
+                    OTHER_INPUTS.isdisjoint(path.relative_to(DATA).parts)
+                    or path.name.startswith("dedicated_log_torch_trace")
+                )
             ):
                 found.append(rel)
     return found

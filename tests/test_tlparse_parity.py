@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_torchtrace.trace import Artifact, Compile, CompileId, RankTrace, read_log
+from sphinx_torchtrace.site.plan import plan_trace
+from sphinx_torchtrace.trace import Artifact, Compile, CompileId, RankTrace, Trace, read_log
 
 DATA = Path(__file__).parent / "data"
 PINNED = DATA / "expected" / "tlparse"
@@ -134,5 +135,23 @@ def test_stack_trie_statuses(pin: Path) -> None:
     assert trie_ids == set(tl["statuses"])
 
 
+@pytest.mark.parametrize("pin", LOGS, ids=ids)
+def test_frame_badges_equal_stack_trie_statuses(pin: Path) -> None:
+    """What the badge of ``[x/y]`` shows (stack trie, roles) is tlparse's status of ``[x/y]``,
+    declared on the frame's first page; attempts ``[x/y_z]`` keep their own status."""
+    rank, tl = _log_and_pin(pin)
+    plan = plan_trace("t", Trace(ranks=[rank]), "torchtrace")
+    declared = {name: status for f in plan.frames for name, status in plan.frame_objects(f)}
+    repeated = {str(c.id.frame) for c in rank.compiles if c.occurrence > 1}
+    for cid, status in tl["statuses"].items():
+        if cid not in repeated and f"t/{cid}" in declared:  # tlparse merges repeats
+            assert declared[f"t/{cid}"] == status, cid
+    for f in plan.frames:
+        if f.compile.id.attempt:
+            assert declared[f.name] == f.compile.status
+
+
 def test_every_bundled_log_is_compared() -> None:
-    assert len(LOGS) >= 45
+    assert len(LOGS) >= 48
+    restart_patterns = {p.parent.name for p in LOGS if "graph_break" in p.parent.name}
+    assert {"ddp_graph_break", "optimizer_graph_break"} <= restart_patterns

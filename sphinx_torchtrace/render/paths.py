@@ -8,8 +8,11 @@ that it can never add or remove a line and line numbers stay the model's.
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+
+from ..trace.model import RankTrace, Trace
 
 #: ``/any/prefix/site-packages/`` (or ``dist-packages``): from the first ``/`` of a path to
 #: the first site-packages folder after it.  A match may begin only where a path begins
@@ -21,18 +24,121 @@ SITE_PACKAGES = (
     r"([^\s\"'<>/]*)/[^\s\"'<>]*?/(?:site|dist)-packages/"
 )
 
-#: Rewrites applied to every path in published text unless configured otherwise.
-#: Log text is untrusted: each pattern here runs in time linear in the text's length.
+#: Python's own prefix, up to its standard library: ``/usr/lib/python3.11/``,
+#: ``/opt/conda/lib/python3.12/``, ``~/.pyenv/versions/3.11.9/lib/python3.11/``.  Like
+#: :data:`SITE_PACKAGES`, a match begins only where a path begins (a linear scan).
+PYTHON_PREFIX = (
+    r"(?<![^\s\"'<>])([^\s\"'<>/]*)/[^\s\"'<>]*?/lib(?:64)?/python\d\.\d{1,3}/"
+)
+
+#: Inductor's cache folder is named after the user (``/tmp/torchinductor_alice``).
+TORCHINDUCTOR = r"/torchinductor_(?!user(?![^/\s\"'<>]))[^/\s\"'<>]+"
+
+#: macOS's per-user temporary folder (``/var/folders/fd/kcv8…/T/``).
+MACOS_TEMP = r"/var/folders/[^/\s\"'<>]+/[^/\s\"'<>]+/T/"
+
+#: Rewrites applied to every path in published text unless configured otherwise, in order
+#: (site-packages before the standard library that holds it, both before home directories
+#: that hold them).  Log text is untrusted: each pattern here runs in time linear in the
+#: text's length.
 DEFAULT_PATH_REWRITES: dict[str, str] = {
     SITE_PACKAGES: r"\g<1><site-packages>/",
-    # home directories: Linux and macOS users, and the superuser's
-    r"/(?:(?:home|Users)/[^/\s\"']+|root)/": "~/",
+    PYTHON_PREFIX: r"\g<1><python>/",
+    TORCHINDUCTOR: "/torchinductor_user",
+    MACOS_TEMP: "<tmp>/",
+    # home directories: Linux and macOS users (and shared hosts' /data/users/<name>), and
+    # the superuser's
+    r"/(?:(?:home|Users|data/users)/[^/\s\"']+|root)/": "~/",
 }
+
+#: What the project's root becomes (see :func:`project_roots`).
+PROJECT = "<project>"
 
 
 #: Text a rule can only match where this literal occurs: the rule then runs on those lines
 #: alone (its look-behinds make it slow over megabytes of graphs that hold no such path).
-_LITERAL_HINTS = {SITE_PACKAGES: "-packages/"}
+_LITERAL_HINTS = {
+    SITE_PACKAGES: "-packages/",
+    PYTHON_PREFIX: "/python",
+    TORCHINDUCTOR: "/torchinductor_",
+    MACOS_TEMP: "/var/folders/",
+}
+
+# Folders whose paths the home-directory rule already hides.
+_HOMES = ("/home/", "/Users/", "/data/users/", "/root/")
+# File names of library code, not the user's: the project root is never among them.
+_LIBRARY = re.compile(r"/(?:site|dist)-packages/|/lib(?:64)?/python\d\.\d{1,3}/|/torch/_")
+_MAX_FILES = 10_000  # file names of one log looked at, at most, to find its project's root
+_MAX_ROOTS = 64  # logs looked at, at most
+
+
+def project_roots(trace: Trace) -> list[str]:
+    """The folders holding the user's code, per log, where they lie outside home directories.
+
+    For each log (a rank may come from another machine), the common folder of every
+    absolute, non-library file name in its stacks (a CI checkout such as
+    ``/srv/ci/checkout/proj``); none for a log whose files are under a home directory
+    (the home rule hides those), have no such file, or share no folder below ``/``.
+    Longest first, so that a root inside another is rewritten first.
+    """
+    roots: set[str] = set()
+    for rank in trace.ranks[:_MAX_ROOTS]:
+        root = _root_of(_file_names(rank))
+        if root is not None:
+            roots.add(root)
+    return sorted(roots, key=lambda r: (-len(r), r))
+
+
+def _root_of(names: Iterable[str]) -> str | None:
+    folders: set[str] = set()
+    for name in names:
+        if name.startswith("/") and not _LIBRARY.search(name) and "\n" not in name:
+            folders.add(posixpath.dirname(posixpath.normpath(name)))
+    if not folders:
+        return None
+    root = posixpath.commonpath(sorted(folders))
+    if len(root) > 1000 or root in ("", "/") or (root + "/").startswith(_HOMES) or any(
+        c in root for c in " \t\"'<>"
+    ):
+        return None
+    return root
+
+
+def _file_names(rank: RankTrace) -> Iterator[str]:
+    count = 0
+    names: Iterable[str] = rank.strings.values()
+    for name in names:
+        yield name
+        count += 1
+        if count >= _MAX_FILES:
+            return
+    for compile_ in rank.compiles:
+        for frame in compile_.stack or ():
+            yield frame.filename
+            count += 1
+            if count >= _MAX_FILES:
+                return
+
+
+def trace_rules(
+    trace: Trace, user_rules: Mapping[str, str], defaults: bool = True
+) -> dict[str, str]:
+    """The rules for one trace's pages: the user's, then the defaults with its project root.
+
+    Each project root (:func:`project_roots`) is rewritten after the library rules
+    (a virtualenv inside a checkout stays ``<site-packages>/``) and before the rest.
+    """
+    rules = dict(user_rules)
+    if not defaults:
+        return rules
+    roots = project_roots(trace)
+    for pattern, replacement in DEFAULT_PATH_REWRITES.items():
+        if pattern not in (SITE_PACKAGES, PYTHON_PREFIX):
+            for root in roots:
+                rules.setdefault(re.escape(root) + r"(?![\w.-])", PROJECT)
+            roots = []
+        rules.setdefault(pattern, replacement)
+    return rules
 
 
 class PathRewriter:

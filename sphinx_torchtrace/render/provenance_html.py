@@ -69,6 +69,18 @@ def provenance_html(
         "div",
         {"class": "tt-provenance", "data-language": language, "data-frame": frame},
         element("p", {"class": "tt-provenance-help"}, *_HELP),
+        # Shown by the script, which alone can use it: the three panes side by side over
+        # the whole window, wide enough for whole lines in any theme's narrow column.
+        element(
+            "button",
+            {
+                "type": "button",
+                "class": "tt-provenance-expand",
+                "aria-pressed": "false",
+                "hidden": "hidden",
+            },
+            "Expand to the whole window",
+        ),
     )
     if not any(line_maps.values()):
         root.append(

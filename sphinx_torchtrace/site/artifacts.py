@@ -31,6 +31,10 @@ PIPELINE = [
     "dynamo_cpp_guards_str",
 ]
 
+#: Artifacts bigger than this (bytes) are not shown on their frame page (a download instead):
+#: a page must stay readable and fast.
+INLINE_LIMIT = 32768
+
 _LANGUAGE = {
     "inductor_output_code": "python",
     "fx_graph_runnable": "python",

@@ -13,6 +13,7 @@ object, an anchor); the Sphinx layer resolves them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
@@ -287,3 +288,26 @@ def inline_text(content: Inlines) -> str:
         else:
             out.append(piece.text)
     return "".join(out)
+
+
+#: A web address in trace text: ``http``/``https`` only, no spaces or quotes, bounded (linear).
+_URL = re.compile(r"https?://[^\s<>\"'`]{1,2000}")
+_URL_TRAILER = ".,;:!?)]}"
+
+
+def linked(text: str) -> list[Inline]:
+    """Text with its web addresses as :class:`Link` (the Sphinx layer keeps http(s) only);
+    a sentence's closing punctuation stays outside the link."""
+    out: list[Inline] = []
+    at = 0
+    for m in _URL.finditer(text):
+        url = m.group(0).rstrip(_URL_TRAILER)
+        if len(url) <= len("https://"):
+            continue
+        if m.start() > at:
+            out.append(text[at : m.start()])
+        out.append(Link(url, url))
+        at = m.start() + len(url)
+    if at < len(text):
+        out.append(text[at:])
+    return out

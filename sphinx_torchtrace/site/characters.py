@@ -30,3 +30,19 @@ def printable(text: str) -> str:
 def one_line(text: str) -> str:
     """:func:`printable` text with each line boundary as a space."""
     return _LINE_BREAKS.sub(" ", printable(text))
+
+
+#: Characters of a word (a run without spaces) that inline text keeps: writers that wrap
+#: lines (Sphinx's text builder, LaTeX) take time with the square of a word's length or
+#: worse, and a log may hold a megabyte-long name.  Real names and paths are far shorter.
+LONGEST_WORD = 1000
+# Tried only where a word starts, so each word is scanned once: linear in the text.
+_LONG_WORD = re.compile(rf"(?<!\S)\S{{{LONGEST_WORD + 1},}}")
+
+
+def short_words(text: str) -> str:
+    """``text`` with each word longer than :data:`LONGEST_WORD` cut, and the cut said."""
+    return _LONG_WORD.sub(
+        lambda m: f"{m.group()[:LONGEST_WORD]}… ({len(m.group()) - LONGEST_WORD} more characters)",
+        text,
+    )

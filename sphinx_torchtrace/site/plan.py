@@ -9,12 +9,17 @@ which changes to a log); raw downloads mirror their page's docname under
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 from ..trace import Artifact, Compile, Kernel, RankTrace, Trace
 from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
-from .artifacts import download_suffix
+from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
+from ..trace.reader import MAX_RECORD_BYTES
+from .artifacts import INLINE_LIMIT, download_suffix
+from .characters import LINE_BREAKS, UNPRINTABLE
 from .naming import (
     fit,
     frame_name,
@@ -22,9 +27,11 @@ from .naming import (
     item_name,
     item_segment,
     label_segment,
+    name_text,
     occurrences,
     rank_names,
     rank_segment,
+    slugify,
 )
 
 #: Events that get a page of their own: graphs, guards, generated code.
@@ -56,6 +63,12 @@ def has_page(artifact: Artifact) -> bool:
     return artifact.kind == "artifact" and (artifact.name in PAGE_ARTIFACTS or artifact.is_graph)
 
 
+def is_download(artifact: Artifact) -> bool:
+    """Too large for its frame page, small enough to write out (not past the record cap):
+    offered as a download, as tlparse links it."""
+    return artifact.payload is not None and INLINE_LIMIT < artifact.size <= MAX_RECORD_BYTES
+
+
 @dataclass(frozen=True)
 class PageSettings:
     """What the directive and configuration ask of a trace's pages."""
@@ -66,6 +79,17 @@ class PageSettings:
     detail_toctree: bool = False  # graph and kernel pages in toctrees (LaTeX, singlehtml)
 
 
+#: Between the parts of a page title: trace, rank, compile id, what the page shows.
+TITLE_SEPARATOR = " · "
+#: Characters of a function's name a title keeps (sidebars, search results, breadcrumbs).
+TITLE_FUNCTION_LIMIT = 80
+#: What the page of ``[-/-]`` shows, in its title.
+UNKNOWN_TITLE = "records without a compile id"
+
+#: Frames (compiles) one trace gets pages for, unless ``torchtrace_max_frames`` says otherwise.
+DEFAULT_MAX_FRAMES = 1000
+
+
 @dataclass
 class RankPlan:
     """Where one log's pages go: ``name`` is the rank part of object names ("" for one log)."""
@@ -74,14 +98,30 @@ class RankPlan:
     name: str  # "rank1", "rank1-2", "rank-none"; "" in a trace of one log
     folder: str  # docname folder of its frame pages
     events_path: str  # its chromium events as a download, relative to the source folder
+    #: An earlier rank that logged the same compiles and graphs: this rank's frames are
+    #: shown on its pages (hundreds of alike ranks are not rendered again and again).
+    same_as: RankPlan | None = None
+    differences: list[str] = field(default_factory=list)  # what differs from ``same_as``
 
 
 @dataclass
 class GraphPlan:
     artifact: Artifact
     name: str  # domain object name
-    docname: str
+    docname: str  # the page showing it: its own, or that of ``same_as``
     raw_path: str  # its text as a download, relative to the source folder
+    #: The graph it is identical to (an earlier graph of its frame, or the graph of a rank
+    #: it repeats): no page of its own, its object lives on that graph's page.
+    same_as: GraphPlan | None = None
+    unchanged_by: str = ""  # the pass that left it as ``same_as`` was, when one is known
+
+
+@dataclass
+class RawPlan:
+    """An artifact too large to show on its frame page, offered as a download instead."""
+
+    artifact: Artifact
+    raw_path: str  # relative to the source folder, under ``<root>/_raw/``
 
 
 @dataclass
@@ -91,6 +131,7 @@ class KernelPlan:
     name: str
     docname: str
     code_docname: str | None  # the graph page of that output code
+    same_as: KernelPlan | None = None  # the kernel of a rank this one repeats: no page
 
 
 @dataclass
@@ -101,6 +142,16 @@ class FramePlan:
     docname: str
     graphs: list[GraphPlan] = field(default_factory=list)
     kernels: list[KernelPlan] = field(default_factory=list)
+    downloads: list[RawPlan] = field(default_factory=list)  # too large to show, no page
+    #: The frame of an earlier rank that this one repeats: no pages of its own, its
+    #: ``docname`` (and its graphs' and kernels') are that frame's.
+    same_as: FramePlan | None = None
+
+    def download_for(self, artifact: Artifact) -> RawPlan | None:
+        for d in self.downloads:
+            if d.artifact is artifact:
+                return d
+        return None
 
     def graph_for(self, artifact: Artifact) -> GraphPlan | None:
         for g in self.graphs:
@@ -110,13 +161,32 @@ class FramePlan:
 
 
 @dataclass
+class PastLimit:
+    """A compile past the frame cap (``torchtrace_max_frames``): listed, without a page."""
+
+    rank: RankPlan
+    compile: Compile
+
+
+@dataclass
 class TracePlan:
     label: str
     trace: Trace
     root: str  # docname folder of this trace, e.g. "torchtrace/train"
     frames: list[FramePlan] = field(default_factory=list)
     ranks: list[RankPlan] = field(default_factory=list)
+    max_frames: int = DEFAULT_MAX_FRAMES
+    past_limit: list[PastLimit] = field(default_factory=list)  # in plan order, no pages
     _pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    _by_compile: dict[int, FramePlan] | None = field(default=None, repr=False, compare=False)
+    _by_id: dict[tuple[int, object, object], list[FramePlan]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    _position: dict[int, int] | None = field(default=None, repr=False, compare=False)
+    _paged: list[FramePlan] | None = field(default=None, repr=False, compare=False)
+    _shared: dict[str, list[tuple[str, str, str]]] | None = field(
         default=None, repr=False, compare=False
     )
 
@@ -124,11 +194,110 @@ class TracePlan:
     def index_docname(self) -> str:
         return f"{self.root}/index"
 
+    @property
+    def paged_frames(self) -> list[FramePlan]:
+        """The frames with pages of their own: not those of a rank that repeats another."""
+        return [f for f in self.frames if f.same_as is None]
+
+    def shared_objects(self, docname: str) -> list[tuple[str, str, str]]:
+        """``(objtype, name, status)`` of the objects shown on another object's page: a graph
+        identical to an earlier one, the frames, graphs and kernels of a rank that repeats
+        another.  That page declares them, so ``objects.inv`` keeps every object."""
+        if self._shared is None:
+            shared: dict[str, list[tuple[str, str, str]]] = {}
+            for f in self.frames:
+                if f.same_as is not None:
+                    for name, status in self.frame_objects(f):
+                        shared.setdefault(f.docname, []).append(("frame", name, status))
+                for g in f.graphs:
+                    if g.same_as is not None:
+                        shared.setdefault(g.docname, []).append(("graph", g.name, ""))
+                for k in f.kernels:
+                    if k.same_as is not None:
+                        shared.setdefault(k.docname, []).append(("kernel", k.name, ""))
+            self._shared = shared
+        return list(self._shared.get(docname, ()))
+
+    def repeating_ranks(self, rank_plan: RankPlan) -> list[RankPlan]:
+        """The ranks whose pages are this rank's (they logged the same)."""
+        return [r for r in self.ranks if r.same_as is rank_plan]
+
     def frame_for(self, compile_: Compile) -> FramePlan | None:
-        for f in self.frames:
-            if f.compile is compile_:
-                return f
-        return None
+        """The frame page of a compile, or None (past the frame cap); by identity, O(1)."""
+        if self._by_compile is None:
+            self._by_compile = {id(f.compile): f for f in self.frames}
+        found = self._by_compile.get(id(compile_))
+        return found if found is not None and found.compile is compile_ else None
+
+    def attempts_of(self, frame: FramePlan) -> list[FramePlan]:
+        """Every frame of the same rank, compile id and occurrence (its attempts), in plan
+        order: one index for the plan, so that each frame page does not scan every frame."""
+        if self._by_id is None:
+            index: dict[tuple[int, object, object], list[FramePlan]] = {}
+            for f in self.frames:
+                key = (id(f.rank), f.compile.id.frame, f.compile.occurrence)
+                index.setdefault(key, []).append(f)
+            self._by_id = index
+        c = frame.compile
+        return list(self._by_id.get((id(frame.rank), c.id.frame, c.occurrence), ()))
+
+    def frame_objects(self, frame: FramePlan) -> list[tuple[str, str]]:
+        """The ``frame`` objects a frame page declares, each with the status its badge shows.
+
+        ``[x/y]`` (no attempt) names the frame over all its attempts, as tlparse's stack
+        trie colors it, and lives on its first page (attempt 0, else the lowest attempt);
+        ``[x/y_z]`` names attempt ``z`` alone, with its own status.
+        """
+        c = frame.compile
+        first = min(self.attempts_of(frame) or [frame], key=lambda f: f.compile.id.attempt)
+        if first is not frame:
+            return [(frame.name, c.status)]
+        rank_plan = self.rank_plan(frame.rank)
+        rank_name = rank_plan.name if rank_plan is not None else ""
+        whole_name = frame_name(self.label, rank_name, replace(c, id=c.id.frame))
+        whole = (whole_name, frame.rank.attempts_status(c))
+        return [whole] if whole[0] == frame.name else [whole, (frame.name, c.status)]
+
+    def badge_status(self, frame: FramePlan) -> str:
+        """The status a link to ``frame.name`` shows: the frame's over all attempts when the
+        name is ``[x/y]`` (attempt 0), the attempt's own otherwise."""
+        c = frame.compile
+        return frame.rank.attempts_status(c) if c.id.attempt == 0 else c.status
+
+    def neighbours(self, frame: FramePlan) -> tuple[FramePlan | None, FramePlan | None]:
+        """The frame pages before and after this one, in compile order (the plan's order)."""
+        if self._paged is None or self._position is None:  # once: twice a page is quadratic
+            self._paged = self.paged_frames
+            self._position = {id(f): i for i, f in enumerate(self._paged)}
+        paged = self._paged
+        i = self._position.get(id(frame))
+        if i is None or paged[i] is not frame:
+            return None, None
+        before = paged[i - 1] if i > 0 else None
+        after = paged[i + 1] if i + 1 < len(paged) else None
+        return before, after
+
+    def title_parts(self, frame: FramePlan) -> list[str]:
+        """Where a page is: the trace's label, the rank when there are several, the compile id
+        (``["big", "[0/0]"]``, ``["dist", "rank1", "[0/0]"]``), for titles and sidebars."""
+        parts = [self.label]
+        if self.trace.is_multi_rank:
+            rank_plan = self.rank_plan(frame.rank)
+            parts.append(rank_plan.name if rank_plan is not None and rank_plan.name else "rank ?")
+        parts.append(frame.compile.label)
+        return parts
+
+    def frame_title(self, frame: FramePlan, function: str | None) -> str:
+        """``big · [0/0] forward``, ``dist · rank1 · [0/0] inner``,
+        ``big · [-/-] records without a compile id``."""
+        what = UNKNOWN_TITLE if frame.compile.id.is_unknown else function
+        if what and len(what) > TITLE_FUNCTION_LIMIT:  # a logged name is any length
+            what = what[: TITLE_FUNCTION_LIMIT - 1] + "…"
+        return TITLE_SEPARATOR.join(self.title_parts(frame)) + (f" {what}" if what else "")
+
+    def detail_title(self, frame: FramePlan, what: str) -> str:
+        """A graph or kernel page: ``big · [0/0] · dynamo_output_graph``."""
+        return TITLE_SEPARATOR.join([*self.title_parts(frame), what])
 
     def rank_plan(self, rank: RankTrace) -> RankPlan | None:
         for r in self.ranks:
@@ -143,43 +312,208 @@ class TracePlan:
             pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] = {
                 self.index_docname: (None, None)
             }
-            for f in self.frames:
+            for f in self.paged_frames:
                 pages[f.docname] = (f, None)
-                pages.update((g.docname, (f, g)) for g in f.graphs)
-                pages.update((k.docname, (f, k)) for k in f.kernels)
+                pages.update((g.docname, (f, g)) for g in f.graphs if g.same_as is None)
+                pages.update((k.docname, (f, k)) for k in f.kernels if k.same_as is None)
             self._pages = pages
         return self._pages[docname]
 
     @property
     def docnames(self) -> list[str]:
         names = [self.index_docname]
-        for f in self.frames:
+        for f in self.paged_frames:
             names.append(f.docname)
-            names.extend(g.docname for g in f.graphs)
-            names.extend(k.docname for k in f.kernels)
+            names.extend(g.docname for g in f.graphs if g.same_as is None)
+            names.extend(k.docname for k in f.kernels if k.same_as is None)
         return names
 
 
-def plan_trace(label: str, trace: Trace, generated_dir: str) -> TracePlan:
-    """Name every page and object of a trace (names: see :mod:`.naming`)."""
+def plan_trace(
+    label: str, trace: Trace, generated_dir: str, max_frames: int = DEFAULT_MAX_FRAMES
+) -> TracePlan:
+    """Name every page and object of a trace (names: see :mod:`.naming`).
+
+    At most ``max_frames`` compiles get pages: the first ones in compile order,
+    taking each rank's n-th compile before any rank's (n+1)-th, so every rank keeps
+    its first compiles.  The others are ``plan.past_limit``: no pages, no objects.
+    """
     root = posixpath.join(generated_dir, label_segment(label))
-    plan = TracePlan(label=label, trace=trace, root=root)
+    plan = TracePlan(label=label, trace=trace, root=root, max_frames=max(0, max_frames))
+    paged = _within_limit(trace, plan.max_frames)
+    repeats = repeated_ranks(trace, paged) if trace.is_multi_rank else {}
     taken = {plan.index_docname}
-    for rank, rank_name in zip(trace.ranks, rank_names(trace), strict=True):
+    frames_of: dict[int, list[FramePlan]] = {}
+    for index, (rank, rank_name) in enumerate(zip(trace.ranks, rank_names(trace), strict=True)):
         segment = rank_segment(rank_name)
         folder = posixpath.join(root, segment) if segment else root
         # the rank in the file's own name: a download keeps only its base name
         events_name = fit(f"chromium-events-{segment}" if segment else "chromium-events") + ".json"
         events = posixpath.join(root, "_raw", events_name)
-        plan.ranks.append(RankPlan(rank, rank_name, folder, events))
+        rank_plan = RankPlan(rank, rank_name, folder, events)
+        original = repeats.get(index)
+        if original is not None:
+            rank_plan.same_as = plan.ranks[original]
+            rank_plan.differences = rank_differences(trace.ranks[original], rank)
+        plan.ranks.append(rank_plan)
+        targets = iter(frames_of.get(original, ()) if original is not None else ())
+        mine = frames_of[index] = []
         for compile_ in rank.compiles:
+            if id(compile_) not in paged:
+                plan.past_limit.append(PastLimit(rank_plan, compile_))
+                continue
             name = frame_name(label, rank_name, compile_)
-            docname = _claim(taken, posixpath.join(folder, frame_segment(compile_)))
-            frame = FramePlan(rank, compile_, name, docname)
-            _plan_graphs(plan, frame, taken)
-            _plan_kernels(frame, taken)
+            target = next(targets, None) if original is not None else None
+            if target is not None:
+                frame = FramePlan(rank, compile_, name, target.docname, same_as=target)
+                _mirror(frame, target)
+            else:
+                docname = _claim(taken, posixpath.join(folder, frame_segment(compile_)))
+                frame = FramePlan(rank, compile_, name, docname)
+                _plan_graphs(plan, frame, taken)
+                _plan_kernels(frame, taken)
             plan.frames.append(frame)
+            mine.append(frame)
     return plan
+
+
+#: Inductor graphs logged before and after a pass, and the pass, for "unchanged by <pass>".
+PASS_BEFORE = {
+    "after_pre_grad_graph": "Inductor's pre-grad passes",
+    "after_joint_graph": "Inductor's joint-graph passes",
+    "inductor_post_grad_graph": "Inductor's post-grad passes",
+    "after_post_grad_graph": "Inductor's post-grad passes",
+}
+#: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``: a rank number in a payload, ignored when
+#: ranks are compared (bounded repetitions: linear).
+_RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
+
+
+def repeated_ranks(trace: Trace, paged: set[int]) -> dict[int, int]:
+    """Rank index -> the index of the first rank that logged the same: the same compile
+    ids, statuses, artifacts and graph payloads (rank numbers in them ignored).
+
+    Ranks are grouped by their cheap shape first; payloads are read and hashed only for
+    ranks whose shapes match another's, once each.
+    """
+    shapes: dict[tuple[object, ...], list[int]] = {}
+    for i, rank in enumerate(trace.ranks):
+        shape = tuple(
+            (c.label, c.status, id(c) in paged, tuple((a.name, a.kind) for a in c.artifacts))
+            for c in rank.compiles
+        )
+        shapes.setdefault(shape, []).append(i)
+    out: dict[int, int] = {}
+    for indices in shapes.values():
+        if len(indices) < 2:
+            continue
+        firsts: dict[tuple[bytes, ...], int] = {}
+        for i in indices:
+            digest = _payload_digests(trace.ranks[i])
+            first = firsts.setdefault(digest, i)
+            if first != i:
+                out[i] = first
+    return out
+
+
+def _payload_digests(rank: RankTrace) -> tuple[bytes, ...]:
+    """One digest per page artifact of a rank, rank numbers in the text ignored."""
+    out = []
+    for c in rank.compiles:
+        for a in c.artifacts:
+            if has_page(a):
+                text = _RANK_MENTION.sub(r"\1#", a.text())
+                data = text.encode("utf-8", "replace")
+                out.append(hashlib.blake2b(data, digest_size=16).digest())
+    return tuple(out)
+
+
+#: Metric names a rank's differences list at most.
+DIFFERENCES_SHOWN = 8
+
+
+def rank_differences(original: RankTrace, rank: RankTrace) -> list[str]:
+    """What a repeating rank logged differently: metrics (times, mostly), event counts."""
+    keys: dict[str, int] = {}
+    for a, b in zip(original.compiles, rank.compiles, strict=False):
+        for ma, mb in zip(a.metrics, b.metrics, strict=False):
+            for key in sorted(set(ma.data) | set(mb.data)):
+                if ma.data.get(key) != mb.data.get(key) and "rank" not in key:
+                    keys[key] = keys.get(key, 0) + 1
+    out = [
+        f"{key} ({n} record{'s' if n != 1 else ''})"
+        for key, n in sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[:DIFFERENCES_SHOWN]
+    ]
+    if len(keys) > DIFFERENCES_SHOWN:
+        out.append(f"{len(keys) - DIFFERENCES_SHOWN} more metrics")
+    if len(original.chromium_events) != len(rank.chromium_events):
+        out.append(
+            f"{len(rank.chromium_events)} timing events "
+            f"(rank {original.rank}: {len(original.chromium_events)})"
+        )
+    return out
+
+
+def _mirror(frame: FramePlan, target: FramePlan) -> None:
+    """The graphs and kernels of a frame shown on ``target``'s pages (its rank repeats
+    target's: the same artifacts in the same order), named as its own objects."""
+    artifacts = frame.compile.artifacts
+    by_artifact = {t.artifact.ordinal: t for t in target.graphs}
+    ordinal = {id(a): i for i, a in enumerate(artifacts)}
+    target_at = {i: a.ordinal for i, a in enumerate(target.compile.artifacts)}
+    for artifact, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True):
+        other = by_artifact.get(target_at.get(ordinal[id(artifact)], -1))
+        if other is None:
+            continue
+        frame.graphs.append(
+            GraphPlan(
+                artifact,
+                f"{frame.name}/{item_name(artifact.name, n)}",
+                other.docname,
+                other.raw_path,
+                same_as=other,
+                unchanged_by=other.unchanged_by,
+            )
+        )
+    pairs = [(a, k) for a in artifacts for k in a.kernels]
+    numbers = occurrences(k.name for _, k in pairs)
+    for (artifact, kernel), n, other_kernel in zip(pairs, numbers, target.kernels, strict=False):
+        frame.kernels.append(
+            KernelPlan(
+                kernel,
+                artifact,
+                f"{frame.name}/{item_name(kernel.name, n)}",
+                other_kernel.docname,
+                other_kernel.code_docname,
+                same_as=other_kernel,
+            )
+        )
+    for raw in target.downloads:
+        frame.downloads.append(RawPlan(_artifact_like(frame, target, raw.artifact), raw.raw_path))
+
+
+def _artifact_like(frame: FramePlan, target: FramePlan, artifact: Artifact) -> Artifact:
+    """The artifact of ``frame`` at the position of ``artifact`` in ``target``."""
+    for mine, theirs in zip(frame.compile.artifacts, target.compile.artifacts, strict=False):
+        if theirs is artifact:
+            return mine
+    return artifact
+
+
+def _within_limit(trace: Trace, max_frames: int) -> set[int]:
+    """``id()`` of the compiles that get pages: the first ``max_frames`` in compile order.
+
+    Records outside any compilation (one page per log at most) do not count.
+    """
+    outside = {id(c) for r in trace.ranks for c in r.compiles if c.id.is_unknown}
+    per_rank = [[c for c in r.compiles if not c.id.is_unknown] for r in trace.ranks]
+    if sum(map(len, per_rank)) <= max_frames:
+        return outside | {id(c) for compiles in per_rank for c in compiles}
+    order = sorted(
+        ((i, r, c) for r, compiles in enumerate(per_rank) for i, c in enumerate(compiles)),
+        key=lambda t: (t[0], t[1]),
+    )
+    return outside | {id(c) for _, _, c in order[:max_frames]}
 
 
 def _plan_graphs(plan: TracePlan, frame: FramePlan, taken: set[str]) -> None:
@@ -187,18 +521,49 @@ def _plan_graphs(plan: TracePlan, frame: FramePlan, taken: set[str]) -> None:
     artifacts = frame.compile.artifacts
     for artifact, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True):
         if not has_page(artifact):
+            if is_download(artifact):
+                segment = item_segment("artifact", artifact.name, n)
+                path = posixpath.join(
+                    plan.root, "_raw", posixpath.relpath(frame.docname, plan.root), segment
+                )
+                frame.downloads.append(RawPlan(artifact, path + download_suffix(artifact)))
+            continue
+        name = f"{frame.name}/{item_name(artifact.name, n)}"
+        earlier = _identical_graph(frame, artifact)
+        if earlier is not None:
+            frame.graphs.append(
+                GraphPlan(
+                    artifact,
+                    name,
+                    earlier.docname,
+                    earlier.raw_path,
+                    same_as=earlier,
+                    unchanged_by=PASS_BEFORE.get(artifact.name, ""),
+                )
+            )
             continue
         segment = item_segment("graph", artifact.name, n)
         docname = _claim(taken, posixpath.join(frame.docname, segment))
         raw = posixpath.join(plan.root, "_raw", posixpath.relpath(docname, plan.root))
-        frame.graphs.append(
-            GraphPlan(
-                artifact,
-                f"{frame.name}/{item_name(artifact.name, n)}",
-                docname,
-                raw + download_suffix(artifact),
-            )
-        )
+        frame.graphs.append(GraphPlan(artifact, name, docname, raw + download_suffix(artifact)))
+
+
+def _identical_graph(frame: FramePlan, artifact: Artifact) -> GraphPlan | None:
+    """An earlier graph of the frame with the same text (a pass that changed nothing), which
+    then shows both; only graphs are compared, and only texts of the same size are read."""
+    if not artifact.is_graph:
+        return None
+    for earlier in frame.graphs:
+        other = earlier.artifact
+        if (
+            earlier.same_as is None
+            and other.is_graph
+            and other.size == artifact.size
+            and download_suffix(other) == download_suffix(artifact)
+            and other.text() == artifact.text()
+        ):
+            return earlier
+    return None
 
 
 def _plan_kernels(frame: FramePlan, taken: set[str]) -> None:
@@ -227,3 +592,139 @@ def _claim(taken: set[str], docname: str) -> str:
         found = f"{docname}--c{n}"
     taken.add(found)
     return found
+
+
+# -- TORCH_COMPILE_DEBUG folders -------------------------------------------------------------
+# Pages are named after the folders (``<label>/model__0_inference_0.0``): the ``model__<n>``
+# numbers are AOT graph ids and the debug logs carry no compile ids.
+
+
+@dataclass
+class SdscPlan:
+    spec: SdscSpec
+    name: str
+    docname: str
+    kernel: DebugKernelPlan | None = None  # the kernel of the same index (lowering order)
+
+
+@dataclass
+class DebugKernelPlan:
+    kernel: Kernel
+    name: str
+    docname: str
+    sdsc: SdscPlan | None = None
+
+
+@dataclass
+class DebugGraphPlan:
+    graph: GraphFolder
+    run: DebugRun
+    name: str
+    docname: str
+    raw: dict[str, str] = field(default_factory=dict)  # file name -> download path
+    kernels: list[DebugKernelPlan] = field(default_factory=list)
+    sdsc: list[SdscPlan] = field(default_factory=list)
+    frames: list[str] = field(default_factory=list)  # frame objects of a trace of the same run
+
+
+@dataclass
+class DebugLogPlan:
+    file: DebugFile
+    run: DebugRun
+    title: str
+    docname: str
+
+
+@dataclass
+class DebugDirPlan:
+    """The pages of a debug folder: an overview, a page per graph folder, kernel, sdsc, log."""
+
+    label: str
+    debug: DebugDir
+    root: str
+    graphs: list[DebugGraphPlan] = field(default_factory=list)
+    logs: list[DebugLogPlan] = field(default_factory=list)
+    trace_label: str | None = None  # the trace log of the same run, when its pages exist
+    trace_index: str | None = None  # the overview docname of that trace
+
+    @property
+    def index_docname(self) -> str:
+        return f"{self.root}/index"
+
+    def page_of(self, docname: str) -> tuple[str, object]:
+        """(kind, what) of a docname: ``overview``, ``debug-graph``, ``debug-kernel``,
+        ``sdsc`` or ``debug-log``; KeyError for a docname not of this plan."""
+        if docname == self.index_docname:
+            return "overview", self
+        for g in self.graphs:
+            if g.docname == docname:
+                return "debug-graph", g
+            for k in g.kernels:
+                if k.docname == docname:
+                    return "debug-kernel", (g, k)
+            for s in g.sdsc:
+                if s.docname == docname:
+                    return "sdsc", (g, s)
+        for log in self.logs:
+            if log.docname == docname:
+                return "debug-log", log
+        raise KeyError(docname)
+
+    @property
+    def docnames(self) -> list[str]:
+        names = [self.index_docname]
+        for g in self.graphs:
+            names.append(g.docname)
+            names.extend(k.docname for k in g.kernels)
+            names.extend(s.docname for s in g.sdsc)
+        names.extend(log.docname for log in self.logs)
+        return names
+
+
+def plan_debug_dir(label: str, debug: DebugDir, generated_dir: str) -> DebugDirPlan:
+    """Name every page and object of a debug folder, after its folders and files."""
+    root = posixpath.join(generated_dir, label_segment(label))
+    plan = DebugDirPlan(label, debug, root)
+    taken = {plan.index_docname}
+    several = len(debug.runs) > 1
+    clean = _UNNAMEABLE_LABEL.sub("\ufffd", label)
+    for run in debug.runs:
+        folder = posixpath.join(root, fit("run-" + slugify(run.name))) if several else root
+        prefix = f"{clean}/{name_text(run.name)}" if several else clean
+        for log, title in _debug_logs(run):
+            segment = fit("log-" + slugify(log.name.removesuffix(".log")))
+            plan.logs.append(DebugLogPlan(log, run, title,
+                                          _claim(taken, posixpath.join(folder, segment))))
+        for graph in run.graphs:
+            docname = _claim(taken, posixpath.join(folder, fit("graph-" + slugify(graph.name))))
+            g = DebugGraphPlan(graph, run, f"{prefix}/{name_text(graph.name)}", docname)
+            raw_folder = posixpath.join(root, "_raw", posixpath.relpath(docname, root))
+            for fname, f in graph.files.items():
+                if f.text is not None:
+                    g.raw[fname] = posixpath.join(raw_folder, fname)
+            pairs = list(zip(graph.kernels, occurrences(k.name for k in graph.kernels),
+                             strict=True))
+            for kernel, n in pairs:
+                g.kernels.append(DebugKernelPlan(
+                    kernel, f"{g.name}/{item_name(kernel.name, n)}",
+                    _claim(taken, posixpath.join(docname, item_segment("kernel", kernel.name, n))),
+                ))
+            generated = [k for k in g.kernels if k.kernel.kind != "extern"]
+            for spec in graph.sdsc:
+                s = SdscPlan(spec, f"{g.name}/sdsc_{spec.index}",
+                             _claim(taken, posixpath.join(docname, f"sdsc-{spec.index}")))
+                if spec.index < len(generated):
+                    s.kernel = generated[spec.index]
+                    generated[spec.index].sdsc = s
+                g.sdsc.append(s)
+            plan.graphs.append(g)
+    return plan
+
+
+def _debug_logs(run: DebugRun) -> list[tuple[DebugFile, str]]:
+    out = [(run.dynamo_log, "TorchDynamo debug log")] if run.dynamo_log is not None else []
+    out.extend((f, f"AOT debug log {f.name}") for f in run.aot_logs)
+    return out
+
+
+_UNNAMEABLE_LABEL = re.compile(f"[{UNPRINTABLE}{LINE_BREAKS}\t]")

@@ -17,6 +17,8 @@ from sphinx.config import Config
 
 from ..render.paths import DEFAULT_PATH_REWRITES
 from ..site.naming import DEFAULT_GENERATED_DIR, generated_folder
+from ..site.plan import DEFAULT_MAX_FRAMES
+from ..trace.diff import DEFAULT_REGRESSIONS, validate_regressions
 from ..trace.reader import DEFAULT_MAX_LOG_BYTES
 from .warnings import warn
 
@@ -28,6 +30,8 @@ class TorchTraceConfig:
     sidebar_frames: int
     default_path_rewrites: bool  # the built-in rules (home directories, site-packages ...)
     max_log_bytes: int  # read no more than this of one log (decompressed)
+    max_frames: int  # compiles of one trace that get pages; the rest are listed on its overview
+    regressions: dict[str, bool | float | None]  # which torchtrace-diff changes warn
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""
@@ -90,6 +94,12 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "torchtrace_default_path_rewrites": (True, _flag),
     # Bytes read from one log at most, decompressed: a gzip log can expand to gigabytes.
     "torchtrace_max_log_bytes": (DEFAULT_MAX_LOG_BYTES, _positive),
+    # Compiles (frames) of one trace that get pages, in compile order; the rest are listed
+    # in a table on the overview: thousands of pages make a slow build and a useless sidebar.
+    "torchtrace_max_frames": (DEFAULT_MAX_FRAMES, _positive),
+    # What a ``torchtrace-diff`` warns about as a regression (``regression_<kind>``), and
+    # the thresholds: missing keys take the defaults; ``compile_time`` is a ratio or None.
+    "torchtrace_regressions": (dict(DEFAULT_REGRESSIONS), validate_regressions),
 }
 
 _CHECKED = "_torchtrace_checked"

@@ -16,7 +16,9 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from ..site import blocks as b
+from ..site.pages.overview import triage_blocks
 from ..trace import STATUS_LEGEND
+from .debug_dir import debug_summary_nodes
 from .doctree import DoctreeBuilder
 from .generate import problems, registry, resolve_logs_safely
 from .options import OPTION_SPEC, AnyOption, parse_options
@@ -45,6 +47,9 @@ class TorchTraceDirective(SphinxDirective):
         for log in resolve_logs_safely(path, options.latest, options.ranks):
             self.env.note_dependency(os.fspath(log))
         if generated is None:
+            debug_nodes = debug_summary_nodes(self, argument)  # a TORCH_COMPILE_DEBUG folder
+            if debug_nodes is not None:
+                return debug_nodes
             message, subtype = problems(self.env).get(
                 (self.env.docname, argument),
                 (f"no report was generated for {argument!r}", "read"),
@@ -54,13 +59,15 @@ class TorchTraceDirective(SphinxDirective):
         for subtype, message in generated.notes:
             warn(subtype, message, self.get_location())
         plan = generated.plan
-        counts: Counter[str] = Counter(f.compile.status for f in plan.frames)
+        compiles = [c for r in plan.trace.ranks for c in r.compiles]  # past the frame cap too
+        counts: Counter[str] = Counter(c.status for c in compiles)
         statuses = ", ".join(f"{counts[s]} {s}" for s in STATUS_LEGEND if counts[s])
         summary = b.Paragraph(
-            ["Trace ", plan.label, f": {len(plan.frames)} compilations ({statuses})."]
+            ["Trace ", plan.label, f": {len(compiles)} compilations ({statuses})."]
         )
         builder = DoctreeBuilder(self.env, self.state.document, generated.rewrite)
-        out = builder.blocks([summary, b.Toctree([plan.index_docname])])
+        glance = triage_blocks(plan, generated.settings, titled=False)  # the answer first
+        out = builder.blocks([summary, *glance, b.Toctree([plan.index_docname])])
         wrapper = out[-1]
         assert isinstance(wrapper, nodes.Element)
         wrapper["classes"].append("torchtrace-summary")

@@ -22,7 +22,7 @@ from sphinx.environment import BuildEnvironment
 
 from ..render.highlight import is_fast
 from ..site import blocks as b
-from ..site.characters import one_line, printable
+from ..site.characters import one_line, printable, short_words
 from .latex import CODE_CLASS
 from .patches.fast_code import FAST_CLASS
 
@@ -68,8 +68,9 @@ class DoctreeBuilder:
     def line(self, value: str) -> str:
         """Inline text: as :meth:`text`, on one line.  Line breaks are blocks' business
         (``Lines``, ``CodeBlock``); inside a title, a literal or a LaTeX macro argument
-        a line break would end a paragraph, or an ``objects.inv`` line."""
-        return one_line(self._rewrite(value))
+        a line break would end a paragraph, or an ``objects.inv`` line.  Words longer than
+        any real name are cut (:func:`short_words`): wrapping them takes quadratic time."""
+        return short_words(one_line(self._rewrite(value)))
 
     def inline(self, content: b.Inlines) -> list[nodes.Node]:
         return [self._inline(piece) for piece in content]

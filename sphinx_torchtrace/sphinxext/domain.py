@@ -2,7 +2,9 @@
 
 Modelled on ``sphinx.domains.rst``: one flat dict of plain tuples, idempotent
 merges for ``-j``, and every object in ``objects.inv`` for intersphinx.  The
-frame role renders a compile id as a badge colored by its status.
+frame role renders a compile id as a badge colored by its status: ``[x/y]`` is the
+compile id over all its attempts (tlparse's status, declared on its first page, see
+``TracePlan.frame_objects``), ``[x/y_z]`` attempt ``z`` alone.
 """
 
 from __future__ import annotations

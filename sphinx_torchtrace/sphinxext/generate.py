@@ -24,16 +24,19 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from .. import __version__
-from ..render.paths import PathRewriter
+from ..render.paths import PathRewriter, trace_rules
 from ..site.naming import label_segment
 from ..site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ..site.source import maybe_strip
 from ..trace import Trace, TraceReadError, load_trace, resolve_logs, summary
-from ..trace.loader import rank_logs
+from ..trace.inputs import DEBUG_DIR, detect_kind
+from ..trace.loader import choose_logs, rank_logs
 from .config import torchtrace_config
+from .debug_dir import clear as clear_debug_dirs
+from .debug_dir import forget_debug_dirs, generate_debug_dir
 from .options import TraceOptions
 from .scan import TraceRequest, scan_sources
-from .warnings import warn
+from .warnings import logger, warn
 
 
 @dataclass
@@ -84,6 +87,10 @@ def forget_traces(app: Sphinx, exception: BaseException | None) -> None:
     """build-finished: the directives have run, the models need not outlive the build."""
     for store in (_TRACES, _PAGES, _PROBLEMS):
         store.pop(os.fspath(app.srcdir), None)
+    forget_debug_dirs(app, exception)
+    from .diff_directive import forget_diffs
+
+    forget_diffs(app, exception)
 
 
 def generated_dir(app: Sphinx) -> str:
@@ -168,7 +175,9 @@ def generate_pages(app: Sphinx) -> None:
     failed = problems(app)
     failed.clear()
     labels: dict[str, TraceRequest] = {}
-    for request in scan_sources(app, gen_dir):
+    requests = scan_sources(app, gen_dir)
+    clear_debug_dirs(app)
+    for request in requests:  # grows: a debug folder adds the trace logs of its run
         key = (request.docname, request.argument)
         source_dir = Path(app.env.doc2path(request.docname)).parent
         request.path = _srcdir_relative(app, source_dir, request.argument)
@@ -203,6 +212,12 @@ def generate_pages(app: Sphinx) -> None:
                 "read",
             )
             continue
+        if (options.format or detect_kind(request.path)) == DEBUG_DIR:
+            requests.extend(generate_debug_dir(
+                app, request, options, label, gen_dir, _stub(parser, "{kind}"), suffix, wanted,
+                cache_dir,
+            ))
+            continue
         try:
             trace = load_trace(
                 request.path,
@@ -216,8 +231,11 @@ def generate_pages(app: Sphinx) -> None:
             failed[key] = (str(e), "read")
             continue
         for d in trace.diagnostics:
-            warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else d.path)
-        plan = plan_trace(label, trace, gen_dir)
+            if d.kind != "mixed_runs":  # said at the directive, which can choose (notes)
+                # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
+                warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else f"{d.path}:")
+        _say_which_logs(request, label, options)
+        plan = plan_trace(label, trace, gen_dir, config.max_frames)
         settings = PageSettings(
             no_source=options.no_source,
             sections=options.sections,
@@ -226,9 +244,19 @@ def generate_pages(app: Sphinx) -> None:
             detail_toctree=detail_toctree,
         )
         generated = GeneratedTrace(
-            request, options, trace, plan, settings, PathRewriter(config.rewrite_rules())
+            request,
+            options,
+            trace,
+            plan,
+            settings,
+            PathRewriter(trace_rules(trace, config.path_rewrites, config.default_path_rewrites)),
         )
         traces[key] = generated
+        generated.notes.extend(
+            (d.kind, d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
+        )
+        if plan.past_limit:
+            generated.notes.append(("limit", _past_limit_note(plan)))
         found = set(rank_logs(request.path)) if os.path.isdir(request.path) else set()
         lacking = [r for r in options.ranks or () if r not in found]
         if lacking:
@@ -250,7 +278,34 @@ def generate_pages(app: Sphinx) -> None:
         for relpath, text in downloads.items():
             wanted[srcdir / relpath] = text
         stamp.save(list(downloads))
+    from .diff_directive import generate_diffs  # it reads this module's registry
+
+    generate_diffs(app, gen_dir, parser, suffix, wanted, cache_dir)
     _write_all(root, wanted)
+
+
+def _past_limit_note(plan: TracePlan) -> str:
+    """What the frame cap left out, and the setting that raises it."""
+    left = len(plan.past_limit)
+    paged = sum(not f.compile.id.is_unknown for f in plan.frames)
+    return (
+        f"trace {plan.label!r} has {paged + left} compiles; the first {paged} get pages "
+        f"and {left} are only listed on its overview (\"Frames past the limit\"): raise "
+        f"torchtrace_max_frames (now {plan.max_frames}) to give them pages"
+    )
+
+
+def _say_which_logs(request: TraceRequest, label: str, options: TraceOptions) -> None:
+    """An info line naming the log(s) a directory stood for, and why those."""
+    if not os.path.isdir(request.path):
+        return
+    try:
+        choice = choose_logs(
+            request.path, latest=options.latest, ranks=list(options.ranks or ()) or None
+        )
+    except (OSError, TraceReadError):
+        return
+    logger.info("torchtrace: %s: %s", label, choice.describe())
 
 
 def _downloads(generated: GeneratedTrace) -> dict[str, str]:
@@ -259,11 +314,17 @@ def _downloads(generated: GeneratedTrace) -> dict[str, str]:
     out: dict[str, str] = {}
     for rank_plan in plan.ranks:
         if rank_plan.rank.chromium_events:
-            out[rank_plan.events_path] = rewrite(summary.chromium_events_json(rank_plan.rank))
-    for frame in plan.frames:
+            events = summary.chromium_events_json(rank_plan.rank)
+            out[rank_plan.events_path] = rewrite(maybe_strip(events, generated.settings.no_source))
+    for frame in plan.paged_frames:  # a rank that repeats another offers that rank's files
         for graph in frame.graphs:
+            if graph.same_as is not None:  # identical to an earlier graph: its file
+                continue
             text = maybe_strip(graph.artifact.text(), generated.settings.no_source)
             out[graph.raw_path] = rewrite(text)
+        for raw in frame.downloads:  # too large to show on the frame page
+            text = maybe_strip(raw.artifact.text(), generated.settings.no_source)
+            out[raw.raw_path] = rewrite(text)
     return out
 
 
@@ -283,6 +344,7 @@ class _DownloadStamp:
             sorted(request.raw_options.items()),
             generated_dir(app),
             sorted(torchtrace_config(app.config).rewrite_rules().items()),
+            generated.plan.max_frames,  # which frames have downloads
             [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in generated.logs],
         ]
         self.key = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()

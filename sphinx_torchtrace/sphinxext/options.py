@@ -14,6 +14,7 @@ from typing import Any
 
 from docutils.parsers.rst import directives
 
+from ..trace.inputs import INPUT_KINDS
 from ..trace.summary import SECTION_KEYS
 
 
@@ -39,6 +40,22 @@ def sections_option(value: str | None) -> tuple[str, ...]:
     return tuple(k for k in SECTION_KEYS if k in wanted)
 
 
+def format_option(value: str | None) -> str:
+    """``trace``, ``debug-dir`` or ``torch-logs``: the input's kind, when detection is wrong."""
+    text = (value or "").strip().lower()
+    if text not in INPUT_KINDS:
+        raise ValueError(f"expected one of {', '.join(INPUT_KINDS)}")
+    return text
+
+
+def with_option(value: str | None) -> tuple[str, ...]:
+    """Other inputs of the same run (``path[, path]``), relative to the page like the argument."""
+    paths = tuple(p.strip() for p in (value or "").split(",") if p.strip())
+    if not paths:
+        raise ValueError("expected one or more paths, separated by commas")
+    return paths
+
+
 def name_option(value: str | None) -> str:
     text = " ".join((value or "").split())
     if not text:
@@ -52,6 +69,8 @@ OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
     "ranks": ranks_option,
     "sections": sections_option,
     "no-source": directives.flag,
+    "format": format_option,
+    "with": with_option,
 }
 
 
@@ -75,20 +94,29 @@ class TraceOptions:
     ranks: tuple[int, ...] | None = None
     sections: tuple[str, ...] = ()
     no_source: bool = False
+    format: str | None = None  # None: detected (trace.inputs.detect_kind)
+    with_paths: tuple[str, ...] = ()  # ``:with:``
 
 
 def parse_options(raw: Mapping[str, str | None]) -> TraceOptions:
     """Options as the scan found them (``{key: text}``); ValueError names the bad one."""
+    return from_directive(checked_options(raw, OPTION_SPEC))
+
+
+def checked_options(
+    raw: Mapping[str, str | None], spec: Mapping[str, Callable[[str | None], Any]]
+) -> dict[str, Any]:
+    """Each option checked by its entry of ``spec``; ValueError names the bad one."""
     values: dict[str, Any] = {}
     for key, text in raw.items():
-        check = OPTION_SPEC.get(key)
+        check = spec.get(key)
         if check is None:
-            raise ValueError(f"unknown option :{key}:; valid: {', '.join(OPTION_SPEC)}")
+            raise ValueError(f"unknown option :{key}:; valid: {', '.join(spec)}")
         try:
             values[key] = check(text)
         except ValueError as err:
             raise ValueError(f"option :{key}: {err}") from err
-    return from_directive(values)
+    return values
 
 
 def from_directive(values: Mapping[str, Any]) -> TraceOptions:
@@ -99,4 +127,36 @@ def from_directive(values: Mapping[str, Any]) -> TraceOptions:
         ranks=values.get("ranks"),
         sections=values.get("sections") or (),
         no_source="no-source" in values,
+        format=values.get("format"),
+        with_paths=values.get("with") or (),
+    )
+
+
+#: The ``torchtrace-diff`` directive's options (checked by the scan and the directive alike).
+DIFF_OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
+    "name": name_option,
+    "baseline-label": name_option,
+    "new-label": name_option,
+    "no-regressions": directives.flag,
+}
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """A ``torchtrace-diff`` directive's options, checked."""
+
+    name: str | None = None
+    baseline_label: str = "baseline"
+    new_label: str = "new"
+    no_regressions: bool = False  # no ``regression_*`` warnings for this comparison
+
+
+def parse_diff_options(raw: Mapping[str, str | None]) -> DiffOptions:
+    """``torchtrace-diff`` options as the scan found them; ValueError names the bad one."""
+    values = checked_options(raw, DIFF_OPTION_SPEC)
+    return DiffOptions(
+        name=values.get("name"),
+        baseline_label=values.get("baseline-label") or "baseline",
+        new_label=values.get("new-label") or "new",
+        no_regressions="no-regressions" in values,
     )

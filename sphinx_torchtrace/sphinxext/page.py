@@ -15,6 +15,8 @@ from sphinx.util.nodes import make_id
 
 from ..site import blocks as b
 from ..site.pages import build_page
+from .debug_dir import debug_page_nodes
+from .diff_directive import diff_page_nodes
 from .doctree import DoctreeBuilder, chart_node
 from .domain import TorchTraceDomain
 from .generate import GeneratedTrace, page_registry
@@ -33,6 +35,12 @@ class TorchTracePage(SphinxDirective):
         docname = self.env.docname
         generated = page_registry(self.env).get(docname)
         if generated is None:
+            debug_nodes = debug_page_nodes(self, docname)  # a TORCH_COMPILE_DEBUG folder's
+            if debug_nodes is not None:
+                return debug_nodes
+            diff_nodes = diff_page_nodes(self, docname)  # a torchtrace-diff frame page
+            if diff_nodes is not None:
+                return diff_nodes
             warn("page", f"no trace of this build has a page {docname!r}", self.get_location())
             return []
         for log in generated.logs:

@@ -16,10 +16,19 @@ from sphinx.application import Sphinx
 
 from .options import TraceOptions, parse_options
 
-# `.. torchtrace:: path` in rST (also inside eval-rst blocks of MyST) and
-# ```{torchtrace} path / :::{torchtrace} path in MyST.
-_RST_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+torchtrace::[ \t]*(?P<arg>\S.*?)\s*$")
-_MYST_DIRECTIVE = re.compile(r"^[ \t]*(?:`{3,}|~{3,}|:{3,})\{torchtrace\}[ \t]*(?P<arg>\S.*?)\s*$")
+
+def directive_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The rST and MyST openings of directive ``name`` (``torchtrace``, ``torchtrace-diff``):
+    ``.. torchtrace:: path`` in rST (also inside eval-rst blocks of MyST) and
+    ```` ```{torchtrace} path ```` / ``:::{torchtrace} path`` in MyST."""
+    n = re.escape(name)
+    return (
+        re.compile(rf"^(?P<indent>[ \t]*)\.\.[ \t]+{n}::[ \t]*(?P<arg>\S.*?)\s*$"),
+        re.compile(rf"^[ \t]*(?:`{{3,}}|~{{3,}}|:{{3,}})\{{{n}\}}[ \t]*(?P<arg>\S.*?)\s*$"),
+    )
+
+
+_RST_DIRECTIVE, _MYST_DIRECTIVE = directive_patterns("torchtrace")
 SUPPORTED_SUFFIXES = (".rst", ".md", ".txt")
 _OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*?))?\s*$")
 
@@ -46,8 +55,11 @@ class TraceRequest:
         return p.stem if p.is_file() or p.suffix else p.name
 
 
-def scan_sources(app: Sphinx, generated: str) -> list[TraceRequest]:
-    """Find every ``torchtrace`` directive in the project's sources (rST and MyST)."""
+def scan_sources(
+    app: Sphinx, generated: str, directive: str = "torchtrace"
+) -> list[TraceRequest]:
+    """Find every ``directive`` (``torchtrace``) in the project's sources (rST and MyST)."""
+    patterns = directive_patterns(directive)
     env = app.env
     env.find_files(app.config, app.builder)  # found_docs is stale on an incremental build
     generated = generated.rstrip("/") + "/"
@@ -64,7 +76,7 @@ def scan_sources(app: Sphinx, generated: str) -> list[TraceRequest]:
             continue
         if "torchtrace" not in text:
             continue
-        requests.extend(_requests_in(docname, source, text.splitlines()))
+        requests.extend(_requests_in(docname, source, text.splitlines(), patterns))
     return requests
 
 
@@ -82,7 +94,12 @@ def _closes(line: str, fence: str) -> bool:
     return stripped.startswith(fence) and set(stripped) == {fence[0]}
 
 
-def _requests_in(docname: str, source: Path, lines: list[str]) -> list[TraceRequest]:
+def _requests_in(
+    docname: str,
+    source: Path,
+    lines: list[str],
+    patterns: tuple[re.Pattern[str], re.Pattern[str]] = (_RST_DIRECTIVE, _MYST_DIRECTIVE),
+) -> list[TraceRequest]:
     """The directives of one source, skipping examples in literal blocks and code fences."""
     found = []
     literal_indent: int | None = None  # inside an rST literal block opened at this indent
@@ -112,7 +129,7 @@ def _requests_in(docname: str, source: Path, lines: list[str]) -> list[TraceRequ
                 literal_fence = opening.group("fence")
                 continue
             parsed_fences.append(opening.group("fence"))
-        match = _RST_DIRECTIVE.match(line) or _MYST_DIRECTIVE.match(line)
+        match = patterns[0].match(line) or patterns[1].match(line)
         if match is None:
             if _RST_LITERAL.match(line) or (
                 stripped.endswith("::") and not stripped.startswith("..")

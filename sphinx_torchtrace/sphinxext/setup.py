@@ -10,6 +10,7 @@ from sphinx.config import Config
 from ..render.fx_lexer import FxGraphLexer
 from ..site.naming import generated_prefix
 from .config import add_config_values
+from .diff_directive import TorchTraceDiffDirective
 from .directive import TorchTraceDirective
 from .doctree import chart_node
 from .domain import TorchTraceDomain
@@ -26,6 +27,7 @@ from .patches.settings_cache import setup_settings_cache
 from .patches.stem_cache import setup_stem_cache
 from .patches.straight_quotes import setup_straight_quotes
 from .provenance import setup_provenance
+from .publish_check import setup_publish_check
 from .warnings_table import WarningsTable
 
 STATIC = Path(__file__).parent.parent / "static"
@@ -38,6 +40,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_fast_code(app)
     app.add_domain(TorchTraceDomain)
     app.add_directive("torchtrace", TorchTraceDirective)
+    app.add_directive("torchtrace-diff", TorchTraceDiffDirective)
     app.add_directive("torchtrace-page", TorchTracePage)
     app.add_directive("torchtrace-warnings", WarningsTable)
     app.add_node(
@@ -58,6 +61,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_settings_cache(app)
     setup_parallel_highlight(app)
     setup_asset_checksums(app)
+    setup_publish_check(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _exclude_side_files)

@@ -24,7 +24,24 @@ SPHINX_KINDS: dict[str, str] = {
     "provenance": "a provenance view names no frame, or its frame logged no node mappings",
     "page": "a generated page no trace of this build knows (a stale file); it is left empty",
     "user_files": "the generated folder holds files the extension did not write; they are kept",
+    "path": "a page or download the extension made still holds an absolute machine path (under "
+    "/home, /tmp, /srv ... or a Windows drive) after the path rewrites: add a rule to "
+    "torchtrace_path_rewrites",
 }
+
+#: Subtypes of ``torchtrace-diff``: what got worse between two runs (torchtrace_regressions
+#: says which count; ``:no-regressions:`` turns them off for one comparison).
+SPHINX_KINDS.update({
+    "regression_error": "torchtrace-diff: the new run has a compile error the baseline has not",
+    "regression_graph_break": "torchtrace-diff: the new run has a graph break (reason and user "
+    "location) the baseline has not",
+    "regression_recompile": "torchtrace-diff: a frame compiles more times in the new run, or "
+    "for a new reason",
+    "regression_compile_time": "torchtrace-diff: total compile time grew past the ratio set in "
+    "torchtrace_regressions (off by default: timings are noisy)",
+    "regression_kernels": "torchtrace-diff: a frame generates more kernels in the new run (a "
+    "fusion lost; off by default)",
+})
 
 #: Every subtype, with what it means: the reader's diagnostics, then the Sphinx side's.
 WARNINGS: dict[str, str] = {**DIAGNOSTIC_KINDS, **SPHINX_KINDS}

@@ -227,6 +227,33 @@
       });
     });
 
+    /* Expand: the block over the whole window, three panes side by side (CSS), so that
+     * whole lines show in a theme's narrow column; the button or Escape brings it back. */
+    var expand = block.querySelector("button.tt-provenance-expand");
+    function setExpanded(on) {
+      block.classList.toggle("tt-provenance-expanded", on);
+      expand.setAttribute("aria-pressed", on ? "true" : "false");
+      expand.textContent = on ? "Back to the page" : "Expand to the whole window";
+      if (document.documentElement) {
+        document.documentElement.classList.toggle("tt-provenance-open", on);
+      }
+      if (pinned) centre(bodies[pinned.pane], pinned.line, false);
+    }
+    if (expand) {
+      expand.hidden = false;
+      expand.addEventListener("click", function () {
+        setExpanded(!block.classList.contains("tt-provenance-expanded"));
+      });
+      block.addEventListener("keydown", function (event) {
+        var key = event.key;
+        if ((key === "Escape" || key === "Esc") && !event.defaultPrevented &&
+            block.classList.contains("tt-provenance-expanded")) {
+          setExpanded(false);
+          expand.focus();
+        }
+      });
+    }
+
     /* Open the code pane where the work happens (C++: run_impl, Python: call). */
     var start = bodies.code ? bodies.code.getAttribute("data-initial-line") : null;
     var first = start ? lines.code[start] : null;

@@ -24,9 +24,18 @@ DIAGNOSTIC_KINDS: dict[str, str] = {
     "nesting": "JSON nested too deeply to decode safely (an envelope, a payload or a JSON value "
     "inside one); that record or value is left out",
     "limit": "a log is larger than the bytes read from one log (torchtrace_max_log_bytes), so "
-    "it was cut; or a record is too large to analyse and is kept unanalysed",
+    "it was cut; or a record is too large to analyse and is kept unanalysed; or a trace has "
+    "more compiles than get pages (torchtrace_max_frames): the rest are listed on its overview",
     "skipped": "an entry of a trace directory is not read: a link that leads out of the "
     "directory, or not a regular file (a FIFO, a device, a socket)",
+    "mixed_runs": "a trace directory mixes logs of different runs (two logs of one rank, or a "
+    "log without a rank beside rank logs) and the directive says neither :latest: nor :ranks:",
+    "text_log": "a file read as a TORCH_LOGS text log has no line with a log prefix (torch's "
+    "glog-style prefix or the older bracketed one): its lines are kept as plain text",
+    "debug_file": "a file of a TORCH_COMPILE_DEBUG folder cannot be read, is binary, or is cut "
+    "short (a Python file that does not parse); the rest of the folder renders",
+    "debug_unknown": "a TORCH_COMPILE_DEBUG folder holds a file or folder torch does not write "
+    "there; it is listed on the run's page, not shown",
 }
 
 #: Characters of a log's text quoted in a diagnostic message, at most.

@@ -50,6 +50,9 @@ class Kernel:
     source_nodes: list[str] = field(default_factory=list)
     aten_ops: list[str] = field(default_factory=list)
     launch_lines: list[int] = field(default_factory=list)
+    # An extern's source nodes per call, one entry per launch line: each call of
+    # ``extern_kernels.addmm`` is its own site (a linear layer), not one kernel.
+    call_nodes: list[list[str]] = field(default_factory=list)
     backend: str = ""
 
 
@@ -344,6 +347,8 @@ def _split(code: str) -> list[Kernel]:
                     externs[ext_name] = target
         if target is not None:
             target.launch_lines.append(i + 1)
+            if target.kind == "extern":
+                target.call_nodes.append(list(pending[0]) if pending is not None else [])
             if pending is not None:
                 if target.name not in defined_nodes:
                     _merge(target.source_nodes, pending[0])

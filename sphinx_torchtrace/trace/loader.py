@@ -2,7 +2,13 @@
 
 A path is one log file, or a ``TORCH_TRACE`` directory: every rank's
 ``dedicated_log_torch_trace_rank_<N>[_suffix].log`` when there are rank logs,
-else its newest log (tlparse's ``--latest``).  A log that uses interned
+else its newest log (tlparse's ``--latest``).  "Newest" is by the epoch times
+recorded inside the logs (chromium event ``ts``, ``compilation_metrics``
+``start_time``), read from a bounded prefix of each: a copy or a git checkout
+reorders modification times, and the glog line prefix has no year.  File times
+decide only when no log records a time.  A directory that mixes runs (two logs
+of one rank, or a log without a rank beside rank logs) is reported, unless the
+caller chose (``latest`` or ``ranks``).  A log that uses interned
 strings defined in another log of the same process (``draft_export`` under
 ``TORCH_DTRACE`` writes such a pair) borrows that log's string table.
 
@@ -15,9 +21,11 @@ it.  A log path given directly may be a link: that is the user's choice.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import stat
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +41,17 @@ TRACE_LOG = re.compile(r"^dedicated_log_torch_trace_.*\.log(?:\.gz)?$")
 # two alternatives start with different characters, so the match is linear.
 _STR_RECORD = re.compile(rb'\] \{"str": \["((?:[^"\\\n]|\\.)*)", (\d{1,30})\]\}')
 _PID = re.compile(rb"^\S+ \S+ +(\d{1,19}) ", re.M)
+
+#: Bytes read (decompressed) from the start of a log to find when it was recorded: torch
+#: logs its first chromium event within the first records.
+TIME_PREFIX_BYTES = 1 << 20
+# ``"ts": 1795261848850498.0`` (microseconds), ``"start_time": 1712154528.05`` (seconds),
+# ``"start_time_us": ...``: a literal key, then digits: linear.
+_EPOCH_FIELD = re.compile(rb'"(ts|start_time|start_time_us)": ?(\d{1,20})[.,}\s]')
+# Plausible epoch seconds (2001 to 5138): anything else is no time, whatever a log claims.
+_EPOCH_RANGE = (1e9, 1e11)
+_TIMES: dict[tuple[str, int, int], float | None] = {}  # (path, size, mtime_ns): time
+_TIMES_KEPT = 4096
 
 
 @dataclass
@@ -75,44 +94,141 @@ def _unsafe(entry: Path, root: str) -> str | None:
 
 
 def rank_logs(directory: str | os.PathLike[str]) -> dict[int, Path]:
-    """Every rank's log in a directory, by rank (the first file wins for a repeated rank)."""
-    return _rank_logs(_list_directory(Path(directory)))
+    """Every rank's log in a directory, by rank (for a repeated rank, its newest log)."""
+    return {r: logs[0] for r, logs in _rank_groups(_list_directory(Path(directory))).items()}
 
 
-def _rank_logs(listing: _Listing) -> dict[int, Path]:
-    found: dict[int, Path] = {}
+def _rank_groups(listing: _Listing) -> dict[int, list[Path]]:
+    """Each rank's logs, newest first (by :func:`_newest_first`)."""
+    found: dict[int, list[Path]] = {}
     for entry in listing.files:
         match = RANK_LOG.match(entry.name)
         if match:
-            found.setdefault(int(match.group(1)), entry)
-    return dict(sorted(found.items()))
+            found.setdefault(int(match.group(1)), []).append(entry)
+    return {r: _newest_first(found[r])[0] if len(found[r]) > 1 else found[r] for r in sorted(found)}
 
 
 def newest_log(directory: str | os.PathLike[str]) -> Path | None:
-    """The most recently modified trace log of a directory (any file if none is named so)."""
-    return _newest_log(_list_directory(Path(directory)))
+    """A directory's newest trace log by recorded time (any file if none is named so)."""
+    return _newest_log(_list_directory(Path(directory)))[0]
 
 
-def _newest_log(listing: _Listing) -> Path | None:
-    logs = [p for p in listing.files if TRACE_LOG.match(p.name)] or listing.files
-    if not logs:
+def _candidates(listing: _Listing) -> list[Path]:
+    return [p for p in listing.files if TRACE_LOG.match(p.name)] or listing.files
+
+
+def _newest_log(listing: _Listing) -> tuple[Path | None, str]:
+    """The newest candidate log and what decided it (``recorded time``, ``modification time``)."""
+    logs = _candidates(listing)
+    if len(logs) <= 1:  # nothing to choose: no log read
+        return (logs[0] if logs else None), ""
+    ordered, by = _newest_first(logs)
+    return ordered[0], by
+
+
+def _newest_first(logs: list[Path]) -> tuple[list[Path], str]:
+    """``logs`` newest first, and by what: the times they record, else their files' times.
+
+    Logs that record a time come before those that do not (a log without one is
+    unlikely to be the run's own); ties go to the later file name.
+    """
+    times = {p: recorded_time(p) for p in logs}
+    if any(t is not None for t in times.values()):
+        key = {p: (t is not None, t or 0.0, p.name) for p, t in times.items()}
+        return sorted(logs, key=key.__getitem__, reverse=True), "recorded time"
+    return sorted(logs, key=lambda p: (_mtime(p), p.name), reverse=True), "modification time"
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def recorded_time(path: str | os.PathLike[str]) -> float | None:
+    """When a log was recorded, in epoch seconds: the earliest time in its first records.
+
+    Read from at most :data:`TIME_PREFIX_BYTES` (decompressed) of the log, once per
+    file version (size and modification time) in a process; None when it records none.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
         return None
-    return max(logs, key=lambda p: (p.stat().st_mtime, p.name))
+    key = (os.fspath(path), st.st_size, st.st_mtime_ns)
+    if key not in _TIMES:
+        if len(_TIMES) >= _TIMES_KEPT:
+            _TIMES.clear()
+        _TIMES[key] = _earliest_time(_prefix(path))
+    return _TIMES[key]
+
+
+def _prefix(path: str | os.PathLike[str]) -> bytes:
+    try:
+        with open(path, "rb") as raw:
+            head = raw.read(TIME_PREFIX_BYTES)
+        if head.startswith(b"\x1f\x8b"):
+            with gzip.open(path, "rb") as f:
+                return f.read(TIME_PREFIX_BYTES)
+        return head
+    except (OSError, EOFError, zlib.error):
+        return b""
+
+
+def _earliest_time(data: bytes) -> float | None:
+    earliest: float | None = None
+    low, high = _EPOCH_RANGE
+    for match in _EPOCH_FIELD.finditer(data):
+        value = int(match.group(2))
+        seconds = value / 1e6 if match.group(1) != b"start_time" else float(value)
+        if low <= seconds < high and (earliest is None or seconds < earliest):
+            earliest = seconds
+    return earliest
+
+
+@dataclass(frozen=True)
+class LogChoice:
+    """The logs a path stands for, and how they were chosen (for the build to say)."""
+
+    logs: list[Path]
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # entries not read, why
+    among: int = 0  # candidate logs in the directory (0: a file was named)
+    by: str = ""  # "recorded time", "modification time", "ranks"; "" for a file or a list
+    mixed: str | None = None  # why the directory looks like more than one run, if it does
+
+    def describe(self) -> str:
+        """``using x.log (newest of 3 logs by recorded time)``, ``using 4 rank logs ...``."""
+        if self.by == "ranks":
+            logs = "1 rank log" if len(self.logs) == 1 else f"{len(self.logs)} rank logs"
+            names = ", ".join(p.name for p in self.logs[:4])
+            more = f" and {len(self.logs) - 4} more" if len(self.logs) > 4 else ""
+            return f"using {logs} ({names}{more})"
+        name = self.logs[0].name if self.logs else "no log"
+        if self.among == 1:
+            return f"using {name} (the only log)"
+        if not self.by:
+            return f"using {name}"
+        return f"using {name} (newest of {self.among} logs by {self.by})"
 
 
 def resolve_logs(
     path: str | os.PathLike[str], *, latest: bool = False, ranks: Sequence[int] | None = None
 ) -> list[Path]:
     """The log files a path stands for, in rank order."""
-    return _resolve(Path(path), latest, ranks)[0]
+    return choose_logs(path, latest=latest, ranks=ranks).logs
 
 
-def _resolve(
-    p: Path, latest: bool, ranks: Sequence[int] | None
-) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """The logs, and the entries of the directory left out that could have been logs."""
+def choose_logs(
+    path: str | os.PathLike[str], *, latest: bool = False, ranks: Sequence[int] | None = None
+) -> LogChoice:
+    """Which logs a path stands for, why, and whether its directory mixes runs.
+
+    Raises :class:`TraceReadError` for a directory without any log.
+    """
+    p = Path(path)
     if not p.is_dir():
-        return [p], []
+        return LogChoice([p])
     listing = _list_directory(p)
     # A skipped entry matters where it could have been read: named like a log, or in a
     # directory without any log named so (where any file is a candidate).
@@ -122,15 +238,42 @@ def _resolve(
     ]
     if not named:
         skipped = listing.skipped
-    if not latest:
-        by_rank = _rank_logs(listing)
-        if by_rank:
-            wanted = by_rank if ranks is None else {r: by_rank[r] for r in ranks if r in by_rank}
-            return list(wanted.values()), skipped
-    newest = _newest_log(listing)
+    groups = _rank_groups(listing)
+    if not latest and groups:
+        wanted = groups if ranks is None else {r: groups[r] for r in ranks if r in groups}
+        mixed = None if ranks is not None else _mixed_runs(listing, groups)
+        chosen = [logs[0] for logs in wanted.values()]
+        return LogChoice(chosen, skipped, len(groups), "ranks", mixed)
+    newest, by = _newest_log(listing)
     if newest is None:
         raise TraceReadError(str(p), "the directory holds no log file")
-    return [newest], skipped
+    return LogChoice([newest], skipped, len(_candidates(listing)), by)
+
+
+def _mixed_runs(listing: _Listing, groups: dict[int, list[Path]]) -> str | None:
+    """Why the rank logs of a directory look like more than one run, or None."""
+    reasons = []
+    repeated = {r: logs for r, logs in groups.items() if len(logs) > 1}
+    if repeated:
+        rank, logs = next(iter(repeated.items()))
+        reasons.append(
+            f"{len(repeated)} rank(s) have more than one log (rank {rank}: "
+            f"{', '.join(p.name for p in logs[:3])}); each rank's newest log is used"
+        )
+    loose = [
+        p for p in listing.files if TRACE_LOG.match(p.name) and not RANK_LOG.match(p.name)
+    ]
+    if loose:
+        reasons.append(
+            f"{len(loose)} log(s) without a rank beside the rank logs are left out "
+            f"({', '.join(p.name for p in loose[:3])})"
+        )
+    if not reasons:
+        return None
+    return (
+        "the directory mixes logs of different runs: " + "; ".join(reasons)
+        + " (name the ranks with :ranks:, or say :latest: for the newest log alone)"
+    )
 
 
 def load_trace(
@@ -153,11 +296,16 @@ def load_trace(
     """
     trace = Trace(ranks=[])
     if isinstance(path, (str, os.PathLike)):
-        logs, skipped = _resolve(Path(path), latest, ranks)
+        choice = choose_logs(path, latest=latest, ranks=ranks)
+        logs = choice.logs
         chained = False
-        for entry, why in skipped:
+        for entry, why in choice.skipped:
             trace.diagnostics.append(
                 Diagnostic("skipped", f"not read: {why}", _display(entry, display_root))
+            )
+        if choice.mixed:
+            trace.diagnostics.append(
+                Diagnostic("mixed_runs", choice.mixed, _display(path, display_root))
             )
     else:
         logs = [Path(p) for p in path]
@@ -289,7 +437,10 @@ def _str_records(path: Path, pids: set[int], max_bytes: int) -> Iterator[tuple[i
 
 
 __all__ = [
+    "LogChoice",
+    "choose_logs",
     "load_trace",
+    "recorded_time",
     "newest_log",
     "rank_logs",
     "read_log",

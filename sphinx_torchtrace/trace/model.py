@@ -287,6 +287,9 @@ class RankTrace:
     last_timestamp: str | None = None
     stats: Counter[str] = field(default_factory=Counter)  # records per event kind
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: What the rank was read from: ``trace`` (TORCH_TRACE) or ``torch_logs`` (a text log,
+    #: no metrics: statuses come from what the text says, see ``trace.text_log``).
+    source: str = "trace"
 
     @property
     def problem_counts(self) -> Counter[str]:
@@ -305,7 +308,27 @@ class RankTrace:
         from .status import combined_status
 
         members = self._index().by_frame.get(compile_id.frame, [])
+        if self.source == "torch_logs":
+            return _text_status(members)
         return combined_status(m for c in members for m in c.metrics)
+
+    def attempts_status(self, compile_: Compile) -> Status:
+        """Status of ``compile_``'s ``[x/y]`` over the attempts of its occurrence.
+
+        What a badge for ``[x/y]`` shows: :meth:`frame_status` within one occurrence (a
+        repeat after ``torch._dynamo.reset()`` is another function under the same id).
+        """
+        from .status import combined_status
+
+        members = self.attempts(compile_) or [compile_]
+        if self.source == "torch_logs":
+            return _text_status(members)
+        return combined_status(m for c in members for m in c.metrics)
+
+    def first_attempt(self, compile_: Compile) -> Compile:
+        """The lowest attempt of ``compile_``'s ``[x/y]`` in its occurrence (0 if logged)."""
+        members = self.attempts(compile_) or [compile_]
+        return min(members, key=lambda c: c.id.attempt)
 
     def attempts(self, compile_: Compile) -> list[Compile]:
         """Every attempt of ``compile_``'s ``[x/y]`` in its occurrence, in log order."""
@@ -333,6 +356,13 @@ class RankTrace:
             found = _CompileIndex.of(self.compiles, key)
             vars(self)["_compile_index"] = found
         return found
+
+
+def _text_status(members: list[Compile]) -> Status:
+    """A text log's status over attempts: the worst of theirs (no metrics to combine)."""
+    from .text_log import combined_text_status
+
+    return combined_text_status(members)
 
 
 def _function_key(compile_id: CompileId) -> tuple[int | None, int | None]:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from .model import ChromiumEvent, Compile, Failure, RankTrace, StackFrame, StackTrieNode, Trace
 from .reader import load_json
+from .status import combined_status
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
 
 #: Keys of the overview's sections, in page order (the directive's ``:sections:`` option).
@@ -36,6 +37,7 @@ SECTION_KEYS = (
     "chromium",
     "ranks",
     "export",
+    "glance",  # shown first, whatever its place here: the figures, each linking to its section
 )
 
 
@@ -375,6 +377,61 @@ def reason_headline(reason: str) -> str:
     return head
 
 
+#: Where torch and Python chain one failure to the next; tlparse shows the whole chain.
+_CHAIN_MARKERS = (
+    "While handling this graph break",
+    "The above exception was the direct cause of the following exception",
+    "During handling of the above exception, another exception occurred",
+)
+#: Chained failures one reason lists at most (a log's reason may repeat a marker endlessly).
+MAX_CHAIN = 8
+
+
+def failure_chain(reason: str) -> list[str]:
+    """The failures chained after a reason's first: ``While handling this graph break,
+    another graph break occurred: ...`` and Python's chained exceptions, each as its
+    headline (the line after the marker, or the exception line ending a traceback)."""
+    lines = reason.splitlines()
+    chain: list[str] = []
+    i = 0
+    while i < len(lines) and len(chain) < MAX_CHAIN:
+        line = lines[i].strip().strip("*").strip()
+        marker = next((m for m in _CHAIN_MARKERS if line.startswith(m)), None)
+        i += 1
+        if marker is None:
+            continue
+        rest = line[len(marker) :].lstrip(" ,:").strip()
+        if marker == _CHAIN_MARKERS[0] and ":" in rest:
+            rest = rest.split(":", 1)[1].strip()
+            if rest:
+                chain.append(rest)
+                continue
+        found, i = _next_headline(lines, i)
+        if found:
+            chain.append(found)
+    return chain
+
+
+def _next_headline(lines: list[str], i: int) -> tuple[str | None, int]:
+    """The first message line from ``i``: past blank lines and a traceback's indented frames."""
+    in_traceback = False
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        text = line.strip().strip("*").strip()
+        if not text:
+            continue
+        if text.startswith("Traceback (most recent call last)"):
+            in_traceback = True
+            continue
+        if in_traceback and line[:1].isspace():
+            continue
+        if text.startswith(("Graph break in user code at", "Graph Break Reason:")):
+            continue
+        return text, i
+    return None, i
+
+
 def _prefixed_lines(reason: str, prefix: str) -> list[str]:
     return [
         ln.strip()[len(prefix) :].strip()
@@ -405,6 +462,7 @@ class FailureGroup:
     compiles: list[Compile] = field(default_factory=list)  # distinct, first-seen order
     locations: list[str] = field(default_factory=list)  # distinct user-code locations
     count: int = 0  # failures in the group (a compile may repeat one)
+    chain: list[str] = field(default_factory=list)  # failures chained after it, in order
 
 
 _KIND_ORDER = {"failure": 0, "graph_break": 1, "restart": 2}
@@ -420,29 +478,30 @@ FAILURE_KINDS = {
 def failure_groups(compiles: Iterable[Compile]) -> list[FailureGroup]:
     """Distinct failures of these compiles: errors first, then breaks, then restarts."""
     groups: dict[tuple[str, str | None, str], FailureGroup] = {}
-    for c in compiles:
-        for f in c.failures:
-            reason = f.reason if isinstance(f.reason, str) else str(f.reason)
-            headline = reason_headline(reason)
-            key = (f.kind, f.type, headline)
-            group = groups.get(key)
-            if group is None:
-                explanations = _prefixed_lines(reason, "Explanation:")
-                url = _GRAPH_BREAK_SITE.search(reason)
-                group = groups[key] = FailureGroup(
-                    f.kind,
-                    f.type,
-                    headline,
-                    explanations[0] if explanations else None,
-                    _useful_hints(reason),
-                    url.group(0) if url else None,
-                )
-            group.count += 1
-            if not any(x is c for x in group.compiles):
-                group.compiles.append(c)
-            location = _failure_location(f, c)
-            if location and location not in group.locations:
-                group.locations.append(location)
+    # each failure once: a restart repeating the graph break before it is not counted again
+    for c, f in counted_failures(list(compiles)):
+        reason = f.reason if isinstance(f.reason, str) else str(f.reason)
+        headline = reason_headline(reason)
+        key = (f.kind, f.type, headline)
+        group = groups.get(key)
+        if group is None:
+            explanations = _prefixed_lines(reason, "Explanation:")
+            url = _GRAPH_BREAK_SITE.search(reason)
+            group = groups[key] = FailureGroup(
+                f.kind,
+                f.type,
+                headline,
+                explanations[0] if explanations else None,
+                _useful_hints(reason),
+                url.group(0) if url else None,
+                chain=failure_chain(reason),
+            )
+        group.count += 1
+        if not any(x is c for x in group.compiles):
+            group.compiles.append(c)
+        location = _failure_location(f, c)
+        if location and location not in group.locations:
+            group.locations.append(location)
     return sorted(groups.values(), key=lambda g: (_KIND_ORDER.get(g.kind, 3), -g.count))
 
 
@@ -944,3 +1003,99 @@ def unbacked_symbols(rank: RankTrace) -> list[UnbackedSymbol]:
 def exported_programs(rank: RankTrace) -> list[str]:
     """Texts of the exported programs (``site.source`` leaves out the code they quote)."""
     return [e.payload.text() for e in rank.export.exported_programs if e.payload is not None]
+
+
+# -- triage: the answer first -----------------------------------------------------------------
+
+
+@dataclass
+class Triage:
+    """The numbers a reader wants before anything else, for the overview's first screen and
+    the ``summary`` command: what compiled, how often, what broke, what it cost.
+
+    A graph break is logged twice by torch (a ``graph_break`` record on the attempt that
+    broke, and a restart reason on the attempt that carried on): counted once here.
+    """
+
+    ranks: int
+    frames: int  # distinct code objects compiled (frame ids, per rank)
+    compile_ids: int  # distinct compile ids (repeats after a reset counted apart)
+    attempts: int  # compilations logged, restarted attempts included
+    statuses: dict[str, int]  # status -> compile ids, over the ids' attempts' worst
+    graph_breaks: int
+    graph_break_reasons: int  # distinct reasons among them
+    errors: int  # compile errors (a ``fail_type``)
+    recompiled: list[RecompiledFunction]  # per function that recompiled (all ranks)
+    cache: dict[str, int]  # hit / miss / bypass lookups
+    compile_seconds: float | None  # whole-frame compile time summed; None when never logged
+    divergence: Divergence | None  # for several ranks
+
+    @property
+    def recompiles(self) -> int:
+        return sum(len(fn.recompiles) for fn in self.recompiled)
+
+
+def counted_failures(compiles: Sequence[Compile]) -> list[tuple[Compile, Failure]]:
+    """Each failure once: a restart that repeats the graph break of the attempt before it
+    (same compile id and occurrence, one attempt earlier) is the same event, left out."""
+    broke: set[tuple[Any, int, int]] = set()
+    for c in compiles:
+        if any(f.kind == "graph_break" for f in c.failures):
+            broke.add((c.id.frame, c.occurrence, c.id.attempt))
+    out: list[tuple[Compile, Failure]] = []
+    for c in compiles:
+        for f in c.failures:
+            if f.kind == "restart" and (c.id.frame, c.occurrence, c.id.attempt - 1) in broke:
+                continue
+            out.append((c, f))
+    return out
+
+
+def triage(trace_or_rank: Trace | RankTrace) -> Triage:
+    """The first-screen figures of a whole trace (all ranks) or of one rank."""
+    ranks = trace_or_rank.ranks if isinstance(trace_or_rank, Trace) else [trace_or_rank]
+    frames = compile_ids = attempts = breaks = errors = 0
+    reasons: set[str] = set()
+    statuses: Counter[str] = Counter()
+    recompiled: list[RecompiledFunction] = []
+    total, timed = 0.0, False
+    for rank in ranks:
+        known = [c for c in rank.compiles if not c.id.is_unknown]
+        attempts += len(known)
+        frames += len({(c.id.compiled_autograd_id, c.id.frame_id) for c in known})
+        by_id: dict[tuple[Any, int], list[Compile]] = {}
+        for c in known:
+            by_id.setdefault((c.id.frame, c.occurrence), []).append(c)
+        compile_ids += len(by_id)
+        statuses.update(
+            str(combined_status(m for c in group for m in c.metrics)) for group in by_id.values()
+        )
+        for _, f in counted_failures(known):
+            if f.kind == "failure":
+                errors += 1
+            elif f.kind in ("graph_break", "restart"):
+                breaks += 1
+                reasons.add(reason_headline(f.reason if isinstance(f.reason, str) else ""))
+        recompiled.extend(fn for fn in recompiled_functions(rank) if fn.recompiles)
+        for c in known:
+            seconds = compile_seconds(c)
+            if seconds is not None:
+                total, timed = total + seconds, True
+    all_compiles = [c for r in ranks for c in r.compiles]
+    several = isinstance(trace_or_rank, Trace) and trace_or_rank.is_multi_rank
+    multi = trace_or_rank if several and isinstance(trace_or_rank, Trace) else None
+    return Triage(
+        ranks=len(ranks),
+        frames=frames,
+        compile_ids=compile_ids,
+        attempts=attempts,
+        statuses=dict(statuses),
+        graph_breaks=breaks,
+        graph_break_reasons=len(reasons),
+        errors=errors,
+        recompiled=recompiled,
+        cache=cache_totals(all_compiles),
+        compile_seconds=total if timed else None,
+        divergence=divergence(multi) if multi is not None else None,
+    )
+

@@ -26,8 +26,13 @@ from sphinx_torchtrace.trace import RankTrace, read_log  # noqa: E402
 LOG_SUFFIXES = (".log", ".txt", ".gz")
 
 
+#: Folders of other input kinds (TORCH_COMPILE_DEBUG folders, TORCH_LOGS text): their
+#: files are not trace logs, though a trace log written beside them is.
+OTHER_INPUTS = {"debug_dir", "torch_logs", "spyre"}
+
+
 def bundled_logs() -> list[Path]:
-    """Every log file under tests/data (the pinned expectations excluded)."""
+    """Every TORCH_TRACE log file under tests/data (the pinned expectations excluded)."""
     return sorted(
         p
         for p in DATA.rglob("*")
@@ -35,6 +40,10 @@ def bundled_logs() -> list[Path]:
         and p.suffix in LOG_SUFFIXES
         and "expected" not in p.relative_to(DATA).parts
         and p.name != "README.md"
+        and (
+            OTHER_INPUTS.isdisjoint(p.relative_to(DATA).parts)
+            or p.name.startswith("dedicated_log_torch_trace")
+        )
     )
 
 

@@ -6,12 +6,44 @@ blocks, what its page shows.  Nothing here knows Sphinx or any markup.
 
 from __future__ import annotations
 
-from ..blocks import Page
-from ..plan import GraphPlan, KernelPlan, PageSettings, TracePlan
+from ..blocks import AnchorLink, Block, ObjectTarget, Page, Paragraph
+from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 
 
 def build_page(plan: TracePlan, docname: str, settings: PageSettings) -> Page:
-    """The page at ``docname`` (KeyError if the plan has no such page)."""
+    """The page at ``docname`` (KeyError if the plan has no such page), declaring also the
+    objects it stands for (an identical graph's, a repeating rank's)."""
+    page = _page(plan, docname, settings)
+    shared = [ObjectTarget(t, name, status) for t, name, status in plan.shared_objects(docname)]
+    if shared:
+        page.blocks[:0] = shared
+    frame, item = plan.page_of(docname)
+    if frame is not None and item is None:
+        at = next((i for i, b in enumerate(page.blocks) if not isinstance(b, ObjectTarget)), 0)
+        page.blocks[at:at] = _repeating_ranks_note(plan, frame)
+    return page
+
+
+def _repeating_ranks_note(plan: TracePlan, frame: FramePlan) -> list[Block]:
+    """On a frame page of a rank others repeat: which ranks it stands for."""
+    rank_plan = plan.rank_plan(frame.rank)
+    repeats = plan.repeating_ranks(rank_plan) if rank_plan is not None else []
+    if not repeats:
+        return []
+    names = ", ".join(r.name or "rank ?" for r in repeats)
+    return [
+        Paragraph(
+            [
+                f"Also {names}: they logged the same compiles and graphs as this rank, so "
+                "this page stands for theirs (what differs is under ",
+                AnchorLink(plan.index_docname, "ranks", "Ranks"),
+                ").",
+            ]
+        )
+    ]
+
+
+def _page(plan: TracePlan, docname: str, settings: PageSettings) -> Page:
     frame, item = plan.page_of(docname)
     if frame is None:
         from .overview import overview_page

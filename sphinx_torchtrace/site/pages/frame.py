@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
+from ...trace import summary as trace_summary
 from ...trace.provenance import provenance_view, provenance_views
 from ...trace.timings import MAX_SECONDS, plausible
-from ..artifacts import language_of, pipeline_position, size_text
+from ..artifacts import INLINE_LIMIT, language_of, pipeline_position, size_text
 from ..blocks import (
     AnchorLink,
+    Badge,
     Block,
     BulletList,
     Code,
@@ -41,10 +43,12 @@ from ..blocks import (
     TabSet,
     Toctree,
     joined,
+    linked,
 )
-from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
+from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING
+from .cudagraphs import cudagraphs_section, text_log_section
 
 UNKNOWN_COMPILE_TEXT = (
     "Records logged outside any compilation (the PyTorch version, ahead-of-time compilation, "
@@ -120,8 +124,6 @@ FAILURE_TITLES: dict[str, str] = {
     "graph_break": "Graph break",
 }
 
-#: Artifacts bigger than this (bytes) get no dropdown: a page must stay readable and fast.
-INLINE_LIMIT = 32768
 #: Inline values (metrics, cells) are cut to this many characters: they sit in table cells.
 VALUE_LIMIT = 300
 #: A number no compile could have logged (infinite, 400 digits) is shown as text, this long.
@@ -129,6 +131,8 @@ ODD_NUMBER_LIMIT = 40
 #: Counts at or past this are corrupt records, not graph sizes: left out of the facts.
 MAX_COUNT = 10**15
 CELL_LIMIT = 200
+#: Lines of a graph diff shown open; the rest is folded.
+DIFF_OPEN_LINES = 40
 SOURCE_NODES_LIMIT = 120
 
 #: Artifacts named after their phase only when a forward and a backward of that name exist.
@@ -139,7 +143,8 @@ GUARD_ARTIFACTS = ("dynamo_cpp_guards_str", "dynamo_guards")
 
 ARTIFACTS_TEXT = (
     "In pipeline order: Dynamo's graph, AOT Autograd's graphs, Inductor's graphs before and "
-    "after its passes, then the generated code."
+    "after its passes, then the generated code. Each graph links to its page; the other "
+    "artifacts are shown below the table, or, too large to show, offered raw."
 )
 PROVENANCE_TEXT = (
     "The pre-grad graph, the post-grad graph and the generated code side by side: hover or "
@@ -179,30 +184,54 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
     view = _Frame(plan, frame, settings, compare.previous_compile(frame.rank, c))
     fn_name, fn_where = _function_of(view)
     blocks: list[Block] = [
-        ObjectTarget("frame", frame.name, c.status),
+        *(ObjectTarget("frame", name, status) for name, status in plan.frame_objects(frame)),
+        *_neighbour_links(view),
         _status_paragraph(view),
         _facts(view, fn_name, fn_where),
     ]
+    # Short answers first (failure headlines, figures, what was made), long blocks after.
     for section in (
-        _changed_section(view),
+        text_log_section(view.frame.rank),
         _failures_section(view),
-        _stack_section(view),
         _metrics_section(view),
+        cudagraphs_section(c),
         _artifacts_section(view),
-        _provenance_section(view),
         _kernels_section(view),
+        _changed_section(view),
+        _provenance_section(view),
+        _stack_section(view),
         _shapes_section(view),
         _cache_section(view),
     ):
         if section is not None:
             blocks.append(section)
+    blocks.extend(_neighbour_links(view))
     if settings.detail_toctree and (frame.graphs or frame.kernels):
         # Graph and kernel pages are orphans in HTML (a light sidebar); builders that
         # assemble one document (LaTeX, singlehtml) need them in a toctree.
-        docnames = [g.docname for g in frame.graphs] + [k.docname for k in frame.kernels]
+        docnames = [g.docname for g in frame.graphs if g.same_as is None]
+        docnames += [k.docname for k in frame.kernels]
         blocks.append(Toctree(docnames, hidden=True))
-    title = c.label + (f" {fn_name}" if fn_name else "")
+    title = plan.frame_title(frame, fn_name)
     return Page(frame.docname, [title], blocks, orphan=not settings.list_frames)
+
+
+def _neighbour_links(view: _Frame) -> list[Block]:
+    """Previous and next frame pages in compile order, and the way back to the overview."""
+    before, after = view.plan.neighbours(view.frame)
+    parts: list[Inline] = [PageLink(view.plan.index_docname, f"{view.plan.label} overview")]
+    if before is not None:
+        parts += [" · previous: ", PageLink(before.docname, _short_title(view.plan, before))]
+    if after is not None:
+        parts += [" · next: ", PageLink(after.docname, _short_title(view.plan, after))]
+    return [Lines([parts], classes=["torchtrace-prev-next"])]
+
+
+def _short_title(plan: TracePlan, frame: FramePlan) -> str:
+    """A neighbour as its sidebar names it, without the trace's label (the page has it)."""
+    return plan.frame_title(frame, trace_summary.function_name(frame.compile)).split(
+        TITLE_SEPARATOR, 1
+    )[-1]
 
 
 # -- header -----------------------------------------------------------------------------------
@@ -210,14 +239,7 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
 
 def _attempts(view: _Frame) -> list[FramePlan]:
     """Every attempt of this compile id in this occurrence, this one included, in log order."""
-    c = view.compile
-    return [
-        f
-        for f in view.plan.frames
-        if f.rank is view.frame.rank
-        and f.compile.id.frame == c.id.frame
-        and f.compile.occurrence == c.occurrence
-    ]
+    return view.plan.attempts_of(view.frame)  # an index: a scan per page is quadratic
 
 
 def _function_of(view: _Frame) -> tuple[str | None, Inline | None]:
@@ -248,12 +270,36 @@ def _named_function(data: Mapping[str, Any]) -> tuple[str | None, Inline | None]
     return (str(name) if name else None), where
 
 
+def _attempt_badge(plan: TracePlan, frame: FramePlan, text: str) -> Inline:
+    """This attempt's own status: the frame's badge where that is what it shows."""
+    if plan.badge_status(frame) == frame.compile.status:
+        return ObjectLink("frame", frame.name, text)
+    return Badge(frame.compile.status)  # ``[x/y]`` shows all attempts, attempt 0 differs
+
+
+def _attempt_link(plan: TracePlan, frame: FramePlan) -> list[Inline]:
+    """Another attempt, with its own status (``[x/y]``'s badge is over all attempts)."""
+    if plan.badge_status(frame) == frame.compile.status:
+        return [ObjectLink("frame", frame.name)]
+    return [PageLink(frame.docname, frame.compile.label), " ", Badge(frame.compile.status)]
+
+
+def _whole_frame_status(view: _Frame) -> list[Inline]:
+    """Where this attempt's status is not the frame's: the frame's, as tlparse shows it."""
+    c = view.compile
+    whole = view.frame.rank.attempts_status(c)
+    if len(_attempts(view)) < 2 or whole == c.status:
+        return []
+    return [" Over all its attempts, ", Code(str(c.id.frame)), " is ", Badge(whole), "."]
+
+
 def _status_paragraph(view: _Frame) -> Paragraph:
     c = view.compile
     text = UNKNOWN_COMPILE_TEXT if c.id.is_unknown else STATUS_MEANING.get(c.status, "")
-    content: list[Inline] = [ObjectLink("frame", view.frame.name, c.status), f" {text}"]
+    content: list[Inline] = [_attempt_badge(view.plan, view.frame, c.status), f" {text}"]
     if c.restarted:
         content.append(f" {RESTARTED_TEXT}")
+    content += _whole_frame_status(view)
     return Paragraph(content)
 
 
@@ -270,7 +316,7 @@ def _facts(view: _Frame, fn_name: str | None, fn_where: Inline | None) -> Lines:
     attempts = _attempts(view)
     if len(attempts) > 1:
         marks: list[Inlines] = [
-            [Strong(f.compile.label)] if f is frame else [ObjectLink("frame", f.name)]
+            [Strong(f.compile.label)] if f is frame else _attempt_link(view.plan, f)
             for f in attempts
         ]
         facts.append(("Attempts", joined(marks, " → ")))
@@ -396,7 +442,7 @@ def _diff_blocks(view: _Frame, previous: Compile) -> list[Block]:
             Code("+"),
             " this compile's):",
         ]
-        return [Paragraph(intro), CodeBlock(view.strip(diff), "diff")]
+        return [Paragraph(intro), *folded_diff(view.strip(diff))]
     mine, theirs = compare.graph_text(c), compare.graph_text(previous)
     if mine is None and theirs is None:
         return []
@@ -410,6 +456,33 @@ def _diff_blocks(view: _Frame, previous: Compile) -> list[Block]:
             "guards, or after Dynamo."
         )
     return [Paragraph([text])]
+
+
+def folded_diff(diff: str) -> list[Block]:
+    """The first changed hunks open (each with a few lines of context), the rest folded:
+    a recompile's diff can run to hundreds of lines and push the page down."""
+    lines = diff.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("@@")]
+    if len(lines) <= DIFF_OPEN_LINES or not starts:
+        return [CodeBlock(diff, "diff")]
+    header = lines[: starts[0]]
+    hunks = [lines[a:b] for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
+    shown, n = list(header), 0
+    while n < len(hunks) and (n == 0 or len(shown) + len(hunks[n]) <= DIFF_OPEN_LINES):
+        shown += hunks[n]
+        n += 1
+    cut = len(shown) > DIFF_OPEN_LINES * 5 // 4  # one long hunk: its start, the rest folded
+    rest = shown[DIFF_OPEN_LINES:] if cut else []
+    shown = shown[:DIFF_OPEN_LINES] if cut else shown
+    rest += [line for hunk in hunks[n:] for line in hunk]
+    blocks: list[Block] = [CodeBlock("\n".join(shown), "diff")]
+    if rest:
+        changed = sum(1 for line in rest if line[:1] in "+-")
+        more = len(hunks) - n
+        where = f" in {more} more hunk{'s' if more != 1 else ''}" if more else ""
+        title = f"The rest of the diff: {changed} changed lines{where} ({len(rest)} lines)"
+        blocks.append(Dropdown([title], [CodeBlock("\n".join(rest), "diff")]))
+    return blocks
 
 
 # -- failures and stack -----------------------------------------------------------------------
@@ -450,7 +523,11 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
     blocks: list[Block] = [Paragraph(head)]
     if summary.strip():
         lines = view.strip(summary.strip()).split("\n")
-        blocks.append(Lines([[line] if line.strip() else [] for line in lines]))
+        blocks.append(Lines([linked(line) if line.strip() else [] for line in lines]))
+    chain = trace_summary.failure_chain(reason)
+    if chain:
+        items = [[Paragraph(linked(view.strip(headline)))] for headline in chain]
+        blocks += [Paragraph(["Then, while handling it:"]), BulletList(items)]
     if summary != reason:
         blocks.append(
             Dropdown(
@@ -542,7 +619,7 @@ def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
     blocks.append(
         Dropdown(
             [f"The whole {record.kind} record (line {record.line} of the log)"],
-            [CodeBlock(_json_text(shown), "json")],
+            [CodeBlock(view.strip(_json_text(shown)), "json")],
         )
     )
     return blocks
@@ -603,10 +680,11 @@ def _artifacts_section(view: _Frame) -> Section | None:
                 content_cell,
             ]
         )
-    blocks: list[Block] = [
-        Paragraph([ARTIFACTS_TEXT]),
-        Table(["Artifact", "Size", "Nodes", "Kernels", "Content"], rows, [6, 2, 1, 1, 2]),
-    ]
+    header, rows, widths = drop_empty_columns(
+        ["Artifact", "Size", "Nodes", "Kernels", "Content"], rows, [6, 2, 1, 1, 2]
+    )
+    table = Table(header, rows, widths)
+    blocks: list[Block] = [Paragraph([ARTIFACTS_TEXT]), *_cache_note(c), table]
     for a in inline:
         blocks.append(
             Dropdown(
@@ -618,10 +696,43 @@ def _artifacts_section(view: _Frame) -> Section | None:
     return Section(["Artifacts"], blocks, anchor="artifacts")
 
 
+#: Caches whose hit skips the compile steps that log graphs, as a reader knows them.
+CACHES_SKIPPING_GRAPHS = {"fx_graph": "the FX graph cache", "aotautograd": "the AOT autograd cache"}
+
+
+def _cache_note(c: Compile) -> list[Block]:
+    """Why graphs are missing from a compile that a warm cache served: a hit skips the
+    steps that log them (Inductor's pre-grad and joint graphs, and more)."""
+    hits = [
+        CACHES_SKIPPING_GRAPHS[cache]
+        for cache in dict.fromkeys(ev.cache for ev in c.cache_events if ev.result == "hit")
+        if cache in CACHES_SKIPPING_GRAPHS
+    ]
+    if not hits:
+        return []
+    text = "graphs not logged: compiled from " + " and ".join(f"{h} (hit)" for h in hits)
+    return [
+        Paragraph(
+            [
+                Strong("Some " + text),
+                ". A warm cache skips the steps that log them; for a complete report, capture "
+                "with ",
+                Code("TORCHINDUCTOR_FORCE_DISABLE_CACHES=1"),
+                ".",
+            ]
+        )
+    ]
+
+
 def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
     """The name cell (a link where the artifact is shown), where its content is, and
     whether this page shows it below the table."""
     graph = view.frame.graph_for(a)
+    if graph is not None and graph.same_as is not None:  # identical: no page of its own
+        same = graph.same_as
+        what = f"unchanged by {graph.unchanged_by}: " if graph.unchanged_by else "as "
+        cell: Inlines = [what, PageLink(same.docname, _graph_title(view, same))]
+        return [PageLink(same.docname, _graph_title(view, graph))], cell, False
     if graph is not None:
         return [PageLink(graph.docname, _graph_title(view, graph))], [_raw_download(graph)], False
     if a.payload is None:
@@ -631,6 +742,9 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         return [link], ["under Failure"], False  # the failures section shows it, anchored
     if a.size <= INLINE_LIMIT:
         return [link], ["below"], True
+    raw = view.frame.download_for(a)
+    if raw is not None:
+        return [Code(a.name)], [Download(raw.raw_path, "raw")], False  # too large to show
     return [Code(a.name)], ["too large to show"], False
 
 
@@ -675,22 +789,62 @@ def _kernels_section(view: _Frame) -> Section | None:
     kernels = view.frame.kernels
     if not kernels:
         return None
-    rows = [_kernel_row(k) for k in kernels]
-    table = Table(["Kernel", "Kind", "Generated in", "Source nodes"], rows, [4, 2, 2, 3])
-    return Section(["Kernels"], [table], anchor="kernels")
+    rows = [row for k in kernels for row in _kernel_rows(k)]
+    intro = Paragraph(
+        [
+            "Generated kernels, then each call of a library (extern) kernel where it is made, "
+            "with the graph nodes it computes there."
+        ]
+    )
+    header, rows, widths = drop_empty_columns(
+        ["Kernel", "Kind", "Generated in", "Source nodes"], rows, [4, 2, 2, 3]
+    )
+    table = Table(header, rows, widths, classes=["torchtrace-kernels"])
+    has_extern = any(k.kernel.kind == "extern" for k in kernels)
+    blocks: list[Block] = [intro, table] if has_extern else [table]
+    return Section(["Kernels"], blocks, anchor="kernels")
 
 
-def _kernel_row(k: KernelPlan) -> list[Inlines]:
+def _kernel_rows(k: KernelPlan) -> list[list[Inlines]]:
+    """One row per kernel; an extern kernel, a library call, one row per call site."""
     code: Inline = (
         PageLink(k.code_docname, k.artifact.name) if k.code_docname else Code(k.artifact.name)
     )
-    nodes = ", ".join(k.kernel.source_nodes)
-    return [
-        [PageLink(k.docname, k.kernel.name)],
-        [k.kernel.kind.replace("_", " ")],
-        [code],
-        [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else [],
-    ]
+    kernel = k.kernel
+    if kernel.kind != "extern" or len(kernel.call_nodes) != len(kernel.launch_lines):
+        nodes = ", ".join(kernel.source_nodes)
+        return [
+            [
+                [PageLink(k.docname, kernel.name)],
+                [kernel.kind.replace("_", " ")],
+                [code],
+                [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else [],
+            ]
+        ]
+    rows: list[list[Inlines]] = []
+    for line, call_nodes in zip(kernel.launch_lines, kernel.call_nodes, strict=True):
+        nodes = ", ".join(call_nodes)
+        rows.append(
+            [
+                [PageLink(k.docname, kernel.name)],
+                ["extern call"],
+                [code, f" line {line}"],
+                [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else [],
+            ]
+        )
+    return rows
+
+
+def drop_empty_columns(
+    header: Sequence[str], rows: Sequence[Sequence[Inlines]], widths: Sequence[int] | None
+) -> tuple[list[str], list[list[Inlines]], list[int] | None]:
+    """The table without the columns no row fills: an empty column only costs width."""
+    keep = [i for i in range(len(header)) if i == 0 or any(row[i] for row in rows)]
+    return (
+        [header[i] for i in keep],
+        [[row[i] for i in keep] for row in rows],
+        [widths[i] for i in keep] if widths is not None else None,
+    )
 
 
 def _shapes_section(view: _Frame) -> Section | None:

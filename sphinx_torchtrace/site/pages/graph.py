@@ -6,12 +6,14 @@ cache both ask, the facts lines, node lists and the orphan rule of detail pages.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
-from ...trace import Artifact, Compile
+from ...trace import Artifact, Compile, compare
 from ...trace.provenance import ProvenanceView, provenance_views
+from ...trace.summary import function_name
 from ..artifacts import group_nodes, language_of, size_text
 from ..blocks import (
     Block,
@@ -30,7 +32,7 @@ from ..blocks import (
     Table,
     joined,
 )
-from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
+from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
 
 ROLES = {
@@ -119,9 +121,19 @@ _UNPHASED = ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "dyna
 #: Relative widths of a provenance table: the node list, then what the nodes map to.
 PROVENANCE_WIDTHS = (3, 2)
 FACTS_CLASS = "torchtrace-facts"
+BREADCRUMB = " › "
 
 
 # -- shared with the kernel page ------------------------------------------------------------
+
+
+def breadcrumbs(plan: TracePlan, frame: FramePlan, trail: Inlines) -> Lines:
+    """Trace › frame › this page (› with the graph between for a kernel): where a page of
+    thousands sits, each step a link back."""
+    parts: list[Inline] = [PageLink(plan.index_docname, plan.label), BREADCRUMB]
+    frame_title = plan.frame_title(frame, function_name(frame.compile)).split(TITLE_SEPARATOR, 1)[1]
+    parts += [PageLink(frame.docname, frame_title), BREADCRUMB, *trail]
+    return Lines([parts], classes=["torchtrace-breadcrumbs"])
 
 
 def detail_page(docname: str, title: Inlines, settings: PageSettings) -> Page:
@@ -210,22 +222,204 @@ def graph_page(plan: TracePlan, frame: FramePlan, graph: GraphPlan, settings: Pa
     views = compile_facts(frame.compile).views
     text = maybe_strip(artifact.text(), settings.no_source)
     phase = _phase(frame.compile, artifact)
-    page = detail_page(graph.docname, [_title(frame, graph, phase)], settings)
+    title = _title(frame, graph, phase)
+    page = detail_page(graph.docname, [plan.detail_title(frame, title)], settings)
     page.blocks.append(ObjectTarget("graph", graph.name))
+    page.blocks.append(breadcrumbs(plan, frame, [title]))
     page.blocks.append(Paragraph([_role(artifact)]))
-    page.blocks.append(facts_block(_facts(frame, graph, views, phase, text)))
+    identical = [g for g in frame.graphs if g.same_as is graph]
+    facts = _facts(frame, graph, views, phase, text)
+    if identical:
+        facts.append(fact("Also", *joined([_identical_text(frame, g) for g in identical])))
+    page.blocks.append(facts_block(facts))
     if artifact.name == "fx_graph_runnable":
         page.blocks.append(Paragraph(_RUNNABLE))
-    page.blocks.extend(_kernels_by_node(frame, artifact, views))
-    page.blocks.extend(_what_each_node_became(frame, artifact, views))
+    tables: list[Block] = []
+    for shown in [artifact, *(g.artifact for g in identical)]:  # theirs have no page
+        tables.extend(_kernels_by_node(frame, shown, views))
+        tables.extend(_what_each_node_became(frame, shown, views))
+    page.blocks.extend(tables)
     page.blocks.append(
-        Section(
+        # node tables give line numbers: then the whole text, not a diff
+        (None if tables else _changes_section(plan, frame, graph, text, settings))
+        or Section(
             ["Content"],
             [CodeBlock(text, language_of(artifact), linenos=True)],
             anchor="content",
         )
     )
     return page
+
+
+def _identical_text(frame: FramePlan, graph: GraphPlan) -> list[Inline]:
+    """``after_pre_grad_graph`` (unchanged by Inductor's pre-grad passes): a graph shown here."""
+    why = f"unchanged by {graph.unchanged_by}" if graph.unchanged_by else "the same text"
+    return [Code(graph.name[len(frame.name) + 1 :]), f" ({why})"]
+
+
+# -- a recompile's graph, as a diff -----------------------------------------------------------
+
+#: Share of lines equal to the previous compile's graph for a diff to replace the text.
+NEAR_SAME = 0.9
+#: Graphs shorter than this are shown whole: a diff of a few lines reads worse than them.
+DIFF_MIN_LINES = 40
+#: Texts longer than this are not diffed (the diff's work grows with them).
+DIFF_MAX_LINES = 20_000
+#: Line pairs the diff may compare (its first pass; a hostile text with many equal lines
+#: would make it quadratic): past it, the whole text is shown.
+DIFF_MAX_WORK = 2_000_000
+#: Unchanged lines around each change.
+DIFF_CONTEXT = 3
+
+
+def _changes_section(
+    plan: TracePlan, frame: FramePlan, graph: GraphPlan, text: str, settings: PageSettings
+) -> Section | None:
+    """A recompile's graph nearly the same as the previous compile's: the changes, with a
+    link to that graph's page and the whole text as a download (guards run to 300 KB)."""
+    found = _previous_graph(plan, frame, graph)
+    if found is None:
+        return None
+    previous_frame, previous = found
+    lines = text.split("\n")
+    if len(lines) < DIFF_MIN_LINES:
+        return None
+    old = maybe_strip(previous.artifact.text(), settings.no_source).split("\n")
+    before, after = f"{previous_frame.compile.label} {_title(previous_frame, previous, '')}", (
+        f"{frame.compile.label} {_title(frame, graph, '')}"
+    )
+    diff = near_diff(old, lines, before, after)
+    if diff is None:
+        return None
+    link = PageLink(previous.docname, f"{previous_frame.compile.label}'s")
+    whole = Download(graph.raw_path, "the whole text")
+    if not diff:
+        intro: list[Inline] = ["The same text as ", link, " (", whole, ")."]
+        return Section(["Changes since the previous compile"], [Paragraph(intro)],
+                       anchor="changes")
+    intro = [
+        "Nearly the same as ",
+        link,
+        " (lines starting with ",
+        Code("-"),
+        " are its, with ",
+        Code("+"),
+        " this one's); ",
+        whole,
+        " is a download.",
+    ]
+    from .frame import folded_diff  # the frame page's diff conventions
+
+    return Section(
+        ["Changes since the previous compile"],
+        [Paragraph(intro), *folded_diff(diff)],
+        anchor="changes",
+    )
+
+
+def _previous_graph(
+    plan: TracePlan, frame: FramePlan, graph: GraphPlan
+) -> tuple[FramePlan, GraphPlan] | None:
+    """The same-named graph (same occurrence) of the frame's previous compile, if paged."""
+    previous = compare.previous_compile(frame.rank, frame.compile)
+    previous_frame = plan.frame_for(previous) if previous is not None else None
+    if previous_frame is None:
+        return None
+    short = graph.name[len(frame.name) + 1 :]
+    for g in previous_frame.graphs:
+        if g.name[len(previous_frame.name) + 1 :] == short:
+            return previous_frame, g
+    return None
+
+
+def near_diff(old: list[str], new: list[str], old_name: str, new_name: str) -> str | None:
+    """A unified diff of two texts with at least :data:`NEAR_SAME` of their lines equal: ""
+    when they are the same, None when they are not that close or too costly to compare.
+
+    Bounded: the common head and tail are cut first (a recompile changes a few lines), and
+    what is left is diffed only when its first matching pass stays under
+    :data:`DIFF_MAX_WORK` line pairs.
+    """
+    longest = max(len(old), len(new))
+    if longest > DIFF_MAX_LINES:
+        return None
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    shortest = min(len(old), len(new))
+    while tail < shortest - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    a, b = old[head : len(old) - tail], new[head : len(new) - tail]
+    if not a and not b:
+        return ""
+    if head + tail < NEAR_SAME * longest - min(len(a), len(b)):
+        return None  # even if every middle line matched
+    in_b = Counter(b)
+    if sum(in_b.get(line, 0) for line in a) > DIFF_MAX_WORK:
+        return None
+    middle = SequenceMatcher(None, a, b, autojunk=False)
+    equal = head + tail + sum(block.size for block in middle.get_matching_blocks())
+    if equal < NEAR_SAME * longest:
+        return None
+    codes: list[_Opcode] = [("equal", 0, head, 0, head)] if head else []
+    shifted = [(t, i1 + head, i2 + head, j1 + head, j2 + head)
+               for t, i1, i2, j1, j2 in middle.get_opcodes()]
+    if tail:
+        shifted.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
+    for code in shifted:
+        if code[0] == "equal" and codes and codes[-1][0] == "equal":  # one run, as difflib's
+            last = codes.pop()
+            code = ("equal", last[1], code[2], last[3], code[4])
+        codes.append(code)
+    out = [f"--- {old_name}", f"+++ {new_name}"]
+    for group in _hunks(codes, DIFF_CONTEXT):
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.extend(" " + line for line in old[i1:i2])
+                continue
+            out.extend("-" + line for line in old[i1:i2])
+            out.extend("+" + line for line in new[j1:j2])
+    return "\n".join(out)
+
+
+_Opcode = tuple[str, int, int, int, int]
+
+
+def _hunks(codes: list[_Opcode], n: int) -> list[list[_Opcode]]:
+    """Opcodes grouped into hunks with ``n`` lines of context (difflib's grouping, for
+    opcodes put together from a cut head, a diffed middle and a cut tail)."""
+    if not codes:
+        return []
+    codes = list(codes)
+    tag, i1, i2, j1, j2 = codes[0]
+    if tag == "equal":
+        codes[0] = (tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2)
+    tag, i1, i2, j1, j2 = codes[-1]
+    if tag == "equal":
+        codes[-1] = (tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n))
+    groups: list[list[_Opcode]] = []
+    group: list[_Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * n:
+            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
+            groups.append(group)
+            group = []
+            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return [g for g in groups if any(code[0] != "equal" for code in g)]
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's line range as ``diff -u`` writes it."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
 
 
 _RUNNABLE: list[Inline] = [
@@ -249,8 +443,9 @@ def _phase(compile_: Compile, artifact: Artifact) -> str:
 
 
 def _title(frame: FramePlan, graph: GraphPlan, phase: str) -> str:
+    """``dynamo_output_graph``, ``inductor_output_code (backward)``: the graph on its frame."""
     short = graph.name[len(frame.name) + 1 :]
-    return short + (f" ({phase})" if phase else "") + " of " + frame.compile.label
+    return short + (f" ({phase})" if phase else "")
 
 
 def _role(artifact: Artifact) -> str:

@@ -28,7 +28,9 @@ from ..blocks import (
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
 from .graph import (
+    BREADCRUMB,
     PROVENANCE_WIDTHS,
+    breadcrumbs,
     compile_facts,
     detail_page,
     fact,
@@ -93,15 +95,21 @@ def kernel_page(
 ) -> Page:
     """The page of one kernel: its kind, facts, graph nodes, stacks, launches and source."""
     k = kernel.kernel
-    page = detail_page(kernel.docname, [k.name], settings)
+    short = kernel.name[len(frame.name) + 1 :]
+    page = detail_page(kernel.docname, [plan.detail_title(frame, short)], settings)
+    code: list[Inline] = []
+    if kernel.code_docname:
+        code = [PageLink(kernel.code_docname, kernel.artifact.name), BREADCRUMB]
     page.blocks.append(ObjectTarget("kernel", kernel.name))
+    page.blocks.append(breadcrumbs(plan, frame, [*code, short]))
     page.blocks.append(Paragraph([KINDS.get(k.kind, f"A kernel of kind {k.kind}.")]))
     page.blocks.append(facts_block(_facts(frame, kernel)))
-    page.blocks.extend(_graph_nodes(frame, kernel))
-    page.blocks.extend(_stack_traces(frame, k, settings.no_source))
-    page.blocks.extend(_launches(frame, kernel, settings.no_source))
+    # its own source first, then where the wrapper launches it, then where it came from
     if k.kind != "extern":
         page.blocks.append(Section(["Source"], [_source_block(kernel)], anchor="source"))
+    page.blocks.extend(_launches(frame, kernel, settings.no_source))
+    page.blocks.extend(_graph_nodes(frame, kernel))
+    page.blocks.extend(_stack_traces(frame, k, settings.no_source))
     return page
 
 

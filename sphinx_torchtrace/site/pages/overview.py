@@ -29,9 +29,11 @@ from ..blocks import (
     Dropdown,
     Emphasis,
     Inline,
+    Lines,
     Link,
     ObjectLink,
     Page,
+    PageLink,
     Paragraph,
     Section,
     Strong,
@@ -42,10 +44,12 @@ from ..blocks import (
     Toctree,
     item,
     joined,
+    linked,
 )
-from ..plan import PageSettings, TracePlan
+from ..plan import FramePlan, PageSettings, TracePlan
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING, STATUS_ORDER
+from .cudagraphs import cudagraphs_overview_blocks
 
 #: Nested lists a stack trie may use: LaTeX allows 4 nested itemize lists, and docutils
 #: recurses per level; deeper frames are listed flat at the last level, with their depth.
@@ -54,6 +58,8 @@ TRIE_MAX_NESTING = 4
 TRIE_FOLD_LINES = 30
 #: Compile ids one table cell lists before "and N more".
 CELL_COMPILES = 20
+#: Functions whose recompiles are listed open; more are folded under the merged reasons.
+RECOMPILE_FUNCTIONS_OPEN = 3
 
 FrameLink = Callable[[Compile], Inline]
 Row = list[list[Inline]]  # a table row: the inline content of each cell
@@ -86,7 +92,7 @@ class _Overview:
 
     @property
     def compiles(self) -> list[Compile]:
-        return [f.compile for f in self.plan.frames]
+        return [c for r in self.plan.trace.ranks for c in r.compiles]  # past the cap too
 
     def link(self, compile_: Compile) -> Inline:
         """A compile's frame page with its status badge; its label where it has no page."""
@@ -115,13 +121,120 @@ class _Overview:
 def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
     """The overview page of a trace: its sections in page order, then the frames' toctree."""
     view = _Overview(plan, settings)
-    blocks: list[Block] = [_introduction()]
+    glance = triage_blocks(plan, settings) if "glance" in view.wanted else []
+    blocks: list[Block] = [*glance, _introduction()]
     for key, section in _SECTIONS:
         if key in view.wanted:
             blocks.extend(section(view))
+    blocks.extend(cudagraphs_overview_blocks(plan))
+    blocks.extend(past_limit_blocks(plan))
     if settings.list_frames:
-        blocks.append(Toctree([f.docname for f in plan.frames], caption="Frames"))
+        blocks.append(Toctree([f.docname for f in plan.paged_frames], caption="Frames"))
     return Page(plan.index_docname, ["Trace ", plan.label], blocks)
+
+
+def past_limit_blocks(plan: TracePlan) -> list[Block]:
+    """The compiles past ``torchtrace_max_frames``: listed, without pages or links."""
+    if not plan.past_limit:
+        return []
+    multi = plan.trace.is_multi_rank
+    intro = Paragraph(
+        [
+            f"Only the first {plan.max_frames} compilations get pages "
+            f"(torchtrace_max_frames = {plan.max_frames}); these {len(plan.past_limit)} "
+            "have none. Raise ",
+            Code("torchtrace_max_frames"),
+            " in conf.py to give them pages.",
+        ]
+    )
+    rows: list[Row] = []
+    for p in plan.past_limit:
+        row: Row = [[Code(p.compile.label)], _function_cell(p.compile), [Badge(p.compile.status)]]
+        rows.append([[p.rank.name or "—"], *row] if multi else row)
+    header = [*(["Rank"] if multi else []), "Compile id", "Function", "Status"]
+    table = Table(header, rows, classes=["torchtrace-past-limit"])
+    return [Section(["Frames past the limit"], [intro, table], anchor="frames-past-the-limit")]
+
+
+# -- at a glance ----------------------------------------------------------------------------
+
+
+def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) -> list[Block]:
+    """The answer first: the trace's figures, each a link to the section that explains it;
+    for several ranks, whether they diverge before anything else.  Also shown by the
+    directive on the user's own page (``titled=False``: no section of ours in their page;
+    its links go to the overview)."""
+    t = summary.triage(plan.trace)
+    asked = set(settings.sections)
+    wanted = set(summary.SECTION_KEYS) if not asked or "all" in asked else asked
+    index = plan.index_docname
+
+    def to(section: str, anchor: str, text: str) -> Inline:
+        return AnchorLink(index, anchor, text) if section in wanted else text
+
+    def plural(n: int, noun: str, nouns: str | None = None) -> str:
+        return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
+
+    lines: list[list[Inline]] = []
+    compiled: list[Inline] = [
+        to("directory", "compile-directory", plural(t.frames, "function")),
+        f" compiled ({plural(t.compile_ids, 'compile id')}, "
+        f"{plural(t.attempts, 'attempt')})",
+    ]
+    statuses = [s for s in STATUS_ORDER if t.statuses.get(s)]
+    if statuses:
+        compiled.append(": ")
+        counts: list[list[Inline]] = [[f"{t.statuses[s]} ", Badge(s)] for s in statuses]
+        compiled += joined(counts)
+    lines.append(["Compiled: ", *compiled])
+    breaks: list[Inline] = ["none"]
+    if t.graph_breaks:
+        total = plural(t.graph_breaks, "graph break")
+        breaks = [to("failures", "failures-and-restarts", total)]
+        breaks.append(f" ({plural(t.graph_break_reasons, 'distinct reason')})")
+    lines.append(["Graph breaks: ", *breaks])
+    recompiles: list[Inline] = [
+        to("recompiles", "recompiles-explained", plural(t.recompiles, "recompile"))
+        if t.recompiles
+        else "none"
+    ]
+    if t.recompiled:
+        per_function: list[list[Inline]] = [
+            [Code(fn.function or fn.frame_label), f" {len(fn.recompiles)}"]
+            for fn in t.recompiled[:8]
+        ]
+        recompiles += [": ", *joined(per_function)]
+        if len(t.recompiled) > 8:
+            recompiles.append(f" and {len(t.recompiled) - 8} more functions")
+    lines.append(["Recompiles: ", *recompiles])
+    lines.append(
+        [
+            "Compile errors: ",
+            to("failures", "failures-and-restarts", str(t.errors)) if t.errors else "none",
+        ]
+    )
+    if t.cache:
+        cache_text = ", ".join(
+            plural(n, result, result + "es" if result.endswith("s") else None)
+            for result, n in t.cache.items()
+        )
+        lines.append(["Cache lookups: ", to("cache", "compile-caches", cache_text)])
+    if t.compile_seconds is not None:
+        lines.append(
+            ["Compile time: ", to("times", "compile-time", f"{t.compile_seconds:.1f} s in all")]
+        )
+    blocks: list[Block] = []
+    if t.divergence is not None:
+        if t.divergence.any:
+            blocks.append(_divergence(plan.trace))
+        else:
+            blocks.append(Paragraph([_divergence_none_text(t.ranks)]))
+    blocks.append(Lines(lines, classes=["torchtrace-facts", "torchtrace-triage"]))
+    return [Section(["At a glance"], blocks, anchor="at-a-glance")] if titled else blocks
+
+
+def _divergence_none_text(ranks: int) -> str:
+    return f"All {ranks} ranks compiled the same compile ids, with the same statuses and caches."
 
 
 def _introduction() -> Paragraph:
@@ -384,7 +497,7 @@ def _directory_of(view: _Overview, rank: RankTrace) -> list[Block]:
         return [Paragraph(["No compilations in this log."])]
     rows: list[Row] = [
         [
-            [view.link(f.compile)],
+            _attempt_cell(view, f),
             _function_cell(f.compile),
             [f.compile.status],
             [seconds_text(summary.compile_seconds(f.compile))],
@@ -397,6 +510,13 @@ def _directory_of(view: _Overview, rank: RankTrace) -> list[Block]:
     ]
     header = ["Compile id", "Function", "Status", "Time", "Graphs", "Kernels", "Cache", "Artifacts"]
     return [Table(header, rows, widths=[2, 3, 1, 1, 1, 1, 2, 1], classes=["torchtrace-directory"])]
+
+
+def _attempt_cell(view: _Overview, frame: FramePlan) -> list[Inline]:
+    """One attempt's row: a badge only where ``[x/y]``'s (over all attempts) is its own."""
+    if view.plan.badge_status(frame) == frame.compile.status:
+        return [view.link(frame.compile)]
+    return [PageLink(frame.docname, frame.compile.label)]
 
 
 def _function_cell(compile_: Compile) -> list[Inline]:
@@ -474,9 +594,12 @@ def _failure_kind(group: summary.FailureGroup) -> list[Inline]:
 def _failure_reason(group: summary.FailureGroup) -> list[Inline]:
     """Headline, explanation, hints and torch's page, as sentences of one cell."""
     reason: list[Inline] = [Strong(group.headline)]
+    for chained in group.chain:  # the root cause torch chains after it, as tlparse shows
+        reason += [" While handling it: ", Strong(chained)]
     if group.explanation:
-        reason.append(f" {group.explanation}")
-    reason.extend(f" Hint: {hint}" for hint in group.hints)
+        reason += [" ", *linked(group.explanation)]
+    for hint in group.hints:
+        reason += [" Hint: ", *linked(hint)]
     if group.doc_url:
         reason += [" ", Link(group.doc_url, "PyTorch's page on this graph break")]
     return reason
@@ -534,7 +657,38 @@ def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
         rows = [row for rc in fn.recompiles for row in _recompile_rows(view, rc)]
         header = ["New version", "Did not fit", "Failed check (guard)", "In plain words"]
         blocks.append(Table(header, rows, widths=[1, 1, 4, 3]))
-    return blocks
+    merged = _recompiles_by_reason(view, functions)
+    if len(functions) <= RECOMPILE_FUNCTIONS_OPEN:
+        return [*merged, *blocks]
+    title = f"Each recompile of the {len(functions)} functions, with every failed check"
+    return [*merged, Dropdown([title], blocks)]
+
+
+def _recompiles_by_reason(
+    view: _Overview, functions: Sequence[summary.RecompiledFunction]
+) -> list[Block]:
+    """Identical reasons merged across functions, with counts: thirty functions recompiled
+    for one reason are one row, not thirty tables."""
+    groups: dict[str, tuple[list[Compile], Counter[str]]] = {}
+    for fn in functions:
+        for rc in fn.recompiles:
+            reason = rc.reasons[0].explanation if rc.reasons else "no reason logged"
+            compiles, names = groups.setdefault(reason, ([], Counter()))
+            compiles.append(rc.compile)
+            names[fn.function or fn.frame_label] += 1
+    rows: list[Row] = []
+    for reason, (compiles, names) in sorted(groups.items(), key=lambda kv: -len(kv[1][0])):
+        per_function: list[list[Inline]] = [
+            [Code(name), f" ×{n}" if n > 1 else ""] for name, n in names.most_common(8)
+        ]
+        more = f" and {len(names) - 8} more" if len(names) > 8 else ""
+        rows.append(
+            [[reason], [str(len(compiles))], [*joined(per_function), more], view.links(compiles)]
+        )
+    header = ["Why (the most recent version's failed check)", "Recompiles", "Functions",
+              "New versions"]
+    table = Table(header, rows, widths=[4, 1, 3, 3], classes=["torchtrace-recompile-reasons"])
+    return [table]
 
 
 def _recompile_rows(view: _Overview, recompile: summary.Recompile) -> list[Row]:
@@ -589,6 +743,20 @@ def _caches_of(view: _Overview, rank: RankTrace) -> list[Block]:
         return [Paragraph(["No cache lookups on this rank."])]
     totals = summary.cache_totals(rank.compiles)
     in_all = ", ".join(f"{n} {result}" for result, n in totals.items())
+    if len(totals) == 1:  # every lookup had the same result: one line, not a table of it
+        (result, n), = totals.items()
+        links = view.links([row.compile for row in rows])
+        return [
+            Paragraph(
+                [
+                    f"Every lookup was a {result}: {n} lookups in ",
+                    ", ".join(caches),
+                    f" by {len(rows)} compile{'s' if len(rows) != 1 else ''}: ",
+                    *links,
+                    ".",
+                ]
+            )
+        ]
     cells: list[Row] = [
         [[view.link(row.compile)]] + [[row.cells.get(cache, "—")] for cache in caches]
         for row in rows
@@ -705,7 +873,31 @@ def _ranks(view: _Overview) -> list[Block]:
     ]
     rows = [_rank_row(row) for row in summary.rank_rows(view.trace)]
     table = Table(header, rows, widths=[1, 4, 1, 1, 2, 1, 1])
-    return [Section(["Ranks"], [intro, table, _divergence(view.trace)], anchor="ranks")]
+    blocks: list[Block] = [intro, table, *_repeating_ranks(view), _divergence(view.trace)]
+    return [Section(["Ranks"], blocks, anchor="ranks")]
+
+
+def _repeating_ranks(view: _Overview) -> list[Block]:
+    """Ranks that logged what an earlier rank did share its pages: which, and what differs."""
+    repeats = [r for r in view.plan.ranks if r.same_as is not None]
+    if not repeats:
+        return []
+    items: list[list[Block]] = []
+    for r in repeats:
+        n = summary.rank_number(view.trace, r.rank)
+        original = r.same_as
+        assert original is not None
+        m = summary.rank_number(view.trace, original.rank)
+        differs = "; differs in " + ", ".join(r.differences) if r.differences else ""
+        items.append(item(Strong(f"rank {n}"), f": same as rank {m}{differs}"))
+    intro = Paragraph(
+        [
+            "Ranks that compiled the same compile ids with the same statuses and the same "
+            "graphs (rank numbers aside) share the pages of the first such rank; their "
+            "frames link there:"
+        ]
+    )
+    return [intro, BulletList(items)]
 
 
 def _rank_row(row: summary.RankRow) -> Row:

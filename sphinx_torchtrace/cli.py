@@ -1,0 +1,208 @@
+"""The ``sphinx-torchtrace`` command: compare two runs in CI, print triage numbers, build a site.
+
+``diff`` and ``summary`` need no docs project and import nothing of Sphinx; ``build`` makes a
+throwaway Sphinx project around the logs and runs Sphinx in-process.  Exit codes: 0 fine,
+1 a regression of a listed kind (``diff``), 2 unreadable input or a failed build.  Every
+error is one line on stderr, never a traceback: this runs in CI logs people skim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .trace import Trace, TraceReadError, load_trace
+from .trace.diff import (
+    DEFAULT_REGRESSIONS,
+    REGRESSION_KINDS,
+    diff_traces,
+    parse_fail_on,
+    regressions,
+    regressions_json,
+)
+from .trace.summary import triage
+
+PROG = "sphinx-torchtrace"
+DEFAULT_FAIL_ON = ",".join(k for k, v in DEFAULT_REGRESSIONS.items() if v)
+
+
+class InputError(Exception):
+    """Input the command cannot use: reported as one line, exit status 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (the console script exits with it)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+        return status
+    except InputError as e:
+        _error(str(e))
+        return 2
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 2
+    except Exception as e:  # noqa: BLE001 - a CI log gets one line, not a traceback
+        _error(f"unexpected {type(e).__name__}: {e}")
+        return 2
+
+
+def _error(message: str) -> None:
+    first = message.strip().splitlines()[0] if message.strip() else "error"
+    print(f"{PROG}: error: {first}", file=sys.stderr)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="PyTorch TORCH_TRACE logs: compare runs, triage, build a report."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    diff = commands.add_parser(
+        "diff",
+        help="compare two runs; exit 1 on a regression",
+        description="Compare two traces (log files or TORCH_TRACE directories).  Exit 1 when "
+        "a regression of the listed kinds is found, 0 otherwise, 2 on unreadable input.",
+    )
+    diff.add_argument("old", metavar="OLD", help="the baseline trace")
+    diff.add_argument("new", metavar="NEW", help="the new trace")
+    diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    diff.add_argument(
+        "--fail-on",
+        metavar="KINDS",
+        default=DEFAULT_FAIL_ON,
+        help=f"comma list of {', '.join(REGRESSION_KINDS)}; compile_time:RATIO sets its "
+        f"threshold (default: {DEFAULT_FAIL_ON}; '' never fails)",
+    )
+    diff.set_defaults(run=_diff)
+
+    summary = commands.add_parser(
+        "summary",
+        help="print the triage numbers of a trace",
+        description="Frames, compile ids, graph breaks, recompiles, errors and compile time.",
+    )
+    summary.add_argument("path", metavar="PATH", help="a log file or TORCH_TRACE directory")
+    summary.add_argument("--json", action="store_true", help="print them as JSON")
+    summary.set_defaults(run=_summary)
+
+    build = commands.add_parser(
+        "build",
+        help="build a standalone report site",
+        description="Build an HTML report of one or more traces with an embedded Sphinx "
+        "configuration (furo when installed) and print where its index.html is.",
+    )
+    build.add_argument("paths", metavar="PATH", nargs="+", help="log files or directories")
+    build.add_argument(
+        "-o", "--output", metavar="OUT", default="torchtrace_out",
+        help="output folder (default: ./torchtrace_out)",
+    )
+    build.add_argument(
+        "--latest", action="store_true", help="in a directory, read only its newest log"
+    )
+    build.set_defaults(run=_build)
+    return parser
+
+
+def _load(path: str) -> Trace:
+    """A trace, or InputError when the path holds no readable TORCH_TRACE log."""
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file or directory")
+    try:
+        trace = load_trace(path)
+    except (TraceReadError, OSError, ValueError) as e:
+        raise InputError(f"{path}: cannot read: {e}") from None
+    if not trace.ranks or not any(sum(r.stats.values()) for r in trace.ranks):
+        raise InputError(f"{path}: no TORCH_TRACE records found")
+    return trace
+
+
+# -- diff -----------------------------------------------------------------------------------
+
+
+def _diff(args: argparse.Namespace) -> int:
+    try:
+        settings = parse_fail_on(args.fail_on)
+    except ValueError as e:
+        raise InputError(f"--fail-on: {e}") from None
+    old, new = _load(args.old), _load(args.new)
+    result = diff_traces(old, new)
+    found = regressions(result, settings)
+    if args.json:
+        data = result.to_json()
+        data["regressions"] = regressions_json(found)
+        data["fail_on"] = settings
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        for line in result.summary_lines():
+            print(line)
+        if found:
+            print(f"{len(found)} regression(s):")
+            for g in found:
+                print(f"  [{g.kind}] {g.message}")
+    return 1 if found else 0
+
+
+# -- summary --------------------------------------------------------------------------------
+
+
+def _summary(args: argparse.Namespace) -> int:
+    trace = _load(args.path)
+    t = triage(trace)
+    data: dict[str, Any] = {
+        "ranks": t.ranks,
+        "frames": t.frames,
+        "compile_ids": t.compile_ids,
+        "attempts": t.attempts,
+        "statuses": t.statuses,
+        "graph_breaks": t.graph_breaks,
+        "graph_break_reasons": t.graph_break_reasons,
+        "recompiles": t.recompiles,
+        "recompiled_functions": len(t.recompiled),
+        "errors": t.errors,
+        "cache": t.cache,
+        "compile_seconds": t.compile_seconds,
+    }
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    seconds = "-" if t.compile_seconds is None else f"{t.compile_seconds:.2f} s"
+    statuses = ", ".join(f"{n} {s}" for s, n in sorted(t.statuses.items())) or "none"
+    cache = ", ".join(f"{n} {r}" for r, n in t.cache.items()) or "none"
+    rows = [
+        ("ranks", str(t.ranks)),
+        ("frames", str(t.frames)),
+        ("compile ids", f"{t.compile_ids} ({statuses})"),
+        ("graph breaks", f"{t.graph_breaks} ({t.graph_break_reasons} distinct reasons)"),
+        ("recompiles", f"{t.recompiles} (in {len(t.recompiled)} functions)"),
+        ("errors", str(t.errors)),
+        ("cache lookups", cache),
+        ("compile time", seconds),
+    ]
+    for label, value in rows:
+        print(f"{label + ':':<15} {value}")
+    return 0
+
+
+# -- build ----------------------------------------------------------------------------------
+
+
+def _build(args: argparse.Namespace) -> int:
+    for path in args.paths:
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file or directory")
+    try:
+        from .sphinxext.standalone import StandaloneBuildError, build_site
+    except ImportError:
+        raise InputError("build needs Sphinx: pip install sphinx") from None
+    try:
+        index = build_site([Path(p) for p in args.paths], Path(args.output), latest=args.latest)
+    except StandaloneBuildError as e:
+        raise InputError(str(e)) from None
+    print(index)
+    return 0

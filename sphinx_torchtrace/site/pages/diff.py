@@ -1,0 +1,334 @@
+"""The views of a ``torchtrace-diff`` comparison: what changed between two runs, as blocks.
+
+:func:`comparison_blocks` is what the directive shows where it stands (the answer first: a
+summary, then a section per kind of change); :func:`diff_frame_page` is the detail page of
+one changed frame.  Every string of either log stays text (``Code``, ``CodeBlock``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...trace.diff import BreakSite, Change, FrameDiff, RankDiff, Regression
+from ..blocks import (
+    Admonition,
+    Block,
+    BulletList,
+    Code,
+    CodeBlock,
+    Dropdown,
+    Inline,
+    Inlines,
+    Lines,
+    ObjectLink,
+    Page,
+    PageLink,
+    Paragraph,
+    Section,
+    Strong,
+    Table,
+    Toctree,
+    item,
+)
+from ..diff_plan import DiffFramePlan, DiffPlan
+
+#: Lines of a graph diff shown open; a longer one is folded.
+FOLD_DIFF_LINES = 40
+#: Guards listed per side on a frame page; the rest are counted.
+MAX_GUARDS_SHOWN = 200
+NOISY = "compile times are noisy: compare them only between runs on the same machine"
+
+
+def unchanged_line(plan: DiffPlan) -> Paragraph:
+    return Paragraph([
+        f"No change in compilation between {plan.baseline_label} and {plan.new_label} "
+        "(compile time aside)."
+    ])
+
+
+def comparison_blocks(
+    plan: DiffPlan, found: Sequence[Regression], warned: bool = True
+) -> list[Block]:
+    """The comparison where the directive stands: summary, regressions, then the changes."""
+    if plan.diff.unchanged:
+        return [unchanged_line(plan)]
+    blocks: list[Block] = [_intro(plan), Lines([[line] for line in _summary(plan)])]
+    if found:
+        heading = "Regressions" if warned else "Regressions (not warned: turned off here)"
+        blocks.append(Admonition("warning", [
+            Paragraph([heading]),
+            BulletList([item(r.message if not plan.multi_rank else f"rank {r.rank}: {r.message}")
+                        for r in found]),
+        ]))
+    if plan.diff.ranks_only_baseline or plan.diff.ranks_only_new:
+        rows = [f"rank {n}: only in {plan.baseline_label}" for n in plan.diff.ranks_only_baseline]
+        rows += [f"rank {n}: only in {plan.new_label}" for n in plan.diff.ranks_only_new]
+        blocks += _part("Unmatched ranks", [BulletList([item(t) for t in rows])])
+    for r in plan.diff.ranks:
+        sections = _rank_sections(plan, r)
+        if plan.multi_rank:
+            blocks += _part(f"Rank {r.rank}", [])
+        blocks.extend(sections)
+    if plan.docnames:
+        blocks.append(Toctree(plan.docnames, hidden=True))
+    return blocks
+
+
+def _intro(plan: DiffPlan) -> Paragraph:
+    content: list[Inline] = ["Baseline: "]
+    content += _run_name(plan.baseline_label, plan.baseline_index)
+    content += ["; new run: "]
+    content += _run_name(plan.new_label, plan.new_index)
+    content += [". Frames are matched by file, function and occurrence, not by compile id."]
+    return Paragraph(content)
+
+
+def _run_name(label: str, index: str | None) -> list[Inline]:
+    return [PageLink(index, label)] if index is not None else [label]
+
+
+def _summary(plan: DiffPlan) -> list[str]:
+    """Counts, one line per kind of change that happened."""
+    lines: list[str] = []
+    for r in plan.diff.ranks:
+        prefix = f"Rank {r.rank}: " if plan.multi_rank else ""
+        if not r.changed:
+            lines.append(f"{prefix}no change (compile time aside).")
+            continue
+        changed = [f for f in r.changed_frames if not f.is_new and not f.is_gone]
+        parts = [
+            (len(r.frames_new), "new frame", "new frames"),
+            (len(r.frames_gone), "frame gone", "frames gone"),
+            (len(changed), "changed frame", "changed frames"),
+            (len(r.breaks_new), "new graph break", "new graph breaks"),
+            (len(r.breaks_fixed), "graph break fixed", "graph breaks fixed"),
+            (len(r.errors_new), "new compile error", "new compile errors"),
+            (len(r.errors_fixed), "compile error fixed", "compile errors fixed"),
+            (sum(bool(f.recompile_reasons_new) for f in r.frames),
+             "frame with new recompile reasons", "frames with new recompile reasons"),
+        ]
+        said = [f"{n} {one if n == 1 else many}" for n, one, many in parts if n]
+        if r.cache.changed:
+            said.append(f"cache {_value(r.cache.baseline)} → {_value(r.cache.new)}")
+        lines.append(prefix + (", ".join(said) or "no change") + ".")
+    return lines
+
+
+def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
+    out: list[Block] = []
+    frames = [f for f in plan.frames_of_rank(r.rank) if f.frame.changed]
+    if frames:
+        rows = [_frame_row(plan, f) for f in frames]
+        unchanged = len(plan.frames_of_rank(r.rank)) - len(frames)
+        note = f"{unchanged} other frame(s) unchanged." if unchanged else ""
+        out += _part("Frames", [
+            Table(["frame", plan.baseline_label, plan.new_label, "status", "compiles",
+                   "graph ops", "kernels", "what changed"], rows),
+            *([Paragraph([note])] if note else []),
+        ])
+    breaks = _sites("New graph breaks", r.breaks_new) + _sites("Graph breaks fixed",
+                                                               r.breaks_fixed)
+    if breaks:
+        out += _part("Graph breaks", breaks)
+    errors = _sites("New compile errors", r.errors_new) + _sites("Compile errors fixed",
+                                                                 r.errors_fixed)
+    if errors:
+        out += _part("Compile errors", errors)
+    recompiles = [
+        f for f in r.frames
+        if f.new is not None and f.baseline is not None
+        and (f.versions.changed or f.recompile_reasons_new)
+    ]  # a new frame's compiles are in its row, not a recompile
+    if recompiles:
+        items = []
+        for f in recompiles:
+            content: list[Inline] = [Code(str(f.key)), ": compiled "
+                                     f"{_value(f.versions.new)} time(s) (was "
+                                     f"{_value(f.versions.baseline)})"]
+            blocks: list[Block] = [Paragraph(content)]
+            if f.recompile_reasons_new:
+                blocks.append(BulletList([[Paragraph(["new reason: ", Code(t)])]
+                                          for t in f.recompile_reasons_new]))
+            items.append(blocks)
+        out += _part("Recompiles", [BulletList(items)])
+    if r.cache.changed:
+        out += _part("Cache", [Paragraph([
+            f"Cache lookups: {_value(r.cache.baseline)} in {plan.baseline_label}, "
+            f"{_value(r.cache.new)} in {plan.new_label}."
+        ])])
+    if r.times:
+        rows_t: list[list[Inlines]] = [
+            [[t.phase], [_seconds(t.baseline)], [_seconds(t.new)],
+             [f"x{t.ratio:.2f}" if t.ratio is not None else "-"]]
+            for t in r.times
+        ]
+        out += _part("Compile time (noisy)", [
+            Paragraph([NOISY + "."]),
+            Table(["phase", plan.baseline_label, plan.new_label, "ratio"], rows_t),
+        ])
+    return out
+
+
+def _part(title: str, blocks: Sequence[Block]) -> list[Block]:
+    """A titled part on the user's page: a bold line, not a section of ours in their page."""
+    return [Paragraph([Strong(title)]), *blocks]
+
+
+def _frame_row(plan: DiffPlan, f: DiffFramePlan) -> list[Inlines]:
+    d = f.frame
+    name: list[Inline] = [PageLink(f.docname, str(d.key))] if f.docname else [str(d.key)]
+    return [
+        name,
+        _side(d.baseline.label if d.baseline else None, f.baseline_object),
+        _side(d.new.label if d.new else None, f.new_object),
+        [_change(d.status)],
+        [_change(d.versions)],
+        [_change(d.graph_ops)],
+        [_change(d.kernel_count)],
+        [", ".join(_what_changed(d))],
+    ]
+
+
+def _side(label: str | None, obj: str | None) -> list[Inline]:
+    if label is None:
+        return ["-"]
+    if obj is not None:
+        return [ObjectLink("frame", obj, label)]
+    return [label]
+
+
+def _what_changed(d: FrameDiff) -> list[str]:
+    if d.is_new:
+        return ["new frame"]
+    if d.is_gone:
+        return ["frame gone"]
+    out = []
+    if d.status.changed:
+        out.append("status")
+    if d.versions.changed or d.recompile_reasons_new:
+        out.append("recompiles")
+    if d.guards_added or d.guards_removed:
+        out.append(f"guards +{len(d.guards_added)} -{len(d.guards_removed)}")
+    if d.graph_diff or d.graph_ops.changed or d.graph_nodes.changed:
+        out.append("graph")
+    if d.kernel_count.changed or d.kernels_added or d.kernels_removed or d.kernel_kinds.changed:
+        out.append("kernels")
+    if d.cache.changed:
+        out.append("cache")
+    return out
+
+
+def _sites(title: str, sites: Sequence[BreakSite]) -> list[Block]:
+    if not sites:
+        return []
+    return [Paragraph([f"{title}:"]), BulletList([
+        [Paragraph([Code(s.reason), " in ", Code(s.function), " (",
+                    Code(s.file.rsplit("/", 1)[-1]), ")"])]
+        for s in sites
+    ])]
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{v} {k}" for k, v in value.items()) or "none"
+    return str(value)
+
+
+def _change(c: Change) -> str:
+    if not c.changed:
+        return _value(c.new)
+    return f"{_value(c.baseline)} → {_value(c.new)}"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} s"
+
+
+# -- a frame's detail page --------------------------------------------------------------------
+
+
+def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
+    """What changed in one frame between the runs."""
+    d = f.frame
+    assert f.docname is not None
+    title: list[Inline] = [f"{plan.label} · {d.key}"]
+    blocks: list[Block] = [_frame_intro(plan, f)]
+    facts: list[Inlines] = []
+    for label, change in (("Status", d.status), ("Compiles", d.versions),
+                          ("Dynamo graph ops", d.graph_ops),
+                          ("Dynamo graph nodes", d.graph_nodes),
+                          ("Kernels", d.kernel_count), ("Cache", d.cache)):
+        facts.append([f"{label}: {_change(change)}"])
+    first = [x.first_line for x in (d.baseline, d.new) if x is not None]
+    if first and first[-1] is not None:
+        lines = " → ".join(_value(x) for x in first)
+        facts.append([f"First line (shown, not compared): {lines}"])
+    blocks.append(Lines(facts))
+    if d.recompile_reasons_new:
+        blocks.append(Section(["New recompile reasons"], [
+            BulletList([[Paragraph([Code(t)])] for t in d.recompile_reasons_new])
+        ], anchor="recompiles"))
+    if d.guards_added or d.guards_removed:
+        parts: list[Block] = []
+        for what, guards in (("Added", d.guards_added), ("Removed", d.guards_removed)):
+            if guards:
+                shown = guards[:MAX_GUARDS_SHOWN]
+                more = len(guards) - len(shown)
+                parts.append(Paragraph([f"{what} ({len(guards)}):"]))
+                text = "\n".join(shown) + (f"\n... ({more} more)" if more else "")
+                parts.append(CodeBlock(text, "text"))
+        blocks.append(Section(["Guards"], parts, anchor="guards"))
+    if d.graph_diff:
+        code = CodeBlock(d.graph_diff, "diff")
+        n = d.graph_diff.count("\n") + 1
+        graph: Block = code if n <= FOLD_DIFF_LINES else Dropdown(
+            [f"Dynamo graph diff ({n} lines)"], [code]
+        )
+        blocks.append(Section(["Dynamo graph"], [graph], anchor="graph"))
+    if d.kernels_added or d.kernels_removed or d.kernel_kinds.changed:
+        kparts: list[Block] = [Paragraph([f"Kinds: {_change(d.kernel_kinds)}"])]
+        for what, names in (("Added", d.kernels_added), ("Removed", d.kernels_removed)):
+            if names:
+                kparts.append(Paragraph([f"{what}: "] + _codes(names)))
+        blocks.append(Section(["Kernels"], kparts, anchor="kernels"))
+    if d.seconds.baseline is not None or d.seconds.new is not None:
+        blocks.append(Section(["Compile time (noisy)"], [Paragraph([
+            f"{_seconds(d.seconds.baseline)} → {_seconds(d.seconds.new)}; {NOISY}."
+        ])], anchor="compile-time"))
+    return Page(f.docname, title, blocks)
+
+
+def _frame_intro(plan: DiffPlan, f: DiffFramePlan) -> Paragraph:
+    d = f.frame
+    content: list[Inline] = ["Frame ", Code(d.key.function), " of ", Code(d.key.file)]
+    if d.key.occurrence > 1:
+        content.append(f" (occurrence {d.key.occurrence})")
+    if d.is_new:
+        content.append(f": new in {plan.new_label} (")
+        content += _side(d.new.label if d.new else None, f.new_object)
+        content.append(").")
+    elif d.is_gone:
+        content.append(f": gone from {plan.new_label} (was ")
+        content += _side(d.baseline.label if d.baseline else None, f.baseline_object)
+        content.append(").")
+    else:
+        content.append(f": {plan.baseline_label} ")
+        content += _side(d.baseline.label if d.baseline else None, f.baseline_object)
+        content.append(f", {plan.new_label} ")
+        content += _side(d.new.label if d.new else None, f.new_object)
+        content.append(".")
+    return Paragraph(content)
+
+
+def _codes(names: Sequence[str]) -> list[Inline]:
+    out: list[Inline] = []
+    for i, name in enumerate(names[:200]):
+        if i:
+            out.append(", ")
+        out.append(Code(name))
+    if len(names) > 200:
+        out.append(f" ... ({len(names) - 200} more)")
+    return out

@@ -1,0 +1,821 @@
+"""What changed between two runs of one program: the comparison behind ``torchtrace-diff``.
+
+Compile ids and line numbers shift whenever a program is edited or a graph break comes or
+goes, so nothing is matched by them.  A *frame* (every compile of one code object, ``[x/*]``)
+is known by what it is: its file (after the caller's path rewriting), its function name
+(a resume function's ``_at_<line>`` dropped) and which occurrence of that function in the
+run it is.  Graph breaks are matched by reason (numbers that are lines or addresses
+removed) and user location (file and function).  Ranks are paired by rank number.
+
+Pure functions of the model, no Sphinx: :func:`diff_traces` builds a :class:`TraceDiff`,
+:func:`regressions` judges it against thresholds, :meth:`TraceDiff.to_json` serialises it.
+Every string here comes from a log and stays plain data; all work is bounded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compare import DIFF_ARTIFACT, recompile_reason_entries
+from .model import Compile, RankTrace, Trace
+from .status import combined_status
+from .summary import (
+    TIME_PHASES,
+    cache_totals,
+    compile_seconds,
+    counted_failures,
+    rank_number,
+    reason_headline,
+    time_totals,
+)
+
+#: Regression kinds, in report order; each is the warning subtype ``regression_<kind>``.
+REGRESSION_KINDS = ("error", "graph_break", "recompile", "compile_time", "kernels")
+#: What counts as a regression unless configured: ``compile_time`` is off (timings are noisy).
+DEFAULT_REGRESSIONS: dict[str, bool | float | None] = {
+    "error": True,
+    "graph_break": True,
+    "recompile": True,
+    "compile_time": None,
+    "kernels": False,
+}
+#: The threshold ``compile_time`` gets when named without one (``--fail-on compile_time``).
+DEFAULT_COMPILE_TIME_RATIO = 1.25
+
+#: Bounds: text looked at per reason / guard line, guard lines per frame, graph lines diffed.
+MAX_REASON_CHARS = 2000
+MAX_TRACEBACK_CHARS = 50_000
+MAX_GUARD_LINES = 5000
+MAX_GRAPH_LINES = 4000
+MAX_DIFF_LINES = 400
+MAX_LISTED = 200  # kernel names per frame in JSON
+
+_RESUME_SUFFIX = re.compile(r"^(torch_dynamo_resume_in_.{1,500}?)_at_\d{1,12}$")
+# line numbers and addresses change with every edit or run: `file.py:12`, `line 12`,
+# `_at_12`, `0x7f..`, object ids of 8+ digits.  Each alternative is a literal then digits.
+_NUMBERS = re.compile(
+    r"(\.py\"?, line |\.py:|\bline |_at_)\d{1,12}|0x[0-9a-fA-F]{1,32}|\b\d{8,40}\b"
+)
+_LOCATION_LINE = re.compile(r":\d{1,12}$")
+_TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,1000})", line \d{1,12}, in ([\w<>.]{1,300})')
+_GUARD_TREE = re.compile(r"^[|\s]{0,400}\+-\s?")
+_GUARD_COMMENT = re.compile(r"(?<!\s)\s{2,}#\s")
+# FX's generated code is `<eval_with_key>.7`: the number counts modules made in the process
+_GENERATED_FILE = re.compile(r"^(<[\w ]{1,100}>)\.\d{1,12}$")
+_GUARD_NOISE = ("TREE_GUARD_MANAGER:", "RootGuardManager")
+_GRAPH_LOCATION = re.compile(r"(\.py):\d{1,12}( in )")
+
+
+def _no_numbers(text: str) -> str:
+    return _NUMBERS.sub(lambda m: m.group(1) + "N" if m.group(1) else "N", text)
+
+
+def base_function(name: str) -> str:
+    """``torch_dynamo_resume_in_step_at_14`` -> ``torch_dynamo_resume_in_step``; others as is."""
+    match = _RESUME_SUFFIX.match(name)
+    return match.group(1) if match else name
+
+
+# -- what one run holds ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class FrameKey:
+    """What a frame is, across runs: file, function (resume suffix dropped), n-th such frame."""
+
+    file: str
+    function: str
+    occurrence: int  # 1 for the first frame of this file and function in the run
+
+    def __str__(self) -> str:
+        where = self.file.rsplit("/", 1)[-1]
+        nth = f" #{self.occurrence}" if self.occurrence > 1 else ""
+        return f"{where}:{self.function}{nth}"
+
+
+@dataclass(frozen=True, order=True)
+class BreakSite:
+    """A distinct graph break or compile error: reason without numbers, user file, function."""
+
+    reason: str
+    file: str
+    function: str
+
+    def __str__(self) -> str:
+        return f"{self.reason} ({self.file.rsplit('/', 1)[-1]}:{self.function})"
+
+
+@dataclass
+class FrameFacts:
+    """One frame of one run, reduced to what is compared (and its labels, for showing)."""
+
+    key: FrameKey
+    label: str  # "[0/*]", or "[!1/0/*]" for compiled autograd
+    compiles: list[Compile]
+    first_line: int | None  # shown, never compared
+    status: str
+    versions: int  # compile ids of the frame (1 = compiled once)
+    recompile_reasons: list[str]
+    guards: list[str]
+    graph: str | None  # the last Dynamo graph, line numbers removed
+    graph_ops: int | None
+    graph_nodes: int | None
+    kernels: list[tuple[str, str]]  # (name, kind) of the generated kernels
+    breaks: list[BreakSite]
+    errors: list[BreakSite]
+    seconds: float | None
+    cache: dict[str, int]
+
+
+def frames_of(rank: RankTrace, rewrite: Callable[[str], str] | None = None) -> list[FrameFacts]:
+    """The frames of a rank in log order, each with its :class:`FrameKey`."""
+    groups: list[tuple[int | None, int, list[Compile]]] = []
+    current: dict[tuple[int | None, int], list[Compile]] = {}
+    for c in rank.compiles:
+        frame_id = c.id.frame_id
+        if c.id.is_unknown or frame_id is None:
+            continue
+        function_key = (c.id.compiled_autograd_id, frame_id)
+        group = current.get(function_key)
+        # `[x/0]` again (after torch._dynamo.reset()) is another code object: a new frame
+        if group is None or (_is_first(c) and any(_is_first(g) for g in group)):
+            group = current[function_key] = []
+            groups.append((function_key[0], frame_id, group))
+        group.append(c)
+    seen: Counter[tuple[str, str]] = Counter()
+    out: list[FrameFacts] = []
+    for ca, frame_id, compiles in groups:
+        file, function, line = _identity(compiles)
+        file = _GENERATED_FILE.sub(r"\1", file)
+        file = rewrite(file) if rewrite else file
+        if ca is not None:
+            function = f"compiled_autograd:{function}"
+        seen[(file, function)] += 1
+        key = FrameKey(file, function, seen[(file, function)])
+        label = f"[{'' if ca is None else f'!{ca}/'}{frame_id}/*]"
+        if compiles[0].occurrence > 1:
+            label += f" #{compiles[0].occurrence}"
+        out.append(_facts(key, label, compiles, line, rewrite))
+    return out
+
+
+def _is_first(compile_: Compile) -> bool:
+    return compile_.id.frame_compile_id == 0 and compile_.id.attempt == 0
+
+
+def _identity(compiles: list[Compile]) -> tuple[str, str, int | None]:
+    for c in compiles:
+        for m in c.compilation_metrics:
+            name, filename = m.data.get("co_name"), m.data.get("co_filename")
+            if isinstance(name, str) and isinstance(filename, str):
+                line = m.data.get("co_firstlineno")
+                return filename[:1000], base_function(name[:300]), line if _is_int(line) else None
+    for c in compiles:
+        if c.stack:
+            last = c.stack[-1]
+            return last.filename[:1000], base_function(last.name[:300]), last.line
+    return "", "(unknown)", None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _facts(
+    key: FrameKey,
+    label: str,
+    compiles: list[Compile],
+    line: int | None,
+    rewrite: Callable[[str], str] | None,
+) -> FrameFacts:
+    metrics = [m for c in compiles for m in c.metrics]
+    breaks: list[BreakSite] = []
+    errors: list[BreakSite] = []
+    for c, f in counted_failures(compiles):
+        site = _site(f.reason, f.user_location, c, key, rewrite)
+        target = errors if f.kind == "failure" else breaks
+        if site not in target:
+            target.append(site)
+    reasons: list[str] = []
+    for c in compiles:
+        for _, guard in recompile_reason_entries(c):
+            text = _no_numbers(_GUARD_COMMENT.split(guard[:MAX_REASON_CHARS], maxsplit=1)[0])
+            text = text.strip().splitlines()[0] if text.strip() else ""
+            if text and text not in reasons:
+                reasons.append(text)
+    with_graph = [c for c in compiles if c.artifacts_named(DIFF_ARTIFACT)]
+    last_graph = with_graph[-1] if with_graph else None
+    graph = None
+    if last_graph is not None:
+        artifact = last_graph.artifacts_named(DIFF_ARTIFACT)[-1]
+        graph = _GRAPH_LOCATION.sub(r"\1:N\2", artifact.text()) if artifact.payload else None
+    data = _last_metrics(compiles)
+    kernels = [
+        (k.name, k.kind)
+        for c in compiles
+        for a in c.artifacts
+        for k in a.kernels
+        if k.kind != "extern"
+    ]
+    seconds = [s for c in compiles if (s := compile_seconds(c)) is not None]
+    versions = len({c.id.frame_compile_id for c in compiles})
+    return FrameFacts(
+        key=key,
+        label=label,
+        compiles=compiles,
+        first_line=line,
+        status=str(combined_status(metrics)),
+        versions=versions,
+        recompile_reasons=reasons,
+        guards=_guards(compiles),
+        graph=graph,
+        graph_ops=_count(data.get("graph_op_count")),
+        graph_nodes=_count(data.get("graph_node_count")),
+        kernels=kernels,
+        breaks=breaks,
+        errors=errors,
+        seconds=sum(seconds) if seconds else None,
+        cache=cache_totals(compiles),
+    )
+
+
+def _site(
+    reason: Any,
+    user_location: str | None,
+    compile_: Compile,
+    key: FrameKey,
+    rewrite: Callable[[str], str] | None,
+) -> BreakSite:
+    text = reason[:MAX_REASON_CHARS] if isinstance(reason, str) else ""
+    headline = _no_numbers(reason_headline(text))[:500]
+    file, function = key.file, key.function
+    if user_location:
+        raw_file = _LOCATION_LINE.sub("", user_location[:1000])
+        file = rewrite(raw_file) if rewrite else raw_file
+        # the innermost frame of the user's file in torch's "User code traceback"
+        full = reason[:MAX_TRACEBACK_CHARS] if isinstance(reason, str) else ""
+        user_frames = [fn for f, fn in _TRACEBACK_FRAME.findall(full) if f == raw_file]
+        if user_frames:
+            function = base_function(user_frames[-1])
+    return BreakSite(headline, file, function)
+
+
+def _last_metrics(compiles: list[Compile]) -> dict[str, Any]:
+    for c in reversed(compiles):
+        for m in reversed(c.compilation_metrics):
+            if isinstance(m.data, dict):
+                return m.data
+    return {}
+
+
+def _count(value: Any) -> int | None:
+    return value if _is_int(value) and 0 <= value < 10**12 else None
+
+
+def _guards(compiles: list[Compile]) -> list[str]:
+    """Guard lines of the frame's compiles: tree marks, comments, ids and lines removed."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for c in compiles:
+        for a in c.artifacts_named("dynamo_cpp_guards_str"):
+            for raw in a.text().splitlines()[:MAX_GUARD_LINES]:
+                line = _GUARD_TREE.sub("", raw[:MAX_REASON_CHARS])
+                line = _GUARD_COMMENT.split(line, maxsplit=1)[0].strip()
+                if not line or line in _GUARD_NOISE or line.startswith("Guard latency"):
+                    continue
+                line = _no_numbers(line)
+                if line not in seen:
+                    seen.add(line)
+                    out.append(line)
+    return out
+
+
+# -- the comparison -------------------------------------------------------------------------
+
+
+@dataclass
+class Change:
+    """A figure in both runs (None where a run has none)."""
+
+    baseline: Any
+    new: Any
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.baseline != self.new)
+
+
+@dataclass
+class FrameDiff:
+    """One frame of either run, and what changed in it; ``baseline`` or ``new`` None if absent."""
+
+    key: FrameKey
+    baseline: FrameFacts | None
+    new: FrameFacts | None
+    status: Change
+    versions: Change
+    recompile_reasons_new: list[str]
+    guards_added: list[str]
+    guards_removed: list[str]
+    graph_ops: Change
+    graph_nodes: Change
+    graph_diff: str  # unified diff of the Dynamo graphs ("" when the same or not in both)
+    kernel_count: Change
+    kernels_added: list[str]
+    kernels_removed: list[str]
+    kernel_kinds: Change  # {kind: count}
+    seconds: Change  # noisy
+    cache: Change
+
+    @property
+    def is_new(self) -> bool:
+        return self.baseline is None
+
+    @property
+    def is_gone(self) -> bool:
+        return self.new is None
+
+    @property
+    def changed(self) -> bool:
+        """Anything but compile time differs (time is noise unless a threshold says otherwise)."""
+        return (
+            self.is_new
+            or self.is_gone
+            or any(
+                c.changed
+                for c in (self.status, self.versions, self.graph_ops, self.graph_nodes,
+                          self.kernel_count, self.kernel_kinds, self.cache)
+            )
+            or bool(self.recompile_reasons_new or self.guards_added or self.guards_removed)
+            or bool(self.graph_diff or self.kernels_added or self.kernels_removed)
+        )
+
+
+@dataclass
+class PhaseChange:
+    """Seconds of one compile-time phase, summed over a rank's compiles (noisy)."""
+
+    phase: str
+    baseline: float | None
+    new: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        if self.baseline and self.new is not None and self.baseline > 0:
+            return self.new / self.baseline
+        return None
+
+
+@dataclass
+class RankDiff:
+    """The frames of one rank number in both runs."""
+
+    rank: int
+    frames: list[FrameDiff]
+    breaks_new: list[BreakSite]
+    breaks_fixed: list[BreakSite]
+    errors_new: list[BreakSite]
+    errors_fixed: list[BreakSite]
+    times: list[PhaseChange]
+    cache: Change  # {hit/miss/bypass: lookups}
+
+    @property
+    def frames_new(self) -> list[FrameDiff]:
+        return [f for f in self.frames if f.is_new]
+
+    @property
+    def frames_gone(self) -> list[FrameDiff]:
+        return [f for f in self.frames if f.is_gone]
+
+    @property
+    def changed_frames(self) -> list[FrameDiff]:
+        return [f for f in self.frames if f.changed]
+
+    @property
+    def total_seconds(self) -> PhaseChange | None:
+        return next((t for t in self.times if t.phase == TIME_PHASES[0][0]), None)
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.changed_frames or self.breaks_new or self.breaks_fixed or self.errors_new
+            or self.errors_fixed or self.cache.changed
+        )
+
+
+@dataclass
+class TraceDiff:
+    """Two runs compared: per paired rank a :class:`RankDiff`, and the ranks of one run only."""
+
+    ranks: list[RankDiff]
+    ranks_only_baseline: list[int] = field(default_factory=list)
+    ranks_only_new: list[int] = field(default_factory=list)
+
+    @property
+    def unchanged(self) -> bool:
+        """Nothing but compile time differs: the page and the command say so in one line."""
+        return not (
+            self.ranks_only_baseline or self.ranks_only_new or any(r.changed for r in self.ranks)
+        )
+
+    def summary_lines(self) -> list[str]:
+        """The change summary as plain lines (what ``sphinx-torchtrace diff`` prints)."""
+        return summary_lines(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """The comparison as JSON-able data (lists, dicts, strings, numbers, None)."""
+        return diff_json(self)
+
+
+def diff_traces(
+    baseline: Trace,
+    new: Trace,
+    *,
+    rewrite: Callable[[str], str] | None = None,
+) -> TraceDiff:
+    """Compare two runs.  ``rewrite`` maps each run's file names (path rewriting) before
+    matching, so runs from two checkouts or machines still match."""
+    old_ranks = {rank_number(baseline, r): r for r in baseline.ranks}
+    new_ranks = {rank_number(new, r): r for r in new.ranks}
+    paired = sorted(set(old_ranks) & set(new_ranks))
+    return TraceDiff(
+        ranks=[diff_ranks(old_ranks[n], new_ranks[n], rank=n, rewrite=rewrite) for n in paired],
+        ranks_only_baseline=sorted(set(old_ranks) - set(new_ranks)),
+        ranks_only_new=sorted(set(new_ranks) - set(old_ranks)),
+    )
+
+
+def diff_ranks(
+    baseline: RankTrace,
+    new: RankTrace,
+    *,
+    rank: int = 0,
+    rewrite: Callable[[str], str] | None = None,
+) -> RankDiff:
+    """Compare the frames of two logs of one rank (see :func:`diff_traces`)."""
+    old_frames = {f.key: f for f in frames_of(baseline, rewrite)}
+    new_frames = {f.key: f for f in frames_of(new, rewrite)}
+    keys = list(new_frames) + [k for k in old_frames if k not in new_frames]
+    frames = [_frame_diff(k, old_frames.get(k), new_frames.get(k)) for k in keys]
+    old_breaks = _distinct(f.breaks for f in old_frames.values())
+    new_breaks = _distinct(f.breaks for f in new_frames.values())
+    old_errors = _distinct(f.errors for f in old_frames.values())
+    new_errors = _distinct(f.errors for f in new_frames.values())
+    old_times = {t.phase: t.seconds for t in time_totals(baseline.compiles)}
+    new_times = {t.phase: t.seconds for t in time_totals(new.compiles)}
+    times = [
+        PhaseChange(phase, old_times.get(phase), new_times.get(phase))
+        for phase, _, _ in TIME_PHASES
+        if phase in old_times or phase in new_times
+    ]
+    return RankDiff(
+        rank=rank,
+        frames=frames,
+        breaks_new=[b for b in new_breaks if b not in old_breaks],
+        breaks_fixed=[b for b in old_breaks if b not in new_breaks],
+        errors_new=[e for e in new_errors if e not in old_errors],
+        errors_fixed=[e for e in old_errors if e not in new_errors],
+        times=times,
+        cache=Change(cache_totals(baseline.compiles), cache_totals(new.compiles)),
+    )
+
+
+def _distinct(lists: Any) -> list[BreakSite]:
+    out: list[BreakSite] = []
+    seen: set[BreakSite] = set()
+    for sites in lists:
+        for s in sites:
+            if s not in seen:
+                seen.add(s)
+                out.append(s)
+    return out
+
+
+def _frame_diff(key: FrameKey, old: FrameFacts | None, new: FrameFacts | None) -> FrameDiff:
+    def pick(get: Callable[[FrameFacts], Any]) -> Change:
+        return Change(get(old) if old else None, get(new) if new else None)
+
+    both = old is not None and new is not None
+    old_guards = set(old.guards) if old else set()
+    new_guards = set(new.guards) if new else set()
+    old_kernels = Counter(n for n, _ in old.kernels) if old else Counter()
+    new_kernels = Counter(n for n, _ in new.kernels) if new else Counter()
+    return FrameDiff(
+        key=key,
+        baseline=old,
+        new=new,
+        status=pick(lambda f: f.status),
+        versions=pick(lambda f: f.versions),
+        recompile_reasons_new=[
+            r for r in (new.recompile_reasons if new else [])
+            if r not in (old.recompile_reasons if old else [])
+        ],
+        guards_added=[g for g in new.guards if g not in old_guards] if old and new else [],
+        guards_removed=[g for g in old.guards if g not in new_guards] if old and new else [],
+        graph_ops=pick(lambda f: f.graph_ops),
+        graph_nodes=pick(lambda f: f.graph_nodes),
+        graph_diff=_graph_diff(old, new) if old and new else "",
+        kernel_count=pick(lambda f: len(f.kernels)),
+        kernels_added=sorted((new_kernels - old_kernels).elements()) if both else [],
+        kernels_removed=sorted((old_kernels - new_kernels).elements()) if both else [],
+        kernel_kinds=pick(lambda f: dict(Counter(k for _, k in f.kernels))),
+        seconds=pick(lambda f: f.seconds),
+        cache=pick(lambda f: f.cache),
+    )
+
+
+def _graph_diff(old: FrameFacts, new: FrameFacts) -> str:
+    """Unified diff of the two Dynamo graphs (line numbers removed); bounded in size."""
+    if old.graph is None or new.graph is None or old.graph == new.graph:
+        return ""
+    a = [ln.rstrip() for ln in old.graph.splitlines()]
+    b = [ln.rstrip() for ln in new.graph.splitlines()]
+    if a == b:
+        return ""
+    if len(a) > MAX_GRAPH_LINES or len(b) > MAX_GRAPH_LINES:
+        return f"(graphs of {len(a)} and {len(b)} lines differ; too long to diff)"
+    lines = list(
+        difflib.unified_diff(
+            a, b, f"baseline {old.label}", f"new {new.label}", n=2, lineterm=""
+        )
+    )
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"... ({len(lines) - MAX_DIFF_LINES} more lines)"]
+    return "\n".join(lines)
+
+
+# -- regressions ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One thing that got worse: kind (warning subtype ``regression_<kind>``), where, what."""
+
+    kind: str
+    rank: int
+    frame: str | None  # str(FrameKey), None for a whole-run regression
+    message: str
+
+    @property
+    def subtype(self) -> str:
+        return f"regression_{self.kind}"
+
+
+def validate_regressions(value: object) -> dict[str, bool | float | None]:
+    """The regression settings a config dict (``torchtrace_regressions``) means, defaults filled.
+
+    Raises ValueError with a sentence naming the bad key or value.
+    """
+    if not isinstance(value, Mapping):
+        raise ValueError(f"must be a dict with keys among {', '.join(REGRESSION_KINDS)}")
+    out = dict(DEFAULT_REGRESSIONS)
+    for key, setting in value.items():
+        if key not in REGRESSION_KINDS:
+            raise ValueError(
+                f"unknown regression kind {key!r}; known: {', '.join(REGRESSION_KINDS)}"
+            )
+        if key == "compile_time":
+            if setting is None or setting is False:
+                out[key] = None
+            elif setting is True:
+                out[key] = DEFAULT_COMPILE_TIME_RATIO
+            elif isinstance(setting, (int, float)) and math.isfinite(setting) and setting >= 1:
+                out[key] = float(setting)
+            else:
+                raise ValueError(
+                    "compile_time takes None or a ratio >= 1 (1.25 = 25% slower in total), "
+                    f"not {setting!r}"
+                )
+        elif isinstance(setting, bool):
+            out[key] = setting
+        else:
+            raise ValueError(f"{key} takes True or False, not {setting!r}")
+    return out
+
+
+def parse_fail_on(text: str) -> dict[str, bool | float | None]:
+    """``"error,graph_break,compile_time:1.25"`` -> settings with only those kinds on.
+
+    A bare ``compile_time`` means a ratio of :data:`DEFAULT_COMPILE_TIME_RATIO`.  Raises
+    ValueError for an unknown kind or a bad ratio.
+    """
+    chosen: dict[str, object] = dict.fromkeys(REGRESSION_KINDS, False)
+    chosen["compile_time"] = None
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        kind, sep, threshold = part.partition(":")
+        kind = kind.strip()
+        if kind not in REGRESSION_KINDS:
+            raise ValueError(
+                f"unknown regression kind {kind!r}; known: {', '.join(REGRESSION_KINDS)}"
+            )
+        if sep and kind != "compile_time":
+            raise ValueError(f"{kind} takes no threshold")
+        if kind == "compile_time":
+            try:
+                chosen[kind] = float(threshold) if sep else DEFAULT_COMPILE_TIME_RATIO
+            except ValueError:
+                raise ValueError(f"compile_time:{threshold} is not a number") from None
+        else:
+            chosen[kind] = True
+    return validate_regressions(chosen)
+
+
+def regressions(
+    diff: TraceDiff, thresholds: Mapping[str, bool | float | None] | None = None
+) -> list[Regression]:
+    """What got worse, for the kinds ``thresholds`` turns on.
+
+    ``thresholds`` is a (partial) settings dict as :func:`validate_regressions` takes it;
+    None or missing keys mean :data:`DEFAULT_REGRESSIONS`.
+    """
+    settings = validate_regressions(thresholds if thresholds is not None else {})
+    out: list[Regression] = []
+    for r in diff.ranks:
+        if settings["error"]:
+            out += [
+                Regression("error", r.rank, None, f"new compile error: {e}") for e in r.errors_new
+            ]
+        if settings["graph_break"]:
+            out += [
+                Regression("graph_break", r.rank, None, f"new graph break: {b}")
+                for b in r.breaks_new
+            ]
+        for f in r.frames:
+            if settings["recompile"] and f.new is not None:
+                before = f.baseline.versions if f.baseline else 1
+                if f.new.versions > before or (f.baseline and f.recompile_reasons_new):
+                    why = "; ".join(f.recompile_reasons_new[:2]) or "more versions"
+                    if len(f.recompile_reasons_new) > 2:
+                        why += f" (+{len(f.recompile_reasons_new) - 2} more)"
+                    out.append(Regression(
+                        "recompile", r.rank, str(f.key),
+                        f"{f.key}: compiled {f.new.versions} times (was {before}): {why}",
+                    ))
+            if settings["kernels"] and f.baseline and f.new:
+                old, new = len(f.baseline.kernels), len(f.new.kernels)
+                if new > old:
+                    out.append(Regression(
+                        "kernels", r.rank, str(f.key), f"{f.key}: {new} kernels (was {old})"
+                    ))
+        ratio_limit = settings["compile_time"]
+        total = r.total_seconds
+        if isinstance(ratio_limit, float) and total is not None and total.ratio is not None:
+            if total.ratio > ratio_limit:
+                out.append(Regression(
+                    "compile_time", r.rank, None,
+                    f"compile time {total.baseline:.2f} s -> {total.new:.2f} s "
+                    f"(x{total.ratio:.2f}, threshold x{ratio_limit:g})",
+                ))
+    order = {k: i for i, k in enumerate(REGRESSION_KINDS)}
+    return sorted(out, key=lambda g: (order[g.kind], g.rank))
+
+
+# -- output ---------------------------------------------------------------------------------
+
+
+def _seconds_text(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} s"
+
+
+def summary_lines(diff: TraceDiff) -> list[str]:
+    """Plain lines saying what changed, rank by rank (one line when nothing did)."""
+    if diff.unchanged:
+        return ["No change in compilation (compile time aside)."]
+    lines: list[str] = []
+    for n in diff.ranks_only_baseline:
+        lines.append(f"rank {n}: only in the baseline")
+    for n in diff.ranks_only_new:
+        lines.append(f"rank {n}: only in the new run")
+    for r in diff.ranks:
+        prefix = f"rank {r.rank}: " if len(diff.ranks) > 1 else ""
+        for f in r.frames_new:
+            lines.append(f"{prefix}new frame {f.key} {f.new.label if f.new else ''}".rstrip())
+        for f in r.frames_gone:
+            lines.append(f"{prefix}frame gone {f.key}")
+        for b in r.breaks_new:
+            lines.append(f"{prefix}new graph break: {b}")
+        for b in r.breaks_fixed:
+            lines.append(f"{prefix}graph break fixed: {b}")
+        for e in r.errors_new:
+            lines.append(f"{prefix}new compile error: {e}")
+        for e in r.errors_fixed:
+            lines.append(f"{prefix}compile error fixed: {e}")
+        for f in r.frames:
+            if f.is_new or f.is_gone or not f.changed:
+                continue
+            lines.append(f"{prefix}{f.key}:")
+            for label, change in (
+                ("status", f.status),
+                ("compiles", f.versions),
+                ("graph ops", f.graph_ops),
+                ("graph nodes", f.graph_nodes),
+                ("kernels", f.kernel_count),
+                ("cache", f.cache),
+            ):
+                if change.changed:
+                    lines.append(f"  {label}: {_value(change.baseline)} -> {_value(change.new)}")
+            for reason in f.recompile_reasons_new:
+                lines.append(f"  new recompile reason: {reason}")
+            if f.guards_added or f.guards_removed:
+                lines.append(f"  guards: +{len(f.guards_added)} -{len(f.guards_removed)}")
+            if f.graph_diff:
+                lines.append("  Dynamo graph changed")
+        if r.cache.changed:
+            lines.append(f"{prefix}cache: {_value(r.cache.baseline)} -> {_value(r.cache.new)}")
+        total = r.total_seconds
+        if total is not None:
+            ratio = f" (x{total.ratio:.2f}, noisy)" if total.ratio is not None else " (noisy)"
+            lines.append(
+                f"{prefix}compile time: {_seconds_text(total.baseline)} -> "
+                f"{_seconds_text(total.new)}{ratio}"
+            )
+    return lines
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{v} {k}" for k, v in value.items()) or "none"
+    return "-" if value is None else str(value)
+
+
+def _site_json(site: BreakSite) -> dict[str, str]:
+    return {"reason": site.reason, "file": site.file, "function": site.function}
+
+
+def _frame_json(f: FrameDiff) -> dict[str, Any]:
+    def change(c: Change) -> dict[str, Any]:
+        return {"baseline": c.baseline, "new": c.new}
+
+    return {
+        "file": f.key.file,
+        "function": f.key.function,
+        "occurrence": f.key.occurrence,
+        "baseline_label": f.baseline.label if f.baseline else None,
+        "new_label": f.new.label if f.new else None,
+        "first_line": change(Change(
+            f.baseline.first_line if f.baseline else None, f.new.first_line if f.new else None
+        )),
+        "changed": f.changed,
+        "status": change(f.status),
+        "compiles": change(f.versions),
+        "recompile_reasons_new": f.recompile_reasons_new,
+        "guards_added": f.guards_added,
+        "guards_removed": f.guards_removed,
+        "graph_ops": change(f.graph_ops),
+        "graph_nodes": change(f.graph_nodes),
+        "graph_diff": f.graph_diff,
+        "kernels": change(f.kernel_count),
+        "kernel_names": change(Change(
+            [n for n, _ in f.baseline.kernels[:MAX_LISTED]] if f.baseline else None,
+            [n for n, _ in f.new.kernels[:MAX_LISTED]] if f.new else None,
+        )),
+        "kernels_added": f.kernels_added,
+        "kernels_removed": f.kernels_removed,
+        "kernel_kinds": change(f.kernel_kinds),
+        "compile_seconds": change(f.seconds),
+        "cache": change(f.cache),
+    }
+
+
+def diff_json(diff: TraceDiff) -> dict[str, Any]:
+    """See :meth:`TraceDiff.to_json`."""
+    return {
+        "unchanged": diff.unchanged,
+        "ranks_only_baseline": diff.ranks_only_baseline,
+        "ranks_only_new": diff.ranks_only_new,
+        "ranks": [
+            {
+                "rank": r.rank,
+                "frames_new": [str(f.key) for f in r.frames_new],
+                "frames_gone": [str(f.key) for f in r.frames_gone],
+                "graph_breaks_new": [_site_json(b) for b in r.breaks_new],
+                "graph_breaks_fixed": [_site_json(b) for b in r.breaks_fixed],
+                "errors_new": [_site_json(e) for e in r.errors_new],
+                "errors_fixed": [_site_json(e) for e in r.errors_fixed],
+                "cache": {"baseline": r.cache.baseline, "new": r.cache.new},
+                "compile_time": [
+                    {"phase": t.phase, "baseline": t.baseline, "new": t.new, "ratio": t.ratio}
+                    for t in r.times
+                ],
+                "frames": [_frame_json(f) for f in r.frames],
+            }
+            for r in diff.ranks
+        ],
+    }
+
+
+def regressions_json(found: list[Regression]) -> list[dict[str, Any]]:
+    """Regressions as JSON-able dicts (``kind``, ``subtype``, ``rank``, ``frame``, ``message``)."""
+    return [
+        {"kind": g.kind, "subtype": g.subtype, "rank": g.rank, "frame": g.frame,
+         "message": g.message}
+        for g in found
+    ]

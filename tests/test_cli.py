@@ -1,0 +1,128 @@
+"""The ``sphinx-torchtrace`` command, run as a user would (``python -m sphinx_torchtrace``).
+
+Exit codes are the contract a CI job relies on: 0 no regression, 1 a listed regression,
+2 unreadable input; errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import DATA, SIMPLE_LOG
+
+PAIRS = DATA / "captured" / "pairs"
+
+
+def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
+        capture_output=True, text=True, timeout=300, cwd=cwd,
+    )
+
+
+def _pair(name: str) -> tuple[Path, Path]:
+    return PAIRS / name / "baseline", PAIRS / name / "new"
+
+
+@pytest.mark.parametrize(
+    ("pair", "forward", "backward"),
+    [
+        ("graph_break_fixed", 0, 1),  # fixing a break is fine; bringing it back fails
+        ("recompile", 1, 0),
+        ("compile_error", 1, 0),
+        ("cache_warm", 0, 0),  # a cache change is never a regression
+    ],
+)
+def test_diff_exit_codes(pair: str, forward: int, backward: int) -> None:
+    old, new = _pair(pair)
+    assert run("diff", old, new).returncode == forward
+    assert run("diff", new, old).returncode == backward
+
+
+def test_diff_prints_the_change_and_the_regression() -> None:
+    result = run("diff", *_pair("compile_error"))
+    assert result.returncode == 1
+    assert "new compile error: Data-dependent branching (program.py:clip)" in result.stdout
+    assert "status: ok -> error" in result.stdout
+    assert "[error]" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_fail_on_chooses_kinds_and_thresholds() -> None:
+    old, new = _pair("graph_break_fixed")
+    assert run("diff", new, old, "--fail-on", "error,recompile").returncode == 0
+    assert run("diff", new, old, "--fail-on", "graph_break").returncode == 1
+    cold, warm = _pair("cache_warm")
+    assert run("diff", warm, cold).returncode == 0
+    assert run("diff", warm, cold, "--fail-on", "compile_time:1.25").returncode == 1
+    assert run("diff", cold, warm, "--fail-on", "compile_time:1.25").returncode == 0
+
+
+def test_diff_json_shape() -> None:
+    result = run("diff", *_pair("recompile"), "--json")
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert set(data) >= {"unchanged", "ranks", "regressions", "fail_on"}
+    assert data["unchanged"] is False
+    assert [(r["kind"], r["subtype"], r["frame"]) for r in data["regressions"]] == [
+        ("recompile", "regression_recompile", "program.py:scale")
+    ]
+    (rank,) = data["ranks"]
+    scale = next(f for f in rank["frames"] if f["function"] == "scale")
+    assert scale["compiles"] == {"baseline": 1, "new": 3}
+    assert data["fail_on"]["compile_time"] is None
+
+
+def test_unchanged_pair_says_so() -> None:
+    result = run("diff", SIMPLE_LOG, SIMPLE_LOG)
+    assert result.returncode == 0
+    assert result.stdout.strip() == "No change in compilation (compile time aside)."
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("diff", "/nonexistent/a.log", SIMPLE_LOG), "no such file or directory"),
+        (("diff", SIMPLE_LOG, __file__), "no TORCH_TRACE records found"),
+        (("diff", SIMPLE_LOG, SIMPLE_LOG, "--fail-on", "speed"), "unknown regression kind"),
+        (("summary", "/nonexistent"), "no such file or directory"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: tuple[str | Path, ...], message: str) -> None:
+    result = run(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("sphinx-torchtrace: error:") and message in lines[-1]
+    assert "Traceback" not in result.stderr
+
+
+def test_summary_numbers() -> None:
+    result = run("summary", PAIRS / "recompile" / "new", "--json")
+    assert result.returncode == 0
+    data = json.loads(result.stdout)
+    assert {k: data[k] for k in ("frames", "compile_ids", "graph_breaks", "recompiles",
+                                 "errors")} == {
+        "frames": 2, "compile_ids": 4, "graph_breaks": 0, "recompiles": 2, "errors": 0,
+    }
+    assert data["compile_seconds"] > 0
+    text = run("summary", PAIRS / "graph_break_fixed" / "baseline").stdout
+    assert "graph breaks:   1 (1 distinct reasons)" in text
+    assert "frames:         3" in text
+    errors = json.loads(run("summary", PAIRS / "compile_error" / "new", "--json").stdout)
+    assert errors["errors"] == 1
+
+
+def test_build_a_standalone_site(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    result = run("build", SIMPLE_LOG, "-o", out, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    index = Path(result.stdout.strip().splitlines()[-1])
+    assert index == out / "index.html" and index.is_file()
+    assert (out / "run-5aek85xk.html").is_file()  # a page per trace, named after its log
+    assert list((out / "torchtrace").rglob("*.html")), "the trace's pages were built"
+    assert "Traceback" not in result.stderr

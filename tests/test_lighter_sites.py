@@ -1,0 +1,142 @@
+"""Lighter sites (issue 10, points 9 and 10): no page for a graph a pass left unchanged, a
+recompile's near-identical graph shown as a diff, ranks that repeat sharing their pages.
+
+Real builds of real logs: ``shared/cache/run1`` (Inductor passes that change nothing, and a
+recompile whose 300-line guards differ in a few lines), and the two-rank gloo trace copied
+into eight ranks (``benchmarks/bench_ranks.py``: rank numbers rewritten, md5s recomputed).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from sphinx_torchtrace.site.pages.graph import near_diff
+
+from .conftest import (
+    SiteMaker,
+    copy_testroot,
+    generated_pages,
+    inventory,
+    warnings_of,
+    write_page,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from bench_ranks import GLOO, rank_copies  # noqa: E402
+
+CACHE_PAGE = """Cache
+=====
+
+.. torchtrace:: @DATA@/shared/cache/run1
+   :name: cache
+"""
+
+RANKS_PAGE = """Ranks
+=====
+
+.. torchtrace:: logs
+   :name: dist
+"""
+
+
+def page_file(uri: str) -> str:
+    return uri.split("#", 1)[0]
+
+
+@pytest.fixture
+def cache_site(make_site: SiteMaker) -> object:
+    return make_site("simple", "html", pages={"index.rst": CACHE_PAGE})
+
+
+def test_a_graph_a_pass_left_unchanged_has_no_page(cache_site: object) -> None:
+    app = cache_site
+    assert "WARNING" not in warnings_of(app)  # type: ignore[arg-type]
+    graphs = inventory(app)["graph"]  # type: ignore[arg-type]
+    # the object stays, pointing at the page of the graph before the pass
+    before, after = graphs["cache/[0/0]/before_pre_grad_graph"], graphs[
+        "cache/[0/0]/after_pre_grad_graph"
+    ]
+    assert page_file(after) == page_file(before)
+    pages = generated_pages(app, "")  # type: ignore[arg-type]
+    assert not [p for p in pages if p.endswith("after-pre-grad-graph")]
+    assert [p for p in pages if p.endswith("before-pre-grad-graph")]
+    frame = next(u for n, u in inventory(app)["frame"].items() if n == "cache/[0/0]")  # type: ignore[arg-type]
+    text = (app.outdir / page_file(frame)).read_text(encoding="utf-8")  # type: ignore[attr-defined]
+    assert "unchanged by Inductor&#8217;s pre-grad passes" in text or (
+        "unchanged by Inductor's pre-grad passes" in html.unescape(text)
+    )
+    # the identical graph's page declares both objects: the anchor is on it
+    target = (app.outdir / page_file(before)).read_text(encoding="utf-8")  # type: ignore[attr-defined]
+    assert after.split("#", 1)[1] in target
+
+
+def test_a_recompiles_guards_are_a_diff_with_a_download(cache_site: object) -> None:
+    app = cache_site
+    graphs = inventory(app)["graph"]  # type: ignore[arg-type]
+    uri = graphs["cache/[0/1]/dynamo_cpp_guards_str"]
+    text = html.unescape(
+        (app.outdir / page_file(uri)).read_text(encoding="utf-8")  # type: ignore[attr-defined]
+    )
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", text))
+    assert "Changes since the previous compile" in words
+    assert "highlight-diff" in text
+    assert "the whole text is a download" in words and "_downloads/" in text
+    assert re.search(r"Size: [0-9.]+ KiB, \d+ lines", words)  # the facts stay
+    previous = page_file(graphs["cache/[0/0]/dynamo_cpp_guards_str"]).rsplit("/", 1)[-1]
+    assert previous in text  # a link to the previous compile's guards
+    assert 'id="content"' not in text  # not the whole text again
+
+
+def test_near_diff_is_bounded_and_exact() -> None:
+    old = [f"line {i}" for i in range(500)]
+    new = list(old)
+    new[250] = "changed"
+    diff = near_diff(old, new, "a", "b")
+    assert diff is not None and "-line 250" in diff and "+changed" in diff
+    assert "@@ -248,7 +248,7 @@" in diff
+    assert near_diff(old, old, "a", "b") == ""
+    assert near_diff(old, [f"other {i}" for i in range(500)], "a", "b") is None
+    # many equal lines in a changed middle: too costly to compare, whole text shown
+    hostile = ["x", "y"] * 5000
+    assert near_diff(["a", *hostile], ["b", *hostile[::-1], "c"], "a", "b") is None
+
+
+def rank_site(make_site: SiteMaker, tmp_path: Path, ranks: int) -> object:
+    """The logs are in place before Sphinx starts: pages are planned when it does."""
+    srcdir = copy_testroot("simple", tmp_path / f"ranks-{ranks}")
+    write_page(srcdir, "index.rst", RANKS_PAGE)
+    rank_copies(srcdir / "logs", ranks, GLOO)
+    return make_site("simple", "html", srcdir=srcdir)
+
+
+def test_ranks_that_repeat_share_pages(make_site: SiteMaker, tmp_path: Path) -> None:
+    two = rank_site(make_site, tmp_path, 2)
+    two_pages = len(generated_pages(two))  # type: ignore[arg-type]
+    two_frames = inventory(two)["frame"]  # type: ignore[arg-type]
+    assert len(two_frames) > 4
+    eight = rank_site(make_site, tmp_path, 8)
+    assert "WARNING" not in warnings_of(eight)  # type: ignore[arg-type]
+    assert len(generated_pages(eight)) == two_pages  # type: ignore[arg-type]
+    objects = inventory(eight)  # type: ignore[arg-type]
+    frames = objects["frame"]
+    for name in two_frames:
+        for r in range(2, 8):
+            alike = name.replace(f"/rank{int(name.split('/rank')[1][0])}/", f"/rank{r}/")
+            if f"/rank{r % 2}/" in name:
+                assert page_file(frames[alike]) == page_file(frames[name])
+    assert len(frames) == 4 * len(two_frames)
+    for kind in ("graph", "kernel"):
+        assert len(objects[kind]) == 4 * len(inventory(two)[kind])  # type: ignore[arg-type]
+    overview = html.unescape(
+        (eight.outdir / "torchtrace/dist/index.html").read_text(encoding="utf-8")  # type: ignore[attr-defined]
+    )
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", overview))
+    assert "rank 5: same as rank 1" in words
+    assert "rank 6: same as rank 0" in words
+    shared = (eight.outdir / page_file(frames["dist/rank1/[0/0]"])).read_text(encoding="utf-8")  # type: ignore[attr-defined]
+    assert "Also rank3, rank5, rank7:" in re.sub(r"<[^>]+>", "", shared)

@@ -1,0 +1,276 @@
+"""Issue 10's page content, on real logs: the answer first, where am I, folded long content,
+whole failures, extern calls per site, and every artifact reachable."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from sphinx_torchtrace.site.blocks import (
+    Admonition,
+    AnchorLink,
+    Badge,
+    Block,
+    CodeBlock,
+    Download,
+    Dropdown,
+    Lines,
+    Link,
+    PageLink,
+    Section,
+    Table,
+    inline_text,
+    linked,
+)
+from sphinx_torchtrace.site.pages.frame import DIFF_OPEN_LINES, folded_diff, frame_page
+from sphinx_torchtrace.site.pages.graph import graph_page
+from sphinx_torchtrace.site.pages.kernel import kernel_page
+from sphinx_torchtrace.site.pages.overview import overview_page, triage_blocks
+from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
+from sphinx_torchtrace.trace import load_trace, summary
+
+from .conftest import SiteMaker
+
+DATA = Path(__file__).parent / "data"
+SHARED = DATA / "shared"
+GLOO = DATA / "captured" / "multi_rank_gloo"
+DEFAULT = PageSettings()
+
+
+def plan_of(path: Path, label: str) -> TracePlan:
+    return plan_trace(label, load_trace(str(path)), "torchtrace")
+
+
+def frame_of(plan: TracePlan, label: str, rank: int | None = None) -> FramePlan:
+    return next(
+        f
+        for f in plan.frames
+        if f.compile.label == label and (rank is None or f.rank.rank == rank)
+    )
+
+
+def lines_of(blocks: list[Block], cls: str) -> list[str]:
+    found = [b for b in blocks if isinstance(b, Lines) and cls in b.classes]
+    return [inline_text(line) for b in found for line in b.lines]
+
+
+# -- 1. triage first ----------------------------------------------------------------------------
+
+
+def test_triage_counts_a_graph_break_once_not_with_its_restart() -> None:
+    t = summary.triage(load_trace(str(SHARED / "graph_breaks")))
+    # 9 functions; 16 compile ids ([x/y] and the repeats after reset()); 27 attempts
+    assert (t.frames, t.compile_ids, t.attempts) == (9, 16, 27)
+    # torch logs each break twice (graph_break, then restart reasons): 11, not 22
+    assert (t.graph_breaks, t.graph_break_reasons, t.errors) == (11, 4, 0)
+    assert t.cache == {"miss": 18}
+    assert t.statuses == {"break": 11, "ok": 5} and t.divergence is None
+
+
+def test_triage_lists_recompiles_per_function_and_errors() -> None:
+    t = summary.triage(load_trace(str(SHARED / "recompiles")))
+    assert t.recompiles == 12
+    assert [(fn.function, len(fn.recompiles)) for fn in t.recompiled] == [
+        ("static_fn", 4), ("auto_fn", 5), ("limited_fn", 3),
+    ]
+    assert t.errors == 1  # the recompile limit
+    assert t.compile_seconds is not None and 20 < t.compile_seconds < 40
+
+
+def test_overview_opens_with_the_answer_each_figure_a_link() -> None:
+    plan = plan_of(SHARED / "recompiles", "big")
+    page = overview_page(plan, DEFAULT)
+    first = page.blocks[0]
+    assert isinstance(first, Section) and first.anchor == "at-a-glance"
+    said = lines_of(list(first.blocks), "torchtrace-triage")
+    assert said[0] == "Compiled: 3 functions compiled (15 compile ids, 15 attempts): 14 ok, 1 error"
+    assert "Recompiles: 12 recompiles: static_fn 4, auto_fn 5, limited_fn 3" in said
+    assert "Cache lookups: 28 misses" in said
+    links = [x for b in first.blocks if isinstance(b, Lines) for ln in b.lines for x in ln]
+    anchors = {x.anchor for x in links if isinstance(x, AnchorLink)}
+    assert anchors == {
+        "compile-directory", "recompiles-explained", "failures-and-restarts",
+        "compile-caches", "compile-time",
+    }
+    present = {b.anchor for b in page.blocks if isinstance(b, Section)}
+    assert anchors <= present  # every link lands on a section of the page
+    assert Badge("error") in links
+
+
+def test_several_ranks_show_the_divergence_first() -> None:
+    plan = plan_of(GLOO, "dist")
+    (glance,) = triage_blocks(plan, DEFAULT)
+    assert isinstance(glance, Section)
+    warning = glance.blocks[0]
+    assert isinstance(warning, Admonition) and warning.kind == "warning"
+    # on the user's own page: the same figures, with no section of ours in their document
+    bare = triage_blocks(plan, DEFAULT, titled=False)
+    assert not any(isinstance(b, Section) for b in bare) and isinstance(bare[0], Admonition)
+
+
+def test_the_directive_shows_the_summary_on_its_own_page(make_site: SiteMaker) -> None:
+    app = make_site("multi", "html")
+    html = (app.outdir / "training.html").read_text(encoding="utf-8")
+    assert "torchtrace-triage" in html and "Compiled: " in html
+    assert 'href="torchtrace/training/index.html#compile-directory"' in html
+
+
+# -- 2. where am I ------------------------------------------------------------------------------
+
+
+def test_titles_name_trace_rank_and_page() -> None:
+    plan = plan_of(GLOO, "dist")
+    frame = frame_of(plan, "[0/0]", rank=1)
+    assert inline_text(frame_page(plan, frame, DEFAULT).title) == "dist · rank1 · [0/0] inner"
+    unknown = next(f for f in plan.frames if f.compile.id.is_unknown)
+    title = inline_text(frame_page(plan, unknown, DEFAULT).title)
+    assert title == "dist · rank0 · [-/-] records without a compile id"
+    single = plan_of(SHARED / "training", "big")
+    f = frame_of(single, "[0/0]")
+    assert inline_text(frame_page(single, f, DEFAULT).title) == "big · [0/0] forward"
+    graph = next(g for g in f.graphs if g.artifact.name == "dynamo_output_graph")
+    assert inline_text(graph_page(single, f, graph, DEFAULT).title) == (
+        "big · [0/0] · dynamo_output_graph"
+    )
+    kernel = f.kernels[0]
+    page = kernel_page(single, f, kernel, DEFAULT)
+    assert inline_text(page.title) == f"big · [0/0] · {kernel.kernel.name}"
+    # trace › frame › graph › kernel
+    (crumbs,) = [b for b in page.blocks if isinstance(b, Lines) and "torchtrace-breadcrumbs" in
+                 b.classes]
+    line = crumbs.lines[0]
+    assert inline_text(line) == f"big › [0/0] forward › inductor_output_code › {kernel.kernel.name}"
+    assert [x.docname for x in line if isinstance(x, PageLink)] == [
+        single.index_docname, f.docname, kernel.code_docname,
+    ]
+
+
+def test_previous_and_next_frames_in_compile_order() -> None:
+    plan = plan_of(SHARED / "recompiles", "big")
+    page = frame_page(plan, frame_of(plan, "[0/3]"), DEFAULT)
+    navs = [b for b in page.blocks if isinstance(b, Lines) and "torchtrace-prev-next" in b.classes]
+    assert len(navs) == 2 and navs[0] == navs[-1] == page.blocks[-1]  # at the top and the bottom
+    assert inline_text(navs[0].lines[0]) == (
+        "big overview · previous: [0/2] static_fn · next: [0/4] static_fn"
+    )
+    targets = [x.docname for x in navs[0].lines[0] if isinstance(x, PageLink)]
+    assert targets == [
+        plan.index_docname, frame_of(plan, "[0/2]").docname, frame_of(plan, "[0/4]").docname,
+    ]
+
+
+# -- 3. long content folded ---------------------------------------------------------------------
+
+
+def test_a_long_diff_shows_its_first_hunks_and_folds_the_rest() -> None:
+    hunks = [
+        f"@@ -{i * 20},7 +{i * 20},7 @@\n ctx\n ctx\n ctx\n-old {i}\n+new {i}\n ctx\n ctx\n ctx"
+        for i in range(60)
+    ]
+    diff = "--- a\n+++ b\n" + "\n".join(hunks)
+    blocks = folded_diff(diff)
+    shown, rest = blocks
+    assert isinstance(shown, CodeBlock) and len(shown.text.split("\n")) <= DIFF_OPEN_LINES
+    assert shown.text.startswith("--- a\n+++ b\n@@ -0,7")
+    assert isinstance(rest, Dropdown)
+    title = inline_text(rest.title)
+    assert title.startswith("The rest of the diff: ") and "more hunks" in title
+    (folded,) = rest.blocks
+    assert isinstance(folded, CodeBlock)
+    assert shown.text + "\n" + folded.text == diff  # nothing lost, nothing repeated
+    # one long hunk: its first lines open, the rest folded
+    long_hunk = "--- a\n+++ b\n@@ -1,77 +1,77 @@\n" + "\n".join(f"-a{i}\n+b{i}" for i in range(37))
+    head, tail = folded_diff(long_hunk)
+    assert isinstance(head, CodeBlock) and len(head.text.split("\n")) == DIFF_OPEN_LINES
+    assert isinstance(tail, Dropdown) and "(37 lines)" in inline_text(tail.title)
+    small = "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y"
+    assert folded_diff(small) == [CodeBlock(small, "diff")]
+
+
+def test_frame_page_puts_figures_and_products_before_long_blocks() -> None:
+    plan = plan_of(SHARED / "recompiles", "big")
+    page = frame_page(plan, frame_of(plan, "[0/3]"), DEFAULT)
+    order = [b.anchor for b in page.blocks if isinstance(b, Section)]
+    assert order.index("metrics") < order.index("artifacts") < order.index("kernels")
+    assert order.index("kernels") < order.index("changed") < order.index("stack")
+
+
+# -- 5. failures and kernels --------------------------------------------------------------------
+
+
+def test_chained_failures_are_found_and_addresses_linked() -> None:
+    reason = (
+        "Graph break under GenericContextWrappingVariable\n  Explanation: see "
+        "https://pytorch.org/docs/x.html.\n\n"
+        "*** While handling this graph break, another graph break occurred: ***\n\n"
+        "Data-dependent branching\n  Explanation: y\n"
+    )
+    assert summary.failure_chain(reason) == ["Data-dependent branching"]
+    pieces = linked("Explanation: see https://pytorch.org/docs/x.html. or javascript:alert(1)")
+    assert pieces == [
+        "Explanation: see ",
+        Link("https://pytorch.org/docs/x.html", "https://pytorch.org/docs/x.html"),
+        ". or javascript:alert(1)",
+    ]
+    start = time.perf_counter()
+    linked("http://" + "a" * 200_000 + " https:// " * 20_000)  # hostile: stays linear
+    assert time.perf_counter() - start < 1.0
+
+
+def test_graph_break_reasons_link_their_addresses_in_the_frame_page() -> None:
+    plan = plan_of(SHARED / "graph_breaks", "gb")
+    page = frame_page(plan, frame_of(plan, "[0/0]"), DEFAULT)
+    failures = next(b for b in page.blocks if isinstance(b, Section) and b.anchor == "failures")
+    links = [
+        x for b in failures.blocks if isinstance(b, Lines) for ln in b.lines for x in ln
+        if isinstance(x, Link)
+    ]
+    assert links and links[0].url.startswith("https://meta-pytorch.github.io/")
+
+
+def test_extern_calls_are_listed_per_call_site() -> None:
+    plan = plan_of(SHARED / "training", "big")
+    frame = frame_of(plan, "[0/0]")
+    externs = [k for k in frame.kernels if k.kernel.kind == "extern"]
+    assert externs and any(len(k.kernel.launch_lines) > 1 for k in externs)
+    for k in externs:
+        assert len(k.kernel.call_nodes) == len(k.kernel.launch_lines)
+    page = frame_page(plan, frame, DEFAULT)
+    kernels = next(b for b in page.blocks if isinstance(b, Section) and b.anchor == "kernels")
+    table = kernels.blocks[-1]
+    assert isinstance(table, Table)
+    extern_rows = [r for r in table.rows if inline_text(r[1]) == "extern call"]
+    assert len(extern_rows) == sum(len(k.kernel.launch_lines) for k in externs)
+    assert len({inline_text(r[2]) for r in extern_rows}) == len(extern_rows)  # one per site
+
+
+def test_kernel_page_shows_its_source_before_its_launches() -> None:
+    plan = plan_of(SHARED / "training", "big")
+    frame = frame_of(plan, "[0/0]")
+    kernel = next(k for k in frame.kernels if k.kernel.kind != "extern")
+    page = kernel_page(plan, frame, kernel, DEFAULT)
+    order = [b.anchor for b in page.blocks if isinstance(b, Section)]
+    assert order.index("source") < order.index("launches")
+
+
+# -- 6. every artifact reachable ----------------------------------------------------------------
+
+
+def test_artifacts_too_large_to_show_are_downloads(make_site: SiteMaker) -> None:
+    plan = plan_of(SHARED / "training", "training")
+    frame = frame_of(plan, "[0/0]")
+    (big, *_) = frame.downloads
+    assert big.artifact.name == "fx_graph_cache_miss" and big.artifact.size > 32768
+    page = frame_page(plan, frame, DEFAULT)
+    artifacts = next(b for b in page.blocks if isinstance(b, Section) and b.anchor == "artifacts")
+    table = artifacts.blocks[1]
+    assert isinstance(table, Table)
+    (row,) = [r for r in table.rows if any(
+        isinstance(x, Download) and x.path == big.raw_path for x in r[-1]
+    )]
+    assert inline_text(row[-1]) == "raw" and inline_text(row[0]) == "fx_graph_cache_miss"
+    app = make_site("multi", "html")
+    written = app.srcdir / big.raw_path
+    assert written.read_text(encoding="utf-8") == big.artifact.text()
+    html = (app.outdir / f"{frame.docname}.html").read_text(encoding="utf-8")
+    assert "artifact-fx-graph-cache-miss.json" in html and 'class="reference download' in html
