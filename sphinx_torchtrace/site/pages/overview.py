@@ -129,7 +129,9 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
     blocks.extend(cudagraphs_overview_blocks(plan))
     blocks.extend(past_limit_blocks(plan))
     if settings.list_frames:
-        blocks.append(Toctree([f.docname for f in plan.paged_frames], caption="Frames"))
+        # a section of its own: after the last section, themes (rtd) nest the frames under it
+        frames = Toctree([f.docname for f in plan.paged_frames])
+        blocks.append(Section(["Frames"], [frames], anchor="frames"))
     return Page(plan.index_docname, ["Trace ", plan.label], blocks)
 
 
