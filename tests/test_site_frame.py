@@ -335,7 +335,7 @@ def test_settings_orphan_and_detail_toctree() -> None:
     assert detail.orphan
     toctree = detail.blocks[-1]
     assert isinstance(toctree, Toctree) and toctree.hidden
-    assert list(toctree.docnames) == [g.docname for g in frame.graphs] + [
+    assert list(toctree.docnames) == [g.docname for g in frame.graphs if g.same_as is None] + [
         k.docname for k in frame.kernels
     ]
 

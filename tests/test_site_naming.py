@@ -134,7 +134,7 @@ def all_names(plan: TracePlan) -> tuple[list[str], list[str], list[str]]:
     objects = [f"frame {f.name}" for f in plan.frames]
     objects += [f"graph {g.name}" for f in plan.frames for g in f.graphs]
     objects += [f"kernel {k.name}" for f in plan.frames for k in f.kernels]
-    raws = [g.raw_path for f in plan.frames for g in f.graphs]
+    raws = [g.raw_path for f in plan.frames for g in f.graphs if g.same_as is None]
     raws += [r.events_path for r in plan.ranks]
     return docnames, objects, raws
 

@@ -16,7 +16,7 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util import texescape
 
-from sphinx_torchtrace.site.plan import has_page
+from sphinx_torchtrace.site.plan import has_page, plan_trace
 from sphinx_torchtrace.trace import Trace, load_trace
 
 from .conftest import SHARED, SIMPLE_LOG, SiteMaker, generated_pages, inventory
@@ -81,9 +81,17 @@ def test_one_page_per_compile_graph_and_kernel(built_site: BuiltSite) -> None:
     kernels = [k for c in compiles for a in c.artifacts for k in a.kernels]
     # attempts ([3/0_1]) and repeats after torch._dynamo.reset() ([0/0] #2) are pages too
     assert {c.label for c in traces["errors"].ranks[0].compiles} >= {"[3/0_1]", "[0/0] #2"}
-    assert len(generated_pages(app, "frame-")) == len(compiles)
-    assert len(generated_pages(app, "graph-")) == len(graphs) > 0
-    assert len(generated_pages(app, "kernel-")) == len(kernels) > 0
+    # every compile, graph and kernel planned; a graph identical to an earlier one of its
+    # frame, and a rank that repeats another, are shown on the pages of those
+    plans = [plan_trace(label, t, "torchtrace") for label, t in traces.items()]
+    assert sum(len(p.frames) for p in plans) == len(compiles)
+    assert sum(len(f.graphs) for p in plans for f in p.frames) == len(graphs)
+    paged = [f for p in plans for f in p.paged_frames]
+    assert len(generated_pages(app, "frame-")) == len(paged) < len(compiles)
+    own_graphs = [g for f in paged for g in f.graphs if g.same_as is None]
+    assert len(generated_pages(app, "graph-")) == len(own_graphs) > 0
+    assert len(generated_pages(app, "kernel-")) == sum(len(f.kernels) for f in paged) > 0
+    assert len(kernels) > 0
     assert {role: set(names) for role, names in inventory(app).items()} == merged_expected(
         MULTI_TRACES
     )

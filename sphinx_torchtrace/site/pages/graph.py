@@ -355,7 +355,9 @@ def near_diff(old: list[str], new: list[str], old_name: str, new_name: str) -> s
         return ""
     if head + tail < NEAR_SAME * longest - min(len(a), len(b)):
         return None  # even if every middle line matched
-    in_b = Counter(b)
+    in_a, in_b = Counter(a), Counter(b)
+    if head + tail + sum((in_a & in_b).values()) < NEAR_SAME * longest:
+        return None  # even the lines both have, in any order, are too few (linear)
     if sum(in_b.get(line, 0) for line in a) > DIFF_MAX_WORK:
         return None
     middle = SequenceMatcher(None, a, b, autojunk=False)
