@@ -248,6 +248,16 @@ def test_paths_that_survive_are_named_once_with_the_setting(make_site: SiteMaker
     assert "torchtrace.path" not in warnings_of(app)
 
 
+def test_pages_written_in_parallel_are_checked_too(make_site: SiteMaker) -> None:
+    """With ``-j``, pages are written by other processes; their files are read instead."""
+    app = make_site(
+        "simple", parallel=2, confoverrides={"torchtrace_default_path_rewrites": False}
+    )
+    warnings = warnings_of(app)
+    assert warnings.count("[torchtrace.path]") == 1, warnings
+    assert "/home/user/" in warnings
+
+
 def test_surviving_paths() -> None:
     text = (
         '<span>/scratch/alice/run/x.py</span> "/tmp/torchinductor_user/ab/c.py" '

@@ -2,24 +2,28 @@
 
 Path rewrites (:mod:`..render.paths`) know home directories, site-packages, Python's
 prefix, inductor's cache and the project's root; a trace can still hold others (a
-cluster's ``/scratch/alice/...``, a Windows checkout).  At ``build-finished`` the
-files the extension made are scanned: the HTML of its generated pages and its
-downloads, found through the generated folder's manifest, so nothing else of the
-project is read.  Surviving absolute paths give one ``torchtrace.path`` warning that
-names a few and the setting that hides them.  The scan is bounded (bytes per file)
-and its patterns are linear.
+cluster's ``/scratch/alice/...``, a Windows checkout).  What the extension publishes
+is scanned as it is written: the body of each generated HTML page, and at
+``build-finished`` the downloads it wrote in this build, found through the generated
+folder's manifest, so nothing else of the project is read.  Surviving absolute paths
+give one ``torchtrace.path`` warning that names a few and the setting that hides them.
+The scan is bounded (bytes per file) and its patterns are linear.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from sphinx.application import Sphinx
 
 from ..render.paths import PROJECT
+from ..site.naming import generated_prefix
 from ..trace.diagnostics import quote
 from .config import torchtrace_config
 from .generate import MANIFEST
@@ -31,13 +35,13 @@ MAX_SCAN_BYTES = 64 << 20
 SHOWN = 3
 
 _ROOTS = "home|Users|root|tmp|var|data|srv|opt|mnt|scratch"
-# Two or more segments under a root folder, starting where a path starts.  Each
-# alternative starts with a literal and its classes exclude the separator they stop
-# at: linear.
-SURVIVING_PATH = re.compile(
-    rf"(?<![\w.~/\\-])/(?:{_ROOTS})/[^\s/\"'<>&]+/[^\s\"'<>&]+"
-    r"|(?<![\w\\])[A-Za-z]:\\{1,2}[^\s\\/\"'<>:&]+\\{1,2}[^\s\"'<>&]+"
-)
+# Each pattern starts with a literal, so the regex engine jumps from one candidate to
+# the next (a leading look-behind made it try every character: 0.8 s for a 36 MB site);
+# the character before a match is checked in Python.  The classes exclude the separator
+# they stop at: linear.
+_POSIX = re.compile(rf"/(?:{_ROOTS})/[^\s/\"'<>&]+/[^\s\"'<>&]+")
+_WINDOWS = re.compile(r":\\{1,2}[^\s\\/\"'<>:&]+\\{1,2}[^\s\"'<>&]+")
+_ROOT_NAMED = re.compile(rf"/(?:{_ROOTS})/|:\\")
 _TAG = re.compile(r"<[^<>]*>")
 # Paths that tell nothing of the machine or its user: the rewritten inductor cache, and
 # the random folders of Python's ``tempfile`` that torch works in (``/tmp/tmpk2j4_x9a/``,
@@ -48,43 +52,102 @@ _HARMLESS = re.compile(
 )
 
 
+class _Findings:
+    """What one build's scan found: paths in order, the files holding them, the first file."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        self.files = 0
+        self.first: str | None = None
+        self.started = time.time()
+        self.pages: set[str] = set()  # scanned as written
+
+    def add(self, text: str, location: str) -> None:
+        paths = surviving_paths(text)
+        if paths:
+            self.files += 1
+            self.first = self.first or location
+            self.paths.extend(p for p in paths if p not in self.paths)
+
+
+_FINDINGS: WeakKeyDictionary[Sphinx, _Findings] = WeakKeyDictionary()
+
+
 def setup_publish_check(app: Sphinx) -> None:
+    app.connect("builder-inited", _start)
+    app.connect("html-page-context", check_page)
     app.connect("build-finished", check_published_paths)
+
+
+def _start(app: Sphinx) -> None:
+    _FINDINGS[app] = _Findings()
+
+
+def check_page(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """html-page-context: scan the body of a generated page as it is written.
+
+    Only pages written by this build are scanned (a rebuild with nothing changed
+    scans nothing), and only their body: the theme's frame is not ours.
+    """
+    findings = _FINDINGS.get(app)
+    body = context.get("body")
+    if findings is None or not isinstance(body, str) or doctree is None:
+        return
+    if pagename.startswith(generated_prefix(torchtrace_config(app.config).generated_dir)):
+        findings.add(body[:MAX_SCAN_BYTES], pagename)
+        findings.pages.add(pagename)
 
 
 def check_published_paths(app: Sphinx, exception: BaseException | None) -> None:
     """build-finished: one ``torchtrace.path`` warning if published files hold machine paths."""
-    if exception is not None:
+    findings = _FINDINGS.pop(app, None)
+    if exception is not None or findings is None:
         return
-    found: list[str] = []
-    files = 0
-    first: str | None = None
-    for path, location in published_files(app):
-        paths = surviving_paths(_read(path))
-        if paths:
-            files += 1
-            first = first or location
-            found.extend(p for p in paths if p not in found)
-    if not found:
+    for path, location in written_pages(app, findings):
+        findings.add(_read(path), location)
+    for path, location in written_downloads(app, since=findings.started):
+        findings.add(_read(path), location)
+    if not findings.paths:
         return
+    found = findings.paths
     shown = ", ".join(quote(p, 80) for p in found[:SHOWN])
     more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
     warn(
         "path",
-        f"{files} published file(s) hold absolute paths that no rewrite hid: {shown}{more}; "
-        "add a rule for them to torchtrace_path_rewrites (a {regex: replacement} dict, "
-        f"such as {{r'/srv/ci/checkout': '{PROJECT}'}})",
-        first,
+        f"{findings.files} published file(s) hold absolute paths that no rewrite hid: "
+        f"{shown}{more}; add a rule for them to torchtrace_path_rewrites (a "
+        f"{{regex: replacement}} dict, such as {{r'/srv/ci/checkout': '{PROJECT}'}})",
+        findings.first,
     )
 
 
-def published_files(app: Sphinx) -> Iterator[tuple[Path, str]]:
-    """The generated pages' output files and the downloads, as the manifest lists them.
+def written_pages(app: Sphinx, findings: _Findings) -> Iterator[tuple[Path, str]]:
+    """Generated pages written by this build but not seen as written: a parallel build
+    (``-j``) writes pages in other processes, so their output files are read here."""
+    outfile = getattr(app.builder, "get_outfilename", None)
+    if app.builder.format != "html" or outfile is None:
+        return
+    prefix = generated_prefix(torchtrace_config(app.config).generated_dir)
+    for docname in sorted(app.env.found_docs):
+        if docname.startswith(prefix) and docname not in findings.pages:
+            out = Path(outfile(docname))
+            try:
+                written = out.is_file() and out.stat().st_mtime >= findings.started - 1
+            except OSError:
+                continue
+            if written:
+                yield out, docname
 
-    Each with the location a warning names: the page's docname, or the download.
+
+def written_downloads(app: Sphinx, since: float) -> Iterator[tuple[Path, str]]:
+    """The downloads the extension wrote during this build, as its manifest lists them.
+
+    Each with the location a warning names.  Pages are scanned as they are written
+    (:func:`check_page`); a download is copied out as it is, so its source is read.
     """
-    gen_dir = torchtrace_config(app.config).generated_dir
-    root = Path(app.srcdir) / gen_dir
+    root = Path(app.srcdir) / torchtrace_config(app.config).generated_dir
     try:
         listed = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -92,19 +155,18 @@ def published_files(app: Sphinx) -> Iterator[tuple[Path, str]]:
     if not isinstance(listed, list):
         return
     suffixes = set(_source_suffixes(app))
-    outfile = getattr(app.builder, "get_outfilename", None)
     for name in listed:
         if not isinstance(name, str):
             continue
         source = root / name
         if source.suffix in suffixes:
-            if app.builder.format == "html" and outfile is not None:
-                docname = f"{gen_dir}/{name[: -len(source.suffix)]}"
-                out = Path(outfile(docname))
-                if out.is_file():
-                    yield out, docname
-        elif source.is_file():
-            yield source, f"{source}:1"  # a download: what the build copies out as it is
+            continue
+        try:
+            written = source.is_file() and source.stat().st_mtime >= since - 1
+        except OSError:
+            continue
+        if written:
+            yield source, f"{source}:1"
 
 
 def _source_suffixes(app: Sphinx) -> list[str]:
@@ -122,11 +184,34 @@ def _read(path: Path) -> str:
 
 def surviving_paths(text: str) -> list[str]:
     """The machine paths in ``text`` (HTML tags left out first), in order, each once."""
+    if not _ROOT_NAMED.search(text):
+        return []  # most pages: nothing to strip tags for
+    text = _TAG.sub("", text)
+    matches = sorted(
+        [m for m in _POSIX.finditer(text) if _starts_a_path(text, m.start(), posix=True)]
+        + [m for m in _WINDOWS.finditer(text) if _starts_a_path(text, m.start(), posix=False)],
+        key=lambda m: m.start(),
+    )
     found: list[str] = []
-    for match in SURVIVING_PATH.finditer(_TAG.sub("", text)):
-        path = match.group(0).rstrip("\\.,;:)]}")
+    for match in matches:
+        start = match.start() if match.re is _POSIX else match.start() - 1
+        path = text[start : match.end()].rstrip("\\.,;:)]}")
         if not _HARMLESS.match(path) and path not in found:
             found.append(path)
             if len(found) > 20:
                 break
     return found
+
+
+def _starts_a_path(text: str, start: int, *, posix: bool) -> bool:
+    """Whether a match at ``start`` begins a path: not inside a word, URL or another path.
+
+    A Windows match starts at its ``:``; the drive letter before it must stand alone.
+    """
+    if posix:
+        before = text[start - 1] if start else " "
+        return not (before.isalnum() or before in "_.~/\\-")
+    if start < 1 or not text[start - 1].isascii() or not text[start - 1].isalpha():
+        return False
+    before = text[start - 2] if start > 1 else " "
+    return not (before.isalnum() or before in "_\\")
