@@ -43,7 +43,9 @@ LOGS = {
     "err": SHARED / "compile_error" / "dedicated_log_torch_trace_fqqib31t.log",
 }
 #: Frames named by roles on the prose page, one of each status.
-PROSE_FRAMES = ["train/[0/0]", "train/[1/0]", "train/[4/0]", "train/[-/-]", "err/[1/0]"]
+PROSE_FRAMES = [
+    "train/[0/0]", "train/[1/0]", "train/[4/0]", "train/[-/-]", "err/[1/0]", "err/[3/0]",
+]
 PROVENANCE_FRAME = "prov/[0/0]"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -83,9 +85,9 @@ Prose
 =====
 
 The first step compiles as :torchtrace:frame:`train/[0/0]`, then the optimizer step breaks
-at :torchtrace:frame:`train/[1/0]`; :torchtrace:frame:`train/[4/0]` holds no operation and
-:torchtrace:frame:`train/[-/-]` logged no metrics.  A failing model stops at
-:torchtrace:frame:`err/[1/0]`.
+at :torchtrace:frame:`train/[1/0]` (its second attempt empty); :torchtrace:frame:`train/[4/0]`
+holds no operation and :torchtrace:frame:`train/[-/-]` logged no metrics.  A failing model
+stops at :torchtrace:frame:`err/[1/0]` and breaks at :torchtrace:frame:`err/[3/0]`.
 
 Provenance
 ----------

@@ -40,7 +40,7 @@ def main():
     a = ap.parse_args()
     rules = sanitize.build_rules(a.venv.rstrip("/"), a.project.rstrip("/"),
                                  a.python_prefix.rstrip("/") if a.python_prefix else None, a.user)
-    for root, dirs, files in os.walk(a.src):
+    for root, _dirs, files in os.walk(a.src):
         rel = os.path.relpath(root, a.src)
         parts = [STABLE_RUN if RUN.match(p) else p for p in rel.split(os.sep) if p != "."]
         out_dir = os.path.join(a.dst, *parts)
