@@ -45,8 +45,8 @@ PY313 = interpreter(13)
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole suite but the tests that need torch."""
-    session.install("-e", ".[test]")
+    """The whole suite but the tests that need torch, browser tests included."""
+    session.install("-e", ".[test,browser]")
     session.run("pytest", "-m", "not torch", *session.posargs)
 
 
