@@ -37,6 +37,10 @@ TORCHINDUCTOR = r"/torchinductor_(?!user(?![^/\s\"'<>]))[^/\s\"'<>]+"
 #: macOS's per-user temporary folder (``/var/folders/fd/kcv8…/T/``).
 MACOS_TEMP = r"/var/folders/[^/\s\"'<>]+/[^/\s\"'<>]+/T/"
 
+#: Jupyter's folder of notebook cells (``/tmp/ipykernel_594021/431827302.py``): its number is
+#: a process id of the machine that ran the notebook.
+IPYKERNEL = r"/tmp/ipykernel_\d{1,12}/"
+
 #: Rewrites applied to every path in published text unless configured otherwise, in order
 #: (site-packages before the standard library that holds it, both before home directories
 #: that hold them).  Log text is untrusted: each pattern here runs in time linear in the
@@ -46,6 +50,7 @@ DEFAULT_PATH_REWRITES: dict[str, str] = {
     PYTHON_PREFIX: r"\g<1><python>/",
     TORCHINDUCTOR: "/torchinductor_user",
     MACOS_TEMP: "<tmp>/",
+    IPYKERNEL: "<notebook>/",
     # home directories: Linux and macOS users (and shared hosts' /data/users/<name>), and
     # the superuser's
     r"/(?:(?:home|Users|data/users)/[^/\s\"']+|root)/": "~/",
@@ -62,6 +67,7 @@ _LITERAL_HINTS = {
     PYTHON_PREFIX: "/python",
     TORCHINDUCTOR: "/torchinductor_",
     MACOS_TEMP: "/var/folders/",
+    IPYKERNEL: "/tmp/ipykernel_",
 }
 
 # Folders whose paths the home-directory rule already hides.

@@ -44,7 +44,9 @@ class TorchTraceDirective(SphinxDirective):
             return []
         generated = registry(self.env).get((self.env.docname, argument))
         _, path = self.env.relfn2path(argument, self.env.docname)
-        for log in resolve_logs_safely(path, options.latest, options.ranks):
+        logs = generated.logs if generated is not None else resolve_logs_safely(
+            path, options.latest, options.ranks)
+        for log in logs:
             self.env.note_dependency(os.fspath(log))
         if generated is None:
             debug_nodes = debug_summary_nodes(self, argument)  # a TORCH_COMPILE_DEBUG folder

@@ -28,7 +28,7 @@ from ..render.paths import PathRewriter, trace_rules
 from ..site.naming import label_segment
 from ..site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ..site.source import maybe_strip
-from ..trace import Trace, TraceReadError, load_trace, resolve_logs, summary
+from ..trace import Trace, TraceReadError, resolve_logs, summary
 from ..trace.inputs import DEBUG_DIR, detect_kind
 from ..trace.loader import choose_logs, rank_logs
 from .config import torchtrace_config
@@ -36,6 +36,7 @@ from .debug_dir import clear as clear_debug_dirs
 from .debug_dir import forget_debug_dirs, generate_debug_dir
 from .options import TraceOptions
 from .scan import TraceRequest, scan_sources
+from .text_logs import load_input, with_paths
 from .warnings import logger, warn
 
 
@@ -50,10 +51,13 @@ class GeneratedTrace:
     settings: PageSettings
     rewrite: PathRewriter
     notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message) to warn
+    extra_logs: list[Path] = field(default_factory=list)  # ``:with:`` files read
 
     @property
     def logs(self) -> list[Path]:
-        return resolve_logs_safely(self.request.path, self.options.latest, self.options.ranks)
+        """Every file the pages depend on (the trace's logs, then ``:with:`` files)."""
+        own = resolve_logs_safely(self.request.path, self.options.latest, self.options.ranks)
+        return own + [p for p in self.extra_logs if p not in own]
 
 
 # Per source directory, so that two projects built in one process (tests) stay apart;
@@ -212,17 +216,19 @@ def generate_pages(app: Sphinx) -> None:
                 "read",
             )
             continue
-        if (options.format or detect_kind(request.path)) == DEBUG_DIR:
+        kind = options.format or detect_kind(request.path)
+        if kind == DEBUG_DIR:
             requests.extend(generate_debug_dir(
                 app, request, options, label, gen_dir, _stub(parser, "{kind}"), suffix, wanted,
                 cache_dir,
             ))
             continue
         try:
-            trace = load_trace(
+            loaded = load_input(
                 request.path,
-                latest=options.latest,
-                ranks=list(options.ranks) if options.ranks else None,
+                kind,
+                options,
+                with_paths(options, source_dir, app.srcdir),
                 display_root=app.srcdir,
                 cache_dir=cache_dir,
                 max_bytes=config.max_log_bytes,
@@ -230,6 +236,7 @@ def generate_pages(app: Sphinx) -> None:
         except TraceReadError as e:
             failed[key] = (str(e), "read")
             continue
+        trace = loaded.trace
         for d in trace.diagnostics:
             if d.kind != "mixed_runs":  # said at the directive, which can choose (notes)
                 # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
@@ -250,8 +257,10 @@ def generate_pages(app: Sphinx) -> None:
             plan,
             settings,
             PathRewriter(trace_rules(trace, config.path_rewrites, config.default_path_rewrites)),
+            extra_logs=loaded.extra_logs,
         )
         traces[key] = generated
+        generated.notes.extend(loaded.notes)
         generated.notes.extend(
             (d.kind, d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
         )

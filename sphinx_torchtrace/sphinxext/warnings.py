@@ -24,6 +24,8 @@ SPHINX_KINDS: dict[str, str] = {
     "provenance": "a provenance view names no frame, or its frame logged no node mappings",
     "page": "a generated page no trace of this build knows (a stale file); it is left empty",
     "user_files": "the generated folder holds files the extension did not write; they are kept",
+    "unmatched": "a text log given with :with: names compiles its trace has not (a log of "
+    "another run?): their lines are shown under [-/-]",
     "path": "a page or download the extension made still holds an absolute machine path (under "
     "/home, /tmp, /srv ... or a Windows drive) after the path rewrites: add a rule to "
     "torchtrace_path_rewrites",

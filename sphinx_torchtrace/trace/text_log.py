@@ -556,6 +556,7 @@ def _has_compiles(rank: RankTrace) -> bool:
 
 def _merge_unranked(unranked: RankTrace, into: RankTrace) -> None:
     """Put a launcher's unranked lines into another rank's ``[-/-]`` log lines."""
+    ordinal = 1 + max((a.ordinal for c in into.compiles for a in c.artifacts), default=-1)
     for c in unranked.compiles:
         for a in c.artifacts:
             target = next((t for t in into.compiles if t.id.is_unknown), None)
@@ -563,6 +564,7 @@ def _merge_unranked(unranked: RankTrace, into: RankTrace) -> None:
                 target = Compile(UNKNOWN, 1, a.line)
                 into.compiles.insert(0, target)
             a.name = "launcher_log_lines" if a.name == LOG_LINES else a.name
+            a.ordinal, ordinal = ordinal, ordinal + 1  # anchors are made of ordinals
             target.artifacts.append(a)
 
 
@@ -586,13 +588,13 @@ def attach_text_log(trace: Trace, text_trace: Trace) -> list[str]:
         ordinal = 1 + max((a.ordinal for c in target.compiles for a in c.artifacts), default=-1)
         for text_c in text_rank.compiles:
             extra = [a for a in text_c.artifacts if a.kind == TEXT_KIND]
-            if not extra:
-                continue
             try:
                 found = target.compile(text_c.label)
             except KeyError:
-                if not text_c.id.is_unknown:
+                if not text_c.id.is_unknown:  # even one whose lines all became facts
                     unmatched.append(_where(text_rank, text_c))
+                if not extra:
+                    continue
                 found = _unknown_compile(target)
             for a in extra:
                 a.ordinal, ordinal = ordinal, ordinal + 1
