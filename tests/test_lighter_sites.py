@@ -15,9 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_torchtrace.site.pages.graph import near_diff
+from sphinx_torchtrace.site.blocks import CodeBlock, Download, Paragraph, Section, inline_text
+from sphinx_torchtrace.site.pages import build_page
+from sphinx_torchtrace.site.pages.diffs import near_diff
+from sphinx_torchtrace.site.plan import PageSettings, plan_trace
+from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.compare import sizes_only_changes
 
 from .conftest import (
+    SHARED,
     SiteMaker,
     copy_testroot,
     generated_pages,
@@ -28,6 +34,8 @@ from .conftest import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from bench_ranks import GLOO, rank_copies  # noqa: E402
+
+from .tools.hostile_log import format_record, read_records  # noqa: E402
 
 CACHE_PAGE = """Cache
 =====
@@ -140,3 +148,55 @@ def test_ranks_that_repeat_share_pages(make_site: SiteMaker, tmp_path: Path) -> 
     assert "rank 6: same as rank 0" in words
     shared = (eight.outdir / page_file(frames["dist/rank1/[0/0]"])).read_text(encoding="utf-8")  # type: ignore[attr-defined]
     assert "Also rank3, rank5, rank7:" in re.sub(r"<[^>]+>", "", shared)
+
+
+RECOMPILES = SHARED / "recompiles" / "dedicated_log_torch_trace_afr5b1tf.log"
+
+
+def test_sizes_only_changes_mask_lone_numbers_only() -> None:
+    old = ['x: "f32[4][1]cpu" = l_x_ * 2', "getitem_3 = split[0]"]
+    assert sizes_only_changes(old, ['x: "f32[8][1]cpu" = l_x_ * 2', "getitem_3 = split[0]"]) == 1
+    assert sizes_only_changes(old, old) == 0
+    assert sizes_only_changes(old, [old[0], "getitem_4 = split[0]"]) is None  # a name
+    assert sizes_only_changes(old, [old[0], "getitem_3 = split[0].relu()"]) is None  # an op
+    assert sizes_only_changes(old, old[:1]) is None
+
+
+def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> None:
+    """A recompile whose graph differs from the previous one only in sizes (the recompiles
+    log's [0/1], its graphs made long by repeating them): the graph page says so and shows
+    the first changes, not hundreds of lines that repeat the new sizes; the frame page
+    does the same for its Dynamo graph diff."""
+    records = read_records(RECOMPILES)
+    for record in records:
+        if record.artifact_name() is None and record.kind == "dynamo_output_graph" and (
+            record.frame in {(0, 0), (0, 1)}
+        ):
+            record.payload = "\n".join([record.payload or ""] * 8)
+    log = tmp_path / "shapes.log"
+    log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
+    plan = plan_trace("shapes", load_trace(log), "torchtrace")
+    frame = next(f for f in plan.frames if f.compile.label == "[0/1]")
+    graph = next(g for g in frame.graphs if g.artifact.name == "dynamo_output_graph")
+    page = build_page(plan, graph.docname, PageSettings())
+    (changes,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "changes"]
+    intro, diff, rest = changes.blocks
+    assert isinstance(intro, Paragraph) and isinstance(diff, CodeBlock)
+    assert "but for its numbers (sizes, strides, constants): 32 of 88 lines differ" in (
+        inline_text(intro.content)
+    )
+    shown = diff.text.split("\n")
+    assert shown[:2] == ["--- [0/0] dynamo_output_graph", "+++ [0/1] dynamo_output_graph"]
+    assert '-    def forward(self, L_x_: "f32[4][1]cpu"):' in shown
+    assert '+    def forward(self, L_x_: "f32[8][1]cpu"):' in shown
+    assert len(shown) <= 50
+    assert isinstance(rest, Paragraph) and "more changed lines are not shown" in inline_text(
+        rest.content
+    )
+    assert any(isinstance(i, Download) and i.path == graph.raw_path for i in rest.content)
+    frame_page = build_page(plan, frame.docname, PageSettings())
+    (why,) = [b for b in frame_page.blocks if isinstance(b, Section) and b.anchor == "changed"]
+    assert any(
+        isinstance(b, Paragraph) and "How the Dynamo graph changed: the same graph as" in
+        inline_text(b.content) for b in why.blocks
+    )

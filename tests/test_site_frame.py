@@ -9,6 +9,7 @@ from functools import cache
 
 import pytest
 
+from sphinx_torchtrace.site.artifacts import RECORD_INLINE_LIMIT
 from sphinx_torchtrace.site.blocks import (
     AnchorLink,
     Block,
@@ -231,16 +232,38 @@ def test_training_frame_has_forward_and_backward_metrics_tabs() -> None:
     (tabs,) = section(page, "metrics").blocks
     assert isinstance(tabs, TabSet)
     assert [t.title for t in tabs.tabs] == ["Forward", "Backward"]
+    frame = frame_of("training", "[0/0]")
     for tab, record in zip(tabs.tabs, compile_.metrics, strict=True):
-        table, whole = tab.blocks
+        table, *rest = tab.blocks
         assert isinstance(table, Table) and table.header == ["Metric", "Value"]
+        whole = rest[-1]
         assert isinstance(whole, Dropdown)
-        assert inline_text(whole.title) == (
-            f"The whole {record.kind} record (line {record.line} of the log)"
-        )
         (code,) = whole.blocks
         assert isinstance(code, CodeBlock) and code.language == "json"
-        assert json.loads(code.text) == json.loads(json.dumps(record.data, default=str))
+        shown = json.loads(code.text)
+        data = json.loads(json.dumps(record.data, default=str))
+        if len(json.dumps(data)) <= RECORD_INLINE_LIMIT:  # a short record: whole, folded
+            assert frame.record_download(record) is None and len(rest) == 1
+            assert inline_text(whole.title) == (
+                f"The whole {record.kind} record (line {record.line} of the log)"
+            )
+            assert shown == data
+            continue
+        # a long one (Inductor's config, provenance): a download, and folded without the
+        # long values, each cut to its start
+        (offer,) = rest[:-1]
+        assert isinstance(offer, Paragraph)
+        assert inline_text(offer.content) == (
+            f"The whole {record.kind} record (line {record.line} of the log) is a download."
+        )
+        assert frame.record_download(record).endswith(".json")
+        assert set(shown) == set(data)
+        long_values = [k for k, v in data.items() if len(json.dumps(v)) > 1000]
+        assert long_values and all(
+            shown[k].endswith("characters in all: in the download of the whole record)")
+            for k in long_values
+        )
+        assert all(shown[k] == v for k, v in data.items() if k not in long_values)
     forward_table = tabs.tabs[0].blocks[0]
     assert isinstance(forward_table, Table)
     forward = {inline_text(r[0]): inline_text(r[1]) for r in forward_table.rows}

@@ -22,7 +22,8 @@ from sphinx_torchtrace.site.blocks import (
     inline_text,
     linked,
 )
-from sphinx_torchtrace.site.pages.frame import DIFF_OPEN_LINES, folded_diff, frame_page
+from sphinx_torchtrace.site.pages.diffs import DIFF_OPEN_LINES, folded_diff
+from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.pages.graph import graph_page
 from sphinx_torchtrace.site.pages.kernel import kernel_page
 from sphinx_torchtrace.site.pages.overview import overview_page, triage_blocks

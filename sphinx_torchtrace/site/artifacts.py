@@ -1,6 +1,11 @@
-"""Facts about artifacts that every page agrees on: pipeline order, language, file suffix."""
+"""Facts about artifacts that every page agrees on: pipeline order, language, file suffix,
+and how a metrics record is printed."""
 
 from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
 
 from ..trace import Artifact
 
@@ -103,3 +108,52 @@ def size_text(size: int) -> str:
     if size >= 1 << 10:
         return f"{size / (1 << 10):.1f} KiB"
     return f"{size} B"
+
+
+#: Fields of a metrics record that quote user code: left out of the record with ``:no-source:``.
+SOURCE_KEYS = frozenset({"stack_trace", "exception_stack_trace", "recompile_reason"})
+
+#: A metrics record whose JSON is longer than this is a download; its frame page shows it
+#: abridged: each value longer than :data:`RECORD_VALUE_LIMIT` (Inductor's whole config,
+#: the provenance mappings) is cut to its start.  Those values are the same in most
+#: records, and made the frame pages of a big trace a third of its HTML.
+RECORD_INLINE_LIMIT = 8_000
+RECORD_VALUE_LIMIT = 1_000
+RECORD_VALUE_SHOWN = 200
+
+
+def shown_record(data: Mapping[str, Any], no_source: bool) -> dict[str, Any]:
+    """A record's fields as published (``:no-source:`` drops those quoting user code)."""
+    hidden = SOURCE_KEYS if no_source else frozenset()
+    return {k: v for k, v in data.items() if k not in hidden}
+
+
+def json_text(value: object) -> str:
+    """A record as indented JSON; a note where it is nested too deep to print."""
+    try:
+        return json.dumps(value, indent=1, sort_keys=True, default=str)
+    except (RecursionError, ValueError):
+        return "(this record is nested too deeply to show)"
+
+
+def record_is_long(data: Mapping[str, Any]) -> bool:
+    """Whether a record is offered as a download (and shown abridged)."""
+    try:
+        return len(json.dumps(data, default=str)) > RECORD_INLINE_LIMIT
+    except (RecursionError, ValueError):
+        return False
+
+
+def abridged_record(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The record with each long value cut to its start and the size of the whole."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        try:
+            text = value if isinstance(value, str) else json.dumps(value, default=str)
+        except (RecursionError, ValueError):
+            text = "(nested too deeply to print)"
+        out[key] = value if len(text) <= RECORD_VALUE_LIMIT else (
+            f"{text[:RECORD_VALUE_SHOWN]}... ({len(text):,} characters in all: in the "
+            "download of the whole record)"
+        )
+    return out

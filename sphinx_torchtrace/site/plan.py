@@ -14,11 +14,11 @@ import posixpath
 import re
 from dataclasses import dataclass, field, replace
 
-from ..trace import Artifact, Compile, Kernel, RankTrace, Trace
+from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace
 from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
 from ..trace.reader import MAX_RECORD_BYTES
-from .artifacts import INLINE_LIMIT, download_suffix
+from .artifacts import INLINE_LIMIT, download_suffix, record_is_long
 from .characters import LINE_BREAKS, UNPRINTABLE
 from .naming import (
     fit,
@@ -143,6 +143,9 @@ class FramePlan:
     graphs: list[GraphPlan] = field(default_factory=list)
     kernels: list[KernelPlan] = field(default_factory=list)
     downloads: list[RawPlan] = field(default_factory=list)  # too large to show, no page
+    #: Metrics records too long to show whole, as downloads (path relative to the sources),
+    #: by ``id()`` of the record.
+    records: dict[int, str] = field(default_factory=dict)
     #: The frame of an earlier rank that this one repeats: no pages of its own, its
     #: ``docname`` (and its graphs' and kernels') are that frame's.
     same_as: FramePlan | None = None
@@ -152,6 +155,9 @@ class FramePlan:
             if d.artifact is artifact:
                 return d
         return None
+
+    def record_download(self, record: Metrics) -> str | None:
+        return self.records.get(id(record))
 
     def graph_for(self, artifact: Artifact) -> GraphPlan | None:
         for g in self.graphs:
@@ -371,6 +377,7 @@ def plan_trace(
                 docname = _claim(taken, posixpath.join(folder, frame_segment(compile_)))
                 frame = FramePlan(rank, compile_, name, docname)
                 _plan_graphs(plan, frame, taken)
+                _plan_records(plan, frame)
                 _plan_kernels(frame, taken)
             plan.frames.append(frame)
             mine.append(frame)
@@ -546,6 +553,16 @@ def _plan_graphs(plan: TracePlan, frame: FramePlan, taken: set[str]) -> None:
         docname = _claim(taken, posixpath.join(frame.docname, segment))
         raw = posixpath.join(plan.root, "_raw", posixpath.relpath(docname, plan.root))
         frame.graphs.append(GraphPlan(artifact, name, docname, raw + download_suffix(artifact)))
+
+
+def _plan_records(plan: TracePlan, frame: FramePlan) -> None:
+    """Downloads for the metrics records too long to show whole, numbered per kind."""
+    folder = posixpath.join(plan.root, "_raw", posixpath.relpath(frame.docname, plan.root))
+    records = frame.compile.metrics
+    for record, n in zip(records, occurrences(m.kind for m in records), strict=True):
+        if record_is_long(record.data):
+            path = posixpath.join(folder, item_segment("record", record.kind, n) + ".json")
+            frame.records[id(record)] = path
 
 
 def _identical_graph(frame: FramePlan, artifact: Artifact) -> GraphPlan | None:

@@ -25,6 +25,7 @@ from sphinx.environment import BuildEnvironment
 
 from .. import __version__
 from ..render.paths import PathRewriter, trace_rules
+from ..site.artifacts import json_text, shown_record
 from ..site.naming import label_segment
 from ..site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ..site.source import maybe_strip
@@ -334,6 +335,12 @@ def _downloads(generated: GeneratedTrace) -> dict[str, str]:
         for raw in frame.downloads:  # too large to show on the frame page
             text = maybe_strip(raw.artifact.text(), generated.settings.no_source)
             out[raw.raw_path] = rewrite(text)
+        for record in frame.compile.metrics:  # records too long to show whole
+            path = frame.record_download(record)
+            if path is not None:
+                no_source = generated.settings.no_source
+                text = json_text(shown_record(record.data, no_source))
+                out[path] = rewrite(maybe_strip(text, no_source))
     return out
 
 

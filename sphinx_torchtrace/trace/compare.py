@@ -154,5 +154,25 @@ def _function_of(rank: RankTrace, compile_: Compile) -> tuple[str, str] | None:
     return None
 
 
+# A number standing alone (not part of a name such as ``primals_2`` or ``getitem_3``): the
+# sizes, strides and integer arguments a recompile for new shapes changes.  Linear.
+_LONE_NUMBER = re.compile(r"(?<![\w.])\d+")
+
+
+def sizes_only_changes(old: list[str], new: list[str]) -> int | None:
+    """How many lines differ between two texts that differ only in lone numbers (sizes,
+    strides, integer arguments), line for line: the graphs of a recompile for new input
+    shapes.  None when they differ otherwise (another op, another line count)."""
+    if len(old) != len(new):
+        return None
+    changed = 0
+    for a, b in zip(old, new, strict=True):
+        if a != b:
+            if _LONE_NUMBER.sub("#", a) != _LONE_NUMBER.sub("#", b):
+                return None
+            changed += 1
+    return changed
+
+
 def _normalised_lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]

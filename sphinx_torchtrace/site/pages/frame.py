@@ -17,7 +17,15 @@ from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
 from ...trace import summary as trace_summary
 from ...trace.provenance import provenance_view, provenance_views
 from ...trace.timings import MAX_SECONDS, plausible
-from ..artifacts import INLINE_LIMIT, language_of, pipeline_position, size_text
+from ..artifacts import (
+    INLINE_LIMIT,
+    abridged_record,
+    json_text,
+    language_of,
+    pipeline_position,
+    shown_record,
+    size_text,
+)
 from ..blocks import (
     AnchorLink,
     Badge,
@@ -49,6 +57,7 @@ from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettin
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING
 from .cudagraphs import cudagraphs_section, text_log_section
+from .diffs import folded_diff, sizes_diff, sizes_only_blocks
 
 UNKNOWN_COMPILE_TEXT = (
     "Records logged outside any compilation (the PyTorch version, ahead-of-time compilation, "
@@ -115,9 +124,6 @@ ZERO_MEANS_SOMETHING = frozenset(
     }
 )
 
-#: Fields of a metrics record that quote user code: left out of the record with ``:no-source:``.
-SOURCE_KEYS = frozenset({"stack_trace", "exception_stack_trace", "recompile_reason"})
-
 FAILURE_TITLES: dict[str, str] = {
     "failure": "Failure",
     "restart": "Restart",
@@ -131,8 +137,6 @@ ODD_NUMBER_LIMIT = 40
 #: Counts at or past this are corrupt records, not graph sizes: left out of the facts.
 MAX_COUNT = 10**15
 CELL_LIMIT = 200
-#: Lines of a graph diff shown open; the rest is folded.
-DIFF_OPEN_LINES = 40
 SOURCE_NODES_LIMIT = 120
 
 #: Artifacts named after their phase only when a forward and a backward of that name exist.
@@ -433,6 +437,9 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
 def _diff_blocks(view: _Frame, previous: Compile) -> list[Block]:
     """How the Dynamo graph changed since the previous compile, or why no diff is shown."""
     c = view.compile
+    sizes = _sizes_only_blocks(view, previous)
+    if sizes:
+        return sizes
     diff = compare.graph_diff(previous, c)
     if diff:
         intro: list[Inline] = [
@@ -458,34 +465,31 @@ def _diff_blocks(view: _Frame, previous: Compile) -> list[Block]:
     return [Paragraph([text])]
 
 
-def folded_diff(diff: str) -> list[Block]:
-    """The first changed hunks open (each with a few lines of context), the rest folded:
-    a recompile's diff can run to hundreds of lines and push the page down."""
-    lines = diff.split("\n")
-    starts = [i for i, line in enumerate(lines) if line.startswith("@@")]
-    if len(lines) <= DIFF_OPEN_LINES or not starts:
-        return [CodeBlock(diff, "diff")]
-    header = lines[: starts[0]]
-    hunks = [lines[a:b] for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
-    shown, n = list(header), 0
-    while n < len(hunks) and (n == 0 or len(shown) + len(hunks[n]) <= DIFF_OPEN_LINES):
-        shown += hunks[n]
-        n += 1
-    cut = len(shown) > DIFF_OPEN_LINES * 5 // 4  # one long hunk: its start, the rest folded
-    rest = shown[DIFF_OPEN_LINES:] if cut else []
-    shown = shown[:DIFF_OPEN_LINES] if cut else shown
-    rest += [line for hunk in hunks[n:] for line in hunk]
-    blocks: list[Block] = [CodeBlock("\n".join(shown), "diff")]
-    if rest:
-        changed = sum(1 for line in rest if line[:1] in "+-")
-        more = len(hunks) - n
-        where = f" in {more} more hunk{'s' if more != 1 else ''}" if more else ""
-        title = f"The rest of the diff: {changed} changed lines{where} ({len(rest)} lines)"
-        blocks.append(Dropdown([title], [CodeBlock("\n".join(rest), "diff")]))
-    return blocks
-
-
 # -- failures and stack -----------------------------------------------------------------------
+
+
+def _sizes_only_blocks(view: _Frame, previous: Compile) -> list[Block]:
+    """The Dynamo graph of a recompile for new input shapes: which inputs changed, not the
+    hundreds of lines that carry the new sizes through the graph."""
+    mine, theirs = compare.graph_text(view.compile), compare.graph_text(previous)
+    if mine is None or theirs is None:
+        return []
+    new = view.strip(mine).rstrip("\n").split("\n")
+    old = view.strip(theirs).rstrip("\n").split("\n")
+    changed = compare.sizes_only_changes(old, new)
+    if not changed:
+        return []
+    name = compare.DIFF_ARTIFACT
+    diff, unshown = sizes_diff(old, new, f"{previous.label} {name}", f"{view.compile.label} {name}")
+    graph = next((g for g in view.frame.graphs if g.artifact.name == name), None)
+    whole: list[Inline] = (
+        ["The whole graph is on ", PageLink(graph.docname, "its page"), "."]
+        if graph is not None else []
+    )
+    return sizes_only_blocks(
+        ["How the Dynamo graph changed: the same graph as ", view.frame_link(previous), "'s"],
+        changed, len(new), diff, unshown, whole,
+    )
 
 
 def _failures_section(view: _Frame) -> Section | None:
@@ -614,14 +618,20 @@ def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
         blocks.append(Table(["Metric", "Value"], rows, [2, 3]))
     else:
         blocks.append(Paragraph(["No timing, size or failure fields in this record."]))
-    hidden = SOURCE_KEYS if view.settings.no_source else frozenset()
-    shown = {k: v for k, v in record.data.items() if k not in hidden}
-    blocks.append(
-        Dropdown(
-            [f"The whole {record.kind} record (line {record.line} of the log)"],
-            [CodeBlock(view.strip(_json_text(shown)), "json")],
-        )
-    )
+    shown = shown_record(record.data, view.settings.no_source)
+    download = view.frame.record_download(record)
+    if download is None:
+        title = f"The whole {record.kind} record (line {record.line} of the log)"
+        blocks.append(Dropdown([title], [CodeBlock(view.strip(json_text(shown)), "json")]))
+        return blocks
+    blocks.append(Paragraph([
+        f"The whole {record.kind} record (line {record.line} of the log) is a ",
+        Download(download, "download"),
+        ".",
+    ]))
+    title = f"The {record.kind} record without its long values"
+    shown = abridged_record(shown)
+    blocks.append(Dropdown([title], [CodeBlock(view.strip(json_text(shown)), "json")]))
     return blocks
 
 
@@ -910,14 +920,6 @@ def _seconds(value: object) -> str:
 def _odd_number(value: int | float) -> Code:
     """A logged number that no compile could have measured, shown as the log has it."""
     return Code(_truncate(str(value), ODD_NUMBER_LIMIT))
-
-
-def _json_text(value: object) -> str:
-    """A record as indented JSON; a note where it is nested too deep to print."""
-    try:
-        return json.dumps(value, indent=1, sort_keys=True, default=str)
-    except (RecursionError, ValueError):
-        return "(this record is nested too deeply to show)"
 
 
 def _truncate(text: str, limit: int) -> str:

@@ -6,10 +6,9 @@ cache both ask, the facts lines, node lists and the orphan rule of detail pages.
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 
 from ...trace import Artifact, Compile, compare
 from ...trace.provenance import ProvenanceView, provenance_views
@@ -34,6 +33,7 @@ from ..blocks import (
 )
 from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
+from .diffs import DIFF_MIN_LINES, folded_diff, near_diff, sizes_diff, sizes_only_blocks
 
 ROLES = {
     "dynamo_output_graph": (
@@ -259,19 +259,6 @@ def _identical_text(frame: FramePlan, graph: GraphPlan) -> list[Inline]:
 
 # -- a recompile's graph, as a diff -----------------------------------------------------------
 
-#: Share of lines equal to the previous compile's graph for a diff to replace the text.
-NEAR_SAME = 0.9
-#: Graphs shorter than this are shown whole: a diff of a few lines reads worse than them.
-DIFF_MIN_LINES = 40
-#: Texts longer than this are not diffed (the diff's work grows with them).
-DIFF_MAX_LINES = 20_000
-#: Line pairs the diff may compare (its first pass; a hostile text with many equal lines
-#: would make it quadratic): past it, the whole text is shown.
-DIFF_MAX_WORK = 2_000_000
-#: Unchanged lines around each change.
-DIFF_CONTEXT = 3
-
-
 def _changes_section(
     plan: TracePlan, frame: FramePlan, graph: GraphPlan, text: str, settings: PageSettings
 ) -> Section | None:
@@ -289,10 +276,17 @@ def _changes_section(
         f"{frame.compile.label} {_title(frame, graph, '')}"
     )
     diff = near_diff(old, lines, before, after)
-    if diff is None:
-        return None
     link = PageLink(previous.docname, f"{previous_frame.compile.label}'s")
     whole = Download(graph.raw_path, "the whole text")
+    if diff is None:
+        changed = compare.sizes_only_changes(old, lines)
+        if not changed:
+            return None
+        first, unshown = sizes_diff(old, lines, before, after)
+        return Section(["Changes since the previous compile"], sizes_only_blocks(
+            ["The same graph as ", link], changed, len(lines), first, unshown,
+            [Download(graph.raw_path, "The whole text"), " is a download."],
+        ), anchor="changes")
     if not diff:
         intro: list[Inline] = ["The same text as ", link, " (", whole, ")."]
         return Section(["Changes since the previous compile"], [Paragraph(intro)],
@@ -308,8 +302,6 @@ def _changes_section(
         whole,
         " is a download.",
     ]
-    from .frame import folded_diff  # the frame page's diff conventions
-
     return Section(
         ["Changes since the previous compile"],
         [Paragraph(intro), *folded_diff(diff)],
@@ -330,98 +322,6 @@ def _previous_graph(
         if g.name[len(previous_frame.name) + 1 :] == short:
             return previous_frame, g
     return None
-
-
-def near_diff(old: list[str], new: list[str], old_name: str, new_name: str) -> str | None:
-    """A unified diff of two texts with at least :data:`NEAR_SAME` of their lines equal: ""
-    when they are the same, None when they are not that close or too costly to compare.
-
-    Bounded: the common head and tail are cut first (a recompile changes a few lines), and
-    what is left is diffed only when its first matching pass stays under
-    :data:`DIFF_MAX_WORK` line pairs.
-    """
-    longest = max(len(old), len(new))
-    if longest > DIFF_MAX_LINES:
-        return None
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    shortest = min(len(old), len(new))
-    while tail < shortest - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
-    a, b = old[head : len(old) - tail], new[head : len(new) - tail]
-    if not a and not b:
-        return ""
-    if head + tail < NEAR_SAME * longest - min(len(a), len(b)):
-        return None  # even if every middle line matched
-    in_a, in_b = Counter(a), Counter(b)
-    if head + tail + sum((in_a & in_b).values()) < NEAR_SAME * longest:
-        return None  # even the lines both have, in any order, are too few (linear)
-    if sum(in_b.get(line, 0) for line in a) > DIFF_MAX_WORK:
-        return None
-    middle = SequenceMatcher(None, a, b, autojunk=False)
-    equal = head + tail + sum(block.size for block in middle.get_matching_blocks())
-    if equal < NEAR_SAME * longest:
-        return None
-    codes: list[_Opcode] = [("equal", 0, head, 0, head)] if head else []
-    shifted = [(t, i1 + head, i2 + head, j1 + head, j2 + head)
-               for t, i1, i2, j1, j2 in middle.get_opcodes()]
-    if tail:
-        shifted.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
-    for code in shifted:
-        if code[0] == "equal" and codes and codes[-1][0] == "equal":  # one run, as difflib's
-            last = codes.pop()
-            code = ("equal", last[1], code[2], last[3], code[4])
-        codes.append(code)
-    out = [f"--- {old_name}", f"+++ {new_name}"]
-    for group in _hunks(codes, DIFF_CONTEXT):
-        first, last = group[0], group[-1]
-        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out.extend(" " + line for line in old[i1:i2])
-                continue
-            out.extend("-" + line for line in old[i1:i2])
-            out.extend("+" + line for line in new[j1:j2])
-    return "\n".join(out)
-
-
-_Opcode = tuple[str, int, int, int, int]
-
-
-def _hunks(codes: list[_Opcode], n: int) -> list[list[_Opcode]]:
-    """Opcodes grouped into hunks with ``n`` lines of context (difflib's grouping, for
-    opcodes put together from a cut head, a diffed middle and a cut tail)."""
-    if not codes:
-        return []
-    codes = list(codes)
-    tag, i1, i2, j1, j2 = codes[0]
-    if tag == "equal":
-        codes[0] = (tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2)
-    tag, i1, i2, j1, j2 = codes[-1]
-    if tag == "equal":
-        codes[-1] = (tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n))
-    groups: list[list[_Opcode]] = []
-    group: list[_Opcode] = []
-    for tag, i1, i2, j1, j2 in codes:
-        if tag == "equal" and i2 - i1 > 2 * n:
-            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
-            groups.append(group)
-            group = []
-            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
-        group.append((tag, i1, i2, j1, j2))
-    if group and not (len(group) == 1 and group[0][0] == "equal"):
-        groups.append(group)
-    return [g for g in groups if any(code[0] != "equal" for code in g)]
-
-
-def _range(start: int, stop: int) -> str:
-    """A hunk's line range as ``diff -u`` writes it."""
-    length = stop - start
-    if length == 1:
-        return str(start + 1)
-    return f"{start + 1 if length else start},{length}"
 
 
 _RUNNABLE: list[Inline] = [
