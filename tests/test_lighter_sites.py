@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_torchtrace.site.blocks import CodeBlock, Download, Paragraph, Section, inline_text
+from sphinx_torchtrace.site.blocks import (
+    CodeBlock,
+    Download,
+    Dropdown,
+    ObjectTarget,
+    Paragraph,
+    Section,
+    inline_text,
+)
 from sphinx_torchtrace.site.pages import build_page
 from sphinx_torchtrace.site.pages.diffs import near_diff
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
@@ -164,23 +172,40 @@ def test_sizes_only_changes_mask_lone_numbers_only() -> None:
 
 def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> None:
     """A recompile whose graph differs from the previous one only in sizes (the recompiles
-    log's [0/1], its graphs made long by repeating them): the graph page says so and shows
-    the first changes, not hundreds of lines that repeat the new sizes; the frame page
-    does the same for its Dynamo graph diff."""
+    log's [0/1], its graphs made long by repeating them) gets no graph page: its frame page
+    declares the graph's object and shows the first changes, folded, with the whole text a
+    download, not hundreds of lines that repeat the new sizes."""
     records = read_records(RECOMPILES)
     for record in records:
         if record.artifact_name() is None and record.kind == "dynamo_output_graph" and (
-            record.frame in {(0, 0), (0, 1)}
+            record.frame in {(0, 0), (0, 1), (0, 2)}
         ):
             record.payload = "\n".join([record.payload or ""] * 8)
     log = tmp_path / "shapes.log"
     log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
     plan = plan_trace("shapes", load_trace(log), "torchtrace")
-    frame = next(f for f in plan.frames if f.compile.label == "[0/1]")
-    graph = next(g for g in frame.graphs if g.artifact.name == "dynamo_output_graph")
-    page = build_page(plan, graph.docname, PageSettings())
-    (changes,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "changes"]
-    intro, diff, rest = changes.blocks
+    first, second, third = (
+        next(f for f in plan.frames if f.compile.label == label)
+        for label in ("[0/0]", "[0/1]", "[0/2]")
+    )
+    base = next(g for g in first.graphs if g.artifact.name == "dynamo_output_graph")
+    assert base.has_page and base.docname in plan.docnames
+    for frame in (second, third):  # [0/2] is compared with the page its chain started from
+        graph = next(g for g in frame.graphs if g.artifact.name == "dynamo_output_graph")
+        assert not graph.has_page and graph.docname == frame.docname
+        assert graph.numbers_of is base and graph.numbers_of_label == "[0/0]"
+        assert not any(d.endswith("graph-dynamo-output-graph") for d in plan.docnames
+                       if d.startswith(frame.docname))
+    graph = next(g for g in second.graphs if g.artifact.name == "dynamo_output_graph")
+    page = build_page(plan, second.docname, PageSettings())
+    (artifacts,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "artifacts"]
+    at = next(i for i, b in enumerate(artifacts.blocks) if isinstance(b, ObjectTarget))
+    target, folded = artifacts.blocks[at : at + 2]
+    assert target == ObjectTarget("graph", "shapes/[0/1]/dynamo_output_graph")
+    assert isinstance(folded, Dropdown) and inline_text(folded.title) == (
+        "dynamo_output_graph: as [0/0]'s but for its numbers (32 of 88 lines differ)"
+    )
+    intro, diff, rest = folded.blocks
     assert isinstance(intro, Paragraph) and isinstance(diff, CodeBlock)
     assert "but for its numbers (sizes, strides, constants): 32 of 88 lines differ" in (
         inline_text(intro.content)
@@ -194,9 +219,32 @@ def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> N
         rest.content
     )
     assert any(isinstance(i, Download) and i.path == graph.raw_path for i in rest.content)
-    frame_page = build_page(plan, frame.docname, PageSettings())
-    (why,) = [b for b in frame_page.blocks if isinstance(b, Section) and b.anchor == "changed"]
+    (why,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "changed"]
     assert any(
         isinstance(b, Paragraph) and "How the Dynamo graph changed: the same graph as" in
         inline_text(b.content) for b in why.blocks
     )
+
+
+def test_a_graph_without_a_page_keeps_its_object(make_site: SiteMaker, tmp_path: Path) -> None:
+    """In a real build, the numbers-only graph's object points into its frame page, and a
+    role naming it links there."""
+    records = read_records(RECOMPILES)
+    for record in records:
+        if record.kind == "dynamo_output_graph" and record.frame in {(0, 0), (0, 1)}:
+            record.payload = "\n".join([record.payload or ""] * 8)
+    (tmp_path / "shapes.log").write_text("".join(format_record(r) for r in records), "utf-8")
+    app = make_site("simple", pages={
+        "index.rst": "Shapes\n======\n\n.. toctree::\n\n   shapes\n",
+        "shapes.rst": "Shapes\n======\n\nSee :torchtrace:graph:`shapes/[0/1]/dynamo_output_graph`."
+                      "\n\n.. torchtrace:: ../shapes.log\n   :name: shapes\n",
+    })
+    assert "WARNING" not in warnings_of(app), warnings_of(app)
+    graphs = inventory(app)["graph"]
+    assert graphs["shapes/[0/1]/dynamo_output_graph"].split("#")[0] == (
+        "torchtrace/shapes/frame-0-1.html"
+    )
+    assert not (Path(app.outdir) / "torchtrace/shapes/frame-0-1/graph-dynamo-output-graph.html"
+                ).exists()
+    page = (Path(app.outdir) / "shapes.html").read_text("utf-8")
+    assert 'href="torchtrace/shapes/frame-0-1.html#' in page

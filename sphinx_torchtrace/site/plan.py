@@ -14,7 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field, replace
 
-from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace
+from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace, compare
 from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
 from ..trace.reader import MAX_RECORD_BYTES
@@ -114,6 +114,15 @@ class GraphPlan:
     #: it repeats): no page of its own, its object lives on that graph's page.
     same_as: GraphPlan | None = None
     unchanged_by: str = ""  # the pass that left it as ``same_as`` was, when one is known
+    #: A graph of an earlier compile of the frame, with a page, that this one equals but
+    #: for its numbers (a recompile for new shapes): no page of its own; its frame page
+    #: shows the first changes, and its object lives there.
+    numbers_of: GraphPlan | None = None
+    numbers_of_label: str = ""  # the compile id of ``numbers_of``, ``[0/0]``
+
+    @property
+    def has_page(self) -> bool:
+        return self.same_as is None and self.numbers_of is None
 
 
 @dataclass
@@ -320,7 +329,7 @@ class TracePlan:
             }
             for f in self.paged_frames:
                 pages[f.docname] = (f, None)
-                pages.update((g.docname, (f, g)) for g in f.graphs if g.same_as is None)
+                pages.update((g.docname, (f, g)) for g in f.graphs if g.has_page)
                 pages.update((k.docname, (f, k)) for k in f.kernels if k.same_as is None)
             self._pages = pages
         return self._pages[docname]
@@ -330,7 +339,7 @@ class TracePlan:
         names = [self.index_docname]
         for f in self.paged_frames:
             names.append(f.docname)
-            names.extend(g.docname for g in f.graphs if g.same_as is None)
+            names.extend(g.docname for g in f.graphs if g.has_page)
             names.extend(k.docname for k in f.kernels if k.same_as is None)
         return names
 
@@ -350,6 +359,7 @@ def plan_trace(
     repeats = repeated_ranks(trace, paged) if trace.is_multi_rank else {}
     taken = {plan.index_docname}
     frames_of: dict[int, list[FramePlan]] = {}
+    planned: dict[int, FramePlan] = {}  # by id() of the compile, as planned so far
     for index, (rank, rank_name) in enumerate(zip(trace.ranks, rank_names(trace), strict=True)):
         segment = rank_segment(rank_name)
         folder = posixpath.join(root, segment) if segment else root
@@ -376,10 +386,11 @@ def plan_trace(
             else:
                 docname = _claim(taken, posixpath.join(folder, frame_segment(compile_)))
                 frame = FramePlan(rank, compile_, name, docname)
-                _plan_graphs(plan, frame, taken)
+                _plan_graphs(plan, frame, taken, planned)
                 _plan_records(plan, frame)
                 _plan_kernels(frame, taken)
             plan.frames.append(frame)
+            planned[id(compile_)] = frame
             mine.append(frame)
     return plan
 
@@ -523,7 +534,9 @@ def _within_limit(trace: Trace, max_frames: int) -> set[int]:
     return outside | {id(c) for _, _, c in order[:max_frames]}
 
 
-def _plan_graphs(plan: TracePlan, frame: FramePlan, taken: set[str]) -> None:
+def _plan_graphs(
+    plan: TracePlan, frame: FramePlan, taken: set[str], planned: dict[int, FramePlan]
+) -> None:
     """Graph pages, numbered among the frame's same-named artifacts (paged or not)."""
     artifacts = frame.compile.artifacts
     for artifact, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True):
@@ -550,6 +563,14 @@ def _plan_graphs(plan: TracePlan, frame: FramePlan, taken: set[str]) -> None:
             )
             continue
         segment = item_segment("graph", artifact.name, n)
+        base = _numbers_only_base(planned, frame, artifact, item_name(artifact.name, n))
+        if base is not None:
+            folder = posixpath.join(plan.root, "_raw", posixpath.relpath(frame.docname, plan.root))
+            raw = posixpath.join(folder, segment) + download_suffix(artifact)
+            frame.graphs.append(GraphPlan(
+                artifact, name, frame.docname, raw, numbers_of=base[1], numbers_of_label=base[0],
+            ))
+            continue
         docname = _claim(taken, posixpath.join(frame.docname, segment))
         raw = posixpath.join(plan.root, "_raw", posixpath.relpath(docname, plan.root))
         frame.graphs.append(GraphPlan(artifact, name, docname, raw + download_suffix(artifact)))
@@ -565,6 +586,42 @@ def _plan_records(plan: TracePlan, frame: FramePlan) -> None:
             frame.records[id(record)] = path
 
 
+#: Graphs shorter than this get a page even when they differ from the previous compile's only
+#: in numbers: a few lines read better whole.
+NUMBERS_ONLY_MIN_LINES = 40
+
+
+def _numbers_only_base(
+    planned: dict[int, FramePlan], frame: FramePlan, artifact: Artifact, short_name: str
+) -> tuple[str, GraphPlan] | None:
+    """The page graph of the frame's previous compile (same name and occurrence), and that
+    compile's id, which this graph equals but for numbers (sizes, strides, constants: a
+    recompile for new shapes).  Linear in the two texts; only texts with as many lines are
+    compared."""
+    if not artifact.is_graph:
+        return None
+    previous = compare.previous_compile(frame.rank, frame.compile)
+    previous_frame = planned.get(id(previous)) if previous is not None else None
+    if previous_frame is None:
+        return None
+    for g in previous_frame.graphs:
+        if g.name[len(previous_frame.name) + 1 :] != short_name:
+            continue
+        label, base = previous_frame.compile.label, g
+        if g.numbers_of is not None:  # the page its numbers-only chain started from
+            label, base = g.numbers_of_label, g.numbers_of
+        while base.same_as is not None:
+            base = base.same_as
+        new, old = artifact.text(), base.artifact.text()
+        lines = new.count("\n")
+        if lines != old.count("\n") or lines < NUMBERS_ONLY_MIN_LINES:
+            return None
+        if compare.sizes_only_changes(old.split("\n"), new.split("\n")):
+            return label, base
+        return None
+    return None
+
+
 def _identical_graph(frame: FramePlan, artifact: Artifact) -> GraphPlan | None:
     """An earlier graph of the frame with the same text (a pass that changed nothing), which
     then shows both; only graphs are compared, and only texts of the same size are read."""
@@ -573,7 +630,7 @@ def _identical_graph(frame: FramePlan, artifact: Artifact) -> GraphPlan | None:
     for earlier in frame.graphs:
         other = earlier.artifact
         if (
-            earlier.same_as is None
+            earlier.has_page
             and other.is_graph
             and other.size == artifact.size
             and download_suffix(other) == download_suffix(artifact)

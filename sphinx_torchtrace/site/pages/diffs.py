@@ -151,7 +151,7 @@ def sizes_only_blocks(
         "differ only in them."
         " The first changes (lines starting with ",
         Code("-"),
-        " are the previous compile's, with ",
+        " are its, with ",
         Code("+"),
         " this one's):",
     ]

@@ -213,7 +213,7 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
     if settings.detail_toctree and (frame.graphs or frame.kernels):
         # Graph and kernel pages are orphans in HTML (a light sidebar); builders that
         # assemble one document (LaTeX, singlehtml) need them in a toctree.
-        docnames = [g.docname for g in frame.graphs if g.same_as is None]
+        docnames = [g.docname for g in frame.graphs if g.has_page]
         docnames += [k.docname for k in frame.kernels]
         blocks.append(Toctree(docnames, hidden=True))
     title = plan.frame_title(frame, fn_name)
@@ -482,10 +482,11 @@ def _sizes_only_blocks(view: _Frame, previous: Compile) -> list[Block]:
     name = compare.DIFF_ARTIFACT
     diff, unshown = sizes_diff(old, new, f"{previous.label} {name}", f"{view.compile.label} {name}")
     graph = next((g for g in view.frame.graphs if g.artifact.name == name), None)
-    whole: list[Inline] = (
-        ["The whole graph is on ", PageLink(graph.docname, "its page"), "."]
-        if graph is not None else []
-    )
+    whole: list[Inline] = []
+    if graph is not None and graph.has_page:
+        whole = ["The whole graph is on ", PageLink(graph.docname, "its page"), "."]
+    elif graph is not None:
+        whole = ["The whole graph is a ", Download(graph.raw_path, "download"), "."]
     return sizes_only_blocks(
         ["How the Dynamo graph changed: the same graph as ", view.frame_link(previous), "'s"],
         changed, len(new), diff, unshown, whole,
@@ -695,6 +696,9 @@ def _artifacts_section(view: _Frame) -> Section | None:
     )
     table = Table(header, rows, widths)
     blocks: list[Block] = [Paragraph([ARTIFACTS_TEXT]), *_cache_note(c), table]
+    for g in view.frame.graphs:
+        if g.numbers_of is not None and g.artifact in c.artifacts:
+            blocks.extend(_numbers_only_blocks(view, g))
     for a in inline:
         blocks.append(
             Dropdown(
@@ -734,10 +738,41 @@ def _cache_note(c: Compile) -> list[Block]:
     ]
 
 
+def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
+    """A graph that equals an earlier compile's but for its numbers: its object, and its
+    first changes folded (the whole text a download), in place of a page of its own."""
+    base = graph.numbers_of
+    assert base is not None
+    new = view.strip(graph.artifact.text()).split("\n")
+    old = view.strip(base.artifact.text()).split("\n")
+    changed = compare.sizes_only_changes(old, new)
+    if changed is None:  # :no-source: cut the two texts differently
+        changed = sum(1 for x, y in zip(old, new, strict=False) if x != y)
+        old = old[: len(new)] + [""] * (len(new) - len(old))
+    short = graph.name[len(view.frame.name) + 1 :]
+    base_label = graph.numbers_of_label
+    diff, unshown = sizes_diff(old, new, f"{base_label} {short}", f"{view.compile.label} {short}")
+    title = (f"{_graph_title(view, graph)}: as {base_label}'s but for its numbers "
+             f"({changed} of {len(new)} lines differ)")
+    body = sizes_only_blocks(
+        ["The same graph as ", PageLink(base.docname, f"{base_label}'s")],
+        changed, len(new), diff, unshown,
+        [Download(graph.raw_path, "The whole text"), " is a download."],
+    )
+    return [
+        ObjectTarget("graph", graph.name),
+        Dropdown([title], body, anchor=_artifact_anchor(graph.artifact)),
+    ]
+
+
 def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
     """The name cell (a link where the artifact is shown), where its content is, and
     whether this page shows it below the table."""
     graph = view.frame.graph_for(a)
+    if graph is not None and graph.numbers_of is not None:  # no page: shown below the table
+        link = view.anchor_link(_artifact_anchor(a), _graph_title(view, graph))
+        as_base = PageLink(graph.numbers_of.docname, f"{graph.numbers_of_label}'s")
+        return [link], ["as ", as_base, " but for numbers; ", _raw_download(graph)], False
     if graph is not None and graph.same_as is not None:  # identical: no page of its own
         same = graph.same_as
         what = f"unchanged by {graph.unchanged_by}: " if graph.unchanged_by else "as "
