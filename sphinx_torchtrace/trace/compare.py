@@ -154,24 +154,23 @@ def _function_of(rank: RankTrace, compile_: Compile) -> tuple[str, str] | None:
     return None
 
 
-# A number standing alone (not part of a name such as ``primals_2`` or ``getitem_3``): the
-# sizes, strides and integer arguments a recompile for new shapes changes.  Linear.
-_LONE_NUMBER = re.compile(r"(?<![\w.])\d+")
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
+def differ_only_in_numbers(old: str, new: str) -> bool:
+    """Whether two texts are the same once their digits are left out: the graphs of a
+    recompile for new input shapes (sizes, strides, integer constants).  Linear, in C:
+    graphs of a big trace run to hundreds of kilobytes, and most of their lines change."""
+    return old.translate(_NO_DIGITS) == new.translate(_NO_DIGITS)
 
 
 def sizes_only_changes(old: list[str], new: list[str]) -> int | None:
-    """How many lines differ between two texts that differ only in lone numbers (sizes,
-    strides, integer arguments), line for line: the graphs of a recompile for new input
-    shapes.  None when they differ otherwise (another op, another line count)."""
-    if len(old) != len(new):
+    """How many lines differ between two texts, line for line, that differ only in their
+    numbers (:func:`differ_only_in_numbers`); None when they differ otherwise (another op,
+    another line count)."""
+    if len(old) != len(new) or not differ_only_in_numbers("\n".join(old), "\n".join(new)):
         return None
-    changed = 0
-    for a, b in zip(old, new, strict=True):
-        if a != b:
-            if _LONE_NUMBER.sub("#", a) != _LONE_NUMBER.sub("#", b):
-                return None
-            changed += 1
-    return changed
+    return sum(1 for a, b in zip(old, new, strict=True) if a != b)
 
 
 def _normalised_lines(text: str) -> list[str]:
