@@ -148,7 +148,10 @@ def test_text_log_pages_render() -> None:
     assert "a text log carries no metrics" in frame
     assert "BackendCompilerFailed" in frame
     kernel_pages = [d for d in pages if "/kernel-" in d]
-    assert len(kernel_pages) == 5
+    # [2/1] recompiled for a new size: its kernel is [2/0]'s but for numbers, no page
+    assert len(kernel_pages) == 4 and not any("frame-2-1/" in d for d in kernel_pages)
+    resized = next(t for d, t in pages.items() if d.endswith("/frame-2-1"))
+    assert "cpp_fused_add_mul_sum_tanh_0 (as [2/0]'s but for numbers)" in resized
     overview = pages[plan.index_docname]
     assert "[3/0]" in overview
 

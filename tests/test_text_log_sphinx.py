@@ -47,6 +47,11 @@ def test_each_text_log_is_detected_and_gives_frames(make_site: SiteMaker) -> Non
         "options/[0/0_1]/cpp_fused_add_sin_0",
         "seed003-old-format/[4/0]/triton_poi_fused_mul_0",
     }
+    # a kernel recompiled for new sizes has no page: its object is on its frame's page
+    kernels = objects["kernel"]
+    assert kernels["options/[2/1]/cpp_fused_add_mul_sum_tanh_0"].startswith(
+        "torchtrace/options/frame-2-1.html#")
+    assert "/kernel-" in kernels["options/[2/0]/cpp_fused_add_mul_sum_tanh_0"]
     failed = _html(app, "torchtrace/options/frame-3-0.html")
     assert "torchtrace-status-error" in failed and "BackendCompilerFailed" in failed
     assert "a text log carries no metrics" in failed

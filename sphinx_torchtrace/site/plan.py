@@ -141,6 +141,15 @@ class KernelPlan:
     docname: str
     code_docname: str | None  # the graph page of that output code
     same_as: KernelPlan | None = None  # the kernel of a rank this one repeats: no page
+    #: The kernel of an earlier compile of the frame, with a page, whose source equals this
+    #: one's but for its numbers (a recompile for new shapes): no page of its own; its row
+    #: on the frame page links that page, and its object lives on the frame page.
+    numbers_of: KernelPlan | None = None
+    numbers_of_label: str = ""  # the compile id of ``numbers_of``
+
+    @property
+    def has_page(self) -> bool:
+        return self.same_as is None and self.numbers_of is None
 
 
 @dataclass
@@ -330,7 +339,7 @@ class TracePlan:
             for f in self.paged_frames:
                 pages[f.docname] = (f, None)
                 pages.update((g.docname, (f, g)) for g in f.graphs if g.has_page)
-                pages.update((k.docname, (f, k)) for k in f.kernels if k.same_as is None)
+                pages.update((k.docname, (f, k)) for k in f.kernels if k.has_page)
             self._pages = pages
         return self._pages[docname]
 
@@ -340,7 +349,7 @@ class TracePlan:
         for f in self.paged_frames:
             names.append(f.docname)
             names.extend(g.docname for g in f.graphs if g.has_page)
-            names.extend(k.docname for k in f.kernels if k.same_as is None)
+            names.extend(k.docname for k in f.kernels if k.has_page)
         return names
 
 
@@ -388,7 +397,7 @@ def plan_trace(
                 frame = FramePlan(rank, compile_, name, docname)
                 _plan_graphs(plan, frame, taken, planned)
                 _plan_records(plan, frame)
-                _plan_kernels(frame, taken)
+                _plan_kernels(frame, taken, planned)
             plan.frames.append(frame)
             planned[id(compile_)] = frame
             mine.append(frame)
@@ -648,22 +657,43 @@ def _identical_graph(frame: FramePlan, artifact: Artifact) -> GraphPlan | None:
     return None
 
 
-def _plan_kernels(frame: FramePlan, taken: set[str]) -> None:
-    """Kernel pages, numbered among the frame's same-named kernels (fwd and bwd reuse names)."""
+def _plan_kernels(frame: FramePlan, taken: set[str], planned: dict[int, FramePlan]) -> None:
+    """Kernel pages, numbered among the frame's same-named kernels (fwd and bwd reuse names);
+    none for a kernel whose source is the previous compile's but for its numbers."""
     pairs = [(a, k) for a in frame.compile.artifacts for k in a.kernels]
     numbers = occurrences(k.name for _, k in pairs)
+    earlier = _previous_kernels(frame, planned)
     for (artifact, kernel), n in zip(pairs, numbers, strict=True):
         segment = item_segment("kernel", kernel.name, n)
         code = frame.graph_for(artifact)
-        frame.kernels.append(
-            KernelPlan(
-                kernel,
-                artifact,
-                f"{frame.name}/{item_name(kernel.name, n)}",
-                _claim(taken, posixpath.join(frame.docname, segment)),
-                code.docname if code else None,
-            )
-        )
+        short = item_name(kernel.name, n)
+        plan = KernelPlan(kernel, artifact, f"{frame.name}/{short}", frame.docname,
+                          code.docname if code else None)
+        base = earlier.get(short)
+        if base is not None:
+            label, base_kernel = base
+            if base_kernel.numbers_of is not None:  # the page its chain started from
+                label, base_kernel = base_kernel.numbers_of_label, base_kernel.numbers_of
+            old, new = base_kernel.kernel.source, kernel.source
+            if old and new and compare.differ_only_in_numbers(old, new):
+                plan.numbers_of, plan.numbers_of_label = base_kernel, label
+                frame.kernels.append(plan)
+                continue
+        plan.docname = _claim(taken, posixpath.join(frame.docname, segment))
+        frame.kernels.append(plan)
+
+
+def _previous_kernels(
+    frame: FramePlan, planned: dict[int, FramePlan]
+) -> dict[str, tuple[str, KernelPlan]]:
+    """The kernels of the frame's previous compile by short name, with that compile's id."""
+    previous = compare.previous_compile(frame.rank, frame.compile)
+    previous_frame = planned.get(id(previous)) if previous is not None else None
+    if previous_frame is None:
+        return {}
+    label = previous_frame.compile.label
+    return {k.name[len(previous_frame.name) + 1 :]: (label, k) for k in previous_frame.kernels
+            if k.same_as is None}
 
 
 def _claim(taken: set[str], docname: str) -> str:

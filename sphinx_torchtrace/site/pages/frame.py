@@ -214,7 +214,7 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
         # Graph and kernel pages are orphans in HTML (a light sidebar); builders that
         # assemble one document (LaTeX, singlehtml) need them in a toctree.
         docnames = [g.docname for g in frame.graphs if g.has_page]
-        docnames += [k.docname for k in frame.kernels]
+        docnames += [k.docname for k in frame.kernels if k.has_page]
         blocks.append(Toctree(docnames, hidden=True))
     title = plan.frame_title(frame, fn_name)
     return Page(frame.docname, [title], blocks, orphan=not settings.list_frames)
@@ -846,7 +846,8 @@ def _kernels_section(view: _Frame) -> Section | None:
     )
     table = Table(header, rows, widths, classes=["torchtrace-kernels"])
     has_extern = any(k.kernel.kind == "extern" for k in kernels)
-    blocks: list[Block] = [intro, table] if has_extern else [table]
+    blocks: list[Block] = [ObjectTarget("kernel", k.name) for k in kernels if k.numbers_of]
+    blocks += [intro, table] if has_extern else [table]
     return Section(["Kernels"], blocks, anchor="kernels")
 
 
@@ -856,11 +857,16 @@ def _kernel_rows(k: KernelPlan) -> list[list[Inlines]]:
         PageLink(k.code_docname, k.artifact.name) if k.code_docname else Code(k.artifact.name)
     )
     kernel = k.kernel
+    name: Inlines = [PageLink(k.docname, kernel.name)]
+    if k.numbers_of is not None:  # no page: the earlier compile's kernel's page
+        but = "" if k.numbers_of.kernel.source == kernel.source else " but for numbers"
+        name = [PageLink(k.numbers_of.docname, kernel.name),
+                f" (as {k.numbers_of_label}'s{but})"]
     if kernel.kind != "extern" or len(kernel.call_nodes) != len(kernel.launch_lines):
         nodes = ", ".join(kernel.source_nodes)
         return [
             [
-                [PageLink(k.docname, kernel.name)],
+                name,
                 [kernel.kind.replace("_", " ")],
                 [code],
                 [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else [],
@@ -871,7 +877,7 @@ def _kernel_rows(k: KernelPlan) -> list[list[Inlines]]:
         nodes = ", ".join(call_nodes)
         rows.append(
             [
-                [PageLink(k.docname, kernel.name)],
+                name,
                 ["extern call"],
                 [code, f" line {line}"],
                 [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else [],
