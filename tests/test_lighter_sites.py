@@ -178,7 +178,7 @@ def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> N
     download, not hundreds of lines that repeat the new sizes."""
     records = read_records(RECOMPILES)
     for record in records:
-        if record.artifact_name() is None and record.kind == "dynamo_output_graph" and (
+        if record.kind in ("dynamo_output_graph", "dynamo_cpp_guards_str") and (
             record.frame in {(0, 0), (0, 1), (0, 2)}
         ):
             record.payload = "\n".join([record.payload or ""] * 8)
@@ -220,6 +220,15 @@ def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> N
         rest.content
     )
     assert any(isinstance(i, Download) and i.path == graph.raw_path for i in rest.content)
+    # the guards too: [0/1]'s differ from [0/0]'s in the size they check
+    guards = next(g for g in second.graphs if g.artifact.name == "dynamo_cpp_guards_str")
+    assert guards.numbers_of is not None and not guards.has_page
+    assert ObjectTarget("graph", "shapes/[0/1]/dynamo_cpp_guards_str") in artifacts.blocks
+    folded_guards = next(b for b in artifacts.blocks if isinstance(b, Dropdown)
+                         and inline_text(b.title).startswith("dynamo_cpp_guards_str: as [0/0]'s"))
+    guards_intro = folded_guards.blocks[0]
+    assert isinstance(guards_intro, Paragraph)
+    assert inline_text(guards_intro.content).startswith("The same guards as [0/0]'s")
     (why,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "changed"]
     assert any(
         isinstance(b, Paragraph) and "How the Dynamo graph changed: the same graph as" in

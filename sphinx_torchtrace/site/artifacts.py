@@ -36,6 +36,10 @@ PIPELINE = [
     "dynamo_cpp_guards_str",
 ]
 
+#: Guard dumps: one page each, like graphs; a recompile's differ from the previous ones in
+#: a few sizes.
+GUARD_ARTIFACTS = ("dynamo_cpp_guards_str", "dynamo_guards")
+
 #: Artifacts bigger than this (bytes) are not shown on their frame page (a download instead):
 #: a page must stay readable and fast.
 INLINE_LIMIT = 32768

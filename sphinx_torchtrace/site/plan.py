@@ -18,7 +18,7 @@ from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace, compar
 from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
 from ..trace.reader import MAX_RECORD_BYTES
-from .artifacts import INLINE_LIMIT, download_suffix, record_is_long
+from .artifacts import GUARD_ARTIFACTS, INLINE_LIMIT, download_suffix, record_is_long
 from .characters import LINE_BREAKS, UNPRINTABLE
 from .naming import (
     fit,
@@ -607,7 +607,7 @@ def _numbers_only_base(
     compile's id, which this graph equals but for numbers (sizes, strides, constants: a
     recompile for new shapes).  Linear in the two texts; only texts with as many lines are
     compared."""
-    if not artifact.is_graph:
+    if not (artifact.is_graph or artifact.name in GUARD_ARTIFACTS):
         return None
     previous = compare.previous_compile(frame.rank, frame.compile)
     previous_frame = planned.get(id(previous)) if previous is not None else None

@@ -159,7 +159,7 @@ def sizes_only_blocks(
     if unshown:
         blocks.append(Paragraph([
             f"{unshown} more changed lines are not shown: they carry the same new numbers "
-            "through the graph. ", *whole,
+            "further down. ", *whole,
         ]))
     else:
         blocks.append(Paragraph(whole))

@@ -18,6 +18,7 @@ from ...trace import summary as trace_summary
 from ...trace.provenance import provenance_view, provenance_views
 from ...trace.timings import MAX_SECONDS, plausible
 from ..artifacts import (
+    GUARD_ARTIFACTS,
     INLINE_LIMIT,
     abridged_record,
     json_text,
@@ -143,7 +144,6 @@ SOURCE_NODES_LIMIT = 120
 NOT_PHASED = frozenset(
     {"aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "dynamo_output_graph"}
 )
-GUARD_ARTIFACTS = ("dynamo_cpp_guards_str", "dynamo_guards")
 
 ARTIFACTS_TEXT = (
     "In pipeline order: Dynamo's graph, AOT Autograd's graphs, Inductor's graphs before and "
@@ -362,7 +362,11 @@ def _metric_facts(view: _Frame) -> list[tuple[str, Inlines]]:
     )
     guard_pages = [g for g in view.frame.graphs if g.artifact.name in GUARD_ARTIFACTS]
     if guard_pages or guards:
-        links: list[Inlines] = [[PageLink(g.docname, g.artifact.name)] for g in guard_pages]
+        links: list[Inlines] = [
+            [PageLink(g.docname, g.artifact.name)] if g.has_page
+            else [view.anchor_link(_artifact_anchor(g.artifact), g.artifact.name)]
+            for g in guard_pages
+        ]
         facts.append(("Guards", [guards or "see", *([": ", *joined(links)] if links else [])]))
     return facts
 
@@ -754,8 +758,9 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
     diff, unshown = sizes_diff(old, new, f"{base_label} {short}", f"{view.compile.label} {short}")
     title = (f"{_graph_title(view, graph)}: as {base_label}'s but for its numbers "
              f"({changed} of {len(new)} lines differ)")
+    what = "guards" if graph.artifact.name in GUARD_ARTIFACTS else "graph"
     body = sizes_only_blocks(
-        ["The same graph as ", PageLink(base.docname, f"{base_label}'s")],
+        [f"The same {what} as ", PageLink(base.docname, f"{base_label}'s")],
         changed, len(new), diff, unshown,
         [Download(graph.raw_path, "The whole text"), " is a download."],
     )
