@@ -307,3 +307,40 @@ def test_patterns_are_linear(setup: str, call: str) -> None:
     except subprocess.TimeoutExpired:
         pytest.fail(f"over {LINEAR_BOUND_S} s on 1 MB texts: super-linear ({call})")
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+#: The other inputs (issue 11): text logs, a trace with its text log, debug folders; each
+#: as (argument below tests/data/captured, extra options, capture script).
+OTHER_INPUTS = {
+    "text-options": ("torch_logs/options.log", "", "torch_logs.py"),
+    "text-dynamo": ("torch_logs/plus_dynamo.log", "", "torch_logs.py"),
+    "text-inductor": ("torch_logs/plus_inductor.log", "", "torch_logs.py"),
+    "text-ranks": ("torch_logs/ranks.log", "", "torch_logs_ranks.py"),
+    "text-with": ("torch_logs/with_trace/torch_logs.log", "torch_logs/with_trace",
+                  "torch_logs.py"),
+    "debug-training": ("debug_dir/training/torch_compile_debug", "", "debug_dir_training.py"),
+    "debug-inference": ("debug_dir/inference/torch_compile_debug", "",
+                        "debug_dir_inference.py"),
+}
+
+
+def test_no_source_holds_for_text_logs_and_debug_folders(make_site: SiteMaker) -> None:
+    """``:no-source:`` on TORCH_LOGS text logs (tracebacks and ``+dynamo``'s traced source
+    lines, every line behind a log prefix) and on debug folders."""
+    text = "Other inputs\n============\n"
+    for label, (argument, with_, _) in OTHER_INPUTS.items():
+        text += f"\n.. torchtrace:: @DATA@/captured/{argument}\n   :name: {label}\n   :no-source:\n"
+        if with_:
+            text += f"   :with: @DATA@/captured/{with_}\n"
+    app = make_site("simple", pages={
+        "index.rst": "Inputs\n======\n\n.. toctree::\n\n   inputs\n", "inputs.rst": text})
+    leaks: dict[str, list[str]] = {}
+    for label, (_, _, script) in OTHER_INPUTS.items():
+        lines = script_lines(script)
+        files = _published(Path(app.outdir), Path(app.srcdir), label)
+        assert len(files) > 2, label
+        for path, published in files.items():
+            found = [line for line in sorted(lines) if line in published]
+            if found:
+                leaks[f"{label}: {path.name}"] = found
+    assert not leaks, leaks

@@ -31,17 +31,55 @@ def strip_source(text: str) -> str:
     for line in text.split("\n"):
         line = _without_escaped_code(_without_graph_code(line))
         line = _without_comment(line)
+        body = line[_log_prefix_end(line) :]  # a TORCH_LOGS line: its message
         stripped = line.lstrip()
         quoted = stripped[:1] in ("'", '"')
         quoted_code = after_repr_frame and quoted and stripped[1:5] == "    "
-        if not (after_file and line.startswith("    ")) and not quoted_code:
+        if not (after_file and body.startswith("    ")) and not quoted_code:
             out.append(line)
-        after_file = stripped.startswith("File ")
+        after_file = body.lstrip().startswith("File ") or any(
+            marker in body for marker in _QUOTES_NEXT_LINE
+        )
         # a repr splits ``'line 3, in fn\\n'`` over fragments: ``'line 3, in '``, ``'fn\\n'``
         in_frame = quoted and (in_frame or (_FRAME_IN in stripped and "line " in stripped))
         after_repr_frame = in_frame and stripped.endswith(("\\n'", '\\n"'))
         in_frame = in_frame and not after_repr_frame
     return "\n".join(out)
+
+
+# Dynamo's TORCH_LOGS messages whose next message is the user's source line
+# (``+dynamo``: ``[__trace_source] TRACE starts_line f.py:3 in fn`` then ``    y = x + 1``).
+_QUOTES_NEXT_LINE = ("TRACE starts_line ", "TRACE FX call ")
+# How far into a line a TORCH_LOGS prefix may reach (the glog prefix names a file).
+_PREFIX_REACH = 600
+
+
+def _log_prefix_end(line: str) -> int:
+    """Where a TORCH_LOGS line's message starts: after torchrun's ``[rank0]:``, the glog
+    prefix (``V1122 12:43:35.056000 11 torch/_dynamo/x.py:5] ``) or the older
+    ``[2024-03-25 11:07:02,184] logger: [DEBUG] ``, a compile id (``[0/0] ``) and a
+    logger's tag (``[__trace_source] ``); 0 for a line without such a prefix.  Plain
+    searches within :data:`_PREFIX_REACH` characters: linear."""
+    start = 0
+    if line.startswith("[rank"):
+        start = line.find("]:", 0, 20) + 2 if line.find("]:", 0, 20) > 0 else 0
+    head = line[start : start + 5]
+    if head[:1] in "VIWEC" and head[1:5].isdigit():
+        end = line.find("] ", start, start + _PREFIX_REACH)
+    elif head[:1] == "[" and head[1:5].isdigit():
+        level = line.find(": [", start, start + _PREFIX_REACH)
+        end = line.find("] ", level, level + 20) if level > 0 else -1
+    else:
+        return 0
+    if end < 0:
+        return 0
+    end += 2
+    for _ in range(2):  # a compile id, then a logger's tag
+        if line.startswith("[", end):
+            close = line.find("] ", end, end + 40)
+            if close > 0:
+                end = close + 2
+    return end
 
 
 def _without_comment(line: str) -> str:
