@@ -312,7 +312,7 @@ def test_kernels_table_links_each_kernel_and_its_code() -> None:
     frame = frame_of("training", "[0/0]")
     table = section(page, "kernels").blocks[-1]
     assert isinstance(table, Table)
-    assert table.header == ["Kernel", "Kind", "Generated in", "Source nodes"]
+    assert table.header == ["Kernel", "Kind", "In", "Source nodes"]
     assert len(frame.kernels) == 13
     # an extern kernel (a library call) is one row per call site, with that call's nodes
     expected = [
@@ -324,7 +324,10 @@ def test_kernels_table_links_each_kernel_and_its_code() -> None:
     for row, (kernel, line) in zip(table.rows, expected, strict=True):
         assert row[0] == [PageLink(kernel.docname, kernel.kernel.name)]
         assert kernel.code_docname is not None
-        code = PageLink(kernel.code_docname, "inductor_output_code")
+        # the forward's or the backward's output code, named short: rows stay one line
+        phase = "forward" if kernel.artifact is frame.compile.artifacts_named(
+            "inductor_output_code")[0] else "backward"
+        code = PageLink(kernel.code_docname, f"{phase} code")
         assert row[2] == ([code] if line is None else [code, f" line {line}"])
     assert any(inline_text(row[3]) for row in table.rows)  # source nodes of fused kernels
 

@@ -151,7 +151,9 @@ def test_text_log_pages_render() -> None:
     # [2/1] recompiled for a new size: its kernel is [2/0]'s but for numbers, no page
     assert len(kernel_pages) == 4 and not any("frame-2-1/" in d for d in kernel_pages)
     resized = next(t for d, t in pages.items() if d.endswith("/frame-2-1"))
-    assert "cpp_fused_add_mul_sum_tanh_0 (as [2/0]'s but for numbers)" in resized
+    assert "Every kernel is [2/0]'s (its source the same, or the same but for its numbers)" in (
+        resized
+    )
     overview = pages[plan.index_docname]
     assert "[3/0]" in overview
 

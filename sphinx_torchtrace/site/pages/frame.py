@@ -839,34 +839,46 @@ def _kernels_section(view: _Frame) -> Section | None:
     kernels = view.frame.kernels
     if not kernels:
         return None
-    rows = [row for k in kernels for row in _kernel_rows(k)]
-    intro = Paragraph(
-        [
+    bases = {k.numbers_of_label for k in kernels if k.numbers_of is not None}
+    # every kernel an earlier compile's, but for its numbers: said once, not on every row
+    said_once = len(bases) == 1 and all(k.numbers_of is not None for k in kernels)
+    codes = list({id(k.artifact): k.artifact for k in kernels}.values())
+    phased = len(codes) == 2 and bool(view.compile.artifacts_named("aot_backward_graph"))
+    names = (["forward code", "backward code"] if phased
+             else [f"output code {i + 1}" for i in range(len(codes))] if len(codes) > 1
+             else ["output code"])
+    short = {id(a): n for a, n in zip(codes, names, strict=True)}  # narrow: rows stay short
+    rows = [row for k in kernels
+            for row in _kernel_rows(k, short[id(k.artifact)], noted=not said_once)]
+    blocks: list[Block] = [ObjectTarget("kernel", k.name) for k in kernels if k.numbers_of]
+    if said_once:
+        blocks.append(Paragraph([
+            f"Every kernel is {next(iter(bases))}'s (its source the same, or the same but for "
+            "its numbers): each links to that compile's kernel page."
+        ]))
+    if any(k.kernel.kind == "extern" for k in kernels):
+        blocks.append(Paragraph([
             "Generated kernels, then each call of a library (extern) kernel where it is made, "
             "with the graph nodes it computes there."
-        ]
-    )
+        ]))
     header, rows, widths = drop_empty_columns(
-        ["Kernel", "Kind", "Generated in", "Source nodes"], rows, [4, 2, 2, 3]
+        ["Kernel", "Kind", "In", "Source nodes"], rows, [4, 2, 2, 3]
     )
-    table = Table(header, rows, widths, classes=["torchtrace-kernels"])
-    has_extern = any(k.kernel.kind == "extern" for k in kernels)
-    blocks: list[Block] = [ObjectTarget("kernel", k.name) for k in kernels if k.numbers_of]
-    blocks += [intro, table] if has_extern else [table]
+    blocks.append(Table(header, rows, widths, classes=["torchtrace-kernels"]))
     return Section(["Kernels"], blocks, anchor="kernels")
 
 
-def _kernel_rows(k: KernelPlan) -> list[list[Inlines]]:
-    """One row per kernel; an extern kernel, a library call, one row per call site."""
-    code: Inline = (
-        PageLink(k.code_docname, k.artifact.name) if k.code_docname else Code(k.artifact.name)
-    )
+def _kernel_rows(k: KernelPlan, code_name: str, noted: bool = True) -> list[list[Inlines]]:
+    """One row per kernel; an extern kernel, a library call, one row per call site.
+    ``code_name`` names the output code it is in; ``noted``: a kernel shown on an earlier
+    compile's page says so in its row."""
+    code: Inline = PageLink(k.code_docname, code_name) if k.code_docname else code_name
     kernel = k.kernel
     name: Inlines = [PageLink(k.docname, kernel.name)]
     if k.numbers_of is not None:  # no page: the earlier compile's kernel's page
         but = "" if k.numbers_of.kernel.source == kernel.source else " but for numbers"
-        name = [PageLink(k.numbers_of.docname, kernel.name),
-                f" (as {k.numbers_of_label}'s{but})"]
+        name = [PageLink(k.numbers_of.docname, kernel.name)]
+        name += [f" (as {k.numbers_of_label}'s{but})"] if noted else []
     if kernel.kind != "extern" or len(kernel.call_nodes) != len(kernel.launch_lines):
         nodes = ", ".join(kernel.source_nodes)
         return [
