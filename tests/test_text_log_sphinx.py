@@ -62,12 +62,20 @@ def test_each_text_log_is_detected_and_gives_frames(make_site: SiteMaker) -> Non
 
 
 def test_format_option_forces_the_kind(make_site: SiteMaker, tmp_path: Path) -> None:
-    """A text log named like anything is read as one with ``:format: torch-logs``; a trace
-    forced to ``torch-logs`` keeps its lines as text (a warning, not a crash)."""
+    """``:format: torch-logs`` reads a file as a text log; binary junk read so is one
+    located ``torchtrace.text_log`` warning, its lines kept as text, and the rest renders."""
+    (tmp_path / "junk.bin").write_bytes(b"\xff\xfe\x00binary\x00junk\n" * 50)
     app = _site(make_site, f".. torchtrace:: {LOGS}/options.log\n   :name: forced\n"
+                           "   :format: torch-logs\n\n"
+                           ".. torchtrace:: ../junk.bin\n   :name: junk\n"
                            "   :format: torch-logs\n")
-    assert "torchtrace." not in warnings_of(app)
-    assert "forced/[3/0]" in inventory(app)["frame"]
+    lines = [line for line in warnings_of(app).splitlines() if "WARNING" in line]
+    # each problem once, located in the file: not UTF-8, and no line with a log prefix
+    assert len(lines) == 2 and all("../junk.bin:" in line for line in lines), lines
+    assert "[torchtrace.encoding]" in lines[0] and "[torchtrace.text_log]" in lines[1]
+    frames = inventory(app)["frame"]
+    assert "forced/[3/0]" in frames and "junk/[-/-]" in frames
+    assert "binary" in _html(app, "torchtrace/junk/frame-none.html")
 
 
 def test_text_log_beside_its_trace_either_way_round(make_site: SiteMaker) -> None:
