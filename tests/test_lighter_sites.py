@@ -258,3 +258,28 @@ def test_a_graph_without_a_page_keeps_its_object(make_site: SiteMaker, tmp_path:
                 ).exists()
     page = (Path(app.outdir) / "shapes.html").read_text("utf-8")
     assert 'href="torchtrace/shapes/frame-0-1.html#' in page
+
+
+def test_a_recompile_with_the_very_same_graph_says_so(tmp_path: Path) -> None:
+    """A recompile whose Dynamo graph is the previous compile's, text for text (what
+    changed is in the guards): no page, one line on the frame page and a download."""
+    records = read_records(RECOMPILES)
+    first = next(r for r in records if r.kind == "dynamo_output_graph" and r.frame == (0, 0))
+    graph = "\n".join([first.payload or ""] * 8)
+    for record in records:
+        if record.kind == "dynamo_output_graph" and record.frame in {(0, 0), (0, 1)}:
+            record.payload = graph
+    log = tmp_path / "same.log"
+    log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
+    plan = plan_trace("same", load_trace(log), "torchtrace")
+    frame = next(f for f in plan.frames if f.compile.label == "[0/1]")
+    g = next(g for g in frame.graphs if g.artifact.name == "dynamo_output_graph")
+    assert g.numbers_same and not g.has_page and g.numbers_of_label == "[0/0]"
+    page = build_page(plan, frame.docname, PageSettings())
+    (artifacts,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "artifacts"]
+    folded = next(b for b in artifacts.blocks if isinstance(b, Dropdown)
+                  and inline_text(b.title).startswith("dynamo_output_graph"))
+    assert inline_text(folded.title) == "dynamo_output_graph: as [0/0]'s (the same text)"
+    (text,) = folded.blocks
+    assert isinstance(text, Paragraph)
+    assert any(isinstance(i, Download) and i.path == g.raw_path for i in text.content)

@@ -119,6 +119,7 @@ class GraphPlan:
     #: shows the first changes, and its object lives there.
     numbers_of: GraphPlan | None = None
     numbers_of_label: str = ""  # the compile id of ``numbers_of``, ``[0/0]``
+    numbers_same: bool = False  # not even a number differs from ``numbers_of``
 
     @property
     def has_page(self) -> bool:
@@ -548,6 +549,7 @@ def _plan_graphs(
 ) -> None:
     """Graph pages, numbered among the frame's same-named artifacts (paged or not)."""
     artifacts = frame.compile.artifacts
+    previous = _previous_frame(frame, planned)
     for artifact, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True):
         if not has_page(artifact):
             if is_download(artifact):
@@ -572,12 +574,14 @@ def _plan_graphs(
             )
             continue
         segment = item_segment("graph", artifact.name, n)
-        base = _numbers_only_base(planned, frame, artifact, item_name(artifact.name, n))
+        base = _numbers_only_base(previous, artifact, item_name(artifact.name, n))
         if base is not None:
             folder = posixpath.join(plan.root, "_raw", posixpath.relpath(frame.docname, plan.root))
             raw = posixpath.join(folder, segment) + download_suffix(artifact)
+            label, earlier, same = base
             frame.graphs.append(GraphPlan(
-                artifact, name, frame.docname, raw, numbers_of=base[1], numbers_of_label=base[0],
+                artifact, name, frame.docname, raw, numbers_of=earlier, numbers_of_label=label,
+                numbers_same=same,
             ))
             continue
         docname = _claim(taken, posixpath.join(frame.docname, segment))
@@ -600,18 +604,20 @@ def _plan_records(plan: TracePlan, frame: FramePlan) -> None:
 NUMBERS_ONLY_MIN_LINES = 40
 
 
-def _numbers_only_base(
-    planned: dict[int, FramePlan], frame: FramePlan, artifact: Artifact, short_name: str
-) -> tuple[str, GraphPlan] | None:
-    """The page graph of the frame's previous compile (same name and occurrence), and that
-    compile's id, which this graph equals but for numbers (sizes, strides, constants: a
-    recompile for new shapes).  Linear in the two texts; only texts with as many lines are
-    compared."""
-    if not (artifact.is_graph or artifact.name in GUARD_ARTIFACTS):
-        return None
+def _previous_frame(frame: FramePlan, planned: dict[int, FramePlan]) -> FramePlan | None:
+    """The planned frame of the compile before this one of the same frame, if paged."""
     previous = compare.previous_compile(frame.rank, frame.compile)
-    previous_frame = planned.get(id(previous)) if previous is not None else None
-    if previous_frame is None:
+    return planned.get(id(previous)) if previous is not None else None
+
+
+def _numbers_only_base(
+    previous_frame: FramePlan | None, artifact: Artifact, short_name: str
+) -> tuple[str, GraphPlan, bool] | None:
+    """The page graph of the previous compile's frame (same name and occurrence), and that
+    compile's id, which this graph (or guard dump) equals but for numbers (sizes, strides,
+    constants: a recompile for new shapes), and whether they are the very same text.
+    Linear in the two texts; only texts of close sizes and as many lines are compared."""
+    if not (artifact.is_graph or artifact.name in GUARD_ARTIFACTS) or previous_frame is None:
         return None
     for g in previous_frame.graphs:
         if g.name[len(previous_frame.name) + 1 :] != short_name:
@@ -627,8 +633,8 @@ def _numbers_only_base(
         lines = new.count("\n")
         if lines != old.count("\n") or lines < NUMBERS_ONLY_MIN_LINES:
             return None
-        if old != new and compare.differ_only_in_numbers(old, new):
-            return label, base
+        if old == new or compare.differ_only_in_numbers(old, new):
+            return label, base, old == new
         return None
     return None
 
@@ -662,7 +668,7 @@ def _plan_kernels(frame: FramePlan, taken: set[str], planned: dict[int, FramePla
     none for a kernel whose source is the previous compile's but for its numbers."""
     pairs = [(a, k) for a in frame.compile.artifacts for k in a.kernels]
     numbers = occurrences(k.name for _, k in pairs)
-    earlier = _previous_kernels(frame, planned)
+    earlier = _previous_kernels(_previous_frame(frame, planned))
     for (artifact, kernel), n in zip(pairs, numbers, strict=True):
         segment = item_segment("kernel", kernel.name, n)
         code = frame.graph_for(artifact)
@@ -683,12 +689,8 @@ def _plan_kernels(frame: FramePlan, taken: set[str], planned: dict[int, FramePla
         frame.kernels.append(plan)
 
 
-def _previous_kernels(
-    frame: FramePlan, planned: dict[int, FramePlan]
-) -> dict[str, tuple[str, KernelPlan]]:
-    """The kernels of the frame's previous compile by short name, with that compile's id."""
-    previous = compare.previous_compile(frame.rank, frame.compile)
-    previous_frame = planned.get(id(previous)) if previous is not None else None
+def _previous_kernels(previous_frame: FramePlan | None) -> dict[str, tuple[str, KernelPlan]]:
+    """The kernels of the previous compile's frame by short name, with that compile's id."""
     if previous_frame is None:
         return {}
     label = previous_frame.compile.label

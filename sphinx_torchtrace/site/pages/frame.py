@@ -755,6 +755,13 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
         old = old[: len(new)] + [""] * (len(new) - len(old))
     short = graph.name[len(view.frame.name) + 1 :]
     base_label = graph.numbers_of_label
+    target = ObjectTarget("graph", graph.name)
+    if not changed:  # the very same text
+        title = f"{_graph_title(view, graph)}: as {base_label}'s (the same text)"
+        same: list[Inline] = ["The same text as ", PageLink(base.docname, f"{base_label}'s"),
+                              "; ", Download(graph.raw_path, "this one's"), " is a download."]
+        return [target, Dropdown([title], [Paragraph(same)],
+                                 anchor=_artifact_anchor(graph.artifact))]
     diff, unshown = sizes_diff(old, new, f"{base_label} {short}", f"{view.compile.label} {short}")
     title = (f"{_graph_title(view, graph)}: as {base_label}'s but for its numbers "
              f"({changed} of {len(new)} lines differ)")
@@ -764,10 +771,7 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
         changed, len(new), diff, unshown,
         [Download(graph.raw_path, "The whole text"), " is a download."],
     )
-    return [
-        ObjectTarget("graph", graph.name),
-        Dropdown([title], body, anchor=_artifact_anchor(graph.artifact)),
-    ]
+    return [target, Dropdown([title], body, anchor=_artifact_anchor(graph.artifact))]
 
 
 def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
@@ -777,7 +781,8 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
     if graph is not None and graph.numbers_of is not None:  # no page: shown below the table
         link = view.anchor_link(_artifact_anchor(a), _graph_title(view, graph))
         as_base = PageLink(graph.numbers_of.docname, f"{graph.numbers_of_label}'s")
-        return [link], ["as ", as_base, " but for numbers; ", _raw_download(graph)], False
+        but = "; " if graph.numbers_same else " but for numbers; "
+        return [link], ["as ", as_base, but, _raw_download(graph)], False
     if graph is not None and graph.same_as is not None:  # identical: no page of its own
         same = graph.same_as
         what = f"unchanged by {graph.unchanged_by}: " if graph.unchanged_by else "as "
