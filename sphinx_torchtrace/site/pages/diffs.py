@@ -71,6 +71,16 @@ def near_diff(old: list[str], new: list[str], old_name: str, new_name: str) -> s
             last = codes.pop()
             code = ("equal", last[1], code[2], last[3], code[4])
         codes.append(code)
+    return _unified(old, new, old_name, new_name, codes)
+
+
+_Opcode = tuple[str, int, int, int, int]
+
+
+def _unified(
+    old: list[str], new: list[str], old_name: str, new_name: str, codes: list[_Opcode]
+) -> str:
+    """The unified diff (``diff -u``'s form) that opcodes describe."""
     out = [f"--- {old_name}", f"+++ {new_name}"]
     for group in _hunks(codes, DIFF_CONTEXT):
         first, last = group[0], group[-1]
@@ -82,9 +92,6 @@ def near_diff(old: list[str], new: list[str], old_name: str, new_name: str) -> s
             out.extend("-" + line for line in old[i1:i2])
             out.extend("+" + line for line in new[j1:j2])
     return "\n".join(out)
-
-
-_Opcode = tuple[str, int, int, int, int]
 
 #: Lines of a sizes-only diff shown: its first hunks say which inputs changed shape; the
 #: rest repeats the same sizes through the graph (the whole text is a download).
@@ -111,17 +118,7 @@ def sizes_diff(
             codes[-1] = (tag, codes[-1][1], i + 1, codes[-1][3], i + 1)
         else:
             codes.append((tag, i, i + 1, i, i + 1))
-    out = [f"--- {old_name}", f"+++ {new_name}"]
-    for group in _hunks(codes, DIFF_CONTEXT):
-        first, last = group[0], group[-1]
-        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
-        for tag, i1, i2, _j1, _j2 in group:
-            if tag == "equal":
-                out.extend(" " + line for line in old[i1:i2])
-                continue
-            out.extend("-" + line for line in old[i1:i2])
-            out.extend("+" + line for line in new[i1:i2])
-    return "\n".join(out), sum(changed[stop:])
+    return _unified(old, new, old_name, new_name, codes), sum(changed[stop:])
 
 
 def _distance_to_change(changed: list[bool]) -> list[int]:
