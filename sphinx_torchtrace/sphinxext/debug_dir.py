@@ -30,7 +30,7 @@ from ..trace.debug_dir import DebugDir, load_debug_dir, match_compiles
 from .config import torchtrace_config
 from .doctree import DoctreeBuilder
 from .options import TraceOptions
-from .scan import TraceRequest
+from .scan import TraceRequest, resolve_argument
 from .warnings import warn
 
 
@@ -95,9 +95,7 @@ def generate_debug_dir(
         folder = os.fspath(debug.trace_logs[0].parent)
         traces.append((f"{label}-trace", folder))
     for n, other in enumerate(options.with_paths, 1):
-        path = other.lstrip("/") if other.startswith("/") else other
-        base = Path(app.srcdir) if other.startswith("/") else source_dir
-        traces.append((f"{label}-with-{n}", os.path.normpath(os.path.join(base, path))))
+        traces.append((f"{label}-with-{n}", resolve_argument(other, source_dir, app.srcdir)))
     for trace_label, path in traces:
         argument = os.path.relpath(path, source_dir)
         companions.append(TraceRequest(request.docname, argument, "", {"name": trace_label}))

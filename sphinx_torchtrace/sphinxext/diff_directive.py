@@ -31,9 +31,9 @@ from ..trace.diff import FrameFacts, diff_traces, regressions
 from ..trace.inputs import DEBUG_DIR, detect_kind
 from .config import torchtrace_config
 from .doctree import DoctreeBuilder
-from .generate import GeneratedTrace, _srcdir_relative, _stub, registry, resolve_logs_safely
+from .generate import GeneratedTrace, _stub, registry, resolve_logs_safely
 from .options import DIFF_OPTION_SPEC, AnyOption, DiffOptions, parse_diff_options
-from .scan import TraceRequest, scan_sources
+from .scan import TraceRequest, resolve_argument, scan_sources
 from .warnings import warn
 
 DIRECTIVE = "torchtrace-diff"
@@ -128,7 +128,7 @@ def _generate(app: Sphinx, request: TraceRequest, cache_dir: str) -> GeneratedDi
     sides: list[tuple[Trace, GeneratedTrace | None, str]] = []
     logs: list[Path] = []
     for argument in paths:
-        path = _srcdir_relative(app, source_dir, argument)
+        path = resolve_argument(argument, source_dir, app.srcdir)
         sides.append((*_read(app, argument, path, cache_dir), path))
         logs += resolve_logs_safely(path)
     (old, old_site, old_path), (new, new_site, new_path) = sides

@@ -36,8 +36,8 @@ from .config import torchtrace_config
 from .debug_dir import clear as clear_debug_dirs
 from .debug_dir import forget_debug_dirs, generate_debug_dir
 from .options import TraceOptions
-from .scan import TraceRequest, scan_sources
-from .text_logs import load_input, with_paths
+from .scan import TraceRequest, resolve_argument, scan_sources
+from .text_logs import load_input
 from .warnings import logger, warn
 
 
@@ -113,12 +113,6 @@ def resolve_logs_safely(
         return []
 
 
-def _srcdir_relative(app: Sphinx, source_dir: Path, argument: str) -> str:
-    if argument.startswith("/"):
-        return os.path.normpath(os.path.join(app.srcdir, argument.lstrip("/")))
-    return os.path.normpath(os.path.join(source_dir, argument))
-
-
 def stub_format(app: Sphinx) -> tuple[str, str]:
     """(suffix, parser) of the stubs: a suffix the project reads, rST first, else MyST."""
     suffixes = app.config.source_suffix
@@ -185,7 +179,7 @@ def generate_pages(app: Sphinx) -> None:
     for request in requests:  # grows: a debug folder adds the trace logs of its run
         key = (request.docname, request.argument)
         source_dir = Path(app.env.doc2path(request.docname)).parent
-        request.path = _srcdir_relative(app, source_dir, request.argument)
+        request.path = resolve_argument(request.argument, source_dir, app.srcdir)
         try:
             options = request.options
         except ValueError as err:
@@ -229,7 +223,7 @@ def generate_pages(app: Sphinx) -> None:
                 request.path,
                 kind,
                 options,
-                with_paths(options, source_dir, app.srcdir),
+                [resolve_argument(p, source_dir, app.srcdir) for p in options.with_paths],
                 display_root=app.srcdir,
                 cache_dir=cache_dir,
                 max_bytes=config.max_log_bytes,

@@ -8,6 +8,7 @@ Options are checked with the directive's own parser (:mod:`.options`).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,16 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from .options import TraceOptions, parse_options
+
+
+def resolve_argument(
+    argument: str, source_dir: str | os.PathLike[str], srcdir: str | os.PathLike[str]
+) -> str:
+    """A directive's path (its argument or a ``:with:`` path): relative to the page, or,
+    with a leading ``/``, to the source folder."""
+    if argument.startswith("/"):
+        return os.path.normpath(os.path.join(srcdir, argument.lstrip("/")))
+    return os.path.normpath(os.path.join(source_dir, argument))
 
 
 def directive_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..trace import Trace, TraceReadError, load_trace
 from ..trace.inputs import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
+from ..trace.loader import display_path
 from ..trace.text_log import attach_text_log, load_text_log
 from .options import TraceOptions
 
@@ -27,16 +28,6 @@ class LoadedInput:
     trace: Trace
     extra_logs: list[Path] = field(default_factory=list)  # ``:with:`` files read
     notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message)
-
-
-def with_paths(options: TraceOptions, source_dir: str | os.PathLike[str],
-               srcdir: str | os.PathLike[str]) -> list[str]:
-    """``:with:`` paths, resolved like the argument (relative to the page; ``/`` = srcdir)."""
-    out = []
-    for other in options.with_paths:
-        base = srcdir if other.startswith("/") else source_dir
-        out.append(os.path.normpath(os.path.join(base, other.lstrip("/"))))
-    return out
 
 
 def load_input(
@@ -55,7 +46,7 @@ def load_input(
     traces: list[str] = [path] if kind == TRACE else []
     texts: list[str] = [path] if kind == TORCH_LOGS else []
     for other in others:
-        shown = _display(other, display_root)
+        shown = display_path(other, display_root)
         if not os.path.exists(other):
             notes.append(("read", f":with: {shown}: no such file or folder"))
             continue
@@ -82,10 +73,10 @@ def load_input(
         )
     else:
         trace = load_text_log(texts[0], max_bytes=max_bytes,
-                              display_path=_display(texts[0], display_root))
+                              display_path=display_path(texts[0], display_root))
         texts = texts[1:]
     for text in texts:
-        shown = _display(text, display_root)
+        shown = display_path(text, display_root)
         try:
             text_trace = load_text_log(text, max_bytes=max_bytes, display_path=shown)
         except TraceReadError as e:
@@ -100,11 +91,4 @@ def load_input(
     return LoadedInput(trace, extra, notes)
 
 
-def _display(path: str, root: str | os.PathLike[str]) -> str:
-    try:
-        return os.path.relpath(path, root)
-    except ValueError:  # another drive (Windows)
-        return os.fspath(path)
-
-
-__all__ = ["LoadedInput", "load_input", "with_paths"]
+__all__ = ["LoadedInput", "load_input"]

@@ -301,11 +301,11 @@ def load_trace(
         chained = False
         for entry, why in choice.skipped:
             trace.diagnostics.append(
-                Diagnostic("skipped", f"not read: {why}", _display(entry, display_root))
+                Diagnostic("skipped", f"not read: {why}", display_path(entry, display_root))
             )
         if choice.mixed:
             trace.diagnostics.append(
-                Diagnostic("mixed_runs", choice.mixed, _display(path, display_root))
+                Diagnostic("mixed_runs", choice.mixed, display_path(path, display_root))
             )
     else:
         logs = [Path(p) for p in path]
@@ -352,7 +352,7 @@ def read_log(
 
     At most ``max_bytes`` of the log (decompressed) are read.
     """
-    display = _display(log, display_root)
+    display = display_path(log, display_root)
 
     def build() -> RankTrace:
         reader = LogReader(log, display_path=display, max_bytes=max_bytes)
@@ -375,7 +375,10 @@ def read_log(
     )
 
 
-def _display(path: str | os.PathLike[str], display_root: str | os.PathLike[str] | None) -> str:
+def display_path(
+    path: str | os.PathLike[str], display_root: str | os.PathLike[str] | None
+) -> str:
+    """A path as messages show it: relative to ``display_root`` where it can be."""
     display = os.fspath(path)
     if display_root is not None:
         try:
@@ -437,6 +440,7 @@ def _str_records(path: Path, pids: set[int], max_bytes: int) -> Iterator[tuple[i
 
 
 __all__ = [
+    "display_path",
     "LogChoice",
     "choose_logs",
     "load_trace",
