@@ -182,20 +182,27 @@ def test_first_compile_has_no_why_section() -> None:
     assert facts(page)["Compiled again"] == "recompiles/[0/1]"
 
 
-def test_a_failure_shows_its_headline_as_lines_and_the_whole_message_folded() -> None:
+def test_a_failure_shows_its_parts_as_structure_and_the_whole_message_folded() -> None:
     page = page_of("graph_breaks", "[1/0]")
     failures = section(page, "failures")
     assert inline_text(failures.title) == "Graph break"
-    head, headline, whole = failures.blocks[:3]
+    head, part, hints, context, whole = failures.blocks[:5]
     assert isinstance(head, Paragraph)
     assert inline_text(head.content).startswith(
         "graph break at /home/user/project/graph_breaks.py:19 (line "
     )
-    assert isinstance(headline, Lines)
-    lines = [inline_text(line) for line in headline.lines]
-    assert lines[0] == "Graph break in user code at /home/user/project/graph_breaks.py:19"
-    assert "Call to `torch._dynamo.graph_break()`" in lines  # one line each, kept verbatim
-    assert not any("Traceback (most recent call last)" in line for line in lines)
+    assert isinstance(part, Lines)  # the break's type with its registry id, its explanation
+    lines = [inline_text(line) for line in part.lines]
+    assert lines == [
+        "Call to `torch._dynamo.graph_break()` (GB0025)",
+        "User-inserted graph break. Message: None",
+    ]
+    assert isinstance(hints, BulletList)
+    assert [inline_text(i[0].content) for i in hints.items] == [  # type: ignore[attr-defined]
+        "Hint: Remove the `torch._dynamo.graph_break()` call."
+    ]
+    assert isinstance(context, Dropdown)
+    assert inline_text(context.title) == "Developer debug context"
     assert isinstance(whole, Dropdown)
     assert inline_text(whole.title) == "The whole message, with tracebacks"
     (message,) = whole.blocks
@@ -213,7 +220,7 @@ def test_a_compile_error_links_its_traceback_from_the_artifacts_table() -> None:
     headline = failures.blocks[1]
     assert isinstance(headline, Lines)
     assert [inline_text(line) for line in headline.lines] == [
-        "backend='fail_in_compiler' raised:",
+        "backend='fail_in_compiler' raised: "
         "NotImplementedError: intentional failure in the forward compiler (after AOT)",
     ]
     (traceback,) = [b for b in failures.blocks if isinstance(b, Dropdown) and b.anchor]

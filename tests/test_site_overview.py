@@ -143,7 +143,9 @@ def test_sections_in_template_order() -> None:
     assert isinstance(frames, Section) and inline_text(frames.title) == "Frames"
     last = frames.blocks[0]
     assert isinstance(last, Toctree)
-    assert list(last.docnames) == [f.docname for f in plan.frames]
+    # by compile id, without the records outside any compilation ([-/-]: no compilation)
+    assert list(last.docnames) == [f.docname for f in plan.listed_frames]
+    assert len(plan.listed_frames) == len(plan.frames) - 1
 
 
 def test_header_facts() -> None:
@@ -156,7 +158,8 @@ def test_header_facts() -> None:
     assert inline_text(facts["Ranks"]) == "single process"
     assert "the log records month and day, not the year" in inline_text(facts["Captured"])
     assert inline_text(facts["Log"]).endswith(" MiB)")
-    assert inline_text(facts["Compilations"]).startswith(f"{len(plan.frames)}: ")
+    # the glance's figures: compile ids and attempts, [-/-] not counted as a compilation
+    assert inline_text(facts["Compilations"]) == "15 compile ids (15 attempts): 14 ok, 1 error"
     assert Code("recompile_limit") in facts["Settings"]
     (dropdown,) = [b for b in page.blocks if isinstance(b, Dropdown)]
     assert inline_text(dropdown.title).startswith("Full compile configuration (of the first")
@@ -186,7 +189,8 @@ def test_directory_links_every_frame_of_the_plan() -> None:
         else [PageLink(f.docname, f.compile.label)]
         for f in plan.frames
     ]
-    assert [row[0] for row in directory.rows] == links
+    assert [row[0] for row in directory.rows] == links[:-1]  # [-/-] below the table
+    assert plan.frames[-1].compile.id.is_unknown
     assert "t/[0/0]#2" in [f.name for f in plan.frames]  # the repeat after reset() has its own
     names = {f.name for f in plan.frames}
     everywhere = of_type(page, ObjectLink)
@@ -197,21 +201,23 @@ def test_failures_keep_trace_text_as_it_is() -> None:
     _, page = build(SHARED / "graph_breaks")
     failures = sections(page)["failures-and-restarts"]
     # a graph break and the restart torch logs after it are one event, counted once
-    assert "11 in all, 4 distinct." in texts(failures)
+    assert "11 graph breaks (5 distinct)." in texts(failures)
     rows = table(failures, "Kind").rows
     assert list(table(failures, "Kind").header) == [
         "Kind", "Reason", "Count", "Compile ids and places",
     ]
     # backquotes of the reason are text, not markup, and not escaped
-    (explicit,) = [
+    # one row per break and place: the same break at two lines is two rows
+    explicit = [
         r for r in rows
         if r[0] == ["Graph break"] and Strong("Call to `torch._dynamo.graph_break()`") in r[1]
     ]
-    (doc,) = of_type(explicit[1], Link)
+    assert [inline_text(r[2]) for r in explicit] == ["4", "2"]
+    (doc,) = of_type(explicit[1][1], Link)  # the registry id, linked to PyTorch's page
     assert doc.url.startswith("https://") and doc.url.endswith("/gb0025.html")
-    assert inline_text(explicit[2]) == "6"
-    assert Code("/home/user/project/graph_breaks.py:19") in explicit[3]
-    assert sum(isinstance(p, ObjectLink) for p in explicit[3]) == 6
+    assert doc.text == "GB0025"
+    assert Code("/home/user/project/graph_breaks.py:19") in explicit[1][3]
+    assert sum(isinstance(p, ObjectLink) for p in explicit[1][3]) == 2
 
 
 def test_recompiles_are_explained() -> None:
@@ -253,7 +259,8 @@ def test_each_rank_has_its_synchronized_tab() -> None:
         assert [t.sync for t in tabs.tabs] == [f"rank-{n}" for n in range(4)], anchor
     directory = sections(page)["compile-directory"]
     per_rank = [len(t.rows) for t in of_type(directory, Table)]
-    assert per_rank == [1, 16, 1, 7] and sum(per_rank) == len(plan.frames)
+    assert per_rank == [1, 15, 1, 7]  # rank 1's [-/-] is named below its table
+    assert sum(per_rank) == len(plan.frames) - 1
     timeline = sections(page)["timeline"]
     assert [d.path for d in of_type(timeline, Download)] == [
         f"{plan.root}/_raw/chromium-events-rank{n}.json" for n in range(4)

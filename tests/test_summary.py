@@ -27,53 +27,46 @@ def _labels(compiles: list[Compile]) -> list[str]:
 # -- failures and restarts ------------------------------------------------------------------
 
 
-def test_graph_breaks_are_grouped_by_reason_not_repeated() -> None:
+def test_graph_breaks_are_grouped_by_break_and_place_not_repeated() -> None:
     rank = _rank(SHARED / "graph_breaks")
     groups = summary.failure_groups(rank.compiles)
-    # 4 distinct reasons; the restart torch logs after each break is the same event, once
-    assert [g.kind for g in groups].count("graph_break") == 4
-    assert [g.kind for g in groups].count("restart") == 0
-    assert len(groups) == 4
+    # the restart torch logs after each break is the same event, once; one row per
+    # (registry id, user location)
+    assert [g.category for g in groups] == ["graph_break"] * 5
     assert sum(g.count for g in groups) == 11  # 11 breaks, not 11 more restarts
-    explicit = next(
-        g for g in groups
-        if g.kind == "graph_break" and g.headline == "Call to `torch._dynamo.graph_break()`"
-    )
-    assert explicit.count == 6
-    assert _labels(explicit.compiles) == [
-        "[1/0]", "[2/0]", "[3/0]", "[1/0] #2", "[2/0] #2", "[3/0] #2",
+    explicit = [g for g in groups if g.key == ("GB0025",)]
+    assert [(g.location, _labels(g.compiles)) for g in explicit] == [
+        ("/home/user/project/graph_breaks.py:11", ["[2/0]", "[3/0]", "[2/0] #2", "[3/0] #2"]),
+        ("/home/user/project/graph_breaks.py:19", ["[1/0]", "[1/0] #2"]),
     ]
-    assert explicit.locations == [
-        "/home/user/project/graph_breaks.py:19",
-        "/home/user/project/graph_breaks.py:11",
-    ]
-    assert explicit.explanation and explicit.explanation.startswith("User-inserted graph break")
-    assert explicit.doc_url and explicit.doc_url.endswith("/gb0025.html")
-    printed = next(g for g in groups if g.headline == "Failed to trace builtin operator")
-    assert printed.locations == ["/home/user/project/graph_breaks.py:17"]
-    # torch's stock "please report an issue" hint is dropped, the useful ones are kept, once each
-    assert all("report an issue" not in h for g in groups for h in g.hints)
-    assert all(len(g.hints) == len(set(g.hints)) for g in groups)
+    (part,) = explicit[0].message.parts
+    assert part.type == "Call to `torch._dynamo.graph_break()`"
+    assert part.explanation and part.explanation.startswith("User-inserted graph break")
+    assert part.url and part.url.endswith("/gb0025.html")
+    printed = next(g for g in groups if g.message.headline == "Failed to trace builtin operator")
+    assert printed.location == "/home/user/project/graph_breaks.py:17"
+    assert printed.key == ("GB0059",)
+    assert all(len(p.hints) == len(set(p.hints)) for g in groups for p in g.message.parts)
 
 
 def test_compile_errors_come_first_with_their_exception_type() -> None:
     rank = _rank(SHARED / "compile_error")
     groups = summary.failure_groups(rank.compiles)
-    assert [g.kind for g in groups] == ["failure"] * 5 + ["graph_break"]
+    assert [g.category for g in groups] == ["error"] * 5 + ["graph_break"]
     failing = groups[0]
     assert failing.type == "BackendCompilerFailed"
-    assert failing.headline == (
+    assert failing.message.headline == (
         "backend='failing_backend' raised: "
         "RuntimeError: intentional failure in custom backend 'failing_backend'"
     )
     assert _labels(failing.compiles) == ["[0/0]", "[0/0] #2"]  # the same id, after reset()
-    types = sorted(g.type or "" for g in groups if g.kind == "failure")
+    types = sorted(g.type or "" for g in groups if g.category == "error")
     assert types == [
         "BackendCompilerFailed", "BackendCompilerFailed", "InductorError", "TorchRuntimeError",
         "Unsupported",
     ]
     fake = next(g for g in groups if g.type == "TorchRuntimeError")
-    assert fake.locations == ["/home/user/project/compile_error.py:53"]
+    assert fake.location == "/home/user/project/compile_error.py:53"
 
 
 @pytest.mark.parametrize(
@@ -324,7 +317,7 @@ def test_odd_data_does_not_raise() -> None:
     assert summary.function_name(odd) is None
     assert summary.compile_configs(trace) == []
     assert summary.capture_span(trace.ranks) is None
-    assert [g.headline for g in summary.failure_groups([odd])] == ["(no reason logged)"]
+    assert [g.message.headline for g in summary.failure_groups([odd])] == ["(no reason logged)"]
     (function,) = summary.recompiled_functions(rank)
     assert [g.previous_label for g in function.recompiles[0].reasons] == [None, None, None]
     assert summary.chromium_events_json(rank) == "[]\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace, compare
@@ -224,6 +225,12 @@ class TracePlan:
         """The frames with pages of their own: not those of a rank that repeats another."""
         return [f for f in self.frames if f.same_as is None]
 
+    @property
+    def listed_frames(self) -> list[FramePlan]:
+        """The frame pages of the sidebar and of previous/next, by compile id: the records
+        outside any compilation (``[-/-]``) are not a compilation, so not among them."""
+        return [f for f in self.paged_frames if not f.compile.id.is_unknown]
+
     def shared_objects(self, docname: str) -> list[tuple[str, str, str]]:
         """``(objtype, name, status)`` of the objects shown on another object's page: a graph
         identical to an earlier one, the frames, graphs and kernels of a rank that repeats
@@ -292,7 +299,7 @@ class TracePlan:
     def neighbours(self, frame: FramePlan) -> tuple[FramePlan | None, FramePlan | None]:
         """The frame pages before and after this one, in compile order (the plan's order)."""
         if self._paged is None or self._position is None:  # once: twice a page is quadratic
-            self._paged = self.paged_frames
+            self._paged = self.listed_frames
             self._position = {id(f): i for i, f in enumerate(self._paged)}
         paged = self._paged
         i = self._position.get(id(frame))
@@ -384,7 +391,7 @@ def plan_trace(
         plan.ranks.append(rank_plan)
         targets = iter(frames_of.get(original, ()) if original is not None else ())
         mine = frames_of[index] = []
-        for compile_ in rank.compiles:
+        for compile_ in compile_order(rank.compiles):
             if id(compile_) not in paged:
                 plan.past_limit.append(PastLimit(rank_plan, compile_))
                 continue
@@ -403,6 +410,27 @@ def plan_trace(
             planned[id(compile_)] = frame
             mine.append(frame)
     return plan
+
+
+def compile_order(compiles: Sequence[Compile]) -> list[Compile]:
+    """Compiles by compile id, as a reader counts them: ``[0/0]``, ``[0/0_1]``, ``[0/1]``,
+    ``[1/0]`` ...; compiled-autograd graphs after the frames they ran in, a repeat after
+    ``torch._dynamo.reset()`` after every first occurrence, ``[-/-]`` last."""
+
+    def key(c: Compile) -> tuple[int, int, int, int, int, int]:
+        cid = c.id
+        if cid.is_unknown:
+            return (1, 0, 0, 0, 0, 0)
+        return (
+            0,
+            c.occurrence,
+            -1 if cid.compiled_autograd_id is None else cid.compiled_autograd_id,
+            -1 if cid.frame_id is None else cid.frame_id,
+            -1 if cid.frame_compile_id is None else cid.frame_compile_id,
+            cid.attempt,
+        )
+
+    return sorted(compiles, key=key)
 
 
 #: Inductor graphs logged before and after a pass, and the pass, for "unchanged by <pass>".

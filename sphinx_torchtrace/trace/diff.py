@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compare import DIFF_ARTIFACT, recompile_reason_entries
+from .graph_breaks import break_events
 from .model import Compile, RankTrace, Trace
 from .status import combined_status
 from .summary import (
     TIME_PHASES,
     cache_totals,
     compile_seconds,
-    counted_failures,
     rank_number,
     reason_headline,
     time_totals,
@@ -197,9 +197,10 @@ def _facts(
     metrics = [m for c in compiles for m in c.metrics]
     breaks: list[BreakSite] = []
     errors: list[BreakSite] = []
-    for c, f in counted_failures(compiles):
-        site = _site(f.reason, f.user_location, c, key, rewrite)
-        target = errors if f.kind == "failure" else breaks
+    for event in break_events(compiles):
+        f = event.failure
+        site = _site(f.reason, f.user_location, event.compile, key, rewrite)
+        target = errors if event.category == "error" else breaks
         if site not in target:
             target.append(site)
     reasons: list[str] = []

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from .model import ChromiumEvent, Compile, Failure, RankTrace, StackFrame, StackTrieNode, Trace
+from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
+from .model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
 from .reader import load_json
 from .status import combined_status
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
@@ -350,169 +351,19 @@ def cache_text(compile_: Compile) -> str:
 
 # -- failures and restarts ------------------------------------------------------------------
 
-_GRAPH_BREAK_SITE = re.compile(
-    r"https://(?:meta-)?pytorch\.github\.io/compile-graph-break-site/gb/gb\d{4}\.html"
-)
-
-
 def reason_headline(reason: str) -> str:
-    """The line that names a failure, without the location torch puts first.
-
-    ``Graph break in user code at f.py:17`` / ``Graph Break Reason: Encountered
-    graph break when ...:`` lead graph-break reasons; the next line says what
-    broke.  A first line ending in ``:`` (``backend='x' raised:``) is joined
-    with the line that follows, which holds the exception.
-    """
-    lines = [ln.strip() for ln in reason.splitlines() if ln.strip()]
-    if lines and lines[0].startswith("Graph break in user code at"):
-        lines = lines[1:]
-    if lines and lines[0].startswith("Graph Break Reason:") and len(lines) > 1:
-        if lines[0].endswith(":"):
-            lines = lines[1:]
-    if not lines:
-        return reason.strip() or "(no reason logged)"
-    head = lines[0]
-    if head.endswith(":") and len(lines) > 1 and not lines[1].startswith(("Explanation:", "Hint:")):
-        head = f"{head} {lines[1]}"
-    return head
+    """The line that names a failure, without the location torch puts first (see
+    :func:`.graph_breaks.parse_message`)."""
+    return parse_message(reason).headline
 
 
-#: Where torch and Python chain one failure to the next; tlparse shows the whole chain.
-_CHAIN_MARKERS = (
-    "While handling this graph break",
-    "The above exception was the direct cause of the following exception",
-    "During handling of the above exception, another exception occurred",
-)
-#: Chained failures one reason lists at most (a log's reason may repeat a marker endlessly).
-MAX_CHAIN = 8
+#: What each kind of event is called, for readers who do not work on PyTorch.
+FAILURE_KINDS = {"error": "Compile error", "graph_break": "Graph break"}
 
 
-def failure_chain(reason: str) -> list[str]:
-    """The failures chained after a reason's first: ``While handling this graph break,
-    another graph break occurred: ...`` and Python's chained exceptions, each as its
-    headline (the line after the marker, or the exception line ending a traceback)."""
-    lines = reason.splitlines()
-    chain: list[str] = []
-    i = 0
-    while i < len(lines) and len(chain) < MAX_CHAIN:
-        line = lines[i].strip().strip("*").strip()
-        marker = next((m for m in _CHAIN_MARKERS if line.startswith(m)), None)
-        i += 1
-        if marker is None:
-            continue
-        rest = line[len(marker) :].lstrip(" ,:").strip()
-        if marker == _CHAIN_MARKERS[0] and ":" in rest:
-            rest = rest.split(":", 1)[1].strip()
-            if rest:
-                chain.append(rest)
-                continue
-        found, i = _next_headline(lines, i)
-        if found:
-            chain.append(found)
-    return chain
-
-
-def _next_headline(lines: list[str], i: int) -> tuple[str | None, int]:
-    """The first message line from ``i``: past blank lines and a traceback's indented frames."""
-    in_traceback = False
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        text = line.strip().strip("*").strip()
-        if not text:
-            continue
-        if text.startswith("Traceback (most recent call last)"):
-            in_traceback = True
-            continue
-        if in_traceback and line[:1].isspace():
-            continue
-        if text.startswith(("Graph break in user code at", "Graph Break Reason:")):
-            continue
-        return text, i
-    return None, i
-
-
-def _prefixed_lines(reason: str, prefix: str) -> list[str]:
-    return [
-        ln.strip()[len(prefix) :].strip()
-        for ln in reason.splitlines()
-        if ln.strip().startswith(prefix)
-    ]
-
-
-def _useful_hints(reason: str, limit: int = 3) -> list[str]:
-    """Distinct hints, without torch's stock "please report an issue" line."""
-    hints: list[str] = []
-    for hint in _prefixed_lines(reason, "Hint:"):
-        if hint and hint not in hints and not hint.lower().startswith("please report"):
-            hints.append(hint)
-    return hints[:limit]
-
-
-@dataclass
-class FailureGroup:
-    """Failures with the same kind, exception type and headline: one row, however many repeats."""
-
-    kind: str  # failure, graph_break, restart
-    type: str | None
-    headline: str
-    explanation: str | None
-    hints: list[str]
-    doc_url: str | None  # torch's graph-break site page, when the reason names one
-    compiles: list[Compile] = field(default_factory=list)  # distinct, first-seen order
-    locations: list[str] = field(default_factory=list)  # distinct user-code locations
-    count: int = 0  # failures in the group (a compile may repeat one)
-    chain: list[str] = field(default_factory=list)  # failures chained after it, in order
-
-
-_KIND_ORDER = {"failure": 0, "graph_break": 1, "restart": 2}
-
-#: What each kind means, for readers who do not work on PyTorch.
-FAILURE_KINDS = {
-    "failure": "Compile error",
-    "graph_break": "Graph break",
-    "restart": "Restart",
-}
-
-
-def failure_groups(compiles: Iterable[Compile]) -> list[FailureGroup]:
-    """Distinct failures of these compiles: errors first, then breaks, then restarts."""
-    groups: dict[tuple[str, str | None, str], FailureGroup] = {}
-    # each failure once: a restart repeating the graph break before it is not counted again
-    for c, f in counted_failures(list(compiles)):
-        reason = f.reason if isinstance(f.reason, str) else str(f.reason)
-        headline = reason_headline(reason)
-        key = (f.kind, f.type, headline)
-        group = groups.get(key)
-        if group is None:
-            explanations = _prefixed_lines(reason, "Explanation:")
-            url = _GRAPH_BREAK_SITE.search(reason)
-            group = groups[key] = FailureGroup(
-                f.kind,
-                f.type,
-                headline,
-                explanations[0] if explanations else None,
-                _useful_hints(reason),
-                url.group(0) if url else None,
-                chain=failure_chain(reason),
-            )
-        group.count += 1
-        if not any(x is c for x in group.compiles):
-            group.compiles.append(c)
-        location = _failure_location(f, c)
-        if location and location not in group.locations:
-            group.locations.append(location)
-    return sorted(groups.values(), key=lambda g: (_KIND_ORDER.get(g.kind, 3), -g.count))
-
-
-def _failure_location(failure: Failure, compile_: Compile) -> str | None:
-    if failure.user_location:
-        return failure.user_location
-    data = _metrics_data(compile_)
-    filename, lineno = data.get("fail_user_frame_filename"), data.get("fail_user_frame_lineno")
-    if failure.kind == "failure" and filename:
-        return f"{filename}:{lineno}" if lineno is not None else str(filename)
-    return None
+def failure_groups(compiles: Iterable[Compile]) -> list[EventGroup]:
+    """The rows of the failures table: each graph break and error once, errors first."""
+    return event_groups(break_events([c for c in compiles if not c.id.is_unknown]))
 
 
 # -- recompiles -----------------------------------------------------------------------------
@@ -1013,8 +864,8 @@ class Triage:
     """The numbers a reader wants before anything else, for the overview's first screen and
     the ``summary`` command: what compiled, how often, what broke, what it cost.
 
-    A graph break is logged twice by torch (a ``graph_break`` record on the attempt that
-    broke, and a restart reason on the attempt that carried on): counted once here.
+    Graph breaks and errors are the events of :func:`.graph_breaks.break_events`, each
+    once however many records torch wrote for it; the failures table shows the same list.
     """
 
     ranks: int
@@ -1022,9 +873,10 @@ class Triage:
     compile_ids: int  # distinct compile ids (repeats after a reset counted apart)
     attempts: int  # compilations logged, restarted attempts included
     statuses: dict[str, int]  # status -> compile ids, over the ids' attempts' worst
-    graph_breaks: int
-    graph_break_reasons: int  # distinct reasons among them
-    errors: int  # compile errors (a ``fail_type``)
+    graph_breaks: int  # graph breaks that did not stop the frame (one event each)
+    graph_break_reasons: int  # distinct breaks among them: rows of the failures table
+    errors: int  # compile errors, a graph break that made torch skip the frame included
+    distinct_errors: int
     recompiled: list[RecompiledFunction]  # per function that recompiled (all ranks)
     cache: dict[str, int]  # hit / miss / bypass lookups
     compile_seconds: float | None  # whole-frame compile time summed; None when never logged
@@ -1035,27 +887,11 @@ class Triage:
         return sum(len(fn.recompiles) for fn in self.recompiled)
 
 
-def counted_failures(compiles: Sequence[Compile]) -> list[tuple[Compile, Failure]]:
-    """Each failure once: a restart that repeats the graph break of the attempt before it
-    (same compile id and occurrence, one attempt earlier) is the same event, left out."""
-    broke: set[tuple[Any, int, int]] = set()
-    for c in compiles:
-        if any(f.kind == "graph_break" for f in c.failures):
-            broke.add((c.id.frame, c.occurrence, c.id.attempt))
-    out: list[tuple[Compile, Failure]] = []
-    for c in compiles:
-        for f in c.failures:
-            if f.kind == "restart" and (c.id.frame, c.occurrence, c.id.attempt - 1) in broke:
-                continue
-            out.append((c, f))
-    return out
-
-
 def triage(trace_or_rank: Trace | RankTrace) -> Triage:
     """The first-screen figures of a whole trace (all ranks) or of one rank."""
     ranks = trace_or_rank.ranks if isinstance(trace_or_rank, Trace) else [trace_or_rank]
-    frames = compile_ids = attempts = breaks = errors = 0
-    reasons: set[str] = set()
+    frames = compile_ids = attempts = 0
+    groups: list[EventGroup] = []
     statuses: Counter[str] = Counter()
     recompiled: list[RecompiledFunction] = []
     total, timed = 0.0, False
@@ -1070,17 +906,13 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         statuses.update(
             str(combined_status(m for c in group for m in c.metrics)) for group in by_id.values()
         )
-        for _, f in counted_failures(known):
-            if f.kind == "failure":
-                errors += 1
-            elif f.kind in ("graph_break", "restart"):
-                breaks += 1
-                reasons.add(reason_headline(f.reason if isinstance(f.reason, str) else ""))
+        groups += failure_groups(known)
         recompiled.extend(fn for fn in recompiled_functions(rank) if fn.recompiles)
         for c in known:
             seconds = compile_seconds(c)
             if seconds is not None:
                 total, timed = total + seconds, True
+    counts = break_counts(groups)  # a break on several ranks is one distinct break
     all_compiles = [c for r in ranks for c in r.compiles]
     several = isinstance(trace_or_rank, Trace) and trace_or_rank.is_multi_rank
     multi = trace_or_rank if several and isinstance(trace_or_rank, Trace) else None
@@ -1090,9 +922,10 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         compile_ids=compile_ids,
         attempts=attempts,
         statuses=dict(statuses),
-        graph_breaks=breaks,
-        graph_break_reasons=len(reasons),
-        errors=errors,
+        graph_breaks=counts.graph_breaks,
+        graph_break_reasons=counts.distinct_breaks,
+        errors=counts.errors,
+        distinct_errors=counts.distinct_errors,
         recompiled=recompiled,
         cache=cache_totals(all_compiles),
         compile_seconds=total if timed else None,

@@ -29,6 +29,7 @@ Importable: :func:`summarize_log`, :func:`summarize_rank_dir`, :func:`summarize`
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import html
 import json
@@ -47,7 +48,7 @@ EXPECTED_DIR = DATA_DIR / "expected" / "tlparse"
 TLPARSE = "tlparse"
 TIMEOUT_S = 300
 
-RANK_LOG_RE = re.compile(r"^dedicated_log_torch_trace_rank_(\d+)(?:_[^/]*)?\.log$")
+RANK_LOG_RE = re.compile(r"^dedicated_log_torch_trace_rank_(\d+)(?:_[^/]*)?\.log(?:\.gz)?$")
 PROVENANCE_TRIGGER = b"inductor_provenance_tracking_node_mappings"
 MAP_KEYS = (
     "preToPost",
@@ -555,15 +556,21 @@ def _output_listing(out: Path) -> list[str]:
 
 
 def summarize_log(log: Path) -> dict[str, Any]:
+    """tlparse's view of one log; a ``.log.gz`` is given to tlparse decompressed (it reads
+    plain files only), its bytes and md5 those of the file in the repository."""
     log = Path(log)
-    raw = log.read_bytes()
+    stored = log.read_bytes()
+    raw = gzip.decompress(stored) if log.name.endswith(".gz") else stored
     res: dict[str, Any] = {
         "input": _rel(log),
-        "input_bytes": len(raw),
-        "input_md5": hashlib.md5(raw).hexdigest(),
+        "input_bytes": len(stored),
+        "input_md5": hashlib.md5(stored).hexdigest(),
         "tlparse_version": tlparse_version(),
     }
     with tempfile.TemporaryDirectory(prefix="tlref_") as tmp:
+        if log.name.endswith(".gz"):
+            log = Path(tmp) / log.name[: -len(".gz")]
+            log.write_bytes(raw)
         out = Path(tmp) / "out"
         proc = _run([str(log), "-o", str(out), "--no-browser", "--overwrite"])
         res["exit_code"] = proc.returncode
@@ -705,7 +712,9 @@ def discover_inputs(root: Path = DATA_DIR) -> list[Path]:
     logs = sorted(
         p
         for p in root.rglob("*")
-        if p.is_file() and p.suffix in (".log", ".txt") and exp not in p.resolve().parents
+        if p.is_file()
+        and (p.suffix in (".log", ".txt") or p.name.endswith(".log.gz"))
+        and exp not in p.resolve().parents
     )
     dirs = sorted({p.parent for p in logs if RANK_LOG_RE.match(p.name)})
     return logs + dirs

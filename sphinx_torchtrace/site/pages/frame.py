@@ -15,6 +15,7 @@ from typing import Any, TypeGuard
 
 from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
 from ...trace import summary as trace_summary
+from ...trace.graph_breaks import parse_message
 from ...trace.provenance import provenance_view, provenance_views
 from ...trace.timings import MAX_SECONDS, plausible
 from ..artifacts import (
@@ -39,6 +40,7 @@ from ..blocks import (
     Inline,
     Inlines,
     Lines,
+    Link,
     ObjectLink,
     ObjectTarget,
     Page,
@@ -217,7 +219,10 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
         docnames += [k.docname for k in frame.kernels if k.has_page]
         blocks.append(Toctree(docnames, hidden=True))
     title = plan.frame_title(frame, fn_name)
-    return Page(frame.docname, [title], blocks, orphan=not settings.list_frames)
+    # [-/-] is no compilation: linked from the overview, in a toctree only where one
+    # document holds every page (LaTeX)
+    orphan = not settings.list_frames or (c.id.is_unknown and not settings.detail_toctree)
+    return Page(frame.docname, [title], blocks, orphan=orphan)
 
 
 def _neighbour_links(view: _Frame) -> list[Block]:
@@ -521,23 +526,37 @@ def _failures_section(view: _Frame) -> Section | None:
 
 
 def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
-    """The headline of a failure as its lines; the whole message, tracebacks too, folded."""
+    """A failure as torch structures it: each break's type, registry id, explanation and
+    hints, a chained break under "Then"; the debug context and the whole message folded."""
     reason = failure.reason
-    summary = reason.split("\nTraceback (most recent call last)")[0]
-    summary = summary.split("\nUser code traceback:")[0]
+    message = parse_message(reason)
     head: list[Inline] = [Strong(failure.type or failure.kind.replace("_", " "))]
-    if failure.user_location:
-        head += [" at ", Code(failure.user_location)]
-    head.append(f" (line {failure.line} of the log)" + (":" if summary.strip() else "."))
+    where = message.location.location if message.location else failure.user_location
+    if where:
+        head += [" at ", Code(view.strip(where))]
+    head.append(f" (line {failure.line} of the log)" + (":" if message.parts else "."))
     blocks: list[Block] = [Paragraph(head)]
-    if summary.strip():
-        lines = view.strip(summary.strip()).split("\n")
-        blocks.append(Lines([linked(line) if line.strip() else [] for line in lines]))
-    chain = trace_summary.failure_chain(reason)
-    if chain:
-        items = [[Paragraph(linked(view.strip(headline)))] for headline in chain]
-        blocks += [Paragraph(["Then, while handling it:"]), BulletList(items)]
-    if summary != reason:
+    if not message.parts and reason.strip():
+        blocks.append(Paragraph(linked(view.strip(message.headline))))
+    for i, part in enumerate(message.parts):
+        title: list[Inline] = ["Then: "] if i else []
+        title.append(Strong(view.strip(part.type)))
+        if part.registry_id:
+            title += [" (", Link(part.url, part.registry_id) if part.url else part.registry_id, ")"]
+        lines: list[list[Inline]] = [title]
+        if part.explanation:
+            lines.append(linked(view.strip(part.explanation)))
+        blocks.append(Lines(lines))
+        hints = [h for h in part.hints if not h.lower().startswith("please report")]
+        if hints:
+            items = [[Paragraph(["Hint: ", *linked(view.strip(h))])] for h in hints]
+            blocks.append(BulletList(items))
+    contexts = [p.context for p in message.parts if p.context]
+    folded = "\n".join(contexts)
+    if folded:
+        context = CodeBlock(view.strip(folded), "text")
+        blocks.append(Dropdown(["Developer debug context"], [context]))
+    if message.parts or reason.strip() != message.headline:
         blocks.append(
             Dropdown(
                 ["The whole message, with tracebacks"],

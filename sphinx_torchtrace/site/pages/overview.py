@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, summary
+from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, graph_breaks, summary
 from ...trace.timings import MAX_SECONDS, plausible
 from ..artifacts import size_text
 from ..blocks import (
@@ -130,8 +130,11 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
     blocks.extend(past_limit_blocks(plan))
     if settings.list_frames:
         # a section of its own: after the last section, themes (rtd) nest the frames under it
-        frames = Toctree([f.docname for f in plan.paged_frames])
-        blocks.append(Section(["Frames"], [frames], anchor="frames"))
+        frames: list[Block] = [Toctree([f.docname for f in plan.listed_frames])]
+        outside = [f.docname for f in plan.paged_frames if f.compile.id.is_unknown]
+        if outside and settings.detail_toctree:  # one document (LaTeX) holds every page
+            frames.append(Toctree(outside, hidden=True))
+        blocks.append(Section(["Frames"], frames, anchor="frames"))
     return Page(plan.index_docname, ["Trace ", plan.label], blocks)
 
 
@@ -193,7 +196,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if t.graph_breaks:
         total = plural(t.graph_breaks, "graph break")
         breaks = [to("failures", "failures-and-restarts", total)]
-        breaks.append(f" ({plural(t.graph_break_reasons, 'distinct reason')})")
+        breaks.append(f" ({t.graph_break_reasons} distinct)")
     lines.append(["Graph breaks: ", *breaks])
     recompiles: list[Inline] = [
         to("recompiles", "recompiles-explained", plural(t.recompiles, "recompile"))
@@ -209,12 +212,12 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         if len(t.recompiled) > 8:
             recompiles.append(f" and {len(t.recompiled) - 8} more functions")
     lines.append(["Recompiles: ", *recompiles])
-    lines.append(
-        [
-            "Compile errors: ",
-            to("failures", "failures-and-restarts", str(t.errors)) if t.errors else "none",
-        ]
-    )
+    errors: list[Inline] = ["none"]
+    if t.errors:
+        total = plural(t.errors, "compile error")
+        errors = [to("failures", "failures-and-restarts", total)]
+        errors.append(f" ({t.distinct_errors} distinct)")
+    lines.append(["Compile errors: ", *errors])
     if t.cache:
         cache_text = ", ".join(
             plural(n, result, result + "es" if result.endswith("s") else None)
@@ -263,7 +266,7 @@ def _header(view: _Overview) -> list[Block]:
         [["Ranks"], _ranks_fact(view)],
         [["Captured"], [_capture_fact(view.trace)]],
         [["Log"], _log_fact(view.trace)],
-        [["Compilations"], [_compilations_fact(view.compiles)]],
+        [["Compilations"], [_compilations_fact(summary.triage(view.trace))]],
         [["Settings"], _settings_fact(view.configs)],
     ]
     blocks: list[Block] = [
@@ -326,10 +329,12 @@ def _log_fact(trace: Trace) -> list[Inline]:
     return [Code(rank.path), f" ({size_text(rank.size)})"]
 
 
-def _compilations_fact(compiles: Sequence[Compile]) -> str:
-    counts: Counter[str] = Counter(c.status for c in compiles)
-    parts = [f"{counts[s]} {s}" for s in STATUS_LEGEND if counts[s]]
-    return f"{len(compiles)}: " + ", ".join(parts) if parts else str(len(compiles))
+def _compilations_fact(t: summary.Triage) -> str:
+    """The glance's figures again (the same function): compile ids by status, attempts."""
+    parts = [f"{t.statuses[s]} {s}" for s in STATUS_ORDER if t.statuses.get(s)]
+    ids = f"{t.compile_ids} compile id{'s' if t.compile_ids != 1 else ''}"
+    attempts = f"{t.attempts} attempt{'s' if t.attempts != 1 else ''}"
+    return f"{ids} ({attempts})" + (": " + ", ".join(parts) if parts else "")
 
 
 def _settings_fact(configs: Sequence[dict[str, dict[str, Any]]]) -> list[Inline]:
@@ -469,7 +474,7 @@ def _trie_line(
 def _directory(view: _Overview) -> list[Block]:
     intro = Paragraph(
         [
-            "Every compilation, in the order the log first mentions it. A compile id ",
+            "Every compilation, by compile id. A compile id ",
             Code("[x/y]"),
             " is the ",
             Emphasis("y"),
@@ -494,9 +499,11 @@ def _directory(view: _Overview) -> list[Block]:
 
 
 def _directory_of(view: _Overview, rank: RankTrace) -> list[Block]:
-    frames = [f for f in view.plan.frames if f.rank is rank]
+    mine = [f for f in view.plan.frames if f.rank is rank]
+    frames = [f for f in mine if not f.compile.id.is_unknown]
+    outside = [_outside_paragraph(f) for f in mine if f.compile.id.is_unknown]
     if not frames:
-        return [Paragraph(["No compilations in this log."])]
+        return [Paragraph(["No compilations in this log."]), *outside]
     rows: list[Row] = [
         [
             _attempt_cell(view, f),
@@ -511,7 +518,25 @@ def _directory_of(view: _Overview, rank: RankTrace) -> list[Block]:
         for f in frames
     ]
     header = ["Compile id", "Function", "Status", "Time", "Graphs", "Kernels", "Cache", "Artifacts"]
-    return [Table(header, rows, widths=[2, 3, 1, 1, 1, 1, 2, 1], classes=["torchtrace-directory"])]
+    table = Table(header, rows, widths=[2, 3, 1, 1, 1, 1, 2, 1], classes=["torchtrace-directory"])
+    return [table, *outside]
+
+
+def _outside_paragraph(frame: FramePlan) -> Paragraph:
+    """``[-/-]`` is not a compilation: its records are named below the table, not in it."""
+    c = frame.compile
+    records = len(c.artifacts) + len(c.metrics) + c.chromium_event_count
+    names = sorted({a.name for a in c.artifacts})
+    listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more kinds" if len(names) > 6 else "")
+    return Paragraph(
+        [
+            f"{records} record{'s' if records != 1 else ''} logged outside any compilation"
+            + (f" ({listed})" if listed else "")
+            + " are on ",
+            PageLink(frame.docname, "their own page"),
+            ".",
+        ]
+    )
 
 
 def _attempt_cell(view: _Overview, frame: FramePlan) -> list[Inline]:
@@ -572,7 +597,7 @@ def _failures_of(view: _Overview, rank: RankTrace) -> list[Block]:
     groups = summary.failure_groups(rank.compiles)
     if not groups:
         return [Paragraph(["No graph breaks, restarts or compile errors."])]
-    total = sum(g.count for g in groups)
+    counts = graph_breaks.break_counts(groups)
     rows: list[Row] = [
         [_failure_kind(g), _failure_reason(g), [str(g.count)], _failure_places(view, g)]
         for g in groups
@@ -583,34 +608,75 @@ def _failures_of(view: _Overview, rank: RankTrace) -> list[Block]:
         widths=[2, 6, 1, 3],
         classes=["torchtrace-failures"],
     )
-    return [Paragraph([f"{total} in all, {len(groups)} distinct."]), table]
+    return [Paragraph([_break_counts_text(counts) + "."]), table]
 
 
-def _failure_kind(group: summary.FailureGroup) -> list[Inline]:
-    kind: list[Inline] = [summary.FAILURE_KINDS.get(group.kind, group.kind)]
+def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
+    """``3 graph breaks (2 distinct), 1 compile error``: the glance and the table alike."""
+    parts = []
+    if counts.graph_breaks:
+        parts.append(
+            f"{_plural(counts.graph_breaks, 'graph break')} ({counts.distinct_breaks} distinct)"
+        )
+    if counts.errors:
+        parts.append(
+            f"{_plural(counts.errors, 'compile error')} ({counts.distinct_errors} distinct)"
+        )
+    return ", ".join(parts) or "none"
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun if n == 1 else noun + 's'}"
+
+
+def _failure_kind(group: graph_breaks.EventGroup) -> list[Inline]:
+    kind: list[Inline] = [summary.FAILURE_KINDS.get(group.category, group.category)]
     if group.type:
         kind += [": ", Code(group.type)]
     return kind
 
 
-def _failure_reason(group: summary.FailureGroup) -> list[Inline]:
-    """Headline, explanation, hints and torch's page, as sentences of one cell."""
-    reason: list[Inline] = [Strong(group.headline)]
-    for chained in group.chain:  # the root cause torch chains after it, as tlparse shows
-        reason += [" While handling it: ", Strong(chained)]
-    if group.explanation:
-        reason += [" ", *linked(group.explanation)]
-    for hint in group.hints:
-        reason += [" Hint: ", *linked(hint)]
-    if group.doc_url:
-        reason += [" ", Link(group.doc_url, "PyTorch's page on this graph break")]
+def _failure_reason(group: graph_breaks.EventGroup) -> list[Inline]:
+    """The break's type and registry id, what torch chained after it ("then: ..."), the
+    explanation and hints of the first part, as sentences of one cell."""
+    message = group.message
+    parts = message.parts
+    reason: list[Inline] = [Strong(parts[0].type if parts else message.headline)]
+    if parts and parts[0].registry_id:
+        reason += [" (", _registry_link(parts[0]), ")"]
+    for chained in parts[1:]:  # caused by the first: never a cause of its own
+        reason += [" Then: ", Strong(chained.type)]
+        if chained.registry_id:
+            reason += [" (", _registry_link(chained), ")"]
+    first = parts[0] if parts else None
+    if first is not None and first.explanation:
+        reason += [" ", *linked(first.explanation)]
+    for hint in first.hints if first is not None else ():
+        if not hint.lower().startswith("please report"):
+            reason += [" Hint: ", *linked(hint)]
     return reason
 
 
-def _failure_places(view: _Overview, group: summary.FailureGroup) -> list[Inline]:
-    places = view.links(group.compiles)
-    for location in group.locations[:5]:
-        places += ["; at ", Code(location)]
+def _registry_link(part: graph_breaks.BreakPart) -> Inline:
+    if part.url:
+        return Link(part.url, part.registry_id or part.url)
+    return Code(part.registry_id or "")
+
+
+def _failure_places(view: _Overview, group: graph_breaks.EventGroup) -> list[Inline]:
+    """The compiles of the row, ``×k`` where one had the break k times: the count adds up."""
+    times = Counter(id(e.compile) for e in group.events)
+    compiles = group.compiles
+    cells = [
+        [view.link(c), *([f" ×{times[id(c)]}"] if times[id(c)] > 1 else [])]
+        for c in compiles[:CELL_COMPILES]
+    ]
+    places = joined(cells)
+    rest = sum(times[id(c)] for c in compiles[CELL_COMPILES:])
+    if rest:
+        places.append(f" and {rest} more")
+    if group.location:
+        places += ["; at ", Code(group.location)]
     return places
 
 

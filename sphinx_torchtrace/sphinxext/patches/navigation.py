@@ -47,14 +47,16 @@ class _Shared:
         self.navigation: dict[_Key, str] = {}
 
     def sharing_folder(self, folder: str) -> str:
-        """The folder whose navigation ``folder`` can use: its parent when safe, else itself."""
+        """The key of the navigation ``folder`` can use: its parent's subfolders when safe
+        (``P/*``), else the folder itself (``P``).  The two never meet: pages *in* ``P``
+        link the trace's index as ``index.html``, pages one folder below as ``../index.html``."""
         parent = posixpath.dirname(folder)
         if parent not in self.shareable:
             prefix = parent + "/" if parent else ""
             self.shareable[parent] = not any(
                 uri.startswith(prefix) and "/" in uri[len(prefix) :] for uri in self.linked_uris
             )
-        return parent if self.shareable[parent] else folder
+        return f"{parent}/*" if self.shareable[parent] else folder
 
 
 _SHARED: WeakKeyDictionary[Builder, _Shared] = WeakKeyDictionary()

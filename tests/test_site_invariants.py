@@ -1,0 +1,334 @@
+"""Properties of every site, checked on every bundled trace in one real HTML build (furo).
+
+A feature is done when it holds on every log, not on the one it was written for: these
+tests build one site from every trace under ``tests/data`` (the capture corpus, the shared
+logs, the scenario captures and tlparse's own test logs) and check what a reader relies on:
+
+- every internal ``href``/``src``, and every ``#anchor``, resolves;
+- the first screen's figures agree with each other (glance, header, failures table) and
+  with tlparse 0.4.3 on the same log (compile ids, the status of each id, one failure row
+  of tlparse per graph break or compile error of ours);
+- a row of the failures table counts exactly the compile ids it lists, each listed under
+  its own break;
+- nothing logged is hidden: every artifact of every compile is named on the page that
+  shows its compile;
+- ``[-/-]`` (records outside any compilation) is no compilation: not in the sidebar, not
+  in previous/next, linked from the overview.
+
+The traces past ``BIG_BYTES`` build in a test of their own, marked ``corpus_big``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from io import StringIO
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from sphinx.testing.util import SphinxTestApp
+
+from sphinx_torchtrace.site.plan import TracePlan, plan_trace
+from sphinx_torchtrace.trace import CompileId, Trace, load_trace, summary
+
+from .conftest import DATA, copy_testroot, write_page
+from .test_sphinx_all_traces import good_traces
+
+PINNED = DATA / "expected" / "tlparse"
+CORPUS = DATA / "corpus"
+#: Traces larger than this (bytes on disk) build apart, in the ``corpus_big`` test.
+BIG_BYTES = 4_000_000
+#: Not a trace folder of one run: each log is a trace of its own.
+_HREF = re.compile(r'\s(?:href|src)="([^"]*)"')
+_ID = re.compile(r'\sid="([^"]*)"')
+
+
+def corpus_traces() -> list[str]:
+    """The capture corpus: a folder of rank logs is one trace, any other log one each."""
+    found: list[str] = []
+    if not CORPUS.is_dir():
+        return found
+    for folder in sorted(p for p in CORPUS.rglob("*") if p.is_dir()):
+        logs = sorted(p for p in folder.iterdir() if _is_log(p))
+        if any("_rank_" in p.name for p in logs):
+            found.append(folder.relative_to(DATA).as_posix())
+        else:
+            found += [p.relative_to(DATA).as_posix() for p in logs]
+    return found
+
+
+def _is_log(path: Path) -> bool:
+    return path.is_file() and path.name.startswith("dedicated_log_torch_trace") and (
+        path.suffix == ".log" or path.name.endswith(".log.gz")
+    )
+
+
+def _size(rel: str) -> int:
+    path = DATA / rel
+    return sum(p.stat().st_size for p in path.iterdir()) if path.is_dir() else path.stat().st_size
+
+
+def all_traces() -> list[str]:
+    return [*corpus_traces(), *good_traces()]
+
+
+@dataclass
+class Site:
+    """A built site and, per trace, its label, model and plan."""
+
+    outdir: Path
+    traces: dict[str, str]  # label -> path relative to tests/data
+    models: dict[str, Trace]
+    plans: dict[str, TracePlan]
+    warnings: str
+
+
+def _build(tmp: Path, traces: list[str]) -> Site:
+    srcdir = copy_testroot("simple", tmp / "site")
+    labels = {f"t{i:03d}": rel for i, rel in enumerate(traces)}
+    index = "All traces\n==========\n\n.. toctree::\n\n" + "".join(f"   {n}\n" for n in labels)
+    write_page(srcdir, "index.rst", index)
+    for name, rel in labels.items():
+        page = f"{name}\n{'=' * len(name)}\n\n.. torchtrace:: @DATA@/{rel}\n   :name: {name}\n"
+        write_page(srcdir, f"{name}.rst", page)
+    app = SphinxTestApp(
+        "html",
+        srcdir=srcdir,
+        freshenv=True,
+        confoverrides={"html_theme": "furo", "show_warning_types": True},
+        status=StringIO(),
+        warning=StringIO(),
+    )
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    models = {n: load_trace(DATA / rel) for n, rel in labels.items()}
+    plans = {n: plan_trace(n, models[n], "torchtrace") for n in labels}
+    return Site(Path(app.outdir), labels, models, plans, app.warning.getvalue())
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    small = [t for t in all_traces() if _size(t) <= BIG_BYTES]
+    return _build(tmp_path_factory.mktemp("invariants"), small)
+
+
+@pytest.fixture(scope="module")
+def big_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    big = [t for t in all_traces() if _size(t) > BIG_BYTES]
+    if not big:
+        pytest.skip("no trace over BIG_BYTES")
+    return _build(tmp_path_factory.mktemp("invariants-big"), big)
+
+
+# -- reading the output -----------------------------------------------------------------------
+
+
+@cache
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _ids(path: Path) -> set[str]:
+    return {html.unescape(i) for i in _ID.findall(_read(path))}
+
+
+def _article(page: str) -> str:
+    """The page's own content, without the theme's sidebars."""
+    start = page.find('<article role="main"')
+    end = page.find("</article>", start)
+    return page[start:end] if start >= 0 else page
+
+
+def _text(fragment: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def _pages(site: Site) -> Iterator[Path]:
+    yield from sorted(site.outdir.rglob("*.html"))
+
+
+def dead_links(site: Site) -> list[str]:
+    dead: list[str] = []
+    for page in _pages(site):
+        for raw in _HREF.findall(_read(page)):
+            url = html.unescape(raw)
+            parts = urlsplit(url)
+            if parts.scheme or parts.netloc or url.startswith(("mailto:", "javascript:")):
+                continue
+            target = page if not parts.path else page.parent / unquote(parts.path)
+            target = Path(posixpath.normpath(target.as_posix()))
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{page.relative_to(site.outdir)} -> {url}"
+            if not target.exists():
+                dead.append(where)
+            elif parts.fragment and target.suffix == ".html":
+                if unquote(parts.fragment) not in _ids(target):
+                    dead.append(where)
+    return dead
+
+
+def _overview(site: Site, label: str) -> str:
+    return _read(site.outdir / site.plans[label].index_docname.__add__(".html"))
+
+
+def _glance(site: Site, label: str) -> str:
+    page = _article(_overview(site, label))
+    start = page.find('id="at-a-glance"')
+    return _text(page[start : page.find("</section>", start)])
+
+
+def _section(page: str, anchor: str) -> str:
+    start = page.find(f'id="{anchor}"')
+    if start < 0:
+        return ""
+    depth, i = 0, page.rfind("<section", 0, start)
+    for match in re.finditer(r"<(/?)section\b", page[i:]):
+        depth += -1 if match.group(1) else 1
+        if depth == 0:
+            return page[i : i + match.end()]
+    return page[i:]
+
+
+def _tlparse_pin(rel: str) -> dict | None:  # type: ignore[type-arg]
+    pin = PINNED / f"{rel}.json"
+    return json.loads(pin.read_text()) if pin.is_file() else None
+
+
+def _rank_logs(rel: str) -> list[str]:
+    path = DATA / rel
+    if path.is_file():
+        return [rel]
+    return sorted(p.relative_to(DATA).as_posix() for p in path.iterdir() if _is_log(p))
+
+
+# -- the invariants -------------------------------------------------------------------------
+
+
+def check_site(site: Site) -> None:
+    assert site.traces, "no trace built"
+    assert dead_links(site) == []
+    for label in site.traces:
+        check_figures(site, label)
+        check_failure_rows(site, label)
+        check_nothing_hidden(site, label)
+        check_outside_group(site, label)
+
+
+def check_figures(site: Site, label: str) -> None:
+    """The glance, the header and the failures table say the same numbers, from
+    :func:`summary.triage`; and they are tlparse's."""
+    trace = site.models[label]
+    t = summary.triage(trace)
+    glance = _glance(site, label)
+    assert f"({t.compile_ids} compile id" in glance, (label, glance)
+    assert f"{t.attempts} attempt" in glance, (label, glance)
+    header = _text(_section(_article(_overview(site, label)), "header") or "")
+    if not trace.is_multi_rank and header:
+        assert f"{t.compile_ids} compile id" in header, (label, header)
+    if t.graph_breaks:
+        assert f"{t.graph_breaks} graph break" in glance and f"({t.graph_break_reasons} distinct)"
+    else:
+        assert "Graph breaks: none" in glance, (label, glance)
+    if t.errors:
+        assert f"{t.errors} compile error" in glance, (label, glance)
+    else:
+        assert "Compile errors: none" in glance, (label, glance)
+    # tlparse, log by log: one failure row per event of ours, the same compile ids, statuses
+    for rank, rel in zip(trace.ranks, _rank_logs(site.traces[label]), strict=False):
+        pin = _tlparse_pin(rel)
+        if pin is None or pin.get("exit_code") != 0 or pin.get("failures_count") is None:
+            continue
+        mine = summary.triage(rank)
+        assert mine.graph_breaks + mine.errors == pin["failures_count"], (rel, mine)
+        theirs = {str(CompileId.parse(k).frame) for k in pin["compile_ids"] or {} if k != "[-/-]"}
+        ours = {str(c.id.frame) for c in rank.compiles if not c.id.is_unknown}
+        assert ours == theirs, rel
+        for cid, status in (pin.get("statuses") or {}).items():
+            assert rank.frame_status(CompileId.parse(cid)) == status, (rel, cid)
+
+
+_ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.DOTALL)
+_CELL = re.compile(r"<td[^>]*>(.*?)</td>", re.DOTALL)
+
+
+def check_failure_rows(site: Site, label: str) -> None:
+    """Each row counts the compile ids it lists (``×k`` a compile's repeats, ``and N more``
+    the rest); each listed id has an event of that row's break."""
+    trace = site.models[label]
+    section = _section(_article(_overview(site, label)), "failures-and-restarts")
+    rows = [_CELL.findall(r) for r in _ROW.findall(section)]
+    rows = [r for r in rows if len(r) == 4]
+    groups = [g for rank in trace.ranks for g in summary.failure_groups(rank.compiles)]
+    assert len(rows) == len(groups), label
+    for cells, group in zip(rows, groups, strict=True):
+        count = int(_text(cells[2]))
+        assert count == group.count, (label, _text(cells[1]))
+        places = cells[3]
+        listed = len(re.findall(r"<a\s", places.split("; at ")[0]))
+        more = re.search(r"and (\d+) more", _text(places))
+        repeats = sum(int(k) - 1 for k in re.findall(r"×(\d+)", _text(places)))
+        assert listed + repeats + (int(more.group(1)) if more else 0) == count, (label, places)
+        for e in group.events:
+            assert e.message.key == group.key and e.location == group.location
+
+
+def check_nothing_hidden(site: Site, label: str) -> None:
+    """Every artifact of a compile with a page is a row of that page's artifacts table."""
+    plan = site.plans[label]
+    for frame in plan.frames:
+        shown = frame.same_as if frame.same_as is not None else frame
+        page = _article(_read(site.outdir / f"{shown.docname}.html"))
+        table = _section(page, "artifacts")
+        rows = Counter(  # "inductor_output_code (backward)", "fx_graph_runnable#2": the name
+            re.split(r" \(|#\d+$", _text(cells[0]))[0]
+            for r in _ROW.findall(table)
+            if (cells := _CELL.findall(r))
+        )
+        logged = Counter(a.name for a in frame.compile.artifacts)
+        missing = logged - rows
+        assert not missing, (label, frame.compile.label, dict(missing))
+
+
+def check_outside_group(site: Site, label: str) -> None:
+    """``[-/-]`` is linked from the overview, never a neighbour nor a toctree entry."""
+    plan = site.plans[label]
+    outside = [f for f in plan.paged_frames if f.compile.id.is_unknown]
+    overview = _overview(site, label)
+    for frame in outside:
+        name = posixpath.basename(frame.docname) + ".html"
+        assert name in _section(_article(overview), "compile-directory"), label
+    for frame in plan.listed_frames:
+        page = _read(site.outdir / f"{frame.docname}.html")
+        for nav in re.findall(r'class="[^"]*torchtrace-prev-next[^"]*".*?</div>', page, re.S):
+            for other in outside:
+                assert posixpath.basename(other.docname) + ".html" not in nav, label
+
+
+# -- tests ----------------------------------------------------------------------------------
+
+
+def test_the_corpus_is_wide() -> None:
+    corpus = corpus_traces()
+    if not corpus:
+        pytest.skip("no capture corpus in this checkout")
+    assert len(corpus) >= 20
+    assert all(_tlparse_pin(log) is not None for t in corpus for log in _rank_logs(t))
+
+
+def test_every_site_invariant_holds_on_every_trace(site: Site) -> None:
+    check_site(site)
+
+
+@pytest.mark.corpus_big
+def test_every_site_invariant_holds_on_the_big_traces(big_site: Site) -> None:
+    check_site(big_site)
