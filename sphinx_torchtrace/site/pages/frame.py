@@ -141,6 +141,8 @@ ODD_NUMBER_LIMIT = 40
 MAX_COUNT = 10**15
 CELL_LIMIT = 200
 SOURCE_NODES_LIMIT = 120
+#: Call lines an extern kernel's row names before "and N more".
+EXTERN_LINES = 5
 
 #: Artifacts named after their phase only when a forward and a backward of that name exist.
 NOT_PHASED = frozenset(
@@ -199,11 +201,11 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
     for section in (
         text_log_section(view.frame.rank),
         _failures_section(view),
+        _changed_section(view),  # the answers (what failed, why it compiled again) first
         _metrics_section(view),
         cudagraphs_section(c),
         _artifacts_section(view),
         _kernels_section(view),
-        _changed_section(view),
         _provenance_section(view),
         _stack_section(view),
         _shapes_section(view),
@@ -882,8 +884,8 @@ def _kernels_section(view: _Frame) -> Section | None:
         ]))
     if any(k.kernel.kind == "extern" for k in kernels):
         blocks.append(Paragraph([
-            "Generated kernels, then each call of a library (extern) kernel where it is made, "
-            "with the graph nodes it computes there."
+            "Generated kernels, then the library (extern) kernels the code calls, each once "
+            "with the lines that call it and the graph nodes it computes."
         ]))
     header, rows, widths = drop_empty_columns(
         ["Kernel", "Kind", "In", "Source nodes"], rows, [4, 2, 2, 3]
@@ -893,7 +895,7 @@ def _kernels_section(view: _Frame) -> Section | None:
 
 
 def _kernel_rows(k: KernelPlan, code_name: str, noted: bool = True) -> list[list[Inlines]]:
-    """One row per kernel; an extern kernel, a library call, one row per call site.
+    """One row per kernel, an extern (library) kernel one row with its calls counted.
     ``code_name`` names the output code it is in; ``noted``: a kernel shown on an earlier
     compile's page says so in its row."""
     code: Inline = PageLink(k.code_docname, code_name) if k.code_docname else code_name
@@ -903,7 +905,7 @@ def _kernel_rows(k: KernelPlan, code_name: str, noted: bool = True) -> list[list
         but = "" if k.numbers_of.kernel.source == kernel.source else " but for numbers"
         name = [PageLink(k.numbers_of.docname, kernel.name)]
         name += [f" (as {k.numbers_of_label}'s{but})"] if noted else []
-    if kernel.kind != "extern" or len(kernel.call_nodes) != len(kernel.launch_lines):
+    if kernel.kind != "extern":
         nodes = ", ".join(kernel.source_nodes)
         return [
             [
@@ -913,18 +915,15 @@ def _kernel_rows(k: KernelPlan, code_name: str, noted: bool = True) -> list[list
                 [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else [],
             ]
         ]
-    rows: list[list[Inlines]] = []
-    for line, call_nodes in zip(kernel.launch_lines, kernel.call_nodes, strict=True):
-        nodes = ", ".join(call_nodes)
-        rows.append(
-            [
-                name,
-                ["extern call"],
-                [code, f" line {line}"],
-                [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else [],
-            ]
-        )
-    return rows
+    # a library (extern) kernel: one row however often the code calls it, its calls counted
+    calls = len(kernel.launch_lines)
+    lines = ", ".join(str(n) for n in kernel.launch_lines[:EXTERN_LINES])
+    more = f" and {calls - EXTERN_LINES} more" if calls > EXTERN_LINES else ""
+    where: Inlines = [code, f" line{'s' if calls > 1 else ''} {lines}{more}"] if calls else [code]
+    nodes = ", ".join(dict.fromkeys(n for call in kernel.call_nodes for n in call))
+    nodes = nodes or ", ".join(kernel.source_nodes)
+    kind = f"extern, {calls} calls" if calls > 1 else "extern"
+    return [[name, [kind], where, [Code(_truncate(nodes, SOURCE_NODES_LIMIT))] if nodes else []]]
 
 
 def drop_empty_columns(
