@@ -328,3 +328,22 @@ def test_recompile_limits_follow_the_run() -> None:
     configs = summary.compile_configs(load_trace(SHARED / "recompiles"))
     assert summary.recompile_limits(configs) == [8, 3]
     assert summary.recompile_limits([]) == []
+
+
+def test_functions_of_one_name_are_told_apart_by_their_place() -> None:
+    def compile_(frame: int, version: int, filename: str) -> Compile:
+        c = Compile(CompileId(None, frame, version, 0), 1, 1)
+        data = {"co_name": "forward", "co_filename": filename, "co_firstlineno": 3}
+        c.metrics = [Metrics("compilation_metrics", 1, data)]
+        if version:
+            c.recompile_reasons = [f"{frame}/0: tensor 'x' size mismatch at index 0"]
+        return c
+
+    rank = RankTrace("x.log", None, 0, compiles=[
+        compile_(0, 0, "/p/a.py"), compile_(0, 1, "/p/a.py"),
+        compile_(1, 0, "/p/b.py"), compile_(1, 1, "/p/b.py"), compile_(1, 2, "/p/b.py"),
+    ])
+    functions = summary.recompiled_functions(rank)
+    assert [fn.shown for fn in functions] == ["forward (/p/a.py:3)", "forward (/p/b.py:3)"]
+    alone = summary.recompiled_functions(RankTrace("y.log", None, 0, compiles=rank.compiles[:2]))
+    assert [fn.shown for fn in alone] == ["forward"]  # no other "forward": the name is enough

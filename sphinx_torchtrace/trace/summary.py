@@ -327,6 +327,19 @@ def function_name(compile_: Compile) -> str | None:
     return None
 
 
+def function_place(compile_: Compile) -> str | None:
+    """``file.py:12``: where the compiled function starts (metrics, else its stack), so two
+    functions of one name in two files are told apart."""
+    data = _metrics_data(compile_)
+    filename, line = data.get("co_filename"), data.get("co_firstlineno")
+    if filename:
+        return f"{filename}:{line}" if line is not None else str(filename)
+    if compile_.stack:
+        frame = compile_.stack[-1]
+        return f"{frame.filename}:{frame.line}"
+    return None
+
+
 def _seconds(value: Any) -> float | None:
     return plausible(value, MAX_SECONDS)
 
@@ -431,6 +444,8 @@ class RecompiledFunction:
     frame_label: str  # "[0/*]"
     versions: int
     recompiles: list[Recompile] = field(default_factory=list)
+    place: str | None = None  # "file.py:12", where the function starts
+    shown: str = ""  # its name as pages show it: with its place where two share a name
 
 
 def _guard_failure(rank: RankTrace, reason: str) -> GuardFailure:
@@ -462,11 +477,17 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
         if entry is None:
             ca = "" if key[0] is None else f"!{key[0]}/"
             entry = by_frame[key] = RecompiledFunction(
-                function_name(c), f"[{ca}{key[1]}/*]", counts[key]
+                function_name(c), f"[{ca}{key[1]}/*]", counts[key], place=function_place(c)
             )
         reasons = [_guard_failure(rank, r) for r in c.recompile_reasons if isinstance(r, str)]
         entry.recompiles.append(Recompile(c, reasons))
-    return list(by_frame.values())
+    functions = list(by_frame.values())
+    names = Counter(fn.function for fn in functions)
+    for fn in functions:
+        name = fn.function or fn.frame_label
+        twice = names[fn.function] > 1 or fn.function is None
+        fn.shown = f"{name} ({fn.place})" if twice and fn.place else name
+    return functions
 
 
 def recompile_limits(configs: Sequence[dict[str, dict[str, Any]]]) -> list[int]:

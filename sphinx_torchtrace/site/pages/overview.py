@@ -205,7 +205,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     ]
     if t.recompiled:
         per_function: list[list[Inline]] = [
-            [Code(fn.function or fn.frame_label), f" {len(fn.recompiles)}"]
+            [Code(maybe_strip(fn.shown, settings.no_source)), f" {len(fn.recompiles)}"]
             for fn in t.recompiled[:8]
         ]
         recompiles += [": ", *joined(per_function)]
@@ -715,7 +715,7 @@ def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
         blocks.append(
             Paragraph(
                 [
-                    Strong(fn.function or "unknown function"),
+                    Strong(maybe_strip(fn.shown, view.settings.no_source)),
                     " (",
                     Code(fn.frame_label),
                     f"): {fn.versions} versions, {n} recompile{'s' if n != 1 else ''}.",
@@ -743,7 +743,7 @@ def _recompiles_by_reason(
             reason = rc.reasons[0].explanation if rc.reasons else "no reason logged"
             compiles, names = groups.setdefault(reason, ([], Counter()))
             compiles.append(rc.compile)
-            names[fn.function or fn.frame_label] += 1
+            names[maybe_strip(fn.shown, view.settings.no_source)] += 1
     rows: list[Row] = []
     for reason, (compiles, names) in sorted(groups.items(), key=lambda kv: -len(kv[1][0])):
         per_function: list[list[Inline]] = [
