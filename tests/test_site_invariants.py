@@ -7,7 +7,7 @@ logs, the scenario captures and tlparse's own test logs) and check what a reader
 - every internal ``href``/``src``, and every ``#anchor``, resolves;
 - the first screen's figures agree with each other (glance, header, failures table) and
   with tlparse 0.4.3 on the same log (compile ids, the status of each id, one failure row
-  of tlparse per graph break or compile error of ours);
+  of tlparse per graph break or compile error of ours that the metrics record);
 - a row of the failures table counts exactly the compile ids it lists, each listed under
   its own break;
 - nothing logged is hidden: every artifact of every compile is named on the page that
@@ -37,6 +37,7 @@ from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace.site.plan import TracePlan, plan_trace
 from sphinx_torchtrace.trace import CompileId, Trace, load_trace, summary
+from sphinx_torchtrace.trace.graph_breaks import break_events
 
 from .conftest import DATA, copy_testroot, write_page
 from .test_sphinx_all_traces import good_traces
@@ -248,8 +249,13 @@ def check_figures(site: Site, label: str) -> None:
         pin = _tlparse_pin(rel)
         if pin is None or pin.get("exit_code") != 0 or pin.get("failures_count") is None:
             continue
+        # every row of tlparse's failures table is one event of ours; ours has, besides,
+        # the breaks no restart repeats (tlparse reads the metrics only)
         mine = summary.triage(rank)
-        assert mine.graph_breaks + mine.errors == pin["failures_count"], (rel, mine)
+        events = break_events([c for c in rank.compiles if not c.id.is_unknown])
+        assert mine.graph_breaks + mine.errors == len(events)
+        assert sum(e.in_metrics for e in events) == pin["failures_count"], (rel, mine)
+        assert all(e.failure.kind == "graph_break" for e in events if not e.in_metrics)
         theirs = {str(CompileId.parse(k).frame) for k in pin["compile_ids"] or {} if k != "[-/-]"}
         ours = {str(c.id.frame) for c in rank.compiles if not c.id.is_unknown}
         assert ours == theirs, rel

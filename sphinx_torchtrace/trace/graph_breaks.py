@@ -234,6 +234,7 @@ class BreakEvent:
     failures: list[Failure]
     message: BreakMessage
     type: str | None = None  # the exception type of an error
+    in_metrics: bool = True  # recorded by the compilation metrics (restart or fail reason)
 
     @property
     def failure(self) -> Failure:
@@ -263,16 +264,22 @@ def _metrics_data(compile_: Compile) -> dict[str, Any]:
 def break_events(compiles: Sequence[Compile]) -> list[BreakEvent]:
     """Every graph break and compile error of these compiles once, in log order.
 
-    - A restart reason repeats the graph break logged by the attempt before it (same
-      compile id and occurrence, one attempt earlier): one event, on the attempt that broke.
+    - The restart reasons of an attempt repeat the graph breaks logged by the attempt
+      before it (same compile id and occurrence): one event each, on the attempt that broke.
     - A ``fail_type`` on an attempt that also logged a graph break is that break making
       torch give up on the frame (a break in a loop, ``fullgraph=True``): one event, an
       error, as tlparse counts it, read from the graph-break record (it says more).
+    - A graph break no restart repeats (a data-dependent jump: torch compiles the graph so
+      far and resumes, no restart) is an event too, though no metrics record it: tlparse's
+      failures table, read from the metrics alone, leaves it out (``in_metrics`` False).
     """
-    broke: set[tuple[Any, int, int]] = set()
+    restarts_of: dict[tuple[Any, int, int], int] = {}
     for c in compiles:
-        if any(f.kind == "graph_break" for f in c.failures):
-            broke.add((c.id.frame, c.occurrence, c.id.attempt))
+        n = sum(f.kind == "restart" for f in c.failures)
+        if n:
+            key = (c.id.frame, c.occurrence, c.id.attempt)
+            restarts_of[key] = restarts_of.get(key, 0) + n
+    repeated: dict[tuple[Any, int, int], int] = {}  # restarts an earlier attempt's breaks took
     events: list[BreakEvent] = []
     for c in compiles:
         breaks = [f for f in c.failures if f.kind == "graph_break"]
@@ -281,13 +288,19 @@ def break_events(compiles: Sequence[Compile]) -> list[BreakEvent]:
         for i, error in enumerate(errors):
             records = [*breaks, error] if i == 0 and breaks else [error]
             text = _text(records[0].reason)
-            events.append(BreakEvent("error", c, records, parse_message(text), error.type))
+            message = parse_message(text)
+            events.append(BreakEvent("error", c, records, message, error.type))
         if not errors:
+            after = (c.id.frame, c.occurrence, c.id.attempt + 1)
+            left = restarts_of.get(after, 0) - repeated.get(after, 0)
             for f in breaks:
-                events.append(BreakEvent("graph_break", c, [f], parse_message(_text(f.reason))))
-        if (c.id.frame, c.occurrence, c.id.attempt - 1) in broke:
-            continue
-        for f in restarts:
+                message = parse_message(_text(f.reason))
+                events.append(BreakEvent("graph_break", c, [f], message, in_metrics=left > 0))
+                if left > 0:
+                    repeated[after] = repeated.get(after, 0) + 1
+                    left -= 1
+        already = repeated.get((c.id.frame, c.occurrence, c.id.attempt), 0)
+        for f in restarts[already:]:
             events.append(BreakEvent("graph_break", c, [f], parse_message(_text(f.reason))))
     return events
 
