@@ -161,7 +161,7 @@ def test_plan_and_pages_cost_linear_work_in_the_compile_ids(tmp_path: Path) -> N
         def work() -> None:
             plan = plan_trace("run", trace, "torchtrace", max_frames=n)
             for docname in plan.docnames:
-                build_page(plan, docname, PageSettings(list_frames=False))
+                build_page(plan, docname, PageSettings(sidebar_limit=0))
 
         return work
 

@@ -55,11 +55,11 @@ def page_of(
     label: str,
     *,
     no_source: bool = False,
-    list_frames: bool = True,
+    sidebar_limit: int | None = None,
     detail_toctree: bool = False,
 ) -> Page:
     settings = PageSettings(
-        no_source=no_source, list_frames=list_frames, detail_toctree=detail_toctree
+        no_source=no_source, sidebar_limit=sidebar_limit, detail_toctree=detail_toctree
     )
     return frame_page(plan_of(scenario), frame_of(scenario, label), settings)
 
@@ -154,7 +154,7 @@ def test_page_declares_its_frame_then_says_how_it_went() -> None:
 def test_recompiled_frame_shows_the_failed_guard_and_the_graph_diff() -> None:
     page = page_of("recompiles", "[0/2]")
     # the figures and what was made first; the long blocks (diff, stack) after them
-    assert anchors(page) == ["metrics", "artifacts", "kernels", "changed", "stack", "cache-lookups"]
+    assert anchors(page) == ["changed", "metrics", "artifacts", "kernels", "stack", "cache-lookups"]
     changed = section(page, "changed")
     assert inline_text(changed.title) == "Why it compiled again"
     intro = changed.blocks[0]
@@ -321,21 +321,21 @@ def test_kernels_table_links_each_kernel_and_its_code() -> None:
     assert isinstance(table, Table)
     assert table.header == ["Kernel", "Kind", "In", "Source nodes"]
     assert len(frame.kernels) == 13
-    # an extern kernel (a library call) is one row per call site, with that call's nodes
-    expected = [
-        (k, line)
-        for k in frame.kernels
-        for line in (k.kernel.launch_lines if k.kernel.kind == "extern" else [None])
-    ]
-    assert len(table.rows) == len(expected) > len(frame.kernels)
-    for row, (kernel, line) in zip(table.rows, expected, strict=True):
+    # one row per kernel, an extern kernel (a library call) too, with the lines calling it
+    assert len(table.rows) == len(frame.kernels)
+    for row, kernel in zip(table.rows, frame.kernels, strict=True):
         assert row[0] == [PageLink(kernel.docname, kernel.kernel.name)]
         assert kernel.code_docname is not None
         # the forward's or the backward's output code, named short: rows stay one line
         phase = "forward" if kernel.artifact is frame.compile.artifacts_named(
             "inductor_output_code")[0] else "backward"
         code = PageLink(kernel.code_docname, f"{phase} code")
-        assert row[2] == ([code] if line is None else [code, f" line {line}"])
+        lines = kernel.kernel.launch_lines
+        if kernel.kernel.kind != "extern":
+            assert row[2] == [code]
+        else:
+            word = "lines" if len(lines) > 1 else "line"
+            assert row[2] == [code, f" {word} " + ", ".join(map(str, lines))]
     assert any(inline_text(row[3]) for row in table.rows)  # source nodes of fused kernels
 
 
@@ -364,7 +364,7 @@ def test_settings_orphan_and_detail_toctree() -> None:
     listed = page_of("training", "[0/0]")
     assert not listed.orphan
     assert not any(isinstance(b, Toctree) for b in listed.blocks)
-    detail = page_of("training", "[0/0]", list_frames=False, detail_toctree=True)
+    detail = page_of("training", "[0/0]", sidebar_limit=0, detail_toctree=True)
     assert detail.orphan
     toctree = detail.blocks[-1]
     assert isinstance(toctree, Toctree) and toctree.hidden

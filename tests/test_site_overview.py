@@ -331,8 +331,23 @@ def test_sections_option_picks_sections() -> None:
     assert anchors(page) == ["where-compilations-start", "failures-and-restarts", "frames"]
     assert not of_type(page, Target)  # no header
     assert of_type(page.blocks[-1], Toctree)  # the frames stay reachable
-    _, unlisted = build(SHARED / "compile_error", list_frames=False)
+    _, unlisted = build(SHARED / "compile_error", sidebar_limit=0)
     assert not of_type(unlisted, Toctree)
+
+
+def test_a_big_trace_lists_the_first_page_of_each_function_in_the_sidebar() -> None:
+    plan, page = build(SHARED / "recompiles", sidebar_limit=5)
+    (toctree,) = of_type(page.blocks[-1], Toctree)
+    # 15 compile ids of 3 functions: [0/0], [1/0], [2/0], not the first 5 compiles
+    assert list(toctree.docnames) == [
+        f.docname for f in plan.listed_frames if f.compile.id.frame_compile_id == 0
+    ]
+    assert len(toctree.docnames) == 3 < len(plan.listed_frames)
+    note = texts(page.blocks[-1])[0]
+    assert note.startswith("The sidebar lists the first page of 3 functions of the 15 frame")
+    _, limited = build(SHARED / "recompiles", sidebar_limit=2)
+    (toctree,) = of_type(limited.blocks[-1], Toctree)
+    assert len(toctree.docnames) == 2  # more functions than the limit: the first ones
 
 
 # -- the stack trie ---------------------------------------------------------------------------

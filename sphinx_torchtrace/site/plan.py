@@ -76,7 +76,8 @@ class PageSettings:
 
     no_source: bool = False  # leave the user's source code out (``:no-source:``)
     sections: tuple[str, ...] = ()  # overview sections to show; empty: all
-    list_frames: bool = True  # frame pages in the overview's toctree (the sidebar)
+    #: Frame pages the overview's toctree (the sidebar) lists at most; None: all of them.
+    sidebar_limit: int | None = None
     detail_toctree: bool = False  # graph and kernel pages in toctrees (LaTeX, singlehtml)
 
 
@@ -212,6 +213,7 @@ class TracePlan:
     )
     _position: dict[int, int] | None = field(default=None, repr=False, compare=False)
     _paged: list[FramePlan] | None = field(default=None, repr=False, compare=False)
+    _sidebar: tuple[int | None, set[int]] | None = field(default=None, repr=False, compare=False)
     _shared: dict[str, list[tuple[str, str, str]]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -224,6 +226,25 @@ class TracePlan:
     def paged_frames(self) -> list[FramePlan]:
         """The frames with pages of their own: not those of a rank that repeats another."""
         return [f for f in self.frames if f.same_as is None]
+
+    def sidebar_frames(self, limit: int | None) -> list[FramePlan]:
+        """The frame pages the sidebar lists: all, or past ``limit`` the first page of each
+        function (``[x/*]``), so a big trace still shows where its functions are; the others
+        are reached from these pages (previous/next) and the overview."""
+        listed = self.listed_frames
+        if limit is None or len(listed) <= limit:
+            return listed
+        firsts: dict[tuple[int, object, object, int], FramePlan] = {}
+        for f in listed:
+            cid = f.compile.id
+            firsts.setdefault((id(f.rank), cid.compiled_autograd_id, cid.frame_id,
+                               f.compile.occurrence), f)
+        return list(firsts.values())[:limit]
+
+    def in_sidebar(self, frame: FramePlan, limit: int | None) -> bool:
+        if self._sidebar is None or self._sidebar[0] != limit:
+            self._sidebar = (limit, {id(f) for f in self.sidebar_frames(limit)})
+        return id(frame) in self._sidebar[1]
 
     @property
     def listed_frames(self) -> list[FramePlan]:

@@ -241,8 +241,7 @@ def generate_pages(app: Sphinx) -> None:
         settings = PageSettings(
             no_source=options.no_source,
             sections=options.sections,
-            list_frames=detail_toctree
-            or len(plan.frames) <= config.sidebar_frames,
+            sidebar_limit=None if detail_toctree else config.sidebar_frames,
             detail_toctree=detail_toctree,
         )
         generated = GeneratedTrace(

@@ -223,7 +223,8 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
     title = plan.frame_title(frame, fn_name)
     # [-/-] is no compilation: linked from the overview, in a toctree only where one
     # document holds every page (LaTeX)
-    orphan = not settings.list_frames or (c.id.is_unknown and not settings.detail_toctree)
+    listed = plan.in_sidebar(frame, settings.sidebar_limit)
+    orphan = not listed and not (c.id.is_unknown and settings.detail_toctree)
     return Page(frame.docname, [title], blocks, orphan=orphan)
 
 

@@ -128,14 +128,31 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
             blocks.extend(section(view))
     blocks.extend(cudagraphs_overview_blocks(plan))
     blocks.extend(past_limit_blocks(plan))
-    if settings.list_frames:
+    sidebar = plan.sidebar_frames(settings.sidebar_limit)
+    if sidebar:
         # a section of its own: after the last section, themes (rtd) nest the frames under it
-        frames: list[Block] = [Toctree([f.docname for f in plan.listed_frames])]
+        frames: list[Block] = []
+        if len(sidebar) < len(plan.listed_frames):
+            frames.append(_sidebar_note(plan, len(sidebar)))
+        frames.append(Toctree([f.docname for f in sidebar]))
         outside = [f.docname for f in plan.paged_frames if f.compile.id.is_unknown]
         if outside and settings.detail_toctree:  # one document (LaTeX) holds every page
             frames.append(Toctree(outside, hidden=True))
         blocks.append(Section(["Frames"], frames, anchor="frames"))
     return Page(plan.index_docname, ["Trace ", plan.label], blocks)
+
+
+def _sidebar_note(plan: TracePlan, listed: int) -> Paragraph:
+    """Past ``torchtrace_sidebar_frames``: what the sidebar shows, and where the rest is."""
+    return Paragraph(
+        [
+            f"The sidebar lists the first page of {listed} functions of the "
+            f"{len(plan.listed_frames)} frame pages; each page links the previous and next "
+            "compile, and the ",
+            AnchorLink(plan.index_docname, "compile-directory", "compile directory"),
+            " lists them all.",
+        ]
+    )
 
 
 def past_limit_blocks(plan: TracePlan) -> list[Block]:
