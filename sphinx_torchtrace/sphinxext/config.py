@@ -87,8 +87,8 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # {regex: replacement} applied to published trace text; None means the defaults
     # (home directories to ~/, site-packages to <site-packages>/), {} turns them off.
     "torchtrace_path_rewrites": ({}, _path_rewrites),
-    # Frames a trace lists in the HTML sidebar; beyond it, only its overview (every
-    # page listing every frame grows with the square of their number).
+    # Frames a trace lists in the HTML sidebar; beyond it, the first page of each function
+    # (every page listing every frame grows with the square of their number).
     "torchtrace_sidebar_frames": (50, _sidebar_frames),
     # The built-in path rewrites, after the user's (False publishes paths as logged).
     "torchtrace_default_path_rewrites": (True, _flag),
