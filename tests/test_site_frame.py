@@ -428,3 +428,24 @@ def test_every_frame_page_of_every_log_builds() -> None:
                 assert page.blocks[0] == ObjectTarget("frame", *plan.frame_objects(frame)[0])
                 assert all(a is None or a.replace("-", "").isalnum() for a in anchors(page))
                 assert len(set(anchors(page))) == len(anchors(page))
+
+
+def test_every_node_mapping_that_links_anything_gets_a_provenance_block() -> None:
+    from sphinx_torchtrace.site.blocks import Provenance
+    from sphinx_torchtrace.trace.provenance import provenance_views
+
+    frame = frame_of("provenance", "[0/1]")
+    views = provenance_views(frame.compile)
+    assert [v.empty for v in views] == [False, True]  # the backward's mapping links nothing
+    provenance = section(page_of("provenance", "[0/1]"), "provenance")
+    assert [b.view for b in provenance.blocks if isinstance(b, Provenance)] == [0]
+    # a compile whose two mappings both link: two blocks, forward then backward
+    (log,) = (SHARED / "provenance").glob("*.log")
+    plan = plan_trace("provenance", load_trace(log), "torchtrace")  # a copy of our own
+    mine = next(f for f in plan.frames if f.compile.label == "[0/1]")
+    forward = mine.compile.artifacts_named("inductor_provenance_tracking_node_mappings")[0]
+    mine.compile.artifacts.append(forward)  # standing for a backward mapping that links
+    page = frame_page(plan, mine, PageSettings())
+    (twice,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "provenance"]
+    assert [b.view for b in twice.blocks if isinstance(b, Provenance)] == [0, 2]
+    assert "Forward" in [inline_text(b.content) for b in twice.blocks if isinstance(b, Paragraph)]

@@ -22,7 +22,8 @@ Uri = Callable[[str], str | None]
 
 _HELP: tuple[Node, ...] = (
     "Bold lines are linked: point at one, or click it to keep the selection, to highlight "
-    "what it became or came from in the other panes. In a focused pane, ",
+    "what it became or came from in the other panes (a kernel's underlined name is a link "
+    "to its page). In a focused pane, ",
     element("kbd", None, "↓"),
     "/",
     element("kbd", None, "↑"),

@@ -220,6 +220,7 @@ class Provenance:
 
     frame: str
     fallback: str = "table"  # non-HTML builders: "table" (node → kernel table) or "listings"
+    view: int | None = None  # which node mapping of the compile; None: the one it shows first
 
 
 @dataclass

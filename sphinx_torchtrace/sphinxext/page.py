@@ -71,7 +71,7 @@ class TorchTracePage(SphinxDirective):
             node.extend(builder.blocks(block.fallback))
             return [node]
         if isinstance(block, b.Provenance):
-            return provenance_nodes(self, generated, block.frame, block.fallback)
+            return provenance_nodes(self, generated, block.frame, block.fallback, block.view)
         raise TypeError(f"no nodes for {type(block).__name__}")
 
 

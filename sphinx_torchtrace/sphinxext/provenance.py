@@ -120,16 +120,22 @@ class ProvenanceDirective(SphinxDirective):
 
 
 def provenance_nodes(
-    directive: SphinxDirective, generated: GeneratedTrace, frame_name: str, fallback: str
+    directive: SphinxDirective,
+    generated: GeneratedTrace,
+    frame_name: str,
+    fallback: str,
+    index: int | None = None,
 ) -> list[nodes.Node]:
-    """The provenance block of one frame of a trace (nothing, and a warning, without maps)."""
+    """The provenance block of one frame of a trace (nothing, and a warning, without maps):
+    of its ``index``-th node mapping, or of the one :func:`choose_view` picks."""
     frame = next((f for f in generated.plan.frames if f.name == frame_name), None)
     if frame is None:
         warn("provenance", f"no frame {frame_name!r}", directive.get_location())
         return []
     for log in generated.logs:
         directive.env.note_dependency(str(log))
-    view = choose_view(frame.compile)
+    views = provenance_views(frame.compile)
+    view = views[index] if index is not None and index < len(views) else choose_view(frame.compile)
     if view is None:
         warn(
             "provenance",

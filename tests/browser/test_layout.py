@@ -169,7 +169,8 @@ def sample_pages(html: Path) -> dict[str, str]:
     frames = sorted((html / "torchtrace" / "recomp").glob("frame-*.html"))
     tallest = max(frames, key=lambda p: p.stat().st_size)  # the most content
     details = html / "torchtrace" / "recomp" / tallest.stem
-    rank1 = sorted((html / "torchtrace" / "dist").glob("rank*/frame-*.html"))[-1]
+    ranked = sorted((html / "torchtrace" / "dist").glob("rank*/frame-*.html"))
+    rank1 = [p for p in ranked if p.stem != "frame-none"][-1]  # [-/-] is no compiled frame
 
     def docname(path: Path) -> str:
         return path.relative_to(html).with_suffix("").as_posix()

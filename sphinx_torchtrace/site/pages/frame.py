@@ -845,18 +845,24 @@ def _artifact_anchor(a: Artifact) -> str:
 
 
 def _provenance_section(view: _Frame) -> Section | None:
-    """The side-by-side view, when some node mapping of this compile links anything."""
+    """The side-by-side view of every node mapping that links anything: a training compile
+    logs the forward's and the backward's, each shown (tlparse shows the last one only)."""
     c = view.compile
-    latest = provenance_view(c)
-    if latest is None:
+    if provenance_view(c) is None:
         return None
-    if latest.empty and all(v.empty for v in provenance_views(c)):
+    linked = [i for i, v in enumerate(provenance_views(c)) if not v.empty]
+    if not linked:
         return None
-    return Section(
-        ["Provenance: what each operator became"],
-        [Paragraph([PROVENANCE_TEXT]), Provenance(view.frame.name)],
-        anchor="provenance",
-    )
+    blocks: list[Block] = [Paragraph([PROVENANCE_TEXT])]
+    training = bool(c.artifacts_named("aot_backward_graph"))
+    names = ["Forward", "Backward"] if len(linked) == 2 and training else [
+        f"Mapping {n + 1}" for n in range(len(linked))
+    ]
+    for name, index in zip(names, linked, strict=True):
+        if len(linked) > 1:
+            blocks.append(Paragraph([Strong(name)]))
+        blocks.append(Provenance(view.frame.name, view=index))
+    return Section(["Provenance: what each operator became"], blocks, anchor="provenance")
 
 
 # -- kernels, shapes, caches ------------------------------------------------------------------
