@@ -251,6 +251,41 @@ def test_pages_fit_the_window(
     assert not problems, "\n".join(problems)
 
 
+#: Words of table headers that a line break splits: each word must sit on one line.
+SPLIT_HEADER_WORDS_JS = """
+() => {
+  const split = [];
+  for (const th of document.querySelectorAll('table.torchtrace-table th')) {
+    const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (tops.size > 1) split.push(match[0]);
+      }
+    }
+  }
+  return split;
+}
+"""
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_table_headers_never_break_inside_a_word(
+    theme_site: Callable[[str], Site], visit: Callable[..., Page], theme: str
+) -> None:
+    site = theme_site(theme)
+    problems = []
+    for what, docname in sample_pages(site.html).items():
+        for width in (390, 1400):
+            split = visit(site, docname, width=width).evaluate(SPLIT_HEADER_WORDS_JS)
+            if split:
+                problems.append(f"{what} ({docname}) at {width} px: {split}")
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("theme", list(THEMES))
 def test_titles_name_trace_and_rank(
     theme_site: Callable[[str], Site], visit: Callable[..., Page], theme: str

@@ -669,7 +669,8 @@ def _worth_showing(key: str, value: object) -> bool:
 
 
 def metric_value(key: str, value: object) -> list[Inline]:
-    """A metric as a reader wants it: seconds, milliseconds, yes/no, or the value cut short."""
+    """A metric as a reader wants it: seconds (``_us`` fields too: one unit per table),
+    yes/no, or the value cut short."""
     if isinstance(value, bool):
         return ["yes" if value else "no"]
     if _is_number(value):
@@ -678,7 +679,7 @@ def metric_value(key: str, value: object) -> list[Inline]:
             return [_seconds(seconds)] if seconds is not None else [_odd_number(value)]
         if key.endswith("_us"):
             micros = plausible(value, MAX_SECONDS * 1e6)
-            return [f"{micros / 1000:.1f} ms"] if micros is not None else [_odd_number(value)]
+            return [_seconds(micros / 1e6)] if micros is not None else [_odd_number(value)]
         return [str(value)] if _is_count(value) else [_odd_number(value)]
     if isinstance(value, str):
         text = value
