@@ -217,12 +217,24 @@ def _rank_logs(rel: str) -> list[str]:
 
 def check_site(site: Site) -> None:
     assert site.traces, "no trace built"
+    assert unexpected_warnings(site) == []
     assert dead_links(site) == []
     for label in site.traces:
         check_figures(site, label)
         check_failure_rows(site, label)
         check_nothing_hidden(site, label)
         check_outside_group(site, label)
+
+
+def unexpected_warnings(site: Site) -> list[str]:
+    """Warnings but the model's own diagnostics of damaged inputs (tlparse's test logs)."""
+    expected = {d.kind for trace in site.models.values() for d in trace.diagnostics}
+    return [
+        line
+        for line in site.warnings.splitlines()
+        if "WARNING" in line
+        and not any(line.rstrip().endswith(f"[torchtrace.{kind}]") for kind in expected)
+    ]
 
 
 def check_figures(site: Site, label: str) -> None:
