@@ -2,6 +2,8 @@
 
     python benchmarks/bench_sphinx.py [LOG] [--baseline REF] [--repeat 5] [-j 1]
 
+LOG is any trace log, ``.log.gz`` included (decompressed first, for both tools).
+
 Builds, in temporary folders and in this one run: the site with the
 ``torchtrace`` directive (cold, then a rebuild with nothing changed), the same
 site without the directive (cold and rebuild), and ``tlparse`` on the same
@@ -17,6 +19,7 @@ what the site weighs: pages, doctree nodes and HTML bytes.
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
 import pickle
 import shutil
@@ -125,10 +128,14 @@ def main() -> None:
     log = args.log or ensure_big_log() or BIG_LOG
     if not log.exists():
         raise SystemExit(f"no log to build: {log} (torch is needed to make it)")
-    size = log.stat().st_size / 1e6
     tls: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
+        if log.name.endswith(".gz"):  # tlparse reads plain files: both read the same bytes
+            plain = base / log.name[: -len(".gz")]
+            plain.write_bytes(gzip.decompress(log.read_bytes()))
+            log = plain
+        size = log.stat().st_size / 1e6
         variants = [Variant("this code", base / "with", log, None)]
         if args.baseline:
             code = worktree(args.baseline, base / "baseline-code")
