@@ -656,6 +656,15 @@ def summarize_rank_dir(d: Path) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="tlref_") as tmp:
         out = Path(tmp) / "out"
+        if any(name.endswith(".gz") for name in files):  # tlparse reads plain files only
+            plain = Path(tmp) / "ranks"
+            plain.mkdir()
+            for name in files:
+                data = (d / name).read_bytes()
+                if name.endswith(".gz"):
+                    name, data = name[: -len(".gz")], gzip.decompress(data)
+                (plain / name).write_bytes(data)
+            d = plain
         proc = _run([str(d), "--all-ranks-html", "-o", str(out), "--no-browser", "--overwrite"])
         res["exit_code"] = proc.returncode
         con = parse_console(proc.stdout, proc.stderr)
