@@ -15,9 +15,11 @@ nox.options.reuse_existing_virtualenvs = True
 TORCH = "torch==2.13.0"  # a CPU build; plain `torch` would pull GBs of CUDA packages
 LOWEST = "tests/constraints-lowest.txt"
 #: The matrix leaves out what does not follow the Sphinx stack's versions or costs too much
-#: to repeat four times: browser tests (one Chromium), TeX runs, and snapshots (pinned to
-#: the default environment's docutils).
-MATRIX_PYTEST = ["-m", "not torch and not snapshot and not latexpdf", "--ignore=tests/browser"]
+#: to repeat four times: browser tests (one Chromium), TeX runs, snapshots (pinned to the
+#: default environment's docutils) and the sites built from the whole corpus.
+MATRIX_PYTEST = [
+    "-m", "not torch and not snapshot and not latexpdf and not corpus", "--ignore=tests/browser"
+]
 
 
 def interpreter(minor: int) -> str:

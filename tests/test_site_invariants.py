@@ -15,7 +15,8 @@ logs, the scenario captures and tlparse's own test logs) and check what a reader
 - ``[-/-]`` (records outside any compilation) is no compilation: not in the sidebar, not
   in previous/next, linked from the overview.
 
-The traces past ``BIG_BYTES`` build in a test of their own, marked ``corpus_big``.
+The traces past ``BIG_BYTES`` build in a site of their own.  Marked ``corpus``: minutes,
+run by ``nox -s tests`` (and CI), left out of the version matrix.
 """
 
 from __future__ import annotations
@@ -42,10 +43,11 @@ from sphinx_torchtrace.trace.graph_breaks import break_events
 from .conftest import DATA, copy_testroot, write_page
 from .test_sphinx_all_traces import good_traces
 
+pytestmark = pytest.mark.corpus
+
 PINNED = DATA / "expected" / "tlparse"
 CORPUS = DATA / "corpus"
-#: Traces larger than this (bytes of log, decompressed) build apart, in the ``corpus_big``
-#: test.
+#: Traces larger than this (bytes of log, decompressed) build apart, in a site of their own.
 BIG_BYTES = 8_000_000
 #: Not a trace folder of one run: each log is a trace of its own.
 _HREF = re.compile(r'\s(?:href|src)="([^"]*)"')
@@ -365,6 +367,5 @@ def test_every_site_invariant_holds_on_every_trace(site: Site) -> None:
     check_site(site)
 
 
-@pytest.mark.corpus_big
 def test_every_site_invariant_holds_on_the_big_traces(big_site: Site) -> None:
     check_site(big_site)
