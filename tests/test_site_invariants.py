@@ -150,8 +150,9 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def _ids(path: Path) -> set[str]:
-    return {html.unescape(i) for i in _ID.findall(_read(path))}
+@cache
+def _ids(path: Path) -> frozenset[str]:
+    return frozenset(html.unescape(i) for i in _ID.findall(_read(path)))
 
 
 def _article(page: str) -> str:
@@ -171,23 +172,29 @@ def _pages(site: Site) -> Iterator[Path]:
 
 def dead_links(site: Site) -> list[str]:
     dead: list[str] = []
+    resolved: dict[tuple[Path, str], bool] = {}  # sidebars repeat their links page after page
     for page in _pages(site):
-        for raw in _HREF.findall(_read(page)):
-            url = html.unescape(raw)
-            parts = urlsplit(url)
-            if parts.scheme or parts.netloc or url.startswith(("mailto:", "javascript:")):
-                continue
-            target = page if not parts.path else page.parent / unquote(parts.path)
-            target = Path(posixpath.normpath(target.as_posix()))
-            if target.is_dir():
-                target = target / "index.html"
-            where = f"{page.relative_to(site.outdir)} -> {url}"
-            if not target.exists():
-                dead.append(where)
-            elif parts.fragment and target.suffix == ".html":
-                if unquote(parts.fragment) not in _ids(target):
-                    dead.append(where)
+        for raw in set(_HREF.findall(_read(page))):
+            key = (page.parent, raw) if not raw.startswith("#") else (page, raw)
+            ok = resolved.get(key)
+            if ok is None:
+                ok = resolved[key] = _resolves(page, html.unescape(raw))
+            if not ok:
+                dead.append(f"{page.relative_to(site.outdir)} -> {raw}")
     return dead
+
+
+def _resolves(page: Path, url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or url.startswith(("mailto:", "javascript:")):
+        return True
+    target = page if not parts.path else page.parent / unquote(parts.path)
+    target = Path(posixpath.normpath(target.as_posix()))
+    if target.is_dir():
+        target = target / "index.html"
+    if not target.exists():
+        return False
+    return not parts.fragment or target.suffix != ".html" or unquote(parts.fragment) in _ids(target)
 
 
 def _overview(site: Site, label: str) -> str:
@@ -238,12 +245,16 @@ def check_site(site: Site) -> None:
         check_outside_group(site, label)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def unexpected_warnings(site: Site) -> list[str]:
-    """Warnings but the model's own diagnostics of damaged inputs (tlparse's test logs)."""
-    expected = {d.kind for trace in site.models.values() for d in trace.diagnostics}
+    """Warnings but the model's own diagnostics of damaged inputs (tlparse's test logs) and
+    the publish check's ``torchtrace.path`` (their machines' paths, as logged)."""
+    expected = {"path"} | {d.kind for trace in site.models.values() for d in trace.diagnostics}
     return [
         line
-        for line in site.warnings.splitlines()
+        for line in _ANSI.sub("", site.warnings).splitlines()
         if "WARNING" in line
         and not any(line.rstrip().endswith(f"[torchtrace.{kind}]") for kind in expected)
     ]
