@@ -135,10 +135,10 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
         if len(sidebar) < len(plan.listed_frames):
             frames.append(_sidebar_note(plan, len(sidebar)))
         frames.append(Toctree([f.docname for f in sidebar]))
-        outside = [f.docname for f in plan.paged_frames if f.compile.id.is_unknown]
-        if outside and settings.detail_toctree:  # one document (LaTeX) holds every page
-            frames.append(Toctree(outside, hidden=True))
         blocks.append(Section(["Frames"], frames, anchor="frames"))
+    outside = [f.docname for f in plan.paged_frames if f.compile.id.is_unknown]
+    if outside and settings.detail_toctree:  # one document (LaTeX) holds every page
+        blocks.append(Toctree(outside, hidden=True))
     return Page(plan.index_docname, ["Trace ", plan.label], blocks)
 
 
