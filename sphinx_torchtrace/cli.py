@@ -161,10 +161,11 @@ def _summary(args: argparse.Namespace) -> int:
         "attempts": t.attempts,
         "statuses": t.statuses,
         "graph_breaks": t.graph_breaks,
-        "graph_break_reasons": t.graph_break_reasons,
+        "graph_break_reasons": t.graph_break_reasons,  # distinct: (registry id, place)
         "recompiles": t.recompiles,
         "recompiled_functions": len(t.recompiled),
         "errors": t.errors,
+        "distinct_errors": t.distinct_errors,
         "cache": t.cache,
         "compile_seconds": t.compile_seconds,
     }
@@ -178,9 +179,9 @@ def _summary(args: argparse.Namespace) -> int:
         ("ranks", str(t.ranks)),
         ("frames", str(t.frames)),
         ("compile ids", f"{t.compile_ids} ({statuses})"),
-        ("graph breaks", f"{t.graph_breaks} ({t.graph_break_reasons} distinct reasons)"),
+        ("graph breaks", f"{t.graph_breaks} ({t.graph_break_reasons} distinct)"),
         ("recompiles", f"{t.recompiles} (in {len(t.recompiled)} functions)"),
-        ("errors", str(t.errors)),
+        ("errors", f"{t.errors} ({t.distinct_errors} distinct)"),
         ("cache lookups", cache),
         ("compile time", seconds),
     ]
