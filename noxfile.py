@@ -47,9 +47,10 @@ PY313 = interpreter(13)
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole suite but the tests that need torch, browser tests included."""
-    session.install("-e", ".[test,browser]")
-    session.run("pytest", "-m", "not torch", *session.posargs)
+    """The whole suite but the tests that need torch, browser tests and corpus sites included,
+    on two workers (the corpus sites and the browser site build once per worker)."""
+    session.install("-e", ".[test,browser]", "pytest-xdist")
+    session.run("pytest", "-n", "2", "-m", "not torch", *session.posargs)
 
 
 @nox.session(name="tests-matrix")
