@@ -12,6 +12,7 @@ system's (``/usr/bin/chromium``, or ``$TORCHTRACE_CHROMIUM``), else Playwright's
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import importlib.util
@@ -184,7 +185,14 @@ def site(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator
     (srcdir / "conf.py").write_text(CONF_PY, encoding="utf-8")
     (srcdir / "index.rst").write_text(INDEX_RST, encoding="utf-8")
     (srcdir / "prose.rst").write_text(PROSE_RST, encoding="utf-8")
-    html = root / "html"
+    with served_site(srcdir, root / "html", "browser-site") as site:
+        yield site
+
+
+@contextlib.contextmanager
+def served_site(srcdir: Path, html: Path, name: str) -> Iterator[Site]:
+    """``sphinx-build -b html`` of ``srcdir`` in a child process, served on 127.0.0.1 while
+    the context is open (the browser tests' sites)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     built = subprocess.run(
@@ -198,7 +206,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator
     handler = functools.partial(_QuietHandler, directory=str(html))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="browser-site", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
     thread.start()
     try:
         yield Site(srcdir=srcdir, html=html, url=f"http://127.0.0.1:{server.server_port}/")

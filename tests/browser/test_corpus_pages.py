@@ -28,13 +28,8 @@ Without the corpus in the checkout the tests skip; without a browser they skip (
 from __future__ import annotations
 
 import functools
-import http.server
 import importlib.util
-import os
 import shutil
-import subprocess
-import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +40,7 @@ from sphinx_torchtrace.site.plan import FramePlan, TracePlan, plan_trace
 from sphinx_torchtrace.trace import load_trace
 
 from ..conftest import DATA
-from .conftest import REPO, Site, _QuietHandler, unavailable
+from .conftest import Site, served_site, unavailable
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -204,28 +199,8 @@ def corpus_site(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> I
         shutil.copyfile(log, srcdir / "logs" / names[label])
     (srcdir / "conf.py").write_text(CONF_PY, encoding="utf-8")
     (srcdir / "index.rst").write_text(index_rst(names), encoding="utf-8")
-    html = root / "html"
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    built = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(srcdir), str(html)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert built.returncode == 0, f"sphinx-build failed:\n{built.stdout}\n{built.stderr}"
-    handler = functools.partial(_QuietHandler, directory=str(html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="corpus-site", daemon=True)
-    thread.start()
-    try:
-        yield Site(srcdir=srcdir, html=html, url=f"http://127.0.0.1:{server.server_port}/")
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with served_site(srcdir, root / "html", "corpus-site") as site:
+        yield site
 
 
 @pytest.fixture
