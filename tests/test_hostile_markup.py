@@ -104,7 +104,8 @@ def build(hostile: HostileLog) -> Callable[[str], Site]:
                 freshenv=True,
                 status=StringIO(),
                 warning=warning,
-                confoverrides={"show_warning_types": True},
+                # every graph and kernel on a page of its own: hostile names in every title
+                confoverrides={"show_warning_types": True, "torchtrace_fold_bytes": 0},
             )
             try:
                 app.build()

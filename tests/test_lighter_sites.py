@@ -45,6 +45,10 @@ from bench_ranks import GLOO, rank_copies  # noqa: E402
 
 from .tools.hostile_log import format_record, read_records  # noqa: E402
 
+#: Every graph and kernel on a page of its own (``torchtrace_fold_bytes = 0``): the rules that
+#: keep a paged site light (big graphs get pages by default too).
+PAGED = {"torchtrace_fold_bytes": 0}
+
 CACHE_PAGE = """Cache
 =====
 
@@ -66,7 +70,7 @@ def page_file(uri: str) -> str:
 
 @pytest.fixture
 def cache_site(make_site: SiteMaker) -> object:
-    return make_site("simple", "html", pages={"index.rst": CACHE_PAGE})
+    return make_site("simple", "html", pages={"index.rst": CACHE_PAGE}, confoverrides=PAGED)
 
 
 def test_a_graph_a_pass_left_unchanged_has_no_page(cache_site: object) -> None:
@@ -184,7 +188,7 @@ def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> N
             record.payload = "\n".join([record.payload or ""] * 8)
     log = tmp_path / "shapes.log"
     log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
-    plan = plan_trace("shapes", load_trace(log), "torchtrace")
+    plan = plan_trace("shapes", load_trace(log), "torchtrace", fold_bytes=0)
     first, second, third = (
         next(f for f in plan.frames if f.compile.label == label)
         for label in ("[0/0]", "[0/1]", "[0/2]")
@@ -271,7 +275,7 @@ def test_a_recompile_with_the_very_same_graph_says_so(tmp_path: Path) -> None:
             record.payload = graph
     log = tmp_path / "same.log"
     log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
-    plan = plan_trace("same", load_trace(log), "torchtrace")
+    plan = plan_trace("same", load_trace(log), "torchtrace", fold_bytes=0)
     frame = next(f for f in plan.frames if f.compile.label == "[0/1]")
     g = next(g for g in frame.graphs if g.artifact.name == "dynamo_output_graph")
     assert g.numbers_same and not g.has_page and g.numbers_of_label == "[0/0]"

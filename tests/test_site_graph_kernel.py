@@ -66,7 +66,7 @@ DEFAULT = PageSettings()
 
 @functools.cache
 def plan_of(log: Path) -> TracePlan:
-    return plan_trace("run", load_trace(log), "torchtrace")
+    return plan_trace("run", load_trace(log), "torchtrace", fold_bytes=0)
 
 
 def graphs(log: Path) -> list[tuple[TracePlan, FramePlan, GraphPlan]]:

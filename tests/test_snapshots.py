@@ -22,9 +22,14 @@ from .conftest import SiteMaker
 
 pytestmark = pytest.mark.snapshot
 
+#: The pages of the default site (small graphs and their kernels folded on the frame page),
+#: and the graph and kernel pages of the same trace with every graph on a page of its own
+#: (what a graph too large to fold gets).
 PAGES = {
     "overview": "torchtrace/simple/index",
     "frame": "torchtrace/simple/frame-0-0",
+}
+PAGED = {
     "graph": "torchtrace/simple/frame-0-0/graph-dynamo-output-graph",
     "kernel": "torchtrace/simple/frame-0-0/kernel-cpp-fused-relu-0",
 }
@@ -33,6 +38,11 @@ PAGES = {
 @pytest.fixture(scope="module")
 def simple_site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
     return built_site("simple", "html")
+
+
+@pytest.fixture(scope="module")
+def paged_site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
+    return built_site("simple", "html", confoverrides={"torchtrace_fold_bytes": 0})
 
 
 def _normalized(text: str, srcdir: Path) -> str:
@@ -49,6 +59,15 @@ def test_page_doctree(
 ) -> None:
     doctree = simple_site.env.get_doctree(PAGES[kind])
     text = _normalized(doctree.pformat(), Path(simple_site.srcdir))
+    file_regression.check(text, basename=f"doctree_{kind}", extension=".xml")
+
+
+@pytest.mark.parametrize("kind", list(PAGED))
+def test_paged_doctree(
+    paged_site: SphinxTestApp, kind: str, file_regression: FileRegressionFixture
+) -> None:
+    doctree = paged_site.env.get_doctree(PAGED[kind])
+    text = _normalized(doctree.pformat(), Path(paged_site.srcdir))
     file_regression.check(text, basename=f"doctree_{kind}", extension=".xml")
 
 

@@ -73,7 +73,7 @@ def test_simple_site_html_has_no_warning_and_every_object(built_site: BuiltSite)
 
 
 def test_one_page_per_compile_graph_and_kernel(built_site: BuiltSite) -> None:
-    app = built_site("multi", "html")
+    app = built_site("multi", "html", confoverrides={"torchtrace_fold_bytes": 0})
     assert app.warning.getvalue() == ""
     traces = {label: load_trace(path) for label, path in MULTI_TRACES.items()}
     compiles = [c for t in traces.values() for r in t.ranks for c in r.compiles]
@@ -83,7 +83,7 @@ def test_one_page_per_compile_graph_and_kernel(built_site: BuiltSite) -> None:
     assert {c.label for c in traces["errors"].ranks[0].compiles} >= {"[3/0_1]", "[0/0] #2"}
     # every compile, graph and kernel planned; a graph identical to an earlier one of its
     # frame, and a rank that repeats another, are shown on the pages of those
-    plans = [plan_trace(label, t, "torchtrace") for label, t in traces.items()]
+    plans = [plan_trace(label, t, "torchtrace", fold_bytes=0) for label, t in traces.items()]
     assert sum(len(p.frames) for p in plans) == len(compiles)
     assert sum(len(f.graphs) for p in plans for f in p.frames) == len(graphs)
     paged = [f for p in plans for f in p.paged_frames]
@@ -117,8 +117,14 @@ def test_frame_role_resolves_with_status_badge(built_site: BuiltSite) -> None:
     assert all("torchtrace-status-ok" in c and "torchtrace-badge" in c for c in badges)
     graph_links = [href for href, classes, _ in links if "torchtrace-graph" in classes]
     kernel_links = [href for href, classes, _ in links if "torchtrace-kernel" in classes]
-    assert graph_links and "graph-" in graph_links[0] and "dynamo-output-graph" in graph_links[0]
-    assert kernel_links and "cpp-fused-relu-0" in kernel_links[0]
+    # small graphs and their kernels are folded on the frame page, their objects there
+    assert graph_links and graph_links[0].startswith("torchtrace/simple/frame-0-0.html#")
+    assert graph_links[0].endswith("dynamo_output_graph")
+    assert kernel_links and kernel_links[0].startswith("torchtrace/simple/frame-0-0.html#")
+    assert kernel_links[0].endswith("cpp_fused_relu_0")
+    page = (app.outdir / "torchtrace/simple/frame-0-0.html").read_text(encoding="utf-8")
+    for href in (graph_links[0], kernel_links[0]):
+        assert f'id="{href.split("#", 1)[1]}"' in page
 
 
 def test_frame_role_on_generated_pages_resolves(built_site: BuiltSite) -> None:

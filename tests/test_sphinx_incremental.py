@@ -50,13 +50,15 @@ def test_unchanged_rebuild_reads_nothing(make_site: SiteMaker, tmp_path: Path) -
 def test_new_trace_replaces_its_pages(make_site: SiteMaker, tmp_path: Path) -> None:
     srcdir = copy_testroot("incremental", tmp_path / "site")
     put_trace(srcdir, SIMPLE_LOG)
-    first = make_site("incremental", srcdir=srcdir)
+    paged = {"torchtrace_fold_bytes": 0}  # graphs and kernels on pages of their own
+    first = make_site("incremental", srcdir=srcdir, confoverrides=paged)
     old_pages = set(generated_pages(first))
     assert "torchtrace/live/frame-none" in old_pages
     assert any("/graph-" in p for p in old_pages) and any("/kernel-" in p for p in old_pages)
 
     put_trace(srcdir, COMP_METRICS_LOG)  # other compile ids, no kernels
-    second = make_site("incremental", srcdir=srcdir, freshenv=False, build=False)
+    second = make_site("incremental", srcdir=srcdir, freshenv=False, build=False,
+                       confoverrides=paged)
     read = read_docnames(second)
     assert second.warning.getvalue() == ""
     new_pages = set(generated_pages(second))

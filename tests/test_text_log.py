@@ -142,7 +142,7 @@ def test_old_format_of_seed_003() -> None:
 def test_text_log_pages_render() -> None:
     """The frame pages of a text log: the usual sections, and the note that a text log
     carries no metrics."""
-    plan = plan_trace("logs", load_text_log(OPTIONS), "torchtrace")
+    plan = plan_trace("logs", load_text_log(OPTIONS), "torchtrace", fold_bytes=0)
     pages = pages_of(plan, PageSettings())
     frame = next(t for d, t in pages.items() if d.endswith("/frame-3-0"))
     assert "a text log carries no metrics" in frame

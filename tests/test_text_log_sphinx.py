@@ -18,7 +18,7 @@ def _site(make_site: SiteMaker, body: str, builder: str = "html") -> object:
     return make_site("simple", builder, pages={
         "index.rst": "Logs\n====\n\n.. toctree::\n\n   logs\n",
         "logs.rst": "Text logs\n=========\n\n" + body,
-    })
+    }, confoverrides={"torchtrace_fold_bytes": 0})  # kernels on pages of their own
 
 
 def _html(app: object, path: str) -> str:

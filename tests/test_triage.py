@@ -40,7 +40,7 @@ DEFAULT = PageSettings()
 
 
 def plan_of(path: Path, label: str) -> TracePlan:
-    return plan_trace(label, load_trace(str(path)), "torchtrace")
+    return plan_trace(label, load_trace(str(path)), "torchtrace", fold_bytes=0)
 
 
 def frame_of(plan: TracePlan, label: str, rank: int | None = None) -> FramePlan:
@@ -144,7 +144,7 @@ def test_titles_name_trace_rank_and_page() -> None:
     line = crumbs.lines[0]
     assert inline_text(line) == f"big › [0/0] forward › inductor_output_code › {kernel.kernel.name}"
     assert [x.docname for x in line if isinstance(x, PageLink)] == [
-        single.index_docname, f.docname, kernel.code_docname,
+        single.index_docname, f.docname, kernel.code.docname if kernel.code else None,
     ]
 
 

@@ -266,6 +266,12 @@ def item(*content: Inline) -> list[Block]:
     return [Paragraph(list(content))]
 
 
+def place_link(docname: str, anchor: str, text: str) -> PageLink | AnchorLink:
+    """A link to what is shown on a page of its own (``anchor`` "") or at an anchor of
+    another page (a small graph on its frame page)."""
+    return AnchorLink(docname, anchor, text) if anchor else PageLink(docname, text)
+
+
 def joined(parts: Sequence[Inlines], separator: str = ", ") -> list[Inline]:
     """Inline pieces one after the other with a separator between them."""
     out: list[Inline] = []

@@ -64,6 +64,18 @@ def has_page(artifact: Artifact) -> bool:
     return artifact.kind == "artifact" and (artifact.name in PAGE_ARTIFACTS or artifact.is_graph)
 
 
+def is_small_record(artifact: Artifact) -> bool:
+    """An artifact that is no graph and small enough to show on its frame page."""
+    return artifact.payload is not None and not has_page(artifact) and (
+        artifact.size <= INLINE_LIMIT
+    )
+
+
+def _text_key(artifact: Artifact) -> tuple[str, bytes]:
+    data = artifact.text().encode("utf-8", "replace")
+    return artifact.name, hashlib.blake2b(data, digest_size=16).digest()
+
+
 def is_download(artifact: Artifact) -> bool:
     """Too large for its frame page, small enough to write out (not past the record cap):
     offered as a download, as tlparse links it."""
@@ -90,6 +102,19 @@ UNKNOWN_TITLE = "records without a compile id"
 
 #: Frames (compiles) one trace gets pages for, unless ``torchtrace_max_frames`` says otherwise.
 DEFAULT_MAX_FRAMES = 1000
+
+#: A graph, guard set or generated code of at most this many bytes is folded on its frame
+#: page (``torchtrace_fold_bytes``) rather than given a page of its own: each page carries
+#: the theme's sidebar, header and icons (about 18 KB with furo), more than most graphs
+#: weigh, and a reader of a compile finds its graphs in one place.  Larger ones, and those
+#: past the frame page's budget, get their own page.
+DEFAULT_FOLD_BYTES = 48_000
+#: Scripts to run, not to read (``fx_graph_runnable`` repeats a graph shown beside it, with
+#: imports and random inputs around it): a download on the frame page, as tlparse offers it.
+RUN_NOT_READ = frozenset({"fx_graph_runnable"})
+#: Bytes of graphs one frame page folds at most, ``fold_bytes`` times this (its first
+#: screens are the answer; the graphs come after, folded).
+FRAME_FOLDS = 4
 
 
 @dataclass
@@ -122,10 +147,23 @@ class GraphPlan:
     numbers_of: GraphPlan | None = None
     numbers_of_label: str = ""  # the compile id of ``numbers_of``, ``[0/0]``
     numbers_same: bool = False  # not even a number differs from ``numbers_of``
+    #: Where its frame page shows it, when it is small enough to need no page of its own
+    #: (``docname`` is then the frame page's); "" for a graph with a page.
+    anchor: str = ""
+
+    @property
+    def shown(self) -> bool:
+        """Shown by itself (on a page of its own or on its frame page), not as another."""
+        return self.same_as is None and self.numbers_of is None
 
     @property
     def has_page(self) -> bool:
-        return self.same_as is None and self.numbers_of is None
+        return self.shown and not self.anchor
+
+    @property
+    def inline(self) -> bool:
+        """Shown whole on its frame page, below the artifacts table."""
+        return self.shown and bool(self.anchor)
 
 
 @dataclass
@@ -142,17 +180,27 @@ class KernelPlan:
     artifact: Artifact  # the output code it was generated in
     name: str
     docname: str
-    code_docname: str | None  # the graph page of that output code
+    code: GraphPlan | None  # that output code, as its frame plans it
     same_as: KernelPlan | None = None  # the kernel of a rank this one repeats: no page
     #: The kernel of an earlier compile of the frame, with a page, whose source equals this
     #: one's but for its numbers (a recompile for new shapes): no page of its own; its row
     #: on the frame page links that page, and its object lives on the frame page.
     numbers_of: KernelPlan | None = None
     numbers_of_label: str = ""  # the compile id of ``numbers_of``
+    #: Where its frame page shows it, beside its output code shown there ("" : a page).
+    anchor: str = ""
+
+    @property
+    def shown(self) -> bool:
+        return self.same_as is None and self.numbers_of is None
 
     @property
     def has_page(self) -> bool:
-        return self.same_as is None and self.numbers_of is None
+        return self.shown and not self.anchor
+
+    @property
+    def inline(self) -> bool:
+        return self.shown and bool(self.anchor)
 
 
 @dataclass
@@ -203,6 +251,7 @@ class TracePlan:
     frames: list[FramePlan] = field(default_factory=list)
     ranks: list[RankPlan] = field(default_factory=list)
     max_frames: int = DEFAULT_MAX_FRAMES
+    fold_bytes: int = DEFAULT_FOLD_BYTES  # graphs up to this size are folded on frame pages
     past_limit: list[PastLimit] = field(default_factory=list)  # in plan order, no pages
     _pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] | None = field(
         default=None, repr=False, compare=False
@@ -215,6 +264,10 @@ class TracePlan:
     _paged: list[FramePlan] | None = field(default=None, repr=False, compare=False)
     _sidebar: tuple[int | None, set[int]] | None = field(default=None, repr=False, compare=False)
     _shared: dict[str, list[tuple[str, str, str]]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    _aliases: dict[int, list[str]] | None = field(default=None, repr=False, compare=False)
+    _copies: dict[tuple[str, bytes], tuple[FramePlan, Artifact]] | None = field(
         default=None, repr=False, compare=False
     )
 
@@ -262,14 +315,48 @@ class TracePlan:
                 if f.same_as is not None:
                     for name, status in self.frame_objects(f):
                         shared.setdefault(f.docname, []).append(("frame", name, status))
+                # a copy of a folded graph or kernel is declared in its fold (aliases_of)
                 for g in f.graphs:
-                    if g.same_as is not None:
+                    if g.same_as is not None and not g.anchor:
                         shared.setdefault(g.docname, []).append(("graph", g.name, ""))
                 for k in f.kernels:
-                    if k.same_as is not None:
+                    if k.same_as is not None and not k.anchor:
                         shared.setdefault(k.docname, []).append(("kernel", k.name, ""))
             self._shared = shared
         return list(self._shared.get(docname, ()))
+
+    def aliases_of(self, item: GraphPlan | KernelPlan) -> list[str]:
+        """The object names of the graphs or kernels shown as ``item`` (an identical graph
+        of its frame, the same graph of a rank that repeats this one): a fold declares
+        them, so their links land on it."""
+        if self._aliases is None:
+            aliases: dict[int, list[str]] = {}
+            for f in self.frames:
+                items: list[GraphPlan | KernelPlan] = [*f.graphs, *f.kernels]
+                for x in items:
+                    root: GraphPlan | KernelPlan | None = x.same_as
+                    while root is not None and root.same_as is not None:  # a copy of a copy
+                        root = root.same_as
+                    if root is not None:
+                        aliases.setdefault(id(root), []).append(x.name)
+            self._aliases = aliases
+        return list(self._aliases.get(id(item), ()))
+
+    def first_copy(self, artifact: Artifact) -> tuple[FramePlan, Artifact] | None:
+        """The frame page, earlier in plan order, that shows an artifact of the same name
+        and text as this small one (a config dump every compile logs again): the later
+        pages link it, so a copy costs a line, not its text again.  None for the first."""
+        if not is_small_record(artifact):
+            return None
+        if self._copies is None:
+            copies: dict[tuple[str, bytes], tuple[FramePlan, Artifact]] = {}
+            for f in self.paged_frames:
+                for a in f.compile.artifacts:
+                    if is_small_record(a):
+                        copies.setdefault(_text_key(a), (f, a))
+            self._copies = copies
+        found = self._copies.get(_text_key(artifact))
+        return found if found is not None and found[1] is not artifact else None
 
     def repeating_ranks(self, rank_plan: RankPlan) -> list[RankPlan]:
         """The ranks whose pages are this rank's (they logged the same)."""
@@ -383,7 +470,11 @@ class TracePlan:
 
 
 def plan_trace(
-    label: str, trace: Trace, generated_dir: str, max_frames: int = DEFAULT_MAX_FRAMES
+    label: str,
+    trace: Trace,
+    generated_dir: str,
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    fold_bytes: int = DEFAULT_FOLD_BYTES,
 ) -> TracePlan:
     """Name every page and object of a trace (names: see :mod:`.naming`).
 
@@ -392,7 +483,10 @@ def plan_trace(
     its first compiles.  The others are ``plan.past_limit``: no pages, no objects.
     """
     root = posixpath.join(generated_dir, label_segment(label))
-    plan = TracePlan(label=label, trace=trace, root=root, max_frames=max(0, max_frames))
+    plan = TracePlan(
+        label=label, trace=trace, root=root, max_frames=max(0, max_frames),
+        fold_bytes=max(0, fold_bytes),
+    )
     paged = _within_limit(trace, plan.max_frames)
     repeats = repeated_ranks(trace, paged) if trace.is_multi_rank else {}
     taken = {plan.index_docname}
@@ -550,6 +644,7 @@ def _mirror(frame: FramePlan, target: FramePlan) -> None:
                 other.raw_path,
                 same_as=other,
                 unchanged_by=other.unchanged_by,
+                anchor=other.anchor,
             )
         )
     pairs = [(a, k) for a in artifacts for k in a.kernels]
@@ -561,8 +656,9 @@ def _mirror(frame: FramePlan, target: FramePlan) -> None:
                 artifact,
                 f"{frame.name}/{item_name(kernel.name, n)}",
                 other_kernel.docname,
-                other_kernel.code_docname,
+                other_kernel.code,
                 same_as=other_kernel,
+                anchor=other_kernel.anchor,
             )
         )
     for raw in target.downloads:
@@ -593,12 +689,15 @@ def _within_limit(trace: Trace, max_frames: int) -> set[int]:
     return outside | {id(c) for _, _, c in order[:max_frames]}
 
 
+
+
 def _plan_graphs(
     plan: TracePlan, frame: FramePlan, taken: set[str], planned: dict[int, FramePlan]
 ) -> None:
     """Graph pages, numbered among the frame's same-named artifacts (paged or not)."""
     artifacts = frame.compile.artifacts
     previous = _previous_frame(frame, planned)
+    budget = plan.fold_bytes * FRAME_FOLDS
     for artifact, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True):
         if not has_page(artifact):
             if is_download(artifact):
@@ -619,6 +718,7 @@ def _plan_graphs(
                     earlier.raw_path,
                     same_as=earlier,
                     unchanged_by=PASS_BEFORE.get(artifact.name, ""),
+                    anchor=earlier.anchor,
                 )
             )
             continue
@@ -633,9 +733,18 @@ def _plan_graphs(
                 numbers_same=same,
             ))
             continue
-        docname = _claim(taken, posixpath.join(frame.docname, segment))
-        raw = posixpath.join(plan.root, "_raw", posixpath.relpath(docname, plan.root))
-        frame.graphs.append(GraphPlan(artifact, name, docname, raw + download_suffix(artifact)))
+        place = _claim(taken, posixpath.join(frame.docname, segment))
+        raw = posixpath.join(plan.root, "_raw", posixpath.relpath(place, plan.root))
+        raw += download_suffix(artifact)
+        if artifact.name in RUN_NOT_READ and plan.fold_bytes:  # a fold links the download
+            frame.graphs.append(GraphPlan(artifact, name, frame.docname, raw,
+                                          anchor=posixpath.basename(place)))
+        elif plan.fold_bytes and artifact.size <= min(plan.fold_bytes, budget):
+            budget -= artifact.size  # on the frame page: a page of its own is mostly theme
+            anchor = posixpath.basename(place)
+            frame.graphs.append(GraphPlan(artifact, name, frame.docname, raw, anchor=anchor))
+        else:
+            frame.graphs.append(GraphPlan(artifact, name, place, raw))
 
 
 def _plan_records(plan: TracePlan, frame: FramePlan) -> None:
@@ -702,7 +811,7 @@ def _identical_graph(frame: FramePlan, artifact: Artifact) -> GraphPlan | None:
     for earlier in frame.graphs:
         other = earlier.artifact
         if (
-            earlier.has_page
+            earlier.shown
             and other.is_graph
             and other.size == artifact.size
             and download_suffix(other) == download_suffix(artifact)
@@ -714,16 +823,16 @@ def _identical_graph(frame: FramePlan, artifact: Artifact) -> GraphPlan | None:
 
 def _plan_kernels(frame: FramePlan, taken: set[str], planned: dict[int, FramePlan]) -> None:
     """Kernel pages, numbered among the frame's same-named kernels (fwd and bwd reuse names);
-    none for a kernel whose source is the previous compile's but for its numbers."""
+    none for a kernel whose source is the previous compile's but for its numbers, and none
+    for a kernel of code that its frame page shows (the kernel is shown there too)."""
     pairs = [(a, k) for a in frame.compile.artifacts for k in a.kernels]
     numbers = occurrences(k.name for _, k in pairs)
     earlier = _previous_kernels(_previous_frame(frame, planned))
     for (artifact, kernel), n in zip(pairs, numbers, strict=True):
         segment = item_segment("kernel", kernel.name, n)
-        code = frame.graph_for(artifact)
         short = item_name(kernel.name, n)
         plan = KernelPlan(kernel, artifact, f"{frame.name}/{short}", frame.docname,
-                          code.docname if code else None)
+                          frame.graph_for(artifact))
         base = earlier.get(short)
         if base is not None:
             label, base_kernel = base
@@ -734,7 +843,11 @@ def _plan_kernels(frame: FramePlan, taken: set[str], planned: dict[int, FramePla
                 plan.numbers_of, plan.numbers_of_label = base_kernel, label
                 frame.kernels.append(plan)
                 continue
-        plan.docname = _claim(taken, posixpath.join(frame.docname, segment))
+        place = _claim(taken, posixpath.join(frame.docname, segment))
+        if plan.code is not None and plan.code.inline:  # beside its code, on the frame page
+            plan.anchor = posixpath.basename(place)
+        else:
+            plan.docname = place
         frame.kernels.append(plan)
 
 

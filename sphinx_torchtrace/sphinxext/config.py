@@ -17,7 +17,7 @@ from sphinx.config import Config
 
 from ..render.paths import DEFAULT_PATH_REWRITES
 from ..site.naming import DEFAULT_GENERATED_DIR, generated_folder
-from ..site.plan import DEFAULT_MAX_FRAMES
+from ..site.plan import DEFAULT_FOLD_BYTES, DEFAULT_MAX_FRAMES
 from ..trace.diff import DEFAULT_REGRESSIONS, validate_regressions
 from ..trace.reader import DEFAULT_MAX_LOG_BYTES
 from .warnings import warn
@@ -31,6 +31,7 @@ class TorchTraceConfig:
     default_path_rewrites: bool  # the built-in rules (home directories, site-packages ...)
     max_log_bytes: int  # read no more than this of one log (decompressed)
     max_frames: int  # compiles of one trace that get pages; the rest are listed on its overview
+    fold_bytes: int  # graphs up to this size are folded on their frame page, not paged
     regressions: dict[str, bool | float | None]  # which torchtrace-diff changes warn
 
     def rewrite_rules(self) -> dict[str, str]:
@@ -75,7 +76,7 @@ def _positive(value: Any) -> int:
     return value
 
 
-def _sidebar_frames(value: Any) -> int:
+def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError("must be a whole number, 0 or more")
     return value
@@ -89,7 +90,7 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "torchtrace_path_rewrites": ({}, _path_rewrites),
     # Frames a trace lists in the HTML sidebar; beyond it, the first page of each function
     # (every page listing every frame grows with the square of their number).
-    "torchtrace_sidebar_frames": (50, _sidebar_frames),
+    "torchtrace_sidebar_frames": (50, _count),
     # The built-in path rewrites, after the user's (False publishes paths as logged).
     "torchtrace_default_path_rewrites": (True, _flag),
     # Bytes read from one log at most, decompressed: a gzip log can expand to gigabytes.
@@ -97,6 +98,10 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # Compiles (frames) of one trace that get pages, in compile order; the rest are listed
     # in a table on the overview: thousands of pages make a slow build and a useless sidebar.
     "torchtrace_max_frames": (DEFAULT_MAX_FRAMES, _positive),
+    # Graphs, guards and generated code of at most this many bytes are folded on their
+    # frame page, with their kernels; larger ones get pages of their own.  0: every graph
+    # and kernel gets a page (a site several times heavier: each page carries the theme).
+    "torchtrace_fold_bytes": (DEFAULT_FOLD_BYTES, _count),
     # What a ``torchtrace-diff`` warns about as a regression (``regression_<kind>``), and
     # the thresholds: missing keys take the defaults; ``compile_time`` is a ratio or None.
     "torchtrace_regressions": (dict(DEFAULT_REGRESSIONS), validate_regressions),

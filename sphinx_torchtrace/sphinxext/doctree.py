@@ -23,6 +23,7 @@ from sphinx.environment import BuildEnvironment
 from ..render.highlight import is_fast
 from ..site import blocks as b
 from ..site.characters import one_line, printable, short_words
+from .fold import fold, fold_title
 from .latex import CODE_CLASS
 from .patches.fast_code import FAST_CLASS
 
@@ -244,23 +245,13 @@ class DoctreeBuilder:
         return [node]
 
     def _dropdown(self, block: b.Dropdown) -> list[nodes.Node]:
-        title = self._sourced(nodes.rubric("", "", *self.inline(block.title)))
+        title = self._sourced(fold_title("", "", *self.inline(block.title)))
         if block.anchor:
             self._anchor(title, block.anchor)
-        container = _component(
-            "dropdown",
-            opened=block.open,
-            type="dropdown",
-            has_title=True,
-            icon=None,
-            chevron=None,
-            container_classes=["sd-mb-3"],
-            title_classes=[],
-            body_classes=[],
-        )
-        container += title
-        container.extend(self.blocks(block.blocks))
-        return [container]
+        node = fold(open=block.open)
+        node += title
+        node.extend(self.blocks(block.blocks))
+        return [node]
 
     def _tabset(self, block: b.TabSet) -> list[nodes.Node]:
         tab_set = _component("tab-set", classes=["sd-tab-set"])

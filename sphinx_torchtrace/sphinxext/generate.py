@@ -237,7 +237,7 @@ def generate_pages(app: Sphinx) -> None:
                 # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
                 warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else f"{d.path}:")
         _say_which_logs(request, label, options)
-        plan = plan_trace(label, trace, gen_dir, config.max_frames)
+        plan = plan_trace(label, trace, gen_dir, config.max_frames, config.fold_bytes)
         settings = PageSettings(
             no_source=options.no_source,
             sections=options.sections,
@@ -354,6 +354,7 @@ class _DownloadStamp:
             generated_dir(app),
             sorted(torchtrace_config(app.config).rewrite_rules().items()),
             generated.plan.max_frames,  # which frames have downloads
+            generated.plan.fold_bytes,  # which graphs have pages
             [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in generated.logs],
         ]
         self.key = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()

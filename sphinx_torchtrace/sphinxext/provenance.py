@@ -60,6 +60,7 @@ from ..site.source import strip_source
 from ..trace.model import Artifact, Compile
 from ..trace.provenance import MAP_KEYS, ProvenanceView, provenance_view, provenance_views
 from ..trace.provenance import _lines as payload_lines
+from .doctree import label_of
 from .generate import GeneratedTrace, registry
 from .patches.compat import builder_format
 from .warnings import warn
@@ -258,7 +259,12 @@ def build_block(
                     if artifact is not None
                     else None
                 ),
-                "docname": graph.docname if graph is not None else None,
+                # "docname#anchor" for a graph shown on its frame page
+                "docname": (
+                    None if graph is None
+                    else f"{graph.docname}#{graph.anchor}" if graph.anchor
+                    else graph.docname
+                ),
                 "language": language_of(artifact) if artifact is not None else "text",
                 # graph panes: line -> the node defined there, linked to its graph page
                 "nodes": {
@@ -304,10 +310,12 @@ def kernel_base(key: str) -> str:
 
 
 def kernel_docnames(frame: FramePlan, view: ProvenanceView) -> dict[str, str]:
-    """Kernel name -> its kernel page, preferring kernels of the code pane's artifact."""
+    """Kernel name -> its kernel page (``docname#anchor`` for a kernel folded on its frame
+    page), preferring kernels of the code pane's artifact."""
     found: dict[str, str] = {}
     for plan in sorted(frame.kernels, key=lambda k: k.artifact is not view.code):
-        found.setdefault(plan.kernel.name, plan.docname)
+        where = f"{plan.docname}#{plan.anchor}" if plan.anchor else plan.docname
+        found.setdefault(plan.kernel.name, where)
     return found
 
 
@@ -464,9 +472,16 @@ def _kernel_ref(key: str, docname: str | None) -> list[nodes.Node]:
     literal = nodes.literal(key, key)
     if docname is None:
         return [literal]
-    ref = addnodes.pending_xref(
-        "", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True
-    )
+    page, _, anchor = docname.partition("#")
+    if anchor:  # a kernel folded on its frame page
+        ref = addnodes.pending_xref(
+            "", refdomain="std", reftype="ref", reftarget=label_of(page, anchor),
+            refexplicit=True,
+        )
+    else:
+        ref = addnodes.pending_xref(
+            "", refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True
+        )
     ref += literal
     return [ref]
 
@@ -504,14 +519,16 @@ def visit_provenance_html(self: HTML5Translator, node: provenance_block) -> None
     env = builder.env
     current = getattr(builder, "current_docname", None) or env.docname
 
-    def uri(docname: str) -> str | None:
+    def uri(target: str) -> str | None:
+        docname, _, anchor = target.partition("#")
         # singlehtml holds only the toctree's documents, not the generated orphan pages
         if builder.name == "singlehtml" or docname not in env.all_docs:
             return None
         try:
-            return builder.get_relative_uri(current, docname)
+            found = builder.get_relative_uri(current, docname)
         except Exception:  # noqa: BLE001 - a link is worth less than the page
             return None
+        return found + "#" + anchor if anchor else found
 
     self.body.append(render_html(node, uri))
     raise nodes.SkipNode

@@ -14,6 +14,7 @@ from .diff_directive import TorchTraceDiffDirective
 from .directive import TorchTraceDirective
 from .doctree import chart_node
 from .domain import TorchTraceDomain
+from .fold import setup_folds
 from .generate import forget_traces, generate_pages
 from .latex import LatexLongLines
 from .page import TorchTracePage
@@ -52,6 +53,7 @@ def setup_extension(app: Sphinx) -> None:
         texinfo=(_pass, _depart),
     )
     app.add_post_transform(LatexLongLines)
+    setup_folds(app)
     setup_provenance(app)
     setup_navigation(app)
     setup_straight_quotes(app)
@@ -97,6 +99,7 @@ def _add_static(app: Sphinx) -> None:
         return
     app.config.html_static_path.append(str(STATIC))
     app.add_css_file("sphinx-torchtrace.css")
+    app.add_js_file("sphinx-torchtrace.js", loading_method="defer")  # opens folds at anchors
 
 
 def _exclude_side_files(app: Sphinx, config: Config) -> None:

@@ -113,7 +113,11 @@ def _build(theme: str, root: Path) -> Path:
         shutil.copyfile(log, src / "logs" / f"{label}.log")
     for log in DIST.glob("*.log"):
         shutil.copyfile(log, src / "logs" / "dist" / log.name)
-    conf = f'project = "layout"\nextensions = ["sphinx_torchtrace"]\nhtml_theme = "{theme}"\n'
+    # graphs over 2 KB on pages of their own: folds and graph and kernel pages both laid out
+    conf = (
+        f'project = "layout"\nextensions = ["sphinx_torchtrace"]\nhtml_theme = "{theme}"\n'
+        "torchtrace_fold_bytes = 2000\n"
+    )
     (src / "conf.py").write_text(conf, encoding="utf-8")
     (src / "index.rst").write_text(INDEX_RST, encoding="utf-8")
     html = root / "html"
@@ -161,7 +165,7 @@ def theme_site(
 
 @functools.cache
 def planned(label: str) -> TracePlan:
-    return plan_trace(label, load_trace(LOGS[label]), "torchtrace")
+    return plan_trace(label, load_trace(LOGS[label]), "torchtrace", fold_bytes=2000)
 
 
 def sample_pages(html: Path) -> dict[str, str]:

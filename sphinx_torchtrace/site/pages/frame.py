@@ -55,12 +55,15 @@ from ..blocks import (
     Toctree,
     joined,
     linked,
+    place_link,
 )
 from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING
 from .cudagraphs import cudagraphs_section, text_log_section
 from .diffs import folded_diff, sizes_diff, sizes_only_blocks
+from .graph import inline_graph
+from .kernel import code_link, inline_kernel
 
 UNKNOWN_COMPILE_TEXT = (
     "Records logged outside any compilation (the PyTorch version, ahead-of-time compilation, "
@@ -151,8 +154,9 @@ NOT_PHASED = frozenset(
 
 ARTIFACTS_TEXT = (
     "In pipeline order: Dynamo's graph, AOT Autograd's graphs, Inductor's graphs before and "
-    "after its passes, then the generated code. Each graph links to its page; the other "
-    "artifacts are shown below the table, or, too large to show, offered raw."
+    "after its passes, then the generated code. Each name links to where it is shown: folded "
+    "below the table, or, for a large graph, on a page of its own; an artifact too large to "
+    "show is offered raw."
 )
 PROVENANCE_TEXT = (
     "The pre-grad graph, the post-grad graph and the generated code side by side: hover or "
@@ -371,7 +375,7 @@ def _metric_facts(view: _Frame) -> list[tuple[str, Inlines]]:
     guard_pages = [g for g in view.frame.graphs if g.artifact.name in GUARD_ARTIFACTS]
     if guard_pages or guards:
         links: list[Inlines] = [
-            [PageLink(g.docname, g.artifact.name)] if g.has_page
+            [place_link(g.docname, g.anchor, g.artifact.name)] if g.shown
             else [view.anchor_link(_artifact_anchor(g.artifact), g.artifact.name)]
             for g in guard_pages
         ]
@@ -497,6 +501,8 @@ def _sizes_only_blocks(view: _Frame, previous: Compile) -> list[Block]:
     whole: list[Inline] = []
     if graph is not None and graph.has_page:
         whole = ["The whole graph is on ", PageLink(graph.docname, "its page"), "."]
+    elif graph is not None and graph.inline:
+        whole = ["The whole graph is ", view.anchor_link(graph.anchor, "below"), "."]
     elif graph is not None:
         whole = ["The whole graph is a ", Download(graph.raw_path, "download"), "."]
     return sizes_only_blocks(
@@ -726,14 +732,18 @@ def _artifacts_section(view: _Frame) -> Section | None:
     for g in view.frame.graphs:
         if g.numbers_of is not None and g.artifact in c.artifacts:
             blocks.extend(_numbers_only_blocks(view, g))
-    for a in inline:
-        blocks.append(
-            Dropdown(
-                [f"{a.name} ({size_text(a.size)}, line {a.line} of the log)"],
-                [CodeBlock(view.strip(a.text()), language_of(a))],
-                anchor=_artifact_anchor(a),
+    for a in ordered:  # small graphs and other artifacts, folded, in pipeline order
+        graph = view.frame.graph_for(a)
+        if graph is not None and graph.inline:
+            blocks.append(inline_graph(view.plan, view.frame, graph, view.settings))
+        elif a in inline:
+            blocks.append(
+                Dropdown(
+                    [f"{a.name} ({size_text(a.size)}, line {a.line} of the log)"],
+                    [CodeBlock(view.strip(a.text()), language_of(a))],
+                    anchor=_artifact_anchor(a),
+                )
             )
-        )
     return Section(["Artifacts"], blocks, anchor="artifacts")
 
 
@@ -781,7 +791,8 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
     target = ObjectTarget("graph", graph.name)
     if not changed:  # the very same text
         title = f"{_graph_title(view, graph)}: as {base_label}'s (the same text)"
-        same: list[Inline] = ["The same text as ", PageLink(base.docname, f"{base_label}'s"),
+        same: list[Inline] = ["The same text as ",
+                              place_link(base.docname, base.anchor, f"{base_label}'s"),
                               "; ", Download(graph.raw_path, "this one's"), " is a download."]
         return [target, Dropdown([title], [Paragraph(same)],
                                  anchor=_artifact_anchor(graph.artifact))]
@@ -790,7 +801,7 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
              f"({changed} of {len(new)} lines differ)")
     what = "guards" if graph.artifact.name in GUARD_ARTIFACTS else "graph"
     body = sizes_only_blocks(
-        [f"The same {what} as ", PageLink(base.docname, f"{base_label}'s")],
+        [f"The same {what} as ", place_link(base.docname, base.anchor, f"{base_label}'s")],
         changed, len(new), diff, unshown,
         [Download(graph.raw_path, "The whole text"), " is a download."],
     )
@@ -803,14 +814,18 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
     graph = view.frame.graph_for(a)
     if graph is not None and graph.numbers_of is not None:  # no page: shown below the table
         link = view.anchor_link(_artifact_anchor(a), _graph_title(view, graph))
-        as_base = PageLink(graph.numbers_of.docname, f"{graph.numbers_of_label}'s")
+        base = graph.numbers_of
+        as_base = place_link(base.docname, base.anchor, f"{graph.numbers_of_label}'s")
         but = "; " if graph.numbers_same else " but for numbers; "
         return [link], ["as ", as_base, but, _raw_download(graph)], False
     if graph is not None and graph.same_as is not None:  # identical: no page of its own
         same = graph.same_as
         what = f"unchanged by {graph.unchanged_by}: " if graph.unchanged_by else "as "
-        cell: Inlines = [what, PageLink(same.docname, _graph_title(view, same))]
-        return [PageLink(same.docname, _graph_title(view, graph))], cell, False
+        cell: Inlines = [what, place_link(same.docname, same.anchor, _graph_title(view, same))]
+        return [place_link(same.docname, same.anchor, _graph_title(view, graph))], cell, False
+    if graph is not None and graph.inline:  # small: shown below the table
+        return [view.anchor_link(graph.anchor, _graph_title(view, graph))], [
+            "below, ", _raw_download(graph)], False
     if graph is not None:
         return [PageLink(graph.docname, _graph_title(view, graph))], [_raw_download(graph)], False
     if a.payload is None:
@@ -818,6 +833,11 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
     link = view.anchor_link(_artifact_anchor(a), a.name)
     if a.name == "dynamo_error" and view.compile.failures:
         return [link], ["under Failure"], False  # the failures section shows it, anchored
+    copy = view.plan.first_copy(a)
+    if copy is not None:  # the same text as on an earlier compile's page: linked there
+        other_frame, other = copy
+        shown = AnchorLink(other_frame.docname, _artifact_anchor(other), a.name)
+        return [shown], ["as ", ObjectLink("frame", other_frame.name), "'s"], False
     if a.size <= INLINE_LIMIT:
         return [link], ["below"], True
     raw = view.frame.download_for(a)
@@ -899,6 +919,7 @@ def _kernels_section(view: _Frame) -> Section | None:
         ["Kernel", "Kind", "In", "Source nodes"], rows, [4, 2, 2, 3]
     )
     blocks.append(Table(header, rows, widths, classes=["torchtrace-kernels"]))
+    blocks += [inline_kernel(view.plan, view.frame, k, view.settings) for k in kernels if k.inline]
     return Section(["Kernels"], blocks, anchor="kernels")
 
 
@@ -906,12 +927,13 @@ def _kernel_rows(k: KernelPlan, code_name: str, noted: bool = True) -> list[list
     """One row per kernel, an extern (library) kernel one row with its calls counted.
     ``code_name`` names the output code it is in; ``noted``: a kernel shown on an earlier
     compile's page says so in its row."""
-    code: Inline = PageLink(k.code_docname, code_name) if k.code_docname else code_name
+    code: Inline = code_link(k, code_name) if k.code is not None else code_name
     kernel = k.kernel
-    name: Inlines = [PageLink(k.docname, kernel.name)]
+    name: Inlines = [place_link(k.docname, k.anchor, kernel.name)]
     if k.numbers_of is not None:  # no page: the earlier compile's kernel's page
         but = "" if k.numbers_of.kernel.source == kernel.source else " but for numbers"
-        name = [PageLink(k.numbers_of.docname, kernel.name)]
+        base = k.numbers_of
+        name = [place_link(base.docname, base.anchor, kernel.name)]
         name += [f" (as {k.numbers_of_label}'s{but})"] if noted else []
     if kernel.kind != "extern":
         nodes = ", ".join(kernel.source_nodes)

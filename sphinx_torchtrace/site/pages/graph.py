@@ -19,6 +19,7 @@ from ..blocks import (
     Code,
     CodeBlock,
     Download,
+    Dropdown,
     Inline,
     Inlines,
     Lines,
@@ -28,10 +29,22 @@ from ..blocks import (
     PageLink,
     Paragraph,
     Section,
+    Strong,
     Table,
+    Target,
+    inline_text,
     joined,
+    place_link,
 )
-from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
+from ..plan import (
+    RUN_NOT_READ,
+    TITLE_SEPARATOR,
+    FramePlan,
+    GraphPlan,
+    KernelPlan,
+    PageSettings,
+    TracePlan,
+)
 from ..source import maybe_strip
 from .diffs import DIFF_MIN_LINES, folded_diff, near_diff, sizes_diff, sizes_only_blocks
 
@@ -216,39 +229,78 @@ def numbered_anchor(anchor: str, index: int) -> str:
 
 
 def graph_page(plan: TracePlan, frame: FramePlan, graph: GraphPlan, settings: PageSettings) -> Page:
-    """The page of one graph (or guards, or generated code): its role, facts, the
-    provenance tables that start or end at it, and its whole text."""
+    """The page of one graph (or guards, or generated code) too large for its frame page."""
+    title = _title(frame, graph, _phase(frame.compile, graph.artifact))
+    page = detail_page(graph.docname, [plan.detail_title(frame, title)], settings)
+    page.blocks.append(ObjectTarget("graph", graph.name))
+    page.blocks.append(breadcrumbs(plan, frame, [title]))
+    page.blocks.extend(graph_blocks(plan, frame, graph, settings))
+    return page
+
+
+def inline_graph(
+    plan: TracePlan, frame: FramePlan, graph: GraphPlan, settings: PageSettings
+) -> Dropdown:
+    """A graph shown on its frame page: what its page would show, folded under its name,
+    its sections as headings of the fold (a section cannot sit inside a fold)."""
+    artifact = graph.artifact
+    title = _title(frame, graph, _phase(frame.compile, artifact))
+    text = maybe_strip(artifact.text(), settings.no_source)
+    names = [graph.name, *plan.aliases_of(graph)]
+    blocks: list[Block] = [ObjectTarget("graph", name) for name in names]
+    for block in graph_blocks(plan, frame, graph, settings, anchors=f"{graph.anchor}-"):
+        if isinstance(block, Section):
+            if block.anchor:
+                blocks.append(Target(block.anchor))
+            if block.anchor != f"{graph.anchor}-content":  # the fold's title says what it is
+                blocks.append(Paragraph([Strong(inline_text(block.title))]))
+            blocks.extend(block.blocks)
+        else:
+            blocks.append(block)
+    size = _size_text(artifact, text)
+    what = f"{size}: a script to download" if artifact.name in RUN_NOT_READ else size
+    summary = f"{title} ({what})"
+    return Dropdown([summary], blocks, anchor=graph.anchor)
+
+
+def graph_blocks(
+    plan: TracePlan,
+    frame: FramePlan,
+    graph: GraphPlan,
+    settings: PageSettings,
+    anchors: str = "",
+) -> list[Block]:
+    """A graph's role, facts, the provenance tables that start or end at it, and its whole
+    text; ``anchors`` prefixes its sections' anchors (several graphs share a frame page)."""
     artifact = graph.artifact
     views = compile_facts(frame.compile).views
     text = maybe_strip(artifact.text(), settings.no_source)
     phase = _phase(frame.compile, artifact)
-    title = _title(frame, graph, phase)
-    page = detail_page(graph.docname, [plan.detail_title(frame, title)], settings)
-    page.blocks.append(ObjectTarget("graph", graph.name))
-    page.blocks.append(breadcrumbs(plan, frame, [title]))
-    page.blocks.append(Paragraph([_role(artifact)]))
+    blocks: list[Block] = [Paragraph([_role(artifact)])]
     identical = [g for g in frame.graphs if g.same_as is graph]
     facts = _facts(frame, graph, views, phase, text)
     if identical:
         facts.append(fact("Also", *joined([_identical_text(frame, g) for g in identical])))
-    page.blocks.append(facts_block(facts))
+    blocks.append(facts_block(facts))
     if artifact.name == "fx_graph_runnable":
-        page.blocks.append(Paragraph(_RUNNABLE))
+        blocks.append(Paragraph(_RUNNABLE))
     tables: list[Block] = []
     for shown in [artifact, *(g.artifact for g in identical)]:  # theirs have no page
-        tables.extend(_kernels_by_node(frame, shown, views))
-        tables.extend(_what_each_node_became(frame, shown, views))
-    page.blocks.extend(tables)
-    page.blocks.append(
+        tables.extend(_kernels_by_node(frame, shown, views, anchors))
+        tables.extend(_what_each_node_became(frame, shown, views, anchors))
+    blocks.extend(tables)
+    if artifact.name in RUN_NOT_READ and graph.inline:  # facts link the script, not shown
+        return blocks
+    blocks.append(
         # node tables give line numbers: then the whole text, not a diff
-        (None if tables else _changes_section(plan, frame, graph, text, settings))
+        (None if tables else _changes_section(plan, frame, graph, text, settings, anchors))
         or Section(
             ["Content"],
             [CodeBlock(text, language_of(artifact), linenos=True)],
-            anchor="content",
+            anchor=anchors + "content",
         )
     )
-    return page
+    return blocks
 
 
 def _identical_text(frame: FramePlan, graph: GraphPlan) -> list[Inline]:
@@ -260,7 +312,12 @@ def _identical_text(frame: FramePlan, graph: GraphPlan) -> list[Inline]:
 # -- a recompile's graph, as a diff -----------------------------------------------------------
 
 def _changes_section(
-    plan: TracePlan, frame: FramePlan, graph: GraphPlan, text: str, settings: PageSettings
+    plan: TracePlan,
+    frame: FramePlan,
+    graph: GraphPlan,
+    text: str,
+    settings: PageSettings,
+    anchors: str = "",
 ) -> Section | None:
     """A recompile's graph nearly the same as the previous compile's: the changes, with a
     link to that graph's page and the whole text as a download (guards run to 300 KB)."""
@@ -276,7 +333,7 @@ def _changes_section(
         f"{frame.compile.label} {_title(frame, graph, '')}"
     )
     diff = near_diff(old, lines, before, after)
-    link = PageLink(previous.docname, f"{previous_frame.compile.label}'s")
+    link = place_link(previous.docname, previous.anchor, f"{previous_frame.compile.label}'s")
     whole = Download(graph.raw_path, "the whole text")
     if diff is None:
         changed = compare.sizes_only_changes(old, lines)
@@ -286,11 +343,11 @@ def _changes_section(
         return Section(["Changes since the previous compile"], sizes_only_blocks(
             ["The same graph as ", link], changed, len(lines), first, unshown,
             [Download(graph.raw_path, "The whole text"), " is a download."],
-        ), anchor="changes")
+        ), anchor=anchors + "changes")
     if not diff:
         intro: list[Inline] = ["The same text as ", link, " (", whole, ")."]
         return Section(["Changes since the previous compile"], [Paragraph(intro)],
-                       anchor="changes")
+                       anchor=anchors + "changes")
     intro = [
         "Nearly the same as ",
         link,
@@ -305,7 +362,7 @@ def _changes_section(
     return Section(
         ["Changes since the previous compile"],
         [Paragraph(intro), *folded_diff(diff)],
-        anchor="changes",
+        anchor=anchors + "changes",
     )
 
 
@@ -369,20 +426,23 @@ def _facts(
     frame_link: list[Inline] = [ObjectLink("frame", frame.name)]
     if phase:
         frame_link.append(f", {phase} pass")
-    lines = [
+    # folded on its frame page, whose title says its size: neither is said again
+    lines = [] if graph.inline else [
         fact("Frame", *frame_link),
         fact("Size", _size_text(artifact, text)),
+    ]
+    lines += [
         fact("Logged", _logged_text(artifact)),
         fact("Download", Download(graph.raw_path, _download_text(artifact))),
     ]
     kernels = kernels_in(frame, artifact)
     if kernels:
-        links: list[Inlines] = [[PageLink(k.docname, k.kernel.name)] for k in kernels]
+        links: list[Inlines] = [[place_link(k.docname, k.anchor, k.kernel.name)] for k in kernels]
         lines.append(fact("Kernels", *joined(links)))
     for view in views:
         post_page = _post_grad_page(frame, view)
         if view.code is artifact and post_page is not None and view.post_grad is not None:
-            link = PageLink(post_page.docname, view.post_grad.name)
+            link = place_link(post_page.docname, post_page.anchor, view.post_grad.name)
             lines.append(fact("Generated from", link, " (provenance tracking)"))
     return lines
 
@@ -413,7 +473,7 @@ def _code_page(frame: FramePlan, view: ProvenanceView) -> GraphPlan | None:
 
 
 def _kernels_by_node(
-    frame: FramePlan, artifact: Artifact, views: Sequence[ProvenanceView]
+    frame: FramePlan, artifact: Artifact, views: Sequence[ProvenanceView], anchors: str = ""
 ) -> list[Block]:
     """On a post-grad graph: its nodes grouped by the kernels that compute them."""
     mapped = [v for v in views if v.post_grad is artifact and v.post_to_kernels]
@@ -425,7 +485,7 @@ def _kernels_by_node(
         ]
         code_page = _code_page(frame, view)
         if code_page is not None and view.code is not None:
-            intro += [" in ", PageLink(code_page.docname, view.code.name)]
+            intro += [" in ", place_link(code_page.docname, code_page.anchor, view.code.name)]
         intro.append(".")
         rows: list[list[Inlines]] = [
             [[node_list(members)], _kernel_links(frame, keys, view.code)]
@@ -436,7 +496,7 @@ def _kernels_by_node(
             Section(
                 ["Kernels generated from each node"],
                 [Paragraph(intro), table],
-                anchor=numbered_anchor("kernels-by-node", index),
+                anchor=numbered_anchor(anchors + "kernels-by-node", index),
             )
         )
     return sections
@@ -450,12 +510,14 @@ def _kernel_links(frame: FramePlan, keys: Sequence[str], code: Artifact | None) 
     parts: list[Inlines] = []
     for key in keys:
         found = pages.get(kernel_base(key))
-        parts.append([PageLink(found.docname, key)] if found is not None else [Code(key)])
+        parts.append(
+            [place_link(found.docname, found.anchor, key)] if found is not None else [Code(key)]
+        )
     return joined(parts)
 
 
 def _what_each_node_became(
-    frame: FramePlan, artifact: Artifact, views: Sequence[ProvenanceView]
+    frame: FramePlan, artifact: Artifact, views: Sequence[ProvenanceView], anchors: str = ""
 ) -> list[Block]:
     """On a pre-grad graph: its nodes grouped by the post-grad nodes made from them."""
     mapped = [v for v in views if v.pre_grad is artifact and v.pre_to_post]
@@ -467,7 +529,7 @@ def _what_each_node_became(
         ]
         post_page = _post_grad_page(frame, view)
         if post_page is not None and view.post_grad is not None:
-            intro += [" of ", PageLink(post_page.docname, view.post_grad.name)]
+            intro += [" of ", place_link(post_page.docname, post_page.anchor, view.post_grad.name)]
         intro.append(" made from them.")
         rows: list[list[Inlines]] = [
             [[node_list(members)], names(targets)]
@@ -478,7 +540,7 @@ def _what_each_node_became(
             Section(
                 ["What each node became"],
                 [Paragraph(intro), table],
-                anchor=numbered_anchor("what-each-node-became", index),
+                anchor=numbered_anchor(anchors + "what-each-node-became", index),
             )
         )
     return sections

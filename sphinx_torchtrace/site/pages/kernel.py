@@ -14,16 +14,20 @@ from ..blocks import (
     Block,
     Code,
     CodeBlock,
+    Dropdown,
     Inline,
     Inlines,
     ObjectLink,
     ObjectTarget,
     Page,
-    PageLink,
     Paragraph,
     Section,
+    Strong,
     Table,
+    Target,
+    inline_text,
     joined,
+    place_link,
 )
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
@@ -93,24 +97,65 @@ LAUNCHES_ANCHOR = "launches"
 def kernel_page(
     plan: TracePlan, frame: FramePlan, kernel: KernelPlan, settings: PageSettings
 ) -> Page:
-    """The page of one kernel: its kind, facts, graph nodes, stacks, launches and source."""
-    k = kernel.kernel
+    """The page of one kernel of code too large for its frame page: its kind, facts, source,
+    launches, graph nodes and stacks."""
     short = kernel.name[len(frame.name) + 1 :]
     page = detail_page(kernel.docname, [plan.detail_title(frame, short)], settings)
     code: list[Inline] = []
-    if kernel.code_docname:
-        code = [PageLink(kernel.code_docname, kernel.artifact.name), BREADCRUMB]
+    if kernel.code is not None:
+        code = [code_link(kernel), BREADCRUMB]
     page.blocks.append(ObjectTarget("kernel", kernel.name))
     page.blocks.append(breadcrumbs(plan, frame, [*code, short]))
-    page.blocks.append(Paragraph([KINDS.get(k.kind, f"A kernel of kind {k.kind}.")]))
-    page.blocks.append(facts_block(_facts(frame, kernel)))
-    # its own source first, then where the wrapper launches it, then where it came from
-    if k.kind != "extern":
-        page.blocks.append(Section(["Source"], [_source_block(kernel)], anchor="source"))
-    page.blocks.extend(_launches(frame, kernel, settings.no_source))
-    page.blocks.extend(_graph_nodes(frame, kernel))
-    page.blocks.extend(_stack_traces(frame, k, settings.no_source))
+    page.blocks.extend(kernel_blocks(frame, kernel, settings))
     return page
+
+
+def inline_kernel(
+    plan: TracePlan, frame: FramePlan, kernel: KernelPlan, settings: PageSettings
+) -> Dropdown:
+    """A kernel of code its frame page shows, folded there: what its page would show but its
+    source and launches, which are lines of that code (linked), its sections as headings."""
+    short = kernel.name[len(frame.name) + 1 :]
+    names = [kernel.name, *plan.aliases_of(kernel)]
+    blocks: list[Block] = [ObjectTarget("kernel", name) for name in names]
+    for block in kernel_blocks(frame, kernel, settings, anchors=f"{kernel.anchor}-"):
+        if isinstance(block, Section):
+            if block.anchor:
+                blocks.append(Target(block.anchor))
+            blocks.append(Paragraph([Strong(inline_text(block.title))]))
+            blocks.extend(block.blocks)
+        else:
+            blocks.append(block)
+    return Dropdown([f"{short} ({kernel.kernel.kind.replace('_', ' ')})"], blocks,
+                    anchor=kernel.anchor)
+
+
+def kernel_blocks(
+    frame: FramePlan, kernel: KernelPlan, settings: PageSettings, anchors: str = ""
+) -> list[Block]:
+    """A kernel's kind and facts; then, on its own page, its source and where the wrapper
+    launches it; then the graph nodes it computes and where they came from in the user's
+    code.  ``anchors`` prefixes section anchors (several kernels share a frame page)."""
+    k = kernel.kernel
+    blocks: list[Block] = [
+        Paragraph([KINDS.get(k.kind, f"A kernel of kind {k.kind}.")]),
+        facts_block(_facts(frame, kernel)),
+    ]
+    if not kernel.inline:  # folded beside its code, it would repeat lines shown there
+        if k.kind != "extern":
+            blocks.append(Section(["Source"], [_source_block(kernel)], anchor="source"))
+        blocks.extend(_launches(frame, kernel, settings.no_source))
+    blocks.extend(_graph_nodes(frame, kernel, anchors))
+    blocks.extend(_stack_traces(frame, k, settings.no_source, anchors))
+    return blocks
+
+
+def code_link(kernel: KernelPlan, text: str | None = None) -> Inline:
+    """A link to the output code a kernel was generated in, on its page or its frame's."""
+    code = kernel.code
+    if code is None:
+        return Code(text or kernel.artifact.name)
+    return place_link(code.docname, code.anchor, text or kernel.artifact.name)
 
 
 def _facts(frame: FramePlan, kernel: KernelPlan) -> list[list[Inline]]:
@@ -118,11 +163,7 @@ def _facts(frame: FramePlan, kernel: KernelPlan) -> list[list[Inline]]:
     kind: list[Inline] = [k.kind.replace("_", " ")]
     if k.backend and k.backend != k.kind:
         kind += [" (", Code(k.backend), " backend)"]
-    where: Inline = (
-        PageLink(kernel.code_docname, kernel.artifact.name)
-        if kernel.code_docname is not None
-        else Code(kernel.artifact.name)
-    )
+    where: Inline = code_link(kernel) if kernel.code is not None else Code(kernel.artifact.name)
     lines = [
         fact("Kind", *kind),
         fact("Frame", ObjectLink("frame", frame.name)),
@@ -131,11 +172,14 @@ def _facts(frame: FramePlan, kernel: KernelPlan) -> list[list[Inline]]:
     if k.launch_lines:
         numbers = ", ".join(str(n) for n in k.launch_lines)
         plural = "s" if len(k.launch_lines) > 1 else ""
-        see_below = AnchorLink(kernel.docname, LAUNCHES_ANCHOR, "see below")
-        lines.append(fact("Launched at", f"line{plural} {numbers} (", see_below, ")"))
-    others = [o for o in frame.kernels if o.kernel.name == k.name and o.docname != kernel.docname]
+        if kernel.inline:
+            lines.append(fact("Launched at", f"line{plural} {numbers} of ", code_link(kernel)))
+        else:
+            see_below = AnchorLink(kernel.docname, LAUNCHES_ANCHOR, "see below")
+            lines.append(fact("Launched at", f"line{plural} {numbers} (", see_below, ")"))
+    others = [o for o in frame.kernels if o.kernel.name == k.name and o is not kernel and o.shown]
     if others:
-        links: list[Inlines] = [[PageLink(o.docname, o.artifact.name)] for o in others]
+        links: list[Inlines] = [[place_link(o.docname, o.anchor, o.artifact.name)] for o in others]
         lines.append(fact("Also in", *joined(links)))
     if k.source_nodes:
         lines.append(fact("Source nodes", *names(k.source_nodes)))
@@ -147,15 +191,15 @@ def _facts(frame: FramePlan, kernel: KernelPlan) -> list[list[Inline]]:
 # -- graph nodes ----------------------------------------------------------------------------
 
 
-def _graph_nodes(frame: FramePlan, kernel: KernelPlan) -> list[Block]:
+def _graph_nodes(frame: FramePlan, kernel: KernelPlan, anchors: str = "") -> list[Block]:
     """The post-grad nodes the kernel computes: from provenance tracking where a mapping
     names the kernel, else from its ``Source Nodes`` comment."""
     for view in _matching_views(frame, kernel.artifact):
         nodes = _nodes_of(view, kernel.kernel.name)
         if nodes:
-            return [_tracked_nodes(frame, view, nodes)]
+            return [_tracked_nodes(frame, view, nodes, anchors)]
     if kernel.kernel.source_nodes:
-        return [_commented_nodes(frame, kernel)]
+        return [_commented_nodes(frame, kernel, anchors)]
     return []
 
 
@@ -178,10 +222,12 @@ def _nodes_of(view: ProvenanceView, kernel_name: str) -> list[str]:
     return nodes
 
 
-def _tracked_nodes(frame: FramePlan, view: ProvenanceView, nodes: list[str]) -> Section:
+def _tracked_nodes(
+    frame: FramePlan, view: ProvenanceView, nodes: list[str], anchors: str = ""
+) -> Section:
     post_page = frame.graph_for(view.post_grad) if view.post_grad is not None else None
     graph: Inline = (
-        PageLink(post_page.docname, view.post_grad.name)
+        place_link(post_page.docname, post_page.anchor, view.post_grad.name)
         if post_page is not None and view.post_grad is not None
         else "the post-grad graph"
     )
@@ -196,16 +242,18 @@ def _tracked_nodes(frame: FramePlan, view: ProvenanceView, nodes: list[str]) -> 
         for pre, members in group_nodes(view.post_to_pre, view.post_node_lines, nodes)
     ]
     table = Table(["Post-grad nodes", "From pre-grad nodes"], rows, widths=PROVENANCE_WIDTHS)
-    return Section(["Graph nodes it computes"], [Paragraph(intro), table], anchor="graph-nodes")
+    return Section(["Graph nodes it computes"], [Paragraph(intro), table],
+                   anchor=anchors + "graph-nodes")
 
 
-def _commented_nodes(frame: FramePlan, kernel: KernelPlan) -> Section:
+def _commented_nodes(frame: FramePlan, kernel: KernelPlan, anchors: str = "") -> Section:
     intro: list[Inline] = ["The nodes named in the kernel's ", Code("Source Nodes"), " comment"]
     post_graph = _post_grad_graph_before(frame, kernel.artifact)
     if post_graph is not None:
-        intro += [", in ", PageLink(post_graph.docname, post_graph.artifact.name)]
+        intro += [", in ", place_link(post_graph.docname, post_graph.anchor,
+                                      post_graph.artifact.name)]
     intro += [": ", *names(kernel.kernel.source_nodes), "."]
-    return Section(["Graph nodes it computes"], [Paragraph(intro)], anchor="graph-nodes")
+    return Section(["Graph nodes it computes"], [Paragraph(intro)], anchor=anchors + "graph-nodes")
 
 
 def _post_grad_graph_before(frame: FramePlan, code: Artifact) -> GraphPlan | None:
@@ -222,7 +270,9 @@ def _post_grad_graph_before(frame: FramePlan, code: Artifact) -> GraphPlan | Non
 # -- stacks, launches, source ---------------------------------------------------------------
 
 
-def _stack_traces(frame: FramePlan, kernel: Kernel, no_source: bool) -> list[Block]:
+def _stack_traces(
+    frame: FramePlan, kernel: Kernel, no_source: bool, anchors: str = ""
+) -> list[Block]:
     traces = kernel_stack_traces(frame.compile, kernel.name, not no_source)
     if not traces:
         return []
@@ -236,7 +286,7 @@ def _stack_traces(frame: FramePlan, kernel: Kernel, no_source: bool) -> list[Blo
         Section(
             ["Where it came from in your code"],
             [Paragraph([intro]), CodeBlock(text, "pytb")],
-            anchor="stack-traces",
+            anchor=anchors + "stack-traces",
         )
     ]
 
