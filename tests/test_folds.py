@@ -79,12 +79,13 @@ def test_small_graphs_and_their_kernels_are_folded_on_the_frame_page() -> None:
             x for b in walk(folds[g.anchor].blocks) for line in getattr(b, "lines", [])
             for x in line if isinstance(x, Download)
         ]
-        assert [d.path for d in downloads] == [g.raw_path]
         if g.artifact.name == "fx_graph_runnable":
+            assert g.raw_path and [d.path for d in downloads] == [g.raw_path]
             assert codes == []
             assert "a script to download" in inline_text(folds[g.anchor].title)
-        else:
+        else:  # shown whole: no raw copy written beside it
             assert codes and codes[-1].linenos
+            assert not g.raw_path and not downloads
 
 
 def test_the_artifacts_table_links_each_fold_and_identical_graphs_link_theirs() -> None:

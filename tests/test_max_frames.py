@@ -77,13 +77,15 @@ def test_raising_the_limit_gives_every_frame_its_pages_and_downloads(
 ) -> None:
     app = site_of(make_site, tmp_path)
     srcdir = Path(app.srcdir)
-    make_site("simple", "html", srcdir=srcdir, confoverrides={"torchtrace_max_frames": 5})
+    paged = {"torchtrace_fold_bytes": 0}  # every graph a page and a download
+    make_site("simple", "html", srcdir=srcdir,
+              confoverrides={"torchtrace_max_frames": 5, **paged})
     app = make_site(
         "simple",
         "html",
         srcdir=srcdir,
         freshenv=False,
-        confoverrides={"torchtrace_max_frames": 20},
+        confoverrides={"torchtrace_max_frames": 20, **paged},
     )
     assert not limit_warnings(warnings_of(app))
     assert len(inventory(app)["frame"]) == 12 + 1

@@ -136,7 +136,7 @@ class GraphPlan:
     artifact: Artifact
     name: str  # domain object name
     docname: str  # the page showing it: its own, or that of ``same_as``
-    raw_path: str  # its text as a download, relative to the source folder
+    raw_path: str  # its text as a download, relative to the source folder; "" for none
     #: The graph it is identical to (an earlier graph of its frame, or the graph of a rank
     #: it repeats): no page of its own, its object lives on that graph's page.
     same_as: GraphPlan | None = None
@@ -742,7 +742,8 @@ def _plan_graphs(
         elif plan.fold_bytes and artifact.size <= min(plan.fold_bytes, budget):
             budget -= artifact.size  # on the frame page: a page of its own is mostly theme
             anchor = posixpath.basename(place)
-            frame.graphs.append(GraphPlan(artifact, name, frame.docname, raw, anchor=anchor))
+            # shown whole, numbered: no raw copy to write and publish beside it
+            frame.graphs.append(GraphPlan(artifact, name, frame.docname, "", anchor=anchor))
         else:
             frame.graphs.append(GraphPlan(artifact, name, place, raw))
 

@@ -321,7 +321,7 @@ def _downloads(generated: GeneratedTrace) -> dict[str, str]:
             out[rank_plan.events_path] = rewrite(maybe_strip(events, generated.settings.no_source))
     for frame in plan.paged_frames:  # a rank that repeats another offers that rank's files
         for graph in frame.graphs:
-            if graph.same_as is not None:  # identical to an earlier graph: its file
+            if graph.same_as is not None or not graph.raw_path:  # another's file, or shown whole
                 continue
             text = maybe_strip(graph.artifact.text(), generated.settings.no_source)
             out[graph.raw_path] = rewrite(text)

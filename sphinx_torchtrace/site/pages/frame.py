@@ -498,12 +498,14 @@ def _sizes_only_blocks(view: _Frame, previous: Compile) -> list[Block]:
     name = compare.DIFF_ARTIFACT
     diff, unshown = sizes_diff(old, new, f"{previous.label} {name}", f"{view.compile.label} {name}")
     graph = next((g for g in view.frame.graphs if g.artifact.name == name), None)
+    if graph is not None and graph.same_as is not None:
+        graph = graph.same_as  # an identical earlier graph of the frame shows it
     whole: list[Inline] = []
     if graph is not None and graph.has_page:
         whole = ["The whole graph is on ", PageLink(graph.docname, "its page"), "."]
     elif graph is not None and graph.inline:
         whole = ["The whole graph is ", view.anchor_link(graph.anchor, "below"), "."]
-    elif graph is not None:
+    elif graph is not None and graph.raw_path:
         whole = ["The whole graph is a ", Download(graph.raw_path, "download"), "."]
     return sizes_only_blocks(
         ["How the Dynamo graph changed: the same graph as ", view.frame_link(previous), "'s"],
@@ -824,8 +826,8 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         cell: Inlines = [what, place_link(same.docname, same.anchor, _graph_title(view, same))]
         return [place_link(same.docname, same.anchor, _graph_title(view, graph))], cell, False
     if graph is not None and graph.inline:  # small: shown below the table
-        return [view.anchor_link(graph.anchor, _graph_title(view, graph))], [
-            "below, ", _raw_download(graph)], False
+        where: Inlines = ["below"] if not graph.raw_path else ["below, ", _raw_download(graph)]
+        return [view.anchor_link(graph.anchor, _graph_title(view, graph))], where, False
     if graph is not None:
         return [PageLink(graph.docname, _graph_title(view, graph))], [_raw_download(graph)], False
     if a.payload is None:

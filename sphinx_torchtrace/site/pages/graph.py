@@ -322,7 +322,7 @@ def _changes_section(
     """A recompile's graph nearly the same as the previous compile's: the changes, with a
     link to that graph's page and the whole text as a download (guards run to 300 KB)."""
     found = _previous_graph(plan, frame, graph)
-    if found is None:
+    if found is None or graph.inline:  # a fold shows the whole text, numbered
         return None
     previous_frame, previous = found
     lines = text.split("\n")
@@ -433,7 +433,8 @@ def _facts(
     ]
     lines += [
         fact("Logged", _logged_text(artifact)),
-        fact("Download", Download(graph.raw_path, _download_text(artifact))),
+        *([fact("Download", Download(graph.raw_path, _download_text(artifact)))]
+          if graph.raw_path else []),
     ]
     kernels = kernels_in(frame, artifact)
     if kernels:
