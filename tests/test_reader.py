@@ -272,3 +272,20 @@ def test_chunk_boundaries_do_not_matter(
     gz = tmp_path / "log.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
     assert scan(gz)[0] == expected
+
+
+def test_a_log_replaced_on_disk_is_read_as_it_was_loaded(tmp_path: Path) -> None:
+    """A recapture writes a new log over the old one while a build (or sphinx-autobuild)
+    still holds the model: payloads come from the log the model was built from, never
+    from the new file at the old offsets."""
+    path = tmp_path / "trace.log"
+    path.write_bytes(
+        record_line({"artifact": {"name": "a"}}, "first capture\n")
+        + record_line({"artifact": {"name": "b"}}, "the second payload\n")
+    )
+    records = [r for r in LogReader(path).records() if r.payload]
+    assert records[0].payload.text() == "first capture\n"  # the log is open from here on
+    new = tmp_path / "new.log"
+    new.write_bytes(record_line({"artifact": {"name": "z"}}, "x" * 200 + "\n"))
+    new.replace(path)  # how capture tools and editors write a file: a new file, renamed
+    assert [r.payload.text() for r in records] == ["first capture\n", "the second payload\n"]

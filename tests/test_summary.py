@@ -228,6 +228,18 @@ def test_chromium_events_json_is_valid_with_every_event() -> None:
     )
 
 
+def test_writing_the_events_times_the_phases_as_reading_them_does() -> None:
+    """The download and the overview's timers read each event once between them: the
+    timers the download counted are the ones a fresh reading gives."""
+    fresh = summary.chromium_phase_times(_rank(SHARED / "training"), limit=100)
+    rank = _rank(SHARED / "training")
+    summary.chromium_events_json(rank)
+    assert summary._phase_times_of(rank) is not None  # counted while writing
+    assert summary.chromium_phase_times(rank, limit=100) == fresh
+    assert summary.chromium_phase_times(rank, limit=3) == fresh[:3]
+    assert fresh and {t.name for t in fresh} >= {"dynamo", "inductor_compile"}
+
+
 def test_chromium_events_json_skips_corrupted_events() -> None:
     rank = _rank(INPUTS / "simple_corrupted_json.log")
     events = json.loads(summary.chromium_events_json(rank))

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
+import weakref
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -596,19 +597,34 @@ def chromium_phase_times(rank: RankTrace, limit: int = 12) -> list[EventTime]:
     """Where compile time went by torch's own timers: chromium ``B``/``E`` pairs and ``X`` events.
 
     Nested events of the same name are counted once (the outermost), so a
-    recursive timer does not double its time.
+    recursive timer does not double its time.  Reading every event back from the log
+    is most of the cost: :func:`chromium_events_json` counts them as it writes them.
     """
-    open_at: dict[tuple[str, str, str], list[float]] = {}
-    seconds: dict[str, float] = {}
-    counts: Counter[str] = Counter()
-    for event in rank.chromium_events:
-        data = _decoded(event)
-        if data is None:
-            continue
+    known = _phase_times_of(rank)
+    if known is None:
+        clock = _PhaseClock()
+        for event in rank.chromium_events:
+            data = _decoded(event)
+            if data is not None:
+                clock.add(data)
+        known = _remember_phase_times(rank, clock.times())
+    return known[:limit]
+
+
+class _PhaseClock:
+    """Sums chromium timers event by event (see :func:`chromium_phase_times`)."""
+
+    def __init__(self) -> None:
+        self.open_at: dict[tuple[str, str, str], list[float]] = {}
+        self.seconds: dict[str, float] = {}
+        self.counts: Counter[str] = Counter()
+
+    def add(self, data: dict[str, Any]) -> None:
         name, ph, ts = data.get("name"), data.get("ph"), plausible(data.get("ts"), MAX_TIMESTAMP_US)
         if not isinstance(name, str) or ts is None:
-            continue
+            return
         key = (_thread_key(data.get("pid")), _thread_key(data.get("tid")), name)
+        seconds, counts, open_at = self.seconds, self.counts, self.open_at
         if ph == "B":
             open_at.setdefault(key, []).append(ts)
         elif ph == "E" and open_at.get(key):
@@ -621,8 +637,29 @@ def chromium_phase_times(rank: RankTrace, limit: int = 12) -> list[EventTime]:
             if dur is not None:
                 seconds[name] = seconds.get(name, 0.0) + dur / 1e6
                 counts[name] += 1
-    top = sorted(seconds, key=lambda n: -seconds[n])[:limit]
-    return [EventTime(n, seconds[n], counts[n]) for n in top]
+
+    def times(self) -> list[EventTime]:
+        top = sorted(self.seconds, key=lambda n: -self.seconds[n])
+        return [EventTime(n, self.seconds[n], self.counts[n]) for n in top]
+
+
+#: Phase times of the ranks whose events were read last, by ``id()`` with a weak reference
+#: that tells a live rank from one whose id was reused: a few lists of names and numbers.
+_PHASE_TIMES: OrderedDict[int, tuple[weakref.ref[RankTrace], list[EventTime]]] = OrderedDict()
+_PHASE_TIMES_KEPT = 8
+
+
+def _phase_times_of(rank: RankTrace) -> list[EventTime] | None:
+    found = _PHASE_TIMES.get(id(rank))
+    return found[1] if found is not None and found[0]() is rank else None
+
+
+def _remember_phase_times(rank: RankTrace, times: list[EventTime]) -> list[EventTime]:
+    _PHASE_TIMES[id(rank)] = (weakref.ref(rank), times)
+    _PHASE_TIMES.move_to_end(id(rank))
+    while len(_PHASE_TIMES) > _PHASE_TIMES_KEPT:
+        _PHASE_TIMES.popitem(last=False)
+    return times
 
 
 def _decoded(event: ChromiumEvent) -> dict[str, Any] | None:
@@ -652,6 +689,10 @@ def chromium_file(trace: Trace, rank: RankTrace) -> str:
 def chromium_events_json(rank: RankTrace) -> str:
     """All of a rank's chromium events as a JSON array, for Perfetto or chrome://tracing."""
     events = [d for d in (_decoded(e) for e in rank.chromium_events) if d is not None]
+    clock = _PhaseClock()  # the overview's timers, from this one reading of the events
+    for data in events:
+        clock.add(data)
+    _remember_phase_times(rank, clock.times())
     if not events:
         return "[]\n"
     # one event a line: readable, and written by json's C encoder (``indent`` is pure Python,
