@@ -450,3 +450,24 @@ def test_every_node_mapping_that_links_anything_gets_a_provenance_block() -> Non
     (twice,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "provenance"]
     assert [b.view for b in twice.blocks if isinstance(b, Provenance)] == [0, 2]
     assert "Forward" in [inline_text(b.content) for b in twice.blocks if isinstance(b, Paragraph)]
+
+
+def test_a_kernels_graph_nodes_come_from_its_comment_or_the_node_mapping() -> None:
+    """C++ kernels of torch 2.13 carry no ``Source Nodes`` comment: their nodes come from the
+    compile's node mapping where provenance tracking logged one, and where it did not, the
+    page says why the column is empty and how to fill it."""
+    mapped = frame_of("provenance", "[0/0]")
+    rows = section(page_of("provenance", "[0/0]"), "kernels")
+    table = next(b for b in rows.blocks if isinstance(b, Table))
+    generated = [k for k in mapped.kernels if k.kernel.kind == "cpp"]
+    assert generated and all(not k.kernel.source_nodes for k in generated)
+    for row, k in zip(table.rows, mapped.kernels, strict=True):
+        if k.kernel.kind == "cpp":
+            assert inline_text(row[-1]), k.name  # from the mapping
+    assert "were not logged" not in text_of(rows.blocks)
+    unmapped = section(page_of("training", "[0/0]"), "kernels")
+    count = sum(1 for k in frame_of("training", "[0/0]").kernels if k.kernel.kind != "extern")
+    assert f"The graph nodes of {count} generated kernels were not logged" in text_of(
+        unmapped.blocks
+    )
+    assert "provenance_tracking_level = 1" in text_of(unmapped.blocks)

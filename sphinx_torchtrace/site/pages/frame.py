@@ -63,7 +63,7 @@ from ..statuses import STATUS_MEANING
 from .cudagraphs import cudagraphs_section, text_log_section
 from .diffs import folded_diff, sizes_diff, sizes_only_blocks
 from .graph import inline_graph
-from .kernel import code_link, inline_kernel
+from .kernel import code_link, graph_nodes_of, inline_kernel
 
 UNKNOWN_COMPILE_TEXT = (
     "Records logged outside any compilation (the PyTorch version, ahead-of-time compilation, "
@@ -905,7 +905,7 @@ def _kernels_section(view: _Frame) -> Section | None:
              else ["output code"])
     short = {id(a): n for a, n in zip(codes, names, strict=True)}  # narrow: rows stay short
     rows = [row for k in kernels
-            for row in _kernel_rows(k, short[id(k.artifact)], noted=not said_once)]
+            for row in _kernel_rows(view.frame, k, short[id(k.artifact)], noted=not said_once)]
     blocks: list[Block] = [ObjectTarget("kernel", k.name) for k in kernels if k.numbers_of]
     if said_once:
         blocks.append(Paragraph([
@@ -920,12 +920,24 @@ def _kernels_section(view: _Frame) -> Section | None:
     header, rows, widths = drop_empty_columns(
         ["Kernel", "Kind", "In", "Source nodes"], rows, [4, 2, 2, 3]
     )
+    unknown = sum(1 for k in kernels if k.kernel.kind != "extern" and k.numbers_of is None
+                  and not graph_nodes_of(view.frame, k))
+    if unknown:  # say why the column is empty, and how to fill it
+        blocks.append(Paragraph([
+            f"The graph nodes of {unknown} generated kernel{'s' if unknown > 1 else ''} were "
+            "not logged: Inductor names them in a ", Code("Source Nodes"), " comment for some "
+            "kernels only (not for C++ kernels in torch 2.13). Captured with ",
+            Code("torch._inductor.config.trace.provenance_tracking_level = 1"),
+            ", a compile logs which nodes each kernel computes, and this table shows them.",
+        ]))
     blocks.append(Table(header, rows, widths, classes=["torchtrace-kernels"]))
     blocks += [inline_kernel(view.plan, view.frame, k, view.settings) for k in kernels if k.inline]
     return Section(["Kernels"], blocks, anchor="kernels")
 
 
-def _kernel_rows(k: KernelPlan, code_name: str, noted: bool = True) -> list[list[Inlines]]:
+def _kernel_rows(
+    frame: FramePlan, k: KernelPlan, code_name: str, noted: bool = True
+) -> list[list[Inlines]]:
     """One row per kernel, an extern (library) kernel one row with its calls counted.
     ``code_name`` names the output code it is in; ``noted``: a kernel shown on an earlier
     compile's page says so in its row."""
@@ -938,7 +950,7 @@ def _kernel_rows(k: KernelPlan, code_name: str, noted: bool = True) -> list[list
         name = [place_link(base.docname, base.anchor, kernel.name)]
         name += [f" (as {k.numbers_of_label}'s{but})"] if noted else []
     if kernel.kind != "extern":
-        nodes = ", ".join(kernel.source_nodes)
+        nodes = ", ".join(graph_nodes_of(frame, k))
         return [
             [
                 name,

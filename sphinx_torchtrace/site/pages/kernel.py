@@ -203,6 +203,18 @@ def _graph_nodes(frame: FramePlan, kernel: KernelPlan, anchors: str = "") -> lis
     return []
 
 
+def graph_nodes_of(frame: FramePlan, kernel: KernelPlan) -> list[str]:
+    """The post-grad nodes a generated kernel computes: its ``Source Nodes`` comment, else
+    the compile's node mapping (provenance tracking); empty where the log has neither."""
+    if kernel.kernel.source_nodes:
+        return list(kernel.kernel.source_nodes)
+    for view in _matching_views(frame, kernel.artifact):
+        nodes = _nodes_of(view, kernel.kernel.name)
+        if nodes:
+            return nodes
+    return []
+
+
 def _matching_views(frame: FramePlan, artifact: Artifact) -> list[ProvenanceView]:
     """The provenance views whose code the kernel was generated in (AOTInductor's kernel
     file is no pane of its own: its kernels are those the C++ wrapper calls)."""
