@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .site.characters import console_json, console_text
 from .trace import Trace, TraceReadError, load_trace
 from .trace.diff import (
     DEFAULT_REGRESSIONS,
@@ -53,9 +54,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def _say(line: str) -> None:
+    """Print one line of output: input text in it (names, reasons, paths) escaped, so a
+    trace can neither draw on the terminal nor start a line of a CI log."""
+    print(console_text(line))
+
+
 def _error(message: str) -> None:
     first = message.strip().splitlines()[0] if message.strip() else "error"
-    print(f"{PROG}: error: {first}", file=sys.stderr)
+    print(console_text(f"{PROG}: error: {first}"), file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -137,14 +144,14 @@ def _diff(args: argparse.Namespace) -> int:
         data = result.to_json()
         data["regressions"] = regressions_json(found)
         data["fail_on"] = settings
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
         for line in result.summary_lines():
-            print(line)
+            _say(line)
         if found:
-            print(f"{len(found)} regression(s):")
+            _say(f"{len(found)} regression(s):")
             for g in found:
-                print(f"  [{g.kind}] {g.message}")
+                _say(f"  [{g.kind}] {g.message}")
     return 1 if found else 0
 
 
@@ -170,7 +177,7 @@ def _summary(args: argparse.Namespace) -> int:
         "compile_seconds": t.compile_seconds,
     }
     if args.json:
-        print(json.dumps(data, indent=2))
+        print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
         return 0
     seconds = "-" if t.compile_seconds is None else f"{t.compile_seconds:.2f} s"
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(t.statuses.items())) or "none"
@@ -186,7 +193,7 @@ def _summary(args: argparse.Namespace) -> int:
         ("compile time", seconds),
     ]
     for label, value in rows:
-        print(f"{label + ':':<15} {value}")
+        _say(f"{label + ':':<15} {value}")
     return 0
 
 
@@ -205,5 +212,5 @@ def _build(args: argparse.Namespace) -> int:
         index = build_site([Path(p) for p in args.paths], Path(args.output), latest=args.latest)
     except StandaloneBuildError as e:
         raise InputError(str(e)) from None
-    print(index)
+    _say(str(index))
     return 0

@@ -27,6 +27,41 @@ def printable(text: str) -> str:
     return _UNPRINTABLE_OR_CR.sub("\ufffd", text.replace("\r\n", "\n"))
 
 
+#: What a console must never receive raw from an input: C0 controls (TAB and line breaks
+#: too: a name that starts a new line can start a CI workflow command such as ``::error``),
+#: DEL, C1 controls, Unicode's line breaks, the invisible and bidirectional format
+#: characters (text that reads differently than it is) and lone surrogates.
+_BEYOND_C0 = (
+    "\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff"
+)
+CONSOLE_UNSAFE = "\x00-\x1f" + _BEYOND_C0
+_CONSOLE_UNSAFE = re.compile(f"[{CONSOLE_UNSAFE}]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def console_text(text: str) -> str:
+    """``text`` for a terminal or a CI log: every character of :data:`CONSOLE_UNSAFE` as a
+    visible escape (``\\x1b``, ``\\u202e``), so that an input can neither draw over the
+    output, colour it, reorder it, nor start a line of its own."""
+    return _CONSOLE_UNSAFE.sub(_escaped, text)
+
+
+#: :data:`CONSOLE_UNSAFE` but the line feed, which JSON text holds only between tokens
+#: (``json.dumps`` escapes every C0 control inside strings).
+_JSON_UNSAFE = re.compile(f"[\x00-\x09\x0b-\x1f{_BEYOND_C0}]")
+
+
+def console_json(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) for a terminal, still the same
+    JSON: each other character :func:`console_text` escapes can only be inside a string,
+    and is written there as a ``\\uXXXX`` escape."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def one_line(text: str) -> str:
     """:func:`printable` text with each line boundary as a space."""
     return _LINE_BREAKS.sub(" ", printable(text))

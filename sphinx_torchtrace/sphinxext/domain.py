@@ -24,6 +24,8 @@ from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 from sphinx.util.typing import RoleFunction
 
+from ..site.characters import console_text
+
 logger = logging.getLogger(__name__)
 
 OBJECT_TYPES = ("frame", "graph", "kernel")
@@ -136,7 +138,7 @@ class TorchTraceDomain(Domain):
             # like the Python domain: link the first, say which others there were
             logger.warning(
                 "more than one torchtrace %s matches %r: %s; write more of the name",
-                typ, target, ", ".join(n for n, _ in hits),
+                typ, target, console_text(", ".join(n for n, _ in hits)),
                 location=node, type="torchtrace", subtype="ambiguous",
             )
             found = hits[0]

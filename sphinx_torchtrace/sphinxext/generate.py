@@ -26,6 +26,7 @@ from sphinx.environment import BuildEnvironment
 from .. import __version__
 from ..render.paths import PathRewriter, trace_rules
 from ..site.artifacts import json_text, shown_record
+from ..site.characters import console_text
 from ..site.naming import label_segment
 from ..site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ..site.source import maybe_strip
@@ -308,7 +309,7 @@ def _say_which_logs(request: TraceRequest, label: str, options: TraceOptions) ->
         )
     except (OSError, TraceReadError):
         return
-    logger.info("torchtrace: %s: %s", label, choice.describe())
+    logger.info("torchtrace: %s: %s", console_text(label), console_text(choice.describe()))
 
 
 def _downloads(generated: GeneratedTrace) -> dict[str, str]:

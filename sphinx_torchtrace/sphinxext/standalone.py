@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
+from sphinx.util.console import color_terminal, nocolor
 
 _CONF = """\
 # Written by `sphinx-torchtrace build`: a throwaway project around the linked traces.
@@ -40,6 +41,8 @@ def build_site(paths: list[Path], out: Path, *, latest: bool = False) -> Path:
         src = Path(tmp)
         (src / "conf.py").write_text(_CONF.format(theme=_theme()), encoding="utf-8")
         _write_pages(src, paths, latest)
+        if not (sys.stderr.isatty() and color_terminal()):
+            nocolor()  # colour codes only on a terminal, never in a file or a CI log
         try:
             app = Sphinx(
                 str(src),

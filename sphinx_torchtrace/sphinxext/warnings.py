@@ -8,10 +8,12 @@ directive), so a subtype cannot exist without its documentation.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sphinx.util import logging
 
+from ..site.characters import console_text
 from ..trace.diagnostics import DIAGNOSTIC_KINDS
 
 #: Subtypes of problems with the Sphinx side: options, configuration, references.
@@ -52,7 +54,14 @@ logger = logging.getLogger("sphinx_torchtrace")
 
 
 def warn(subtype: str, message: str, location: Any = None) -> None:
-    """One ``torchtrace.<subtype>`` warning; the subtype must be registered above."""
+    """One ``torchtrace.<subtype>`` warning; the subtype must be registered above.
+
+    Message and location (a log's or a debug-folder entry's path, named by the input) are
+    printed to the console and CI logs: controls and format characters in them are shown
+    as escapes (:func:`console_text`)."""
     if subtype not in WARNINGS:
         raise KeyError(f"unregistered torchtrace warning subtype {subtype!r}")
-    logger.warning(message, location=location, type="torchtrace", subtype=subtype)
+    if isinstance(location, str | Path):
+        location = console_text(str(location))
+    logger.warning(console_text(message), location=location, type="torchtrace",
+                   subtype=subtype)

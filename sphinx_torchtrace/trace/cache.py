@@ -695,7 +695,7 @@ def _write(target: Path, rank: RankTrace, sha256: str, compress: bool) -> None:
     try:
         data = dumps(encode_rank(rank, sha256), compress)
     except (TypeError, ValueError, RecursionError) as e:
-        logger.warning("cannot cache the model of %s: %s", rank.path, e)
+        logger.warning("cannot cache the model of %r: %s", rank.path, e)  # repr: escaped
         return
     tmp = None
     try:
@@ -706,7 +706,7 @@ def _write(target: Path, rank: RankTrace, sha256: str, compress: bool) -> None:
         os.replace(tmp, target)
         tmp = None
     except OSError as e:
-        logger.warning("cannot write the trace cache %s: %s", target, e)
+        logger.warning("cannot write the trace cache %r: %s", str(target), e)
     finally:
         if tmp is not None:
             try:

@@ -712,7 +712,7 @@ def summary_lines(diff: TraceDiff) -> list[str]:
         for f in r.frames:
             if f.is_new or f.is_gone or not f.changed:
                 continue
-            lines.append(f"{prefix}{f.key}:")
+            lines.append(f"{prefix}changed frame {f.key}:")  # a line starts with our words
             for label, change in (
                 ("status", f.status),
                 ("compiles", f.versions),
