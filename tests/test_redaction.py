@@ -278,6 +278,37 @@ def test_surviving_paths() -> None:
     ]
 
 
+#: Machine paths the publish check must find: folder names with a space, an apostrophe or
+#: non-ASCII letters, and the roots of cluster and shared storage.
+MACHINE_PATHS = [
+    "/srv/o'neil/proj/data.csv",
+    "/scratch/a b/c/d.py",
+    "/home/jürgen/proj/x.py",
+    "/home2/alice/x.py",
+    "/gpfs/alice/run/x.py",
+    "/lustre/u/a/b.py",
+    "/nfs/team/x/y.py",
+    "/workspace/alice/x.py",
+    "/shared/u/proj/x.py",
+    "/data1/bob/model/ckpt.pt",
+    "/projects/vision/alice/train.py",
+]
+
+
+@pytest.mark.parametrize("path", MACHINE_PATHS)
+def test_the_publish_check_finds_machine_paths(path: str) -> None:
+    for text in (path, f"File \"{path}\", line 3", f"<td><p>{path}</p></td>", f"at {path}: ok"):
+        assert surviving_paths(text) == [path], text
+
+
+def test_the_publish_check_leaves_prose_and_library_paths() -> None:
+    text = (
+        "/home/x and /usr/lib/python3.11/json/x.py, /opt (a folder), /data alone, "
+        "see /home/a /home/b 'quoted /srv/a/b.py'"
+    )
+    assert surviving_paths(text) == ["/srv/a/b.py"]
+
+
 # -- linear time -------------------------------------------------------------------------------
 
 #: Texts aimed at this module's patterns, besides the shared adversarial ones.

@@ -34,12 +34,21 @@ MAX_SCAN_BYTES = 64 << 20
 #: Paths named in the warning, at most.
 SHOWN = 3
 
-_ROOTS = "home|Users|root|tmp|var|data|srv|opt|mnt|scratch"
+#: Folders at the root of a machine that hold users' and projects' files: personal
+#: (``/home``, ``/home2``, ``/Users``), shared and cluster storage (``/gpfs``, ``/lustre``,
+#: ``/nfs``, ``/scratch``, ``/workspace``, ``/shared`` ...), service and temporary trees.
+_ROOTS = (
+    r"home\d*|Users|root|tmp|var|data\d*|srv|opt|mnt|scratch\d*|gpfs|lustre|nfs"
+    r"|workspace|shared|projects?|fsx|efs|net|cluster"
+)
 # Each pattern starts with a literal, so the regex engine jumps from one candidate to
 # the next (a leading look-behind made it try every character: 0.8 s for a 36 MB site);
-# the character before a match is checked in Python.  The classes exclude the separator
-# they stop at: linear.
-_POSIX = re.compile(rf"/(?:{_ROOTS})/[^\s/\"'<>&]+/[^\s\"'<>&]+")
+# the character before a match is checked in Python.  A folder's name may hold spaces,
+# apostrophes and any letter (``/srv/o'neil/proj``, ``/scratch/a b/c``) but not start or
+# end with a space, nor hold a colon; the last part stops at whitespace or a quote.
+# Every class excludes the separator it stops at: linear.
+_SEGMENT = r"[^/\s\"<>&:](?:[^/\n\"<>&:]*[^/\s\"<>&:])?/"  # no ":": not into a URL
+_POSIX = re.compile(rf"/(?:{_ROOTS})/(?:{_SEGMENT})+[^\s\"'<>&]+")
 _WINDOWS = re.compile(r":\\{1,2}[^\s\\/\"'<>:&]+\\{1,2}[^\s\"'<>&]+")
 _ROOT_NAMED = re.compile(rf"/(?:{_ROOTS})/|:\\")
 _TAG = re.compile(r"<[^<>]*>")
