@@ -131,8 +131,30 @@ class RankPlan:
     differences: list[str] = field(default_factory=list)  # what differs from ``same_as``
 
 
+class _Placed:
+    """Where a graph or kernel is shown, from its ``same_as``, ``numbers_of`` and ``anchor``."""
+
+    same_as: object
+    numbers_of: object
+    anchor: str
+
+    @property
+    def shown(self) -> bool:
+        """Shown by itself (on a page of its own or folded on its frame page), not as another."""
+        return self.same_as is None and self.numbers_of is None
+
+    @property
+    def has_page(self) -> bool:
+        return self.shown and not self.anchor
+
+    @property
+    def inline(self) -> bool:
+        """Folded whole on its frame page."""
+        return self.shown and bool(self.anchor)
+
+
 @dataclass
-class GraphPlan:
+class GraphPlan(_Placed):
     artifact: Artifact
     name: str  # domain object name
     docname: str  # the page showing it: its own, or that of ``same_as``
@@ -151,20 +173,6 @@ class GraphPlan:
     #: (``docname`` is then the frame page's); "" for a graph with a page.
     anchor: str = ""
 
-    @property
-    def shown(self) -> bool:
-        """Shown by itself (on a page of its own or on its frame page), not as another."""
-        return self.same_as is None and self.numbers_of is None
-
-    @property
-    def has_page(self) -> bool:
-        return self.shown and not self.anchor
-
-    @property
-    def inline(self) -> bool:
-        """Shown whole on its frame page, below the artifacts table."""
-        return self.shown and bool(self.anchor)
-
 
 @dataclass
 class RawPlan:
@@ -175,7 +183,7 @@ class RawPlan:
 
 
 @dataclass
-class KernelPlan:
+class KernelPlan(_Placed):
     kernel: Kernel
     artifact: Artifact  # the output code it was generated in
     name: str
@@ -189,18 +197,6 @@ class KernelPlan:
     numbers_of_label: str = ""  # the compile id of ``numbers_of``
     #: Where its frame page shows it, beside its output code shown there ("" : a page).
     anchor: str = ""
-
-    @property
-    def shown(self) -> bool:
-        return self.same_as is None and self.numbers_of is None
-
-    @property
-    def has_page(self) -> bool:
-        return self.shown and not self.anchor
-
-    @property
-    def inline(self) -> bool:
-        return self.shown and bool(self.anchor)
 
 
 @dataclass
