@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.util.matching import compile_matchers
 
-from .options import TraceOptions, parse_options
+from .options import TraceOptions, parse_options, with_option
 
 
 def resolve_argument(
@@ -173,3 +177,93 @@ def _options_after(lines: list[str], i: int) -> dict[str, str]:
             break
         options[opt.group("key")] = opt.group("value") or ""
     return options
+
+
+#: Directives that name inputs, and how many paths their argument holds (None: one path,
+#: spaces and all).
+PATH_DIRECTIVES: dict[str, int | None] = {"torchtrace": None, "torchtrace-diff": 2}
+_SOURCE_LIMIT = 8 << 20  # a source bigger than this is not a page anyone wrote
+
+
+def source_suffixes(value: Any) -> tuple[str, ...]:
+    """The suffixes of ``source_suffix`` in any of the forms Sphinx accepts."""
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value or (".rst",))
+
+
+def input_paths(
+    srcdir: str, suffixes: tuple[str, ...], exclude: list[str], only: Iterable[str] | None = None,
+) -> tuple[dict[str, str], set[str]]:
+    """Every path the directives of the sources name (absolute, normalized) and the source
+    that names it, and the set of sources read.
+
+    Runs before Sphinx looks for documents (:mod:`.input_guard`), so it walks the source
+    folder itself: breadth first, so that a page names its inputs before the walk reaches
+    them, and never into an input found so far, a folder ``exclude`` matches, a folder seen
+    before, or through a link that leaves the source folder.  ``only``: read these sources
+    instead of walking."""
+    found: dict[str, str] = {}
+    scanned: set[str] = set()
+    excluded = compile_matchers([*exclude, "**/_sources", ".#*", "**/.#*", "*.lproj/**"])
+    patterns = {name: directive_patterns(name) for name in PATH_DIRECTIVES}
+
+    def read(source: str) -> None:
+        scanned.add(source)
+        try:
+            if os.path.getsize(source) > _SOURCE_LIMIT:
+                return
+            text = Path(source).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return
+        if "torchtrace" not in text:
+            return
+        lines = text.splitlines()
+        folder = os.path.dirname(source)
+        for name, count in PATH_DIRECTIVES.items():
+            for request in _requests_in("", Path(source), lines, patterns[name]):
+                arguments = [request.argument] if count is None else request.argument.split()
+                try:
+                    arguments += with_option(request.raw_options.get("with"))
+                except ValueError:
+                    pass
+                for argument in arguments:
+                    found.setdefault(resolve_argument(argument, folder, srcdir), source)
+
+    if only is not None:
+        for source in only:
+            read(os.path.normpath(source))
+        return found, scanned
+    real_root = os.path.realpath(srcdir)
+    seen = {real_root}
+    queue = deque([srcdir])
+    while queue:
+        folder = queue.popleft()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        folders = []
+        for entry in entries:
+            relative = Path(os.path.relpath(entry.path, srcdir)).as_posix()
+            if any(m(relative) for m in excluded):
+                continue
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if not is_dir:
+                if entry.name.endswith(suffixes):
+                    read(os.path.normpath(entry.path))
+            else:
+                folders.append(entry.path)
+        for path in folders:
+            real = os.path.realpath(path)
+            if (
+                os.path.normpath(path) in found or real in seen
+                or not (real + os.sep).startswith(real_root + os.sep)
+            ):
+                continue
+            seen.add(real)
+            queue.append(path)
+    return found, scanned

@@ -16,6 +16,7 @@ from .doctree import chart_node
 from .domain import TorchTraceDomain
 from .fold import setup_folds
 from .generate import forget_traces, generate_pages
+from .input_guard import setup_input_guard
 from .latex import LatexLongLines
 from .page import TorchTracePage
 from .patches.asset_checksums import setup_asset_checksums
@@ -64,6 +65,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_parallel_highlight(app)
     setup_asset_checksums(app)
     setup_publish_check(app)
+    setup_input_guard(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _exclude_side_files)
@@ -97,7 +99,7 @@ def _add_static(app: Sphinx) -> None:
         app.add_latex_package("sphinxtorchtrace")
     if app.builder.format != "html":
         return
-    app.config.html_static_path.append(str(STATIC))
+    app.config.html_static_path = [*app.config.html_static_path, str(STATIC)]
     app.add_css_file("sphinx-torchtrace.css")
     app.add_js_file("sphinx-torchtrace.js", loading_method="defer")  # opens folds at anchors
 
@@ -105,5 +107,5 @@ def _add_static(app: Sphinx) -> None:
 def _exclude_side_files(app: Sphinx, config: Config) -> None:
     """Raw downloads are files, not documents, whatever the suffixes."""
     pattern = generated_prefix(config.torchtrace_generated_dir) + "**/_raw"
-    if pattern not in config.exclude_patterns:
-        config.exclude_patterns.append(pattern)
+    if pattern not in config.exclude_patterns:  # a new list: the default one is shared
+        config.exclude_patterns = [*config.exclude_patterns, pattern]

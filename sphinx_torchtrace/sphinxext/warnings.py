@@ -28,6 +28,8 @@ SPHINX_KINDS: dict[str, str] = {
     "user_files": "the generated folder holds files the extension did not write; they are kept",
     "unmatched": "a text log given with :with: names compiles its trace has not (a log of "
     "another run?): their lines are shown under [-/-]",
+    "input_sources": "a folder a directive reads holds source files (.rst, .md ...): they are "
+    "not published, since an input folder is data (keep your pages out of it)",
     "path": "a page or download the extension made still holds an absolute machine path (under "
     "/home, /tmp, /srv ... or a Windows drive) after the path rewrites: add a rule to "
     "torchtrace_path_rewrites",
