@@ -10,6 +10,7 @@ which changes to a log); raw downloads mirror their page's docname under
 from __future__ import annotations
 
 import hashlib
+import json
 import posixpath
 import re
 from collections.abc import Sequence
@@ -129,6 +130,7 @@ class RankPlan:
     #: shown on its pages (hundreds of alike ranks are not rendered again and again).
     same_as: RankPlan | None = None
     differences: list[str] = field(default_factory=list)  # what differs from ``same_as``
+    changed_values: list[ValueDifference] = field(default_factory=list)  # and the values
 
 
 class _Placed:
@@ -498,7 +500,9 @@ def plan_trace(
         original = repeats.get(index)
         if original is not None:
             rank_plan.same_as = plan.ranks[original]
-            rank_plan.differences = rank_differences(trace.ranks[original], rank)
+            rank_plan.differences, rank_plan.changed_values = rank_differences(
+                trace.ranks[original], rank
+            )
         plan.ranks.append(rank_plan)
         targets = iter(frames_of.get(original, ()) if original is not None else ())
         mine = frames_of[index] = []
@@ -557,8 +561,11 @@ _RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
 
 
 def repeated_ranks(trace: Trace, paged: set[int]) -> dict[int, int]:
-    """Rank index -> the index of the first rank that logged the same: the same compile
-    ids, statuses, artifacts and graph payloads (rank numbers in them ignored).
+    """Rank index -> the index of the first rank that logged the same: every record of every
+    compile (artifacts with or without pages, text-log lines, failures, cache and shape
+    events, tensor descriptions) and the rank's other records (unknown kinds, dump files,
+    export events), rank numbers in them ignored.  Metrics and timing events may differ:
+    :func:`rank_differences` lists and shows them.
 
     Ranks are grouped by their cheap shape first; payloads are read and hashed only for
     ranks whose shapes match another's, once each.
@@ -574,39 +581,83 @@ def repeated_ranks(trace: Trace, paged: set[int]) -> dict[int, int]:
     for indices in shapes.values():
         if len(indices) < 2:
             continue
-        firsts: dict[tuple[bytes, ...], int] = {}
+        firsts: dict[bytes, int] = {}
         for i in indices:
-            digest = _payload_digests(trace.ranks[i])
+            digest = records_digest(trace.ranks[i])
             first = firsts.setdefault(digest, i)
             if first != i:
                 out[i] = first
     return out
 
 
-def _payload_digests(rank: RankTrace) -> tuple[bytes, ...]:
-    """One digest per page artifact of a rank, rank numbers in the text ignored."""
-    out = []
+def records_digest(rank: RankTrace) -> bytes:
+    """One digest of everything a rank logged but its metrics and timing events, rank
+    numbers in the text ignored."""
+    h = hashlib.blake2b(digest_size=20)
+
+    def feed(value: object) -> None:
+        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+        data = _RANK_MENTION.sub(r"\1#", text).encode("utf-8", "replace")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+
     for c in rank.compiles:
+        feed([c.label, c.status, c.restarted, c.recompile_reasons])
+        feed([[f.filename, f.line, f.name] for f in c.stack or ()])
         for a in c.artifacts:
-            if has_page(a):
-                text = _RANK_MENTION.sub(r"\1#", a.text())
-                data = text.encode("utf-8", "replace")
-                out.append(hashlib.blake2b(data, digest_size=16).digest())
-    return tuple(out)
+            feed([a.name, a.kind, a.encoding, a.metadata])
+            feed(a.text())
+        feed([[f.kind, f.reason, f.type, f.user_location] for f in c.failures])
+        feed([[e.cache, e.result, e.artifact] for e in c.cache_events])
+        feed([[e.kind, e.data] for e in c.shape_events])
+        feed([c.tensor_descriptions, c.links])
+    for record in rank.unknown_records:
+        feed([record.kind, record.envelope])
+        feed(record.payload.text() if record.payload else "")
+    for name, payload in sorted(rank.dump_files.items()):
+        feed([name, payload.text()])
+    export = rank.export
+    for events in (export.exported_programs, export.guards_added, export.data_dependent_errors,
+                   export.expressions, export.unbacked_symbols, export.missing_fake_kernels,
+                   export.mismatched_fake_kernels):
+        for e in events:
+            feed([e.kind, e.data, e.payload.text() if e.payload else ""])
+    return h.digest()
 
 
-#: Metric names a rank's differences list at most.
+#: Metric names a rank's differences list at most; differing values a rank shows at most.
 DIFFERENCES_SHOWN = 8
+VALUES_SHOWN = 200
+_VALUE_CHARS = 300
 
 
-def rank_differences(original: RankTrace, rank: RankTrace) -> list[str]:
-    """What a repeating rank logged differently: metrics (times, mostly), event counts."""
+@dataclass(frozen=True)
+class ValueDifference:
+    """One metric value a repeating rank logged differently from the rank it repeats."""
+
+    compile: str  # the compile's label, ``[0/0]``
+    record: str  # the metrics record's kind
+    key: str
+    original: str  # as JSON, cut at _VALUE_CHARS
+    value: str
+
+
+def rank_differences(
+    original: RankTrace, rank: RankTrace
+) -> tuple[list[str], list[ValueDifference]]:
+    """What a repeating rank logged differently (metrics, times mostly, and timing events):
+    a summary by metric name, and the differing values (at most :data:`VALUES_SHOWN`)."""
     keys: dict[str, int] = {}
+    values: list[ValueDifference] = []
     for a, b in zip(original.compiles, rank.compiles, strict=False):
         for ma, mb in zip(a.metrics, b.metrics, strict=False):
             for key in sorted(set(ma.data) | set(mb.data)):
-                if ma.data.get(key) != mb.data.get(key) and "rank" not in key:
-                    keys[key] = keys.get(key, 0) + 1
+                va, vb = ma.data.get(key), mb.data.get(key)
+                if va == vb or "rank" in key:  # rank numbers differ by definition
+                    continue
+                keys[key] = keys.get(key, 0) + 1
+                if len(values) < VALUES_SHOWN:
+                    values.append(ValueDifference(a.label, ma.kind, key, _value(va), _value(vb)))
     out = [
         f"{key} ({n} record{'s' if n != 1 else ''})"
         for key, n in sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[:DIFFERENCES_SHOWN]
@@ -618,7 +669,14 @@ def rank_differences(original: RankTrace, rank: RankTrace) -> list[str]:
             f"{len(rank.chromium_events)} timing events "
             f"(rank {original.rank}: {len(original.chromium_events)})"
         )
-    return out
+    return out, values
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return "(not logged)"
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= _VALUE_CHARS else text[:_VALUE_CHARS] + f"… ({len(text)} chars)"
 
 
 def _mirror(frame: FramePlan, target: FramePlan) -> None:

@@ -46,7 +46,7 @@ from ..blocks import (
     joined,
     linked,
 )
-from ..plan import FramePlan, PageSettings, TracePlan
+from ..plan import VALUES_SHOWN, FramePlan, PageSettings, TracePlan, ValueDifference
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING, STATUS_ORDER
 from .cudagraphs import cudagraphs_overview_blocks
@@ -963,7 +963,8 @@ def _ranks(view: _Overview) -> list[Block]:
 
 
 def _repeating_ranks(view: _Overview) -> list[Block]:
-    """Ranks that logged what an earlier rank did share its pages: which, and what differs."""
+    """Ranks that logged what an earlier rank did share its pages: which, what differs (in
+    metrics and timing events, never in other records), and the differing values."""
     repeats = [r for r in view.plan.ranks if r.same_as is not None]
     if not repeats:
         return []
@@ -974,15 +975,36 @@ def _repeating_ranks(view: _Overview) -> list[Block]:
         assert original is not None
         m = summary.rank_number(view.trace, original.rank)
         differs = "; differs in " + ", ".join(r.differences) if r.differences else ""
-        items.append(item(Strong(f"rank {n}"), f": same as rank {m}{differs}"))
+        entry = item(Strong(f"rank {n}"), f": same as rank {m}{differs}")
+        if r.changed_values:
+            entry.append(_changed_values(r.changed_values, n, m))
+        items.append(entry)
     intro = Paragraph(
         [
-            "Ranks that compiled the same compile ids with the same statuses and the same "
-            "graphs (rank numbers aside) share the pages of the first such rank; their "
-            "frames link there:"
+            "Ranks that logged the same records as an earlier rank (compile ids, statuses, "
+            "graphs, generated code, every other artifact and text-log line, rank numbers "
+            "aside) share the pages of the first such rank; their frames link there. What "
+            "they logged differently (metrics, mostly times) is listed with the values:"
         ]
     )
     return [intro, BulletList(items)]
+
+
+def _changed_values(values: Sequence[ValueDifference], n: object, m: object) -> Block:
+    rows: list[Row] = [
+        [[v.compile], [v.record], [Code(v.key)], [Code(v.original)], [Code(v.value)]]
+        for v in values
+    ]
+    blocks: list[Block] = [
+        Table(["Compile", "Record", "Metric", f"Rank {m}", f"Rank {n}"], rows,
+              widths=[1, 2, 2, 2, 2])
+    ]
+    if len(values) >= VALUES_SHOWN:
+        blocks.append(Paragraph([
+            f"The first {VALUES_SHOWN} differing values; the differences above count "
+            "them all."
+        ]))
+    return Dropdown([f"Values that differ ({len(values)})"], blocks)
 
 
 def _rank_row(row: summary.RankRow) -> Row:

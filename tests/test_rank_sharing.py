@@ -1,0 +1,93 @@
+"""Nothing hidden behind "same as rank N": a rank shares pages only when it logged the same.
+
+A repeating rank's frames are shown on an earlier rank's pages, so anything it logged
+differently would appear in no published file.  Sharing compares every record (artifacts
+with or without pages, text-log lines, failures, cache events ...); what may differ
+(metrics, timing events) is listed on the overview with the values.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from sphinx_torchtrace.site.plan import has_page, plan_trace
+from sphinx_torchtrace.trace import load_trace
+
+from .conftest import SiteMaker, copy_testroot, write_page
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from bench_ranks import GLOO, rank_copies  # noqa: E402
+
+from .tools.hostile_log import LogRecord, format_record, read_records  # noqa: E402
+
+MARKER = "DiffersOnRank2Only"
+
+
+def _four_ranks(folder: Path) -> list[Path]:
+    """Ranks 0-3, made from the two gloo ranks: rank 2 repeats 0 and rank 3 repeats 1."""
+    rank_copies(folder, 4, GLOO)
+    return sorted(folder.glob("*.log"), key=lambda p: int(re.findall(r"rank_(\d+)", p.name)[0]))
+
+
+def _edit(log: Path, change: Callable[[LogRecord], bool]) -> None:
+    records = read_records(log)
+    assert any(change(r) for r in records), "nothing to change"  # the first one only
+    log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
+
+
+def _change_unpaged_artifact(record: LogRecord) -> bool:
+    """The first ``compiled_fn_wrapper`` artifact (no page of its own) gets one more line."""
+    if record.artifact_name() != "compiled_fn_wrapper" or record.payload is None:
+        return False
+    record.payload += f"\n# {MARKER}"
+    return True
+
+
+def _change_metric(record: LogRecord) -> bool:
+    metrics = record.envelope.get("compilation_metrics")
+    if not isinstance(metrics, dict) or "guard_count" not in metrics:
+        return False
+    metrics["guard_count"] = 424242
+    return True
+
+
+def test_a_rank_differing_in_an_artifact_without_a_page_is_not_shared(tmp_path: Path) -> None:
+    logs = _four_ranks(tmp_path / "logs")
+    trace = load_trace(tmp_path / "logs")
+    plan = plan_trace("dist", trace, "torchtrace")
+    assert [r.same_as is not None for r in plan.ranks] == [False, False, True, True]
+
+    _edit(logs[2], _change_unpaged_artifact)
+    trace = load_trace(tmp_path / "logs")
+    changed = [a for c in trace.ranks[2].compiles for a in c.artifacts if MARKER in a.text()]
+    assert changed and not has_page(changed[0])  # the case: no page of its own
+    plan = plan_trace("dist", trace, "torchtrace")
+    assert plan.ranks[2].same_as is None  # its own frames and pages now
+    assert plan.ranks[3].same_as is plan.ranks[1]
+
+
+def test_differing_metrics_are_listed_with_their_values(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    srcdir = copy_testroot("simple", tmp_path / "site")
+    write_page(srcdir, "index.rst", "Ranks\n=====\n\n.. torchtrace:: logs\n   :name: dist\n")
+    logs = _four_ranks(srcdir / "logs")
+    _edit(logs[3], _change_metric)
+    _edit(logs[2], _change_unpaged_artifact)
+    app = make_site("simple", srcdir=srcdir)
+    overview = html.unescape(
+        (Path(app.outdir) / "torchtrace/dist/index.html").read_text(encoding="utf-8")
+    )
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", overview))
+    assert "rank 3 : same as rank 1; differs in guard_count (1 record)" in words
+    assert "guard_count 12 424242" in words  # the value shown, beside rank 1's
+    assert "rank 2 : same as" not in words
+    # rank 2's own record is published: on one of its pages
+    published = "".join(
+        p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html")
+    )
+    assert MARKER in published
