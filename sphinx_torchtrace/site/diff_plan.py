@@ -41,6 +41,7 @@ class DiffPlan:
     frames: list[DiffFramePlan] = field(default_factory=list)
     baseline_index: str | None = None  # the baseline trace's overview, when in the site
     new_index: str | None = None
+    no_source: bool = False  # ``:no-source:``: the user's source lines left out of every text
 
     @property
     def multi_rank(self) -> bool:
@@ -80,11 +81,12 @@ def plan_diff(
     new_label: str = "new",
     baseline_object: FrameObject | None = None,
     new_object: FrameObject | None = None,
+    no_source: bool = False,
 ) -> DiffPlan:
     """The pages of one comparison; ``*_object`` link frames to their runs' pages."""
     plan = DiffPlan(
         diff_label_text(label), diff, diff_root(generated_dir, label),
-        baseline_label, new_label,
+        baseline_label, new_label, no_source=no_source,
     )
     taken: set[str] = set()
     for r in diff.ranks:

@@ -98,7 +98,8 @@ def generate_debug_dir(
         traces.append((f"{label}-with-{n}", resolve_argument(other, source_dir, app.srcdir)))
     for trace_label, path in traces:
         argument = os.path.relpath(path, source_dir)
-        companions.append(TraceRequest(request.docname, argument, "", {"name": trace_label}))
+        given = {"name": trace_label} | ({"no-source": ""} if options.no_source else {})
+        companions.append(TraceRequest(request.docname, argument, "", given))
         try:
             trace = load_trace(path, display_root=app.srcdir, cache_dir=cache_dir,
                                max_bytes=config.max_log_bytes)

@@ -28,7 +28,7 @@ from ..site.diff_plan import DiffPlan, plan_diff
 from ..site.pages.diff import comparison_blocks, diff_frame_page
 from ..trace import Trace, TraceReadError, load_trace
 from ..trace.diff import FrameFacts, diff_traces, regressions
-from ..trace.inputs import DEBUG_DIR, detect_kind
+from ..trace.inputs import DEBUG_DIR, TORCH_LOGS, detect_kind
 from .config import torchtrace_config
 from .doctree import DoctreeBuilder
 from .generate import GeneratedTrace, _stub, registry, resolve_logs_safely
@@ -138,10 +138,16 @@ def _generate(app: Sphinx, request: TraceRequest, cache_dir: str) -> GeneratedDi
     label = options.name or (
         f"{TraceRequest('', '', old_path).label()}-vs-{TraceRequest('', '', new_path).label()}"
     )
+    # a side shown with :no-source: by a torchtrace directive keeps its source out here too
+    no_source = options.no_source or any(
+        g.options.no_source for g in registry(app).values()
+        if g.request.path in (old_path, new_path)
+    )
     plan = plan_diff(
         label, diff, config.generated_dir,
         baseline_label=options.baseline_label, new_label=options.new_label,
         baseline_object=_frame_objects(old_site), new_object=_frame_objects(new_site),
+        no_source=no_source,
     )
     plan.baseline_index = old_site.plan.index_docname if old_site else None
     plan.new_index = new_site.plan.index_docname if new_site else None
@@ -159,11 +165,18 @@ def _read(
         )
     for generated in registry(app).values():
         if generated.request.path == path and not generated.options.ranks:
-            return generated.trace, generated
+            if all(r.source == "trace" for r in generated.trace.ranks):  # not a text log's
+                return generated.trace, generated
     if detect_kind(path) == DEBUG_DIR:
         raise ValueError(
             f"{argument!r} is a TORCH_COMPILE_DEBUG folder; compare its run's TORCH_TRACE "
             "logs instead", "read",
+        )
+    if detect_kind(path) == TORCH_LOGS:
+        raise ValueError(
+            f"{argument!r} is a TORCH_LOGS text log, which does not say which function each "
+            "compile ran (frames are matched by file and function); compare the run's "
+            "TORCH_TRACE logs instead", "read",
         )
     config = torchtrace_config(app.config)
     try:

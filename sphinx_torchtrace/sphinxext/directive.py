@@ -18,10 +18,11 @@ from sphinx.util.docutils import SphinxDirective
 from ..site import blocks as b
 from ..site.pages.overview import triage_blocks
 from ..trace import STATUS_LEGEND
+from ..trace.inputs import detect_kind
 from .debug_dir import debug_summary_nodes
 from .doctree import DoctreeBuilder
 from .generate import problems, registry, resolve_logs_safely
-from .options import OPTION_SPEC, AnyOption, parse_options
+from .options import OPTION_SPEC, AnyOption, ineffective_options, option_kind, parse_options
 from .warnings import warn
 
 
@@ -44,6 +45,11 @@ class TorchTraceDirective(SphinxDirective):
             return []
         generated = registry(self.env).get((self.env.docname, argument))
         _, path = self.env.relfn2path(argument, self.env.docname)
+        if os.path.exists(path):
+            kind = option_kind(options.format or detect_kind(path), os.path.isdir(path))
+            for option in ineffective_options(options, kind):
+                warn("option", f":{option}: has no effect on {kind}; it is ignored",
+                     self.get_location())
         logs = generated.logs if generated is not None else resolve_logs_safely(
             path, options.latest, options.ranks)
         for log in logs:

@@ -261,10 +261,16 @@ def generate_pages(app: Sphinx) -> None:
         )
         if plan.past_limit:
             generated.notes.append(("limit", _past_limit_note(plan)))
-        found = set(rank_logs(request.path)) if os.path.isdir(request.path) else set()
+        found: set[int | None]
+        if loaded.text_ranks is not None:
+            found = loaded.text_ranks
+        elif os.path.isdir(request.path):
+            found = set(rank_logs(request.path))
+        else:  # one log: :ranks: has no effect (the directive says so)
+            found = set(options.ranks or ())
         lacking = [r for r in options.ranks or () if r not in found]
         if lacking:
-            known = ", ".join(str(r) for r in sorted(found))
+            known = ", ".join(str(r) for r in sorted(r for r in found if r is not None))
             generated.notes.append(
                 ("option", f":ranks: {', '.join(map(str, lacking))} not in the trace "
                  f"(its ranks: {known or 'none'})")

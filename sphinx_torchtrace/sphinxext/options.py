@@ -14,7 +14,9 @@ from typing import Any
 
 from docutils.parsers.rst import directives
 
+from ..trace.inputs import DEBUG_DIR as DEBUG_DIR_KIND
 from ..trace.inputs import INPUT_KINDS
+from ..trace.inputs import TORCH_LOGS as TORCH_LOGS_KIND
 from ..trace.summary import SECTION_KEYS
 
 
@@ -138,6 +140,7 @@ DIFF_OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
     "baseline-label": name_option,
     "new-label": name_option,
     "no-regressions": directives.flag,
+    "no-source": directives.flag,
 }
 
 
@@ -149,6 +152,7 @@ class DiffOptions:
     baseline_label: str = "baseline"
     new_label: str = "new"
     no_regressions: bool = False  # no ``regression_*`` warnings for this comparison
+    no_source: bool = False  # the user's source lines left out (also when a side has it)
 
 
 def parse_diff_options(raw: Mapping[str, str | None]) -> DiffOptions:
@@ -159,4 +163,87 @@ def parse_diff_options(raw: Mapping[str, str | None]) -> DiffOptions:
         baseline_label=values.get("baseline-label") or "baseline",
         new_label=values.get("new-label") or "new",
         no_regressions="no-regressions" in values,
+        no_source="no-source" in values,
     )
+
+
+# -- what each option does on each input kind ----------------------------------------------
+
+TRACE_LOG = "a trace log"
+TRACE_FOLDER = "a trace folder"
+DEBUG_FOLDER = "a debug folder"
+TEXT_LOG = "a text log"
+#: The kinds of input a ``torchtrace`` directive reads, as the table of options names them.
+OPTION_KINDS = (TRACE_LOG, TRACE_FOLDER, DEBUG_FOLDER, TEXT_LOG)
+#: What an option given where it does nothing gets: a warning, never silence.
+NO_EFFECT = "no effect: a ``torchtrace.option`` warning says so"
+
+#: Option -> input kind -> what it does there.  The docs' table is made from this
+#: (``torchtrace-options``) and the test suite checks every cell on a real build, so a
+#: promise cannot be written without being kept.
+OPTION_EFFECTS: dict[str, dict[str, str]] = {
+    "name": dict.fromkeys(OPTION_KINDS, "the label: folder of the pages, start of object names")
+    | {DEBUG_FOLDER: "the label; the run's trace logs are ``<name>-trace`` and "
+                     "``<name>-with-N``"},
+    "latest": {
+        TRACE_LOG: NO_EFFECT, TRACE_FOLDER: "only the newest log, even among rank logs",
+        DEBUG_FOLDER: NO_EFFECT, TEXT_LOG: NO_EFFECT,
+    },
+    "ranks": {
+        TRACE_LOG: NO_EFFECT, TRACE_FOLDER: "only the logs of these ranks",
+        DEBUG_FOLDER: NO_EFFECT,
+        TEXT_LOG: "only the lines of these ranks (``[rankN]:`` prefixes)",
+    },
+    "sections": {
+        TRACE_LOG: "the overview's parts", TRACE_FOLDER: "the overview's parts",
+        DEBUG_FOLDER: NO_EFFECT, TEXT_LOG: "the overview's parts",
+    },
+    "no-source": dict.fromkeys(OPTION_KINDS, "no line of user source on any page or download")
+    | {DEBUG_FOLDER: "no line of user source on any page or download, the run's trace "
+                     "logs' included"},
+    "format": dict.fromkeys(OPTION_KINDS, "read as this kind, not the detected one"),
+    "with": {
+        TRACE_LOG: "text logs of the same run: their lines on each compile's page",
+        TRACE_FOLDER: "text logs of the same run: their lines on each compile's page",
+        DEBUG_FOLDER: "trace logs of the same run: their reports, linked from each graph",
+        TEXT_LOG: "the trace log of the same run becomes the base; this log's lines on each "
+                  "compile's page",
+    },
+}
+
+
+def option_kind(kind: str, is_folder: bool) -> str:
+    """The option table's kind of an input, from its reader kind (``trace.inputs``)."""
+    if kind == DEBUG_DIR_KIND:
+        return DEBUG_FOLDER
+    if kind == TORCH_LOGS_KIND:
+        return TEXT_LOG
+    return TRACE_FOLDER if is_folder else TRACE_LOG
+
+
+def ineffective_options(options: TraceOptions, kind: str) -> list[str]:
+    """The options a directive gave that do nothing on this kind of input."""
+    given = {
+        "latest": options.latest, "ranks": options.ranks is not None,
+        "sections": bool(options.sections),
+    }
+    return [o for o, on in given.items() if on and OPTION_EFFECTS[o][kind] == NO_EFFECT]
+
+
+#: The kinds a ``torchtrace-diff`` side may be, and what its options do on them.
+DIFF_KINDS = (TRACE_LOG, TRACE_FOLDER)
+#: A side of another kind is not compared: its warning says why.
+DIFF_REFUSED = {
+    DEBUG_FOLDER: "compare its run's trace logs (a ``torchtrace.read`` warning says so)",
+    TEXT_LOG: "it does not say which function each compile ran, so frames cannot be matched "
+              "(a ``torchtrace.read`` warning says so)",
+}
+DIFF_OPTION_EFFECTS: dict[str, dict[str, str]] = {
+    "name": dict.fromkeys(DIFF_KINDS, "the comparison's label: folder of its pages"),
+    "baseline-label": dict.fromkeys(DIFF_KINDS, "what the pages call the first run"),
+    "new-label": dict.fromkeys(DIFF_KINDS, "what the pages call the second run"),
+    "no-regressions": dict.fromkeys(DIFF_KINDS, "no ``regression_*`` warnings (the page "
+                                                "still lists them)"),
+    "no-source": dict.fromkeys(DIFF_KINDS, "no line of user source on its pages; also when "
+                                           "either run is shown with ``:no-source:``"),
+}

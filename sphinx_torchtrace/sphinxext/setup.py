@@ -18,6 +18,7 @@ from .fold import setup_folds
 from .generate import forget_traces, generate_pages
 from .input_guard import setup_input_guard
 from .latex import LatexLongLines
+from .options_table import OptionsTable
 from .page import TorchTracePage
 from .patches.asset_checksums import setup_asset_checksums
 from .patches.fast_code import setup_fast_code
@@ -45,6 +46,7 @@ def setup_extension(app: Sphinx) -> None:
     app.add_directive("torchtrace-diff", TorchTraceDiffDirective)
     app.add_directive("torchtrace-page", TorchTracePage)
     app.add_directive("torchtrace-warnings", WarningsTable)
+    app.add_directive("torchtrace-options", OptionsTable)
     app.add_node(
         chart_node,
         html=(_visit_chart_html, _depart),

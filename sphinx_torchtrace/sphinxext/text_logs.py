@@ -28,6 +28,8 @@ class LoadedInput:
     trace: Trace
     extra_logs: list[Path] = field(default_factory=list)  # ``:with:`` files read
     notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message)
+    #: the ranks a text log (the base) holds, before ``:ranks:`` chose; None for a trace base
+    text_ranks: set[int | None] | None = None
 
 
 def load_input(
@@ -62,6 +64,7 @@ def load_input(
         else:
             traces.append(other)
     extra = [Path(p) for p in (traces + texts) if p != path]
+    text_ranks: set[int | None] | None = None
     if traces:
         trace = load_trace(
             traces[0],
@@ -75,6 +78,9 @@ def load_input(
         trace = load_text_log(texts[0], max_bytes=max_bytes,
                               display_path=display_path(texts[0], display_root))
         texts = texts[1:]
+        text_ranks = {r.rank for r in trace.ranks}
+        if options.ranks:  # a text log of several ranks (``[rankN]:`` prefixes)
+            trace.ranks = [r for r in trace.ranks if r.rank in options.ranks]
     for text in texts:
         shown = display_path(text, display_root)
         try:
@@ -88,7 +94,7 @@ def load_input(
             listed = ", ".join(unmatched[:10]) + (" ..." if len(unmatched) > 10 else "")
             notes.append(("unmatched", f"text log {shown}: {len(unmatched)} compile(s) the "
                                        f"trace has not ({listed}); their lines are under [-/-]"))
-    return LoadedInput(trace, extra, notes)
+    return LoadedInput(trace, extra, notes, text_ranks)
 
 
 __all__ = ["LoadedInput", "load_input"]

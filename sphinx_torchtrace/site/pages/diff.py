@@ -32,6 +32,7 @@ from ..blocks import (
     item,
 )
 from ..diff_plan import DiffFramePlan, DiffPlan
+from ..source import maybe_strip
 
 #: Lines of a graph diff shown open; a longer one is folded.
 FOLD_DIFF_LINES = 40
@@ -127,12 +128,14 @@ def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
                    "graph ops", "kernels", "what changed"], rows),
             *([Paragraph([note])] if note else []),
         ])
-    breaks = _sites("New graph breaks", r.breaks_new) + _sites("Graph breaks fixed",
-                                                               r.breaks_fixed)
+    breaks = _sites(plan, "New graph breaks", r.breaks_new) + _sites(
+        plan, "Graph breaks fixed", r.breaks_fixed
+    )
     if breaks:
         out += _part("Graph breaks", breaks)
-    errors = _sites("New compile errors", r.errors_new) + _sites("Compile errors fixed",
-                                                                 r.errors_fixed)
+    errors = _sites(plan, "New compile errors", r.errors_new) + _sites(
+        plan, "Compile errors fixed", r.errors_fixed
+    )
     if errors:
         out += _part("Compile errors", errors)
     recompiles = [
@@ -148,7 +151,7 @@ def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
                                      f"{_value(f.versions.baseline)})"]
             blocks: list[Block] = [Paragraph(content)]
             if f.recompile_reasons_new:
-                blocks.append(BulletList([[Paragraph(["new reason: ", Code(t)])]
+                blocks.append(BulletList([[Paragraph(["new reason: ", Code(_text(plan, t))])]
                                           for t in f.recompile_reasons_new]))
             items.append(blocks)
         out += _part("Recompiles", [BulletList(items)])
@@ -219,11 +222,16 @@ def _what_changed(d: FrameDiff) -> list[str]:
     return out
 
 
-def _sites(title: str, sites: Sequence[BreakSite]) -> list[Block]:
+def _text(plan: DiffPlan, text: str) -> str:
+    """Trace text as a comparison shows it: without user source under ``:no-source:``."""
+    return maybe_strip(text, plan.no_source)
+
+
+def _sites(plan: DiffPlan, title: str, sites: Sequence[BreakSite]) -> list[Block]:
     if not sites:
         return []
     return [Paragraph([f"{title}:"]), BulletList([
-        [Paragraph([Code(s.reason), " in ", Code(s.function), " (",
+        [Paragraph([Code(_text(plan, s.reason)), " in ", Code(s.function), " (",
                     Code(s.file.rsplit("/", 1)[-1]), ")"])]
         for s in sites
     ])]
@@ -269,7 +277,7 @@ def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
     blocks.append(Lines(facts))
     if d.recompile_reasons_new:
         blocks.append(Section(["New recompile reasons"], [
-            BulletList([[Paragraph([Code(t)])] for t in d.recompile_reasons_new])
+            BulletList([[Paragraph([Code(_text(plan, t))])] for t in d.recompile_reasons_new])
         ], anchor="recompiles"))
     if d.guards_added or d.guards_removed:
         parts: list[Block] = []
@@ -279,10 +287,10 @@ def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
                 more = len(guards) - len(shown)
                 parts.append(Paragraph([f"{what} ({len(guards)}):"]))
                 text = "\n".join(shown) + (f"\n... ({more} more)" if more else "")
-                parts.append(CodeBlock(text, "text"))
+                parts.append(CodeBlock(_text(plan, text), "text"))
         blocks.append(Section(["Guards"], parts, anchor="guards"))
     if d.graph_diff:
-        code = CodeBlock(d.graph_diff, "diff")
+        code = CodeBlock(_text(plan, d.graph_diff), "diff")
         n = d.graph_diff.count("\n") + 1
         graph: Block = code if n <= FOLD_DIFF_LINES else Dropdown(
             [f"Dynamo graph diff ({n} lines)"], [code]
