@@ -2,11 +2,13 @@
 
     python benchmarks/bench_many_ids.py [--n 250] [--factor 4] [--sphinx] [--profile]
 
-Makes logs of ``n`` and ``factor * n`` one-line compiles (the bundled ``simple``
-log's compile repeated under new ids, ``tests/tools/many_ids_log.py``), then times,
-for each, the model (``load_trace``, no cache), the plan and every page view (the
-overview, each frame, graph and kernel page as blocks; no Sphinx), best of a few
-runs, and prints the ratio.  ``--sphinx`` also times a real ``sphinx-build -b
+Makes inputs of ``n`` and ``factor * n`` ids (``tests/tools/many_ids_log.py``) of each
+input kind: trace logs of one-line compiles (the bundled ``simple`` log's compile
+repeated under new ids), TORCH_LOGS text logs whose every frame restarts (``[i/0]``
+then ``[i/0_1]``), and TORCH_COMPILE_DEBUG folders of as many graph folders (a tenth
+of the ids: each is a page with kernels).  For each it times the model (no cache),
+the plan and every page view (as blocks; no Sphinx), best of a few runs, and prints
+the ratio.  ``--sphinx`` also times a real ``sphinx-build -b
 html`` of each (one run each: slow); ``--profile`` prints the top functions of
 the larger run, to find what grows faster than the ids.
 """
@@ -29,22 +31,37 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sphinx_torchtrace.site.pages import build_page  # noqa: E402
-from sphinx_torchtrace.site.plan import PageSettings, plan_trace  # noqa: E402
+from sphinx_torchtrace.site.pages.debug_dir import build_debug_page  # noqa: E402
+from sphinx_torchtrace.site.plan import PageSettings, plan_debug_dir, plan_trace  # noqa: E402
 from sphinx_torchtrace.trace import load_trace  # noqa: E402
-from tests.tools.many_ids_log import write_many_ids_log  # noqa: E402
+from sphinx_torchtrace.trace.debug_dir import load_debug_dir  # noqa: E402
+from sphinx_torchtrace.trace.text_log import load_text_log  # noqa: E402
+from tests.tools.many_ids_log import (  # noqa: E402
+    write_many_graphs_debug_dir,
+    write_many_ids_log,
+    write_many_ids_text_log,
+)
 
 #: The target: the larger log may take this many times the smaller one's time, per 4x ids.
 TARGET_PER_4X = 5.0
 
 
-def render_all(log: Path, max_frames: int | None = None) -> int:
+def render_all(log: Path, max_frames: int | None = None, text: bool = False) -> int:
     """Model, plan and every page's blocks; the number of pages."""
-    trace = load_trace(log)
+    trace = load_text_log(log) if text else load_trace(log)
     kwargs = {} if max_frames is None else {"max_frames": max_frames}
     plan = plan_trace("run", trace, "torchtrace", **kwargs)
-    settings = PageSettings(list_frames=False)
+    settings = PageSettings()
     for docname in plan.docnames:
         build_page(plan, docname, settings)
+    return len(plan.docnames)
+
+
+def render_debug_dir(folder: Path) -> int:
+    """A debug folder's model, plan and every page's blocks; the number of pages."""
+    plan = plan_debug_dir("debug", load_debug_dir(folder), "torchtrace")
+    for docname in plan.docnames:
+        build_debug_page(plan, docname, PageSettings())
     return len(plan.docnames)
 
 
@@ -91,18 +108,33 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         logs = [write_many_ids_log(work / f"ids-{n}.log", n) for n in sizes]
-        times, pages = [], []
-        for n, log in zip(sizes, logs, strict=True):
-            pages.append(render_all(log, max_frames=n))
-            times.append(best_of(args.runs, functools.partial(render_all, log, max_frames=n)))
-            size = log.stat().st_size / 1e6
-            print(
-                f"{n:6d} ids ({size:5.1f} MB, {pages[-1]} pages): model+plan+pages "
-                f"{times[-1]:7.2f} s"
-            )
-        ratio = times[1] / times[0]
-        verdict = "ok" if ratio <= target else "TOO SLOW"
-        print(f"ratio {ratio:.2f} for {args.factor}x the ids (target <= {target:.1f}): {verdict}")
+        kinds: list[tuple[str, list[Callable[[], int]], list[float]]] = [
+            ("trace logs", [functools.partial(render_all, log, max_frames=n)
+                            for n, log in zip(sizes, logs, strict=True)],
+             [log.stat().st_size / 1e6 for log in logs]),
+        ]
+        texts = [write_many_ids_text_log(work / f"text-{n}.log", n) for n in sizes]
+        kinds.append(("text logs", [functools.partial(render_all, t, max_frames=2 * n, text=True)
+                                    for n, t in zip(sizes, texts, strict=True)],
+                      [t.stat().st_size / 1e6 for t in texts]))
+        folders = [write_many_graphs_debug_dir(work / f"debug-{n}", max(1, n // 10))
+                   for n in sizes]
+        kinds.append(("debug folders", [functools.partial(render_debug_dir, f) for f in folders],
+                      [sum(p.stat().st_size for p in f.rglob("*") if p.is_file()) / 1e6
+                       for f in folders]))
+        failed = False
+        for kind, runs, megabytes in kinds:
+            times = []
+            for n, run, size in zip(sizes, runs, megabytes, strict=True):
+                pages = run()
+                times.append(best_of(args.runs, run))
+                print(f"{kind:13s} {n:6d} ids ({size:6.1f} MB, {pages:5d} pages): "
+                      f"model+plan+pages {times[-1]:7.2f} s")
+            ratio = times[1] / times[0]
+            verdict = "ok" if ratio <= target else "TOO SLOW"
+            failed |= ratio > target
+            print(f"{kind:13s} ratio {ratio:.2f} for {args.factor}x the ids "
+                  f"(target <= {target:.1f}): {verdict}")
         if args.sphinx:
             built = [sphinx_build(log, work) for log in logs]
             for n, seconds in zip(sizes, built, strict=True):
@@ -112,6 +144,8 @@ def main() -> None:
             profile = cProfile.Profile()
             profile.runcall(render_all, logs[1], sizes[1])
             pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+        if failed:
+            sys.exit(1)
 
 
 if __name__ == "__main__":

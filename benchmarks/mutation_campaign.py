@@ -13,12 +13,18 @@ the mutants get their payload md5s recomputed (so the reader analyses the
 payload instead of only flagging it), one in ten is gzipped, and one in ten is a
 trace directory (a bundled multi-rank folder with one or two logs mutated).
 
-Each mutant goes through ``load_trace``, ``plan_trace`` and every page view
-(blocks, no Sphinx); any exception is a finding.  Then ``--builds`` of them are
+Every input kind is mutated: besides trace logs and folders, TORCH_LOGS text logs
+(the bundled ones are seeds too, read as text logs), TORCH_COMPILE_DEBUG folders
+(a bundled folder with one to three files mutated, JSON files by value too) and
+pairs of runs for ``torchtrace-diff`` (a bundled pair, one side mutated).
+
+Each mutant goes through its reader, its site plan and every page view (blocks, no
+Sphinx; for a pair: the comparison, its regressions and every page); any
+exception is a finding.  Then ``--builds`` of them are
 built by Sphinx (text and html builders in turn, in process), where an exception or a warning
 that is not a ``torchtrace.*`` one is a finding.  The report: mutants tried,
-distinct exceptions (type and place, with the first traceback of each), the
-slowest case, peak memory (the process's maximum RSS, and tracemalloc's peak
+mutants per kind, distinct exceptions (type and place, with the first traceback of
+each), the slowest case, peak memory (the process's maximum RSS, and tracemalloc's peak
 over a sample of one mutant in 25).  Exit status 1 if anything was found.
 """
 
@@ -48,11 +54,27 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sphinx_torchtrace.site.diff_plan import plan_diff  # noqa: E402
 from sphinx_torchtrace.site.pages import build_page  # noqa: E402
-from sphinx_torchtrace.site.plan import PageSettings, plan_trace  # noqa: E402
+from sphinx_torchtrace.site.pages.debug_dir import build_debug_page  # noqa: E402
+from sphinx_torchtrace.site.pages.diff import comparison_blocks, diff_frame_page  # noqa: E402
+from sphinx_torchtrace.site.plan import PageSettings, plan_debug_dir, plan_trace  # noqa: E402
 from sphinx_torchtrace.trace import load_trace  # noqa: E402
+from sphinx_torchtrace.trace.debug_dir import load_debug_dir  # noqa: E402
+from sphinx_torchtrace.trace.diff import diff_traces, regressions  # noqa: E402
+from sphinx_torchtrace.trace.inputs import DEBUG_DIR, TORCH_LOGS, detect_kind  # noqa: E402
+from sphinx_torchtrace.trace.text_log import load_text_log  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
+#: Bundled TORCH_COMPILE_DEBUG folders and pairs of runs: seeds of those kinds.
+DEBUG_SEEDS = [
+    DATA / "captured" / "debug_dir" / "inference" / "torch_compile_debug",
+    DATA / "captured" / "debug_dir" / "training" / "torch_compile_debug",
+    DATA / "spyre" / "fma",
+]
+PAIR_SEEDS = sorted(p for p in (DATA / "captured" / "pairs").iterdir() if p.is_dir())
+#: How often each kind of mutant is made (a trace directory is one in ten trace mutants).
+KIND_WEIGHTS = {"trace": 0.6, "text log": 0.15, "debug folder": 0.12, "diff pair": 0.13}
 #: Seeds are the bundled logs under this size (issue 9's bound: a log under 5 MB).
 MAX_SEED_BYTES = 5_000_000
 #: Seconds one mutant may take (model and pages; a Sphinx build gets 10x): a hang is a finding.
@@ -271,6 +293,7 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 @dataclass
 class Report:
     tried: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)  # mutants per input kind
     built: int = 0
     findings: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # key: (tb, case, n)
     slowest: tuple[float, str] = (0.0, "")
@@ -292,14 +315,57 @@ class Report:
 
 
 def model_and_pages(path: Path) -> tuple[int, int]:
-    """The whole path without Sphinx: (diagnostics, pages)."""
-    trace = load_trace(path)
+    """The whole path without Sphinx, for the input's kind: (diagnostics, pages)."""
+    if path.is_dir() and (path / "baseline").is_dir():
+        return _diff_pages(path)
+    kind = detect_kind(path)
+    if kind == DEBUG_DIR:
+        debug = load_debug_dir(path)
+        dplan = plan_debug_dir("run", debug, "torchtrace")
+        for no_source in (False, True):
+            for docname in dplan.docnames:
+                build_debug_page(dplan, docname, PageSettings(no_source=no_source))
+        return len(debug.diagnostics), len(dplan.docnames)
+    trace = load_text_log(path) if kind == TORCH_LOGS else load_trace(path)
     plan = plan_trace("run", trace, "torchtrace")
     for no_source in (False, True) if len(plan.docnames) < 40 else (False,):
         settings = PageSettings(no_source=no_source)
         for docname in plan.docnames:
             build_page(plan, docname, settings)
     return len(trace.diagnostics), len(plan.docnames)
+
+
+def _diff_pages(pair: Path) -> tuple[int, int]:
+    """A comparison of the pair's two runs, its regressions and every page of it."""
+    old, new = load_trace(pair / "baseline"), load_trace(pair / "new")
+    diff = diff_traces(old, new)
+    found = regressions(diff)
+    for no_source in (False, True):
+        plan = plan_diff("run", diff, "torchtrace", no_source=no_source)
+        comparison_blocks(plan, found)
+        for f in plan.frames:
+            if f.docname is not None:
+                diff_frame_page(plan, f)
+    pages = sum(f.docname is not None for f in plan.frames)
+    return len(old.diagnostics) + len(new.diagnostics), pages
+
+
+def swap_json_file_value(data: bytes, r: random.Random) -> tuple[bytes, str]:
+    """A value of a JSON file (a debug folder's mappings, an sdsc) replaced by a hostile one."""
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return data, "file is not JSON"
+    kind, make = r.choice(HOSTILE_VALUES)
+    path = _place(value, r)
+    if path is None:
+        return data, "no value to swap"
+    try:
+        text = _dumps_with(value, path, _closed(kind, make(r)))
+    except (ValueError, RecursionError):
+        return data, "value not writable"
+    where = "".join(f"[{p!r}]" for p in path)
+    return text.encode("utf-8", "surrogatepass"), f"json{where} := {kind}"
 
 
 def mutate(data: bytes, r: random.Random) -> tuple[bytes, list[str]]:
@@ -323,12 +389,25 @@ def rank_dirs(seeds: list[Path]) -> list[Path]:
     return sorted(d for d, n in counts.items() if n > 1)
 
 
-def make_mutant(seeds: list[Path], r: random.Random, work: Path, n: int) -> tuple[Path, str]:
-    """A mutated log, or (one in ten) a trace directory of rank logs, one or two mutated."""
-    folders = rank_dirs(seeds)
-    if folders and r.random() < 0.1:
+def mutant_kind(r: random.Random) -> str:
+    return r.choices(list(KIND_WEIGHTS), weights=list(KIND_WEIGHTS.values()))[0]
+
+
+def make_mutant(
+    seeds: list[Path], r: random.Random, work: Path, n: int, kind: str = "trace"
+) -> tuple[Path, str]:
+    """A mutant of ``kind``: a mutated trace log, or (one in ten) a trace directory of rank
+    logs, one or two mutated; a text log; a debug folder; a pair of runs."""
+    if kind == "debug folder":
+        return _debug_mutant(r.choice(DEBUG_SEEDS), r, work, n)
+    if kind == "diff pair":
+        return _pair_mutant(r.choice(PAIR_SEEDS), r, work, n)
+    texts = [s for s in seeds if detect_kind(s) == TORCH_LOGS]
+    traces = [s for s in seeds if s not in texts]
+    folders = rank_dirs(traces)
+    if kind == "trace" and folders and r.random() < 0.1:
         return _directory_mutant(r.choice(folders), r, work, n)
-    seed = r.choice(seeds)
+    seed = r.choice(texts if kind == "text log" and texts else traces)
     data = seed.read_bytes()
     if seed.suffix == ".gz":
         data = gzip.decompress(data)
@@ -362,6 +441,34 @@ def _directory_mutant(folder: Path, r: random.Random, work: Path, n: int) -> tup
     return out, f"#{n} {rel}/ (directory): " + " | ".join(steps)
 
 
+def _debug_mutant(folder: Path, r: random.Random, work: Path, n: int) -> tuple[Path, str]:
+    out = work / f"mutant-{n}"
+    shutil.copytree(folder, out / folder.name, symlinks=True)
+    files = sorted(p for p in (out / folder.name).rglob("*") if p.is_file())
+    steps = []
+    for f in r.sample(files, min(len(files), r.choice((1, 2, 3)))):
+        data = f.read_bytes()
+        if f.suffix == ".json" and r.random() < 0.6:
+            data, step = swap_json_file_value(data, r)
+        else:
+            data, step = r.choice(MUTATIONS[1:6])(data, r)  # bytes and lines, not records
+        f.write_bytes(data)
+        steps.append(f"{f.relative_to(out).as_posix()}: {step}")
+    rel = folder.relative_to(DATA).as_posix()
+    return out / folder.name, f"#{n} {rel}/ (debug folder): " + " | ".join(steps)
+
+
+def _pair_mutant(pair: Path, r: random.Random, work: Path, n: int) -> tuple[Path, str]:
+    out = work / f"mutant-{n}"
+    shutil.copytree(pair, out)
+    side = r.choice(("baseline", "new"))
+    log = next((out / side).glob("*.log"))
+    data, steps = mutate(log.read_bytes(), r)
+    log.write_bytes(data)
+    rel = pair.relative_to(DATA).as_posix()
+    return out, f"#{n} {rel}/ (pair, {side} mutated): " + "; ".join(steps)
+
+
 def sphinx_build(log: Path, work: Path, builder: str) -> tuple[str, BaseException | None]:
     """A real build of a page showing the log: (warnings, exception)."""
     from sphinx.testing.util import SphinxTestApp  # unregisters nodes and roles after
@@ -370,13 +477,15 @@ def sphinx_build(log: Path, work: Path, builder: str) -> tuple[str, BaseExceptio
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir()
     if log.is_dir():
-        shutil.copytree(log, src / log.name)
+        shutil.copytree(log, src / log.name, symlinks=True)
     else:
         shutil.copy(log, src / log.name)
     (src / "conf.py").write_text('extensions = ["sphinx_torchtrace"]\n', encoding="utf-8")
-    (src / "index.rst").write_text(
-        f"Mutant\n======\n\n.. torchtrace:: {log.name}\n   :name: run\n", encoding="utf-8"
-    )
+    directive = f".. torchtrace:: {log.name}\n   :name: run\n"
+    if (log / "baseline").is_dir():  # a pair of runs
+        directive = (f".. torchtrace-diff:: {log.name}/baseline {log.name}/new\n"
+                     "   :name: run\n   :no-regressions:\n")
+    (src / "index.rst").write_text(f"Mutant\n======\n\n{directive}", encoding="utf-8")
     warnings = io.StringIO()
     app = None
     try:
@@ -411,7 +520,9 @@ def run(args: argparse.Namespace, report: Report) -> None:
     with tempfile.TemporaryDirectory(prefix="torchtrace-mutants-") as tmp:
         work = Path(tmp)
         for n in range(args.mutants):
-            path, case = make_mutant(seeds, r, work, n)
+            kind = mutant_kind(r)
+            path, case = make_mutant(seeds, r, work, n, kind)
+            report.kinds[kind] = report.kinds.get(kind, 0) + 1
             sample = n % 25 == 0
             if sample:
                 tracemalloc.start()
@@ -455,9 +566,10 @@ def run(args: argparse.Namespace, report: Report) -> None:
                     report.found(failure, case, "".join(traceback.format_exception(failure)))
                 for foreign in _FOREIGN.findall(warnings):
                     report.found(f"Sphinx warning: {foreign[:120]}", case, foreign)
+            shutil.rmtree(work / f"mutant-{n}", ignore_errors=True)  # a folder's or a pair's
             if path.is_dir():
-                shutil.rmtree(path)
-            else:
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.exists():
                 path.unlink()
             if args.progress and (n + 1) % args.progress == 0:
                 elapsed = time.perf_counter() - started
@@ -474,6 +586,8 @@ def print_report(report: Report, seconds: float) -> None:
         f"mutants tried: {report.tried} (model + plan + every page view), "
         f"Sphinx builds (text, html): {report.built}, in {seconds:.0f} s"
     )
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(report.kinds.items()))
+    print(f"mutants per kind: {kinds}")
     print(f"diagnostics given: {report.diagnostics}, pages rendered: {report.pages}")
     print(f"slowest mutant: {report.slowest[0]:.2f} s ({report.slowest[1]}; kept as {SLOWEST})")
     print(f"slowest build: {report.slowest_build[0]:.2f} s ({report.slowest_build[1]})")

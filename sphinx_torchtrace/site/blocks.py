@@ -282,6 +282,47 @@ def joined(parts: Sequence[Inlines], separator: str = ", ") -> list[Inline]:
     return out
 
 
+#: How much of a table made from an input's data a page shows (a JSON file may hold a
+#: thousand keys per row): the rest is counted in a note, never rendered.
+TABLE_ROWS = 500
+TABLE_COLUMNS = 16
+CELL_ITEMS = 50
+
+
+def capped_table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[Inlines]],
+    *,
+    max_rows: int = TABLE_ROWS,
+    max_columns: int = TABLE_COLUMNS,
+    where: str = "the file",
+    total_rows: int | None = None,
+) -> list[Block]:
+    """A table of at most ``max_rows`` rows and ``max_columns`` columns, and a note of what
+    was left out (``where`` says where the rest is; ``total_rows``: the rows there are,
+    when ``rows`` was already cut)."""
+    shown_rows = rows[:max_rows]
+    table = Table(list(header[:max_columns]), [list(r[:max_columns]) for r in shown_rows])
+    left = []
+    total = len(rows) if total_rows is None else total_rows
+    if total > len(shown_rows):
+        left.append(f"{total - len(shown_rows)} more rows")
+    if len(header) > max_columns:
+        left.append(f"{len(header) - max_columns} more columns")
+    if not left:
+        return [table]
+    return [table, Paragraph([f"The first {len(shown_rows)} rows and {len(table.header)} "
+                              f"columns; {' and '.join(left)} are in {where}."])]
+
+
+def capped_joined(parts: Sequence[Inlines], limit: int = CELL_ITEMS) -> list[Inline]:
+    """:func:`joined` of at most ``limit`` parts, then how many more there are."""
+    out = joined(parts[:limit])
+    if len(parts) > limit:
+        out.append(f" ... ({len(parts) - limit} more)")
+    return out
+
+
 def inline_text(content: Inlines) -> str:
     """The plain text of inline content (what a reader sees), for tests and alt texts."""
     out = []

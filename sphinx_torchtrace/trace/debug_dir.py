@@ -256,8 +256,8 @@ class _Reader:
     def read(self, path: Path, display: str) -> DebugFile:
         try:
             with open(path, "rb") as f:
-                data = f.read(MAX_FILE_BYTES + 1)
                 size = os.fstat(f.fileno()).st_size
+                data = f.read(min(MAX_FILE_BYTES, size) + 1)  # read(n) allocates n first
         except OSError as err:
             self.note("debug_file", f"cannot be read: {err.strerror or err}", path)
             return DebugFile(path.name, display, None, 0)

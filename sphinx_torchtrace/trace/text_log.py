@@ -162,7 +162,9 @@ def load_text_log(
     display = display_path if display_path is not None else os.fspath(path)
     try:
         with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+            # read(n) allocates n bytes first: ask for what the file holds, not the limit
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(min(max_bytes, size) + 1)
     except OSError as e:
         raise TraceReadError(display, e.strerror or str(e)) from e
     diagnostics: list[Diagnostic] = []
@@ -337,6 +339,7 @@ class _TextRankBuilder:
         self.rank.source = SOURCE
         self.store = store
         self._compiles: dict[CompileId, Compile] = {}
+        self._attempts: dict[CompileId, list[Compile]] = {}  # by frame: linear in ids
         self._lines: dict[int, list[tuple[int, str]]] = {}  # id(compile) -> (line, raw)
         self._cuda: dict[int, list[tuple[int, str]]] = {}
         self._guards: dict[int, list[Message]] = {}
@@ -361,10 +364,12 @@ class _TextRankBuilder:
         found = self._compiles.get(compile_id)
         if found is None:
             found = self._compiles[compile_id] = Compile(compile_id, 1, line)
-            if compile_id.attempt:
-                for other in self.rank.compiles:
-                    if other.id.frame == compile_id.frame and other.id.attempt < compile_id.attempt:
+            attempts = self._attempts.setdefault(compile_id.frame, [])
+            if compile_id.attempt:  # earlier attempts of the frame were restarted
+                for other in attempts:
+                    if other.id.attempt < compile_id.attempt:
                         other.restarted = True
+            attempts.append(found)
             self.rank.compiles.append(found)
         if not compile_id.is_unknown:
             self._last = found
@@ -557,9 +562,9 @@ def _has_compiles(rank: RankTrace) -> bool:
 def _merge_unranked(unranked: RankTrace, into: RankTrace) -> None:
     """Put a launcher's unranked lines into another rank's ``[-/-]`` log lines."""
     ordinal = 1 + max((a.ordinal for c in into.compiles for a in c.artifacts), default=-1)
+    target = next((t for t in into.compiles if t.id.is_unknown), None)
     for c in unranked.compiles:
         for a in c.artifacts:
-            target = next((t for t in into.compiles if t.id.is_unknown), None)
             if target is None:
                 target = Compile(UNKNOWN, 1, a.line)
                 into.compiles.insert(0, target)
@@ -586,6 +591,7 @@ def attach_text_log(trace: Trace, text_trace: Trace) -> list[str]:
             unmatched.extend(_where(text_rank, c) for c in text_rank.compiles)
             continue
         ordinal = 1 + max((a.ordinal for c in target.compiles for a in c.artifacts), default=-1)
+        unknown: Compile | None = None  # the target's [-/-], found or made once
         for text_c in text_rank.compiles:
             extra = [a for a in text_c.artifacts if a.kind == TEXT_KIND]
             try:
@@ -595,7 +601,8 @@ def attach_text_log(trace: Trace, text_trace: Trace) -> list[str]:
                     unmatched.append(_where(text_rank, text_c))
                 if not extra:
                     continue
-                found = _unknown_compile(target)
+                unknown = unknown or _unknown_compile(target)
+                found = unknown
             for a in extra:
                 a.ordinal, ordinal = ordinal, ordinal + 1
                 found.artifacts.append(a)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from .hostile_log import SIMPLE_LOG, LogRecord, format_record, read_records
+from .hostile_log import DATA, SIMPLE_LOG, LogRecord, format_record, read_records
 
 #: The records of a compile that make it a "one-line compile".
 ONE_LINE_KINDS = ("dynamo_start", "compilation_metrics")
@@ -53,3 +55,41 @@ def _renumbered(record: LogRecord, frame: int) -> LogRecord:
         if isinstance(metrics.get("start_time"), float):
             metrics["start_time"] += frame * 0.5
     return out
+
+
+TEXT_LOG = DATA / "captured" / "torch_logs" / "options.log"
+LINES_PER_ID = 2
+_TEXT_ID = re.compile(r"\] \[0/0(_1)?\] ")
+
+
+def write_many_ids_text_log(path: Path, n: int) -> Path:
+    """A TORCH_LOGS text log of ``n`` frames, each ``[i/0]`` restarted as ``[i/0_1]`` (a
+    graph break): the first lines of ``[0/0]`` and ``[0/0_1]`` of the captured
+    ``options.log``, repeated under new frame ids."""
+    lines: list[str] = []
+    seen: dict[str, int] = {}
+    for line in TEXT_LOG.read_text(encoding="utf-8").splitlines():
+        found = _TEXT_ID.search(line)
+        if found is not None and seen.get(found[0], 0) < LINES_PER_ID:  # short ids, as in
+            seen[found[0]] = seen.get(found[0], 0) + 1  # the report: 8,000 in 359 KB
+            lines.append(line)
+    out = []
+    for i in range(n):
+        out.extend(_TEXT_ID.sub(lambda m, i=i: f"] [{i}/0{m[1] or ''}] ", line) for line in lines)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+DEBUG_RUN = (DATA / "captured" / "debug_dir" / "inference" / "torch_compile_debug"
+             / "run_2026_01_01_00_00_00_000000-pid_1")
+
+
+def write_many_graphs_debug_dir(path: Path, n: int) -> Path:
+    """A TORCH_COMPILE_DEBUG folder of one run with ``n`` graph folders: the captured
+    inference run's one graph folder, copied as ``model__<i>_inference_<i>.<i>``."""
+    run = path / DEBUG_RUN.name
+    shutil.copytree(DEBUG_RUN / "torchdynamo", run / "torchdynamo")
+    graph = next((DEBUG_RUN / "torchinductor").glob("model__*"))
+    for i in range(n):
+        shutil.copytree(graph, run / "torchinductor" / f"model__{i}_inference_{i}.{i}")
+    return path

@@ -9,9 +9,13 @@ generated code split into kernels, the provenance mapping; a page per kernel and
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping, Sequence
 
 from ...trace.debug_dir import GRAPH_FILES, DebugFile
 from ..blocks import (
+    CELL_ITEMS,
+    TABLE_COLUMNS,
+    TABLE_ROWS,
     Block,
     BulletList,
     Code,
@@ -28,6 +32,8 @@ from ..blocks import (
     Section,
     Table,
     Toctree,
+    capped_joined,
+    capped_table,
     item,
     joined,
 )
@@ -82,12 +88,13 @@ def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
             [g.graph.kind],
             [str(len([k for k in g.kernels if k.kernel.kind != "extern"]))],
             [str(len(g.sdsc))],
-            joined([[ObjectLink("frame", f)] for f in g.frames]) if g.frames else ["—"],
+            capped_joined([[ObjectLink("frame", f)] for f in g.frames]) if g.frames else ["—"],
         ])
     if rows:
-        blocks.append(Section(["Graph folders"], [Table(
-            ["graph folder", "run", "kind", "kernels", "sdsc", "frame of the trace log"], rows
-        )], anchor="graph-folders"))
+        blocks.append(Section(["Graph folders"], capped_table(
+            ["graph folder", "run", "kind", "kernels", "sdsc", "frame of the trace log"], rows,
+            where="the folder",
+        ), anchor="graph-folders"))
     if plan.logs:
         blocks.append(Section(["Debug logs"], [BulletList([
             item(PageLink(log.docname, log.title), f" ({log.file.size} bytes)")
@@ -172,13 +179,14 @@ def debug_graph_page(plan: DebugDirPlan, g: DebugGraphPlan, settings: PageSettin
     if provenance is not None:
         blocks.append(provenance)
     if g.sdsc:
-        blocks.append(Section(["Kernel specs (sdsc)"], [Table(
+        blocks.append(Section(["Kernel specs (sdsc)"], capped_table(
             ["sdsc", "op", "ATen op", "cores", "kernel of the same index"],
             [[[PageLink(s.docname, f"sdsc_{s.spec.index}")], [s.spec.op], [s.spec.aten_op],
               [str(s.spec.cores) if s.spec.cores is not None else "—"],
               [PageLink(s.kernel.docname, s.kernel.kernel.name)] if s.kernel else ["—"]]
              for s in g.sdsc],
-        )], anchor="sdsc"))
+            where="the graph folder",
+        ), anchor="sdsc"))
     if graph.unknown:
         blocks.append(Paragraph(["Not read (not a file torch writes here): ",
                                  *joined([[Code(u)] for u in graph.unknown])]))
@@ -223,9 +231,9 @@ def _fusion_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None
     )]
     fused = fusion.fused
     if fused:
-        blocks.append(Table(["node after fusion", "holds"],
-                            [[[Code(name)], joined([[Code(p)] for p in parts])]
-                             for name, parts in fused]))
+        blocks.extend(capped_table(["node after fusion", "holds"],
+                                   [[[Code(name)], capped_joined([[Code(p)] for p in parts])]
+                                    for name, parts in fused], where="the IR files below"))
     else:
         blocks.append(Paragraph([
             "The IR after fusion holds no fused node (", Code("FusedSchedulerNode"), "); a "
@@ -248,14 +256,16 @@ def _code_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None:
     if f is None:
         return None
     rows = [[[PageLink(k.docname, k.kernel.name)], [k.kernel.kind],
-             joined([[Code(n)] for n in k.kernel.source_nodes]) if k.kernel.source_nodes
+             capped_joined([[Code(n)] for n in k.kernel.source_nodes])
+             if k.kernel.source_nodes
              else ["—"],
              [PageLink(k.sdsc.docname, f"sdsc_{k.sdsc.spec.index}")] if k.sdsc else ["—"]]
             for k in g.kernels]
     blocks: list[Block] = [Paragraph([Code("output_code.py"), ": ",
                                       GRAPH_FILES["output_code.py"], "."])]
     if rows:
-        blocks.append(Table(["kernel", "kind", "graph nodes", "sdsc"], rows))
+        blocks.extend(capped_table(["kernel", "kind", "graph nodes", "sdsc"], rows,
+                                   where="output_code.py"))
     blocks.extend(_file_blocks(g, f, "python", settings))
     return Section(["Generated code"], blocks, anchor="output-code")
 
@@ -272,14 +282,15 @@ def _provenance_section(g: DebugGraphPlan) -> Section | None:
         kernel = by_name.get(base)
         rows.append([
             [PageLink(kernel.docname, key)] if kernel else [Code(key)],
-            joined([[Code(n)] for n in post]) or ["—"],
-            joined([[Code(n)] for n in pre]) or ["—"],
+            capped_joined([[Code(n)] for n in post]) or ["—"],
+            capped_joined([[Code(n)] for n in pre]) or ["—"],
         ])
     blocks: list[Block] = [Paragraph([
         Code("inductor_provenance_tracking_node_mappings.json"),
         ": which post-grad nodes each kernel computes, and the pre-grad nodes they came from.",
     ])]
-    blocks.append(Table(["kernel (call)", "post-grad nodes", "pre-grad nodes"], rows))
+    blocks.extend(capped_table(["kernel (call)", "post-grad nodes", "pre-grad nodes"], rows,
+                               where="the mapping file"))
     return Section(["Provenance"], blocks, anchor="provenance")
 
 
@@ -331,48 +342,65 @@ def sdsc_page(plan: DebugDirPlan, g: DebugGraphPlan, s: SdscPlan) -> Page:
     if spec.aten_op:
         facts.append(["ATen op: ", Code(spec.aten_op)])
     if spec.ir_chain:
-        facts.append(["IR chain: ", *joined([[Code(x)] for x in spec.ir_chain], " → ")])
+        chain = joined([[Code(x)] for x in spec.ir_chain[:CELL_ITEMS]], " → ")
+        more = len(spec.ir_chain) - CELL_ITEMS
+        facts.append(["IR chain: ", *chain, *([f" ... ({more} more)"] if more > 0 else [])])
     if spec.cores is not None:
         facts.append(["Cores used: ", str(spec.cores)])
     if spec.sizes:
-        facts.append(["Sizes: ", ", ".join(f"{k}={v}" for k, v in spec.sizes.items())])
+        facts.append(["Sizes: ", _pairs(spec.sizes)])
     blocks.append(Lines(facts))
     if not spec.valid:
         blocks.append(Paragraph(["This file is not an sdsc this page can read; its text is "
                                  "below."]))
     if spec.layouts:
-        blocks.append(Section(["Tensors"], [Table(
+        blocks.append(Section(["Tensors"], capped_table(
             ["name", "role", "data format", "memories"],
-            [[[Code(t.name)], [t.role], [t.data_format], [", ".join(t.memories)]]
+            [[[Code(t.name)], [t.role], [t.data_format], [_listed(t.memories)]]
              for t in spec.layouts],
-        )], anchor="tensors"))
+        ), anchor="tensors"))
     if spec.compute:
-        blocks.append(Section(["Compute"], [Table(
+        blocks.append(Section(["Compute"], capped_table(
             ["unit", "function", "inputs", "outputs"],
-            [[[unit], [Code(func)], [", ".join(ins)], [", ".join(outs)]]
+            [[[unit], [Code(func)], [_listed(ins)], [_listed(outs)]]
              for unit, func, ins, outs in spec.compute],
-        )], anchor="compute"))
+        ), anchor="compute"))
     if spec.slices_per_dim or spec.core_slices:
-        work: list[Block] = [Paragraph(["Work slices per dimension: ", ", ".join(
-            f"{k}={v}" for k, v in spec.slices_per_dim.items()) or "—"])]
+        work: list[Block] = [Paragraph(["Work slices per dimension: ",
+                                        _pairs(spec.slices_per_dim) or "—"])]
         if spec.core_slices:
+            # the columns: the first dimensions only (a file may name a thousand)
             dims = list(spec.slices_per_dim) or sorted(
-                {d for v in spec.core_slices.values() for d in v})
-            work.append(Table(["core", *dims], [
-                [[core], *[[str(slices.get(d, ""))] for d in dims]]
-                for core, slices in list(spec.core_slices.items())[:256]
-            ]))
+                {d for v in list(spec.core_slices.values())[:TABLE_ROWS] for d in v})
+            cores = list(spec.core_slices.items())[:TABLE_ROWS]
+            header = ["core", *dims]
+            shown = header[:TABLE_COLUMNS]
+            work.extend(capped_table(header, [
+                [[core], *[[str(slices.get(d, ""))] for d in shown[1:]]]
+                for core, slices in cores
+            ], total_rows=len(spec.core_slices)))
         blocks.append(Section(["Work division"], work, anchor="work-division"))
     if spec.allocations:
-        blocks.append(Section(["Allocations"], [Table(
+        blocks.append(Section(["Allocations"], capped_table(
             ["allocation", "memory", "layout"],
-            [[[Code(name)], [memory], [", ".join(dims)]] for name, memory, dims in
+            [[[Code(name)], [memory], [_listed(dims)]] for name, memory, dims in
              spec.allocations],
-        )], anchor="allocations"))
+        ), anchor="allocations"))
     if spec.file.text is not None and len(spec.file.text) <= MAX_SHOWN:
         blocks.append(Section(["The file"], [CodeBlock(spec.file.text, "json")], anchor="file"))
     return Page(s.docname, [plan.label, SEPARATOR, g.graph.name, SEPARATOR,
                             f"sdsc_{spec.index}"], blocks, orphan=True)
+
+
+def _listed(values: Sequence[str]) -> str:
+    """At most :data:`CELL_ITEMS` values, comma-separated, then how many more."""
+    more = len(values) - CELL_ITEMS
+    return ", ".join(values[:CELL_ITEMS]) + (f" ... ({more} more)" if more > 0 else "")
+
+
+def _pairs(values: Mapping[str, object]) -> str:
+    """``k=v`` for at most :data:`CELL_ITEMS` keys, then how many more."""
+    return _listed([f"{k}={v}" for k, v in values.items()])
 
 
 def debug_log_page(plan: DebugDirPlan, log: DebugLogPlan) -> Page:
