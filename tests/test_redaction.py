@@ -373,3 +373,33 @@ def test_no_source_holds_for_text_logs_and_debug_folders(make_site: SiteMaker) -
         "index.rst": "Inputs\n======\n\n.. toctree::\n\n   inputs\n", "inputs.rst": text})
     scripts = {label: script for label, (_, _, script) in OTHER_INPUTS.items()}
     assert not _leaks(Path(app.outdir), Path(app.srcdir), scripts)
+
+
+def test_the_directives_own_page_is_checked_too(make_site: SiteMaker, tmp_path: Path) -> None:
+    """What ``torchtrace-diff`` puts on the user's page (new recompile reasons) is published
+    too: a path there is found, while the user's own text around it is left alone."""
+    pair = DATA / "captured" / "pairs" / "recompile"
+    src = tmp_path / "src"
+    for side in ("baseline", "new"):
+        (src / side).mkdir(parents=True)
+        text = next((pair / side).glob("*.log")).read_text(encoding="utf-8")
+        (src / side / "run.log").write_text(text.replace(
+            "size mismatch at index 0", "size mismatch in /scratch/o'neil/a b/model.py"
+        ), encoding="utf-8")
+    (src / "conf.py").write_text('extensions = ["sphinx_torchtrace"]\n', encoding="utf-8")
+    (src / "index.rst").write_text(
+        "Report\n======\n\nOur data lives in /scratch/team/data/ (our own words).\n\n"
+        ".. torchtrace-diff:: baseline new\n   :no-regressions:\n", encoding="utf-8"
+    )
+    app = make_site("", srcdir=src)
+    (line,) = [w for w in warnings_of(app).splitlines() if "[torchtrace.path]" in w]
+    assert "/scratch/o'neil/a b/model.py" in line and "/scratch/team" not in line
+    out = Path(app.outdir)
+    holding = [
+        p for p in [*out.glob("torchtrace/**/*.html"), out / "index.html",
+                    *out.glob("_downloads/**/*")]
+        if p.is_file() and "a b/model.py" in re.sub(
+            r"<[^>]+>", "", p.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert out / "index.html" in holding  # the comparison on the user's page
+    assert f"{len(holding)} published file(s)" in line, (line, holding)

@@ -28,7 +28,7 @@ from ..site.source import maybe_strip
 from ..trace import TraceReadError, load_trace
 from ..trace.debug_dir import DebugDir, load_debug_dir, match_compiles
 from .config import torchtrace_config
-from .doctree import DoctreeBuilder
+from .doctree import DoctreeBuilder, mark_output
 from .options import TraceOptions
 from .scan import TraceRequest, resolve_argument
 from .warnings import warn
@@ -187,4 +187,4 @@ def debug_summary_nodes(directive: SphinxDirective, argument: str) -> list[nodes
     wrapper = out[-1]
     if isinstance(wrapper, nodes.Element):
         wrapper["classes"].append("torchtrace-summary")
-    return out
+    return mark_output(out)

@@ -30,7 +30,7 @@ from ..trace import Trace, TraceReadError, load_trace
 from ..trace.diff import FrameFacts, diff_traces, regressions
 from ..trace.inputs import DEBUG_DIR, TORCH_LOGS, detect_kind
 from .config import torchtrace_config
-from .doctree import DoctreeBuilder
+from .doctree import DoctreeBuilder, mark_output
 from .generate import GeneratedTrace, _stub, registry, resolve_logs_safely
 from .options import DIFF_OPTION_SPEC, AnyOption, DiffOptions, parse_diff_options
 from .scan import TraceRequest, resolve_argument, scan_sources
@@ -246,7 +246,7 @@ class TorchTraceDiffDirective(SphinxDirective):
         container = nodes.container(classes=["torchtrace-diff"])
         container.extend(out)
         self.set_source_info(container)
-        return [container]
+        return mark_output([container])
 
 
 def diff_page_nodes(directive: SphinxDirective, docname: str) -> list[nodes.Node] | None:

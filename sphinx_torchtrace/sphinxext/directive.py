@@ -20,7 +20,7 @@ from ..site.pages.overview import triage_blocks
 from ..trace import STATUS_LEGEND
 from ..trace.inputs import detect_kind
 from .debug_dir import debug_summary_nodes
-from .doctree import DoctreeBuilder
+from .doctree import DoctreeBuilder, mark_output
 from .generate import problems, registry, resolve_logs_safely
 from .options import OPTION_SPEC, AnyOption, ineffective_options, option_kind, parse_options
 from .warnings import warn
@@ -79,4 +79,4 @@ class TorchTraceDirective(SphinxDirective):
         wrapper = out[-1]
         assert isinstance(wrapper, nodes.Element)
         wrapper["classes"].append("torchtrace-summary")
-        return out
+        return mark_output(out)

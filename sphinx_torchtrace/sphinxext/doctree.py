@@ -31,6 +31,19 @@ _Element = TypeVar("_Element", bound=nodes.Element)
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
 
 
+#: A node attribute on what a directive returns to the user's page, so that the publish
+#: check scans it (:mod:`.publish_check`); not rendered.
+OUTPUT_MARK = "torchtrace_output"
+
+
+def mark_output(out: list[nodes.Node]) -> list[nodes.Node]:
+    """Mark a directive's nodes for the publish check."""
+    for node in out:
+        if isinstance(node, nodes.Element):
+            node[OUTPUT_MARK] = True
+    return out
+
+
 class chart_node(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes so
     """An SVG chart (``svg`` attribute) in HTML; other builders show its children."""
 

@@ -3,9 +3,11 @@
 Path rewrites (:mod:`..render.paths`) know home directories, site-packages, Python's
 prefix, inductor's cache and the project's root; a trace can still hold others (a
 cluster's ``/scratch/alice/...``, a Windows checkout).  What the extension publishes
-is scanned as it is written: the body of each generated HTML page, and at
-``build-finished`` the downloads it wrote in this build, found through the generated
-folder's manifest, so nothing else of the project is read.  Surviving absolute paths
+is scanned as it is written: the body of each generated HTML page, what the
+directives put on the user's own pages (nodes marked ``OUTPUT_MARK``; the user's text
+around them is theirs), and at ``build-finished`` the downloads it wrote in this
+build, found through the generated folder's manifest, so nothing else of the project
+is read.  Surviving absolute paths
 give one ``torchtrace.path`` warning that names a few and the setting that hides them.
 The scan is bounded (bytes per file) and its patterns are linear.
 """
@@ -20,12 +22,14 @@ from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..render.paths import PROJECT
 from ..site.naming import generated_prefix
 from ..trace.diagnostics import quote
 from .config import torchtrace_config
+from .doctree import OUTPUT_MARK
 from .generate import MANIFEST
 from .warnings import warn
 
@@ -107,6 +111,12 @@ def check_page(
     if pagename.startswith(generated_prefix(torchtrace_config(app.config).generated_dir)):
         findings.add(body[:MAX_SCAN_BYTES], pagename)
         findings.pages.add(pagename)
+        return
+    ours = [
+        n.astext() for n in doctree.findall(nodes.Element) if n.get(OUTPUT_MARK)
+    ]
+    if ours:  # a directive's summary on the user's page
+        findings.add("\n".join(ours)[:MAX_SCAN_BYTES], pagename)
 
 
 def check_published_paths(app: Sphinx, exception: BaseException | None) -> None:
