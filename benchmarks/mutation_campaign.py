@@ -384,7 +384,7 @@ def rank_dirs(seeds: list[Path]) -> list[Path]:
     """Seed folders of several rank logs: a mutant of one is a trace directory."""
     counts: dict[Path, int] = {}
     for seed in seeds:
-        if "_rank_" in seed.name:
+        if "_rank_" in seed.name and seed.suffix == ".log":  # a directory mutant reads .log
             counts[seed.parent] = counts.get(seed.parent, 0) + 1
     return sorted(d for d, n in counts.items() if n > 1)
 

@@ -17,6 +17,7 @@ import pytest
 
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.provenance import provenance_view
+from sphinx_torchtrace.trace.status import frame_status
 
 pytestmark = pytest.mark.torch
 
@@ -87,7 +88,7 @@ def test_graph_breaks_and_recompiles(tmp_path: Path) -> None:
     labels = [c.label for c in rank.compiles if not c.id.is_unknown]
     assert labels[:3] == ["[0/0]", "[0/0_1]", "[1/0]"]
     assert rank.compile("[0/0]").status == "break"
-    assert rank.frame_status(rank.compile("[0/0]").id) == "break"
+    assert frame_status(rank, rank.compile("[0/0]").id) == "break"
     breaks = [f for c in rank.compiles for f in c.failures if f.kind == "graph_break"]
     assert breaks and breaks[0].user_location and "program.py" in breaks[0].user_location
     recompiled = [c for c in rank.compiles if c.recompile_reasons]

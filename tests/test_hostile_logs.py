@@ -42,6 +42,7 @@ from sphinx_torchtrace.trace import (
 from sphinx_torchtrace.trace import reader as reader_module
 from sphinx_torchtrace.trace.provenance import kernel_stack_traces, provenance_view
 from sphinx_torchtrace.trace.reader import MAX_JSON_DEPTH, json_too_deep, load_json
+from sphinx_torchtrace.trace.status import frame_status
 
 DATA = Path(__file__).parent / "data" / "shared"
 SIMPLE = DATA / "simple" / "dedicated_log_torch_trace_5aek85xk.log"
@@ -444,7 +445,7 @@ def test_very_long_names_and_ids_are_held(tmp_path: Path) -> None:
         assert c.stack[0].line == 10**300 and c.stack[0].name == name
         assert [a.name for a in c.artifacts] == [name, "inductor_output_code"]
         assert [k.name for k in c.artifacts[1].kernels] == [kernel]
-        assert c.status == "ok" and rank.frame_status(c.id) == "ok"
+        assert c.status == "ok" and frame_status(rank, c.id) == "ok"
 
 
 # -- 6. Thousands of compile ids ---------------------------------------------------------------
@@ -481,7 +482,7 @@ def model_work(path: Path) -> Trace:
     trace = load_trace(path)
     rank = trace.ranks[0]
     for c in rank.compiles:
-        rank.frame_status(c.id)
+        frame_status(rank, c.id)
         rank.compile(c.label)
         rank.attempts(c)
         compare.previous_compile(rank, c)

@@ -39,6 +39,7 @@ from sphinx.testing.util import SphinxTestApp
 from sphinx_torchtrace.site.plan import TracePlan, plan_trace
 from sphinx_torchtrace.trace import CompileId, Trace, load_trace, summary
 from sphinx_torchtrace.trace.graph_breaks import break_events
+from sphinx_torchtrace.trace.status import frame_status
 
 from .conftest import DATA, copy_testroot, write_page
 from .test_sphinx_all_traces import good_traces
@@ -295,7 +296,7 @@ def check_figures(site: Site, label: str) -> None:
         ours = {str(c.id.frame) for c in rank.compiles if not c.id.is_unknown}
         assert ours == theirs, rel
         for cid, status in (pin.get("statuses") or {}).items():
-            assert rank.frame_status(CompileId.parse(cid)) == status, (rel, cid)
+            assert frame_status(rank, CompileId.parse(cid)) == status, (rel, cid)
 
 
 _ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.DOTALL)

@@ -39,6 +39,7 @@ from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.pages.overview import overview_page
 from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import CompileId, RankTrace, load_trace, read_log
+from sphinx_torchtrace.trace.status import attempts_status, frame_status
 
 from .conftest import DATA, SHARED, SiteMaker, warnings_of
 
@@ -135,11 +136,11 @@ def test_pins_are_tlparse_output() -> None:
 @pytest.mark.parametrize("log", RESTART_LOGS, ids=lambda p: p.parent.name + "/" + p.name[-12:])
 def test_every_frame_status_equals_tlparse(log: Path) -> None:
     rank = _rank(log)
-    ours = {cid: rank.frame_status(CompileId.parse(cid)) for cid in _pin(log)}
+    ours = {cid: frame_status(rank, CompileId.parse(cid)) for cid in _pin(log)}
     assert ours == _pin(log)
     for c in rank.compiles:  # within one occurrence too
         if not c.id.is_unknown:
-            assert rank.attempts_status(c) == _pin(log)[str(c.id.frame)]
+            assert attempts_status(rank, c) == _pin(log)[str(c.id.frame)]
 
 
 def test_attempts_keep_their_own_status() -> None:
@@ -148,7 +149,7 @@ def test_attempts_keep_their_own_status() -> None:
     first, second = rank.compile("[0/0]"), rank.compile("[0/0_1]")
     assert (first.status, first.restarted, second.status) == ("break", True, "empty")
     assert rank.first_attempt(second) is first
-    assert rank.attempts_status(first) == rank.attempts_status(second) == "empty"
+    assert attempts_status(rank, first) == attempts_status(rank, second) == "empty"
     ddp = _rank(DDP_LOGS[0])
     assert [ddp.compile(label).status for label in ("[5/0]", "[5/0_1]")] == ["break", "break"]
 

@@ -15,6 +15,7 @@ import pytest
 
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
 from sphinx_torchtrace.trace import Compile, RankTrace, load_trace
+from sphinx_torchtrace.trace.status import attempts_status, frame_status
 from sphinx_torchtrace.trace.text_log import (
     LOG_LINES,
     attach_text_log,
@@ -58,8 +59,8 @@ def test_options_log_frames_statuses_and_artifacts() -> None:
         "[3/0]": "error",  # the failing backend (WON'T CONVERT, suppressed)
     }
     # the badge of [0/0] (all attempts) says break, as a trace's would
-    assert rank.attempts_status(rank.compile("[0/0_1]")) == "break"
-    assert rank.frame_status(rank.compile("[3/0]").id) == "error"
+    assert attempts_status(rank, rank.compile("[0/0_1]")) == "break"
+    assert frame_status(rank, rank.compile("[3/0]").id) == "error"
 
     (brk,) = rank.compile("[0/0]").failures
     assert brk.kind == "graph_break"

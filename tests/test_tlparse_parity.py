@@ -18,6 +18,7 @@ import pytest
 
 from sphinx_torchtrace.site.plan import plan_trace
 from sphinx_torchtrace.trace import Artifact, Compile, CompileId, RankTrace, Trace, read_log
+from sphinx_torchtrace.trace.status import frame_status
 
 DATA = Path(__file__).parent / "data"
 PINNED = DATA / "expected" / "tlparse"
@@ -124,7 +125,7 @@ def test_artifacts_per_compile_id(pin: Path) -> None:
 @pytest.mark.parametrize("pin", LOGS, ids=ids)
 def test_stack_trie_statuses(pin: Path) -> None:
     rank, tl = _log_and_pin(pin)
-    ours = {cid: rank.frame_status(CompileId.parse(cid)) for cid in tl["statuses"]}
+    ours = {cid: frame_status(rank, CompileId.parse(cid)) for cid in tl["statuses"]}
     assert ours == tl["statuses"]
     trie_ids = set()
     stack = [rank.stack_trie]

@@ -20,6 +20,7 @@ from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace, compar
 from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
 from ..trace.reader import MAX_RECORD_BYTES
+from ..trace.status import attempts_status
 from .artifacts import GUARD_ARTIFACTS, INLINE_LIMIT, download_suffix, record_is_long
 from .characters import LINE_BREAKS, UNPRINTABLE
 from .naming import (
@@ -393,14 +394,14 @@ class TracePlan:
         rank_plan = self.rank_plan(frame.rank)
         rank_name = rank_plan.name if rank_plan is not None else ""
         whole_name = frame_name(self.label, rank_name, replace(c, id=c.id.frame))
-        whole = (whole_name, frame.rank.attempts_status(c))
+        whole = (whole_name, attempts_status(frame.rank, c))
         return [whole] if whole[0] == frame.name else [whole, (frame.name, c.status)]
 
     def badge_status(self, frame: FramePlan) -> str:
         """The status a link to ``frame.name`` shows: the frame's over all attempts when the
         name is ``[x/y]`` (attempt 0), the attempt's own otherwise."""
         c = frame.compile
-        return frame.rank.attempts_status(c) if c.id.attempt == 0 else c.status
+        return attempts_status(frame.rank, c) if c.id.attempt == 0 else c.status
 
     def neighbours(self, frame: FramePlan) -> tuple[FramePlan | None, FramePlan | None]:
         """The frame pages before and after this one, in compile order (the plan's order)."""

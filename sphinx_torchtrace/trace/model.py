@@ -303,27 +303,9 @@ class RankTrace:
             raise KeyError(label)
         return found
 
-    def frame_status(self, compile_id: CompileId) -> Status:
-        """Status of ``[x/y]`` over all attempts and occurrences: what tlparse shows."""
-        from .status import combined_status
-
-        members = self._index().by_frame.get(compile_id.frame, [])
-        if self.source == "torch_logs":
-            return _text_status(members)
-        return combined_status(m for c in members for m in c.metrics)
-
-    def attempts_status(self, compile_: Compile) -> Status:
-        """Status of ``compile_``'s ``[x/y]`` over the attempts of its occurrence.
-
-        What a badge for ``[x/y]`` shows: :meth:`frame_status` within one occurrence (a
-        repeat after ``torch._dynamo.reset()`` is another function under the same id).
-        """
-        from .status import combined_status
-
-        members = self.attempts(compile_) or [compile_]
-        if self.source == "torch_logs":
-            return _text_status(members)
-        return combined_status(m for c in members for m in c.metrics)
+    def frame_compiles(self, compile_id: CompileId) -> list[Compile]:
+        """Every attempt and occurrence of ``compile_id``'s ``[x/y]``, in log order."""
+        return self._index().by_frame.get(compile_id.frame, [])
 
     def first_attempt(self, compile_: Compile) -> Compile:
         """The lowest attempt of ``compile_``'s ``[x/y]`` in its occurrence (0 if logged)."""
@@ -356,13 +338,6 @@ class RankTrace:
             found = _CompileIndex.of(self.compiles, key)
             vars(self)["_compile_index"] = found
         return found
-
-
-def _text_status(members: list[Compile]) -> Status:
-    """A text log's status over attempts: the worst of theirs (no metrics to combine)."""
-    from .text_log import combined_text_status
-
-    return combined_text_status(members)
 
 
 def _function_key(compile_id: CompileId) -> tuple[int | None, int | None]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .model import Metrics, Status
+from .compile_id import CompileId
+from .model import Compile, Metrics, RankTrace, Status
 
 
 def combined_status(metrics: Iterable[Metrics]) -> Status:
@@ -39,3 +40,47 @@ def attempt_status(metrics: Iterable[Metrics], restarted: bool) -> Status:
     if status == "missing" and restarted:
         return "break"
     return status
+
+
+def frame_status(rank: RankTrace, compile_id: CompileId) -> Status:
+    """Status of ``[x/y]`` over all attempts and occurrences: what tlparse shows."""
+    return _over(rank, rank.frame_compiles(compile_id))
+
+
+def attempts_status(rank: RankTrace, compile_: Compile) -> Status:
+    """Status of ``compile_``'s ``[x/y]`` over the attempts of its occurrence.
+
+    What a badge for ``[x/y]`` shows: :func:`frame_status` within one occurrence (a
+    repeat after ``torch._dynamo.reset()`` is another function under the same id).
+    """
+    return _over(rank, rank.attempts(compile_) or [compile_])
+
+
+def _over(rank: RankTrace, members: list[Compile]) -> Status:
+    if rank.source == "torch_logs":
+        return combined_text_status(members)
+    return combined_status(m for c in members for m in c.metrics)
+
+
+# -- a TORCH_LOGS text log: no metrics, statuses from what the lines say --------------------
+
+
+def text_status(c: Compile) -> Status:
+    """``error`` (a failure), ``break`` (restarted, or a graph break), else ``missing``;
+    ``[-/-]`` is no compile: ``missing``, whatever failure it holds."""
+    if c.id.is_unknown:
+        return "missing"
+    if any(f.kind == "failure" for f in c.failures):
+        return "error"
+    if c.restarted or any(f.kind == "graph_break" for f in c.failures):
+        return "break"
+    return "missing"
+
+
+def combined_text_status(compiles: Iterable[Compile]) -> Status:
+    """The status over several compiles of a text log: the worst of theirs."""
+    statuses = {c.status for c in compiles}
+    for status in ("error", "break"):
+        if status in statuses:
+            return "error" if status == "error" else "break"
+    return "missing"

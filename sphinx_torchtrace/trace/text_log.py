@@ -30,8 +30,9 @@ from .builder import graph_node_count
 from .compile_id import UNKNOWN, CompileId
 from .diagnostics import Diagnostic, TraceReadError, quote
 from .kernels import split_output_code
-from .model import Artifact, Compile, Failure, RankTrace, Status, Trace
+from .model import Artifact, Compile, Failure, RankTrace, Trace
 from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore
+from .status import text_status
 
 #: ``RankTrace.source`` of a rank read from a text log.
 SOURCE = "torch_logs"
@@ -534,27 +535,6 @@ _HANDLERS = {
 }
 
 
-def text_status(c: Compile) -> Status:
-    """``error`` (a failure), ``break`` (restarted, or a graph break), else ``missing``;
-    ``[-/-]`` is no compile: ``missing``, whatever failure it holds."""
-    if c.id.is_unknown:
-        return "missing"
-    if any(f.kind == "failure" for f in c.failures):
-        return "error"
-    if c.restarted or any(f.kind == "graph_break" for f in c.failures):
-        return "break"
-    return "missing"
-
-
-def combined_text_status(compiles: Iterable[Compile]) -> Status:
-    """The status over several compiles of a text log: the worst of theirs."""
-    statuses = {c.status for c in compiles}
-    for status in ("error", "break"):
-        if status in statuses:
-            return "error" if status == "error" else "break"
-    return "missing"
-
-
 def _has_compiles(rank: RankTrace) -> bool:
     return any(not c.id.is_unknown for c in rank.compiles)
 
@@ -636,10 +616,8 @@ __all__ = [
     "Message",
     "attach_text_log",
     "classify",
-    "combined_text_status",
     "load_text_log",
     "messages",
     "parse_text_log",
     "quote",
-    "text_status",
 ]

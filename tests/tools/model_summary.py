@@ -22,6 +22,7 @@ EXPECTED = DATA / "expected" / "model"
 sys.path.insert(0, str(ROOT))
 
 from sphinx_torchtrace.trace import RankTrace, read_log  # noqa: E402
+from sphinx_torchtrace.trace.status import frame_status  # noqa: E402
 
 LOG_SUFFIXES = (".log", ".txt", ".gz")
 
@@ -76,7 +77,7 @@ def summarize(rank: RankTrace) -> dict[str, Any]:
         )
     frames: dict[str, str] = {}
     for c in rank.compiles:
-        frames.setdefault(str(c.id.frame), rank.frame_status(c.id))
+        frames.setdefault(str(c.id.frame), frame_status(rank, c.id))
     export = rank.export
     return {
         "rank": rank.rank,

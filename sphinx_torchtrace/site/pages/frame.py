@@ -17,6 +17,7 @@ from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
 from ...trace import summary as trace_summary
 from ...trace.graph_breaks import parse_message
 from ...trace.provenance import provenance_view, provenance_views
+from ...trace.status import attempts_status
 from ...trace.timings import MAX_SECONDS, plausible
 from ..artifacts import (
     GUARD_ARTIFACTS,
@@ -303,7 +304,7 @@ def _attempt_link(plan: TracePlan, frame: FramePlan) -> list[Inline]:
 def _whole_frame_status(view: _Frame) -> list[Inline]:
     """Where this attempt's status is not the frame's: the frame's, as tlparse shows it."""
     c = view.compile
-    whole = view.frame.rank.attempts_status(c)
+    whole = attempts_status(view.frame.rank, c)
     if len(_attempts(view)) < 2 or whole == c.status:
         return []
     return [" Over all its attempts, ", Code(str(c.id.frame)), " is ", Badge(whole), "."]
