@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.2.0"
+from .version import __version__
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx

@@ -22,7 +22,7 @@ from sphinx.util import docutils as sphinx_docutils
 
 import sphinx_torchtrace.sphinxext.setup as extension
 from sphinx_torchtrace.render import highlight
-from sphinx_torchtrace.sphinxext.generate import GeneratedTrace, page_registry
+from sphinx_torchtrace.sphinxext.built import Generated, built
 from sphinx_torchtrace.sphinxext.patches import (
     asset_checksums,
     fast_code,
@@ -161,8 +161,8 @@ def test_highlighting_ahead_covers_every_block_the_writer_highlights(
 
     monkeypatch.setattr(parallel_highlight, "_ORIGINAL", recording)
     app = make_site("multi", "html", build=False)
-    pages: dict[str, GeneratedTrace] = {}
-    app.connect("env-updated", lambda app, env: pages.update(page_registry(app)))
+    pages: dict[str, Generated] = {}
+    app.connect("env-updated", lambda app, env: pages.update(built(app).pages))
     app.build()
     assert calls and pages
     monkeypatch.setattr(parallel_highlight, "_ORIGINAL", highlight.highlight_fast)

@@ -171,6 +171,76 @@ def test_no_layer_reaches_a_higher_one() -> None:
     assert not broken, "\n".join(broken)
 
 
+def import_circles(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Every group of modules that import each other in a circle (Tarjan's strongly
+    connected components of more than one module), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # the package is small: recursion is fine
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for other in graph.get(module, ()):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in on_stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return circles
+
+
+def module_graph() -> dict[str, list[str]]:
+    """Every import between the package's modules, the package's ``__init__`` and imports
+    inside functions included (an import put in a function hides a circle, not ends it)."""
+    graph: dict[str, list[str]] = {module: [] for module in MODULES}
+    for found in all_imports():
+        target = _known_module(found.imported)
+        if target is not None and target != found.importer:
+            graph[found.importer].append(target)
+    return graph
+
+
+def test_no_import_circle_between_any_modules() -> None:
+    circles = import_circles(module_graph())
+    assert not circles, "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    """The circles the package once had, as the finder must report them."""
+    before = {
+        "trace.model": ["trace.status", "trace.text_log"],
+        "trace.status": ["trace.model"],
+        "trace.text_log": ["trace.builder", "trace.model"],
+        "trace.builder": ["trace.model", "trace.status"],
+        "sphinxext.generate": ["sphinxext.debug_dir"],
+        "sphinxext.debug_dir": ["sphinxext.page"],
+        "sphinxext.page": ["sphinxext.generate"],
+        "trace.reader": [],
+    }
+    assert sorted(import_circles(before)) == [
+        ["sphinxext.debug_dir", "sphinxext.generate", "sphinxext.page"],
+        ["trace.builder", "trace.model", "trace.status", "trace.text_log"],
+    ]
+
+
 def test_only_sphinxext_imports_sphinx_or_docutils() -> None:
     broken = [
         str(found)

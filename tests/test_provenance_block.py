@@ -22,7 +22,7 @@ from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace.render.paths import PathRewriter
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
-from sphinx_torchtrace.sphinxext.generate import GeneratedTrace
+from sphinx_torchtrace.sphinxext.kinds.trace import GeneratedTrace
 from sphinx_torchtrace.sphinxext.options import TraceOptions
 from sphinx_torchtrace.sphinxext.provenance import (
     build_block,

@@ -1,82 +1,83 @@
-"""The ``torchtrace`` directive in a user's page: a summary and the way into the report.
+"""The directives in a user's page, ``torchtrace`` and ``torchtrace-diff``: a summary
+where they stand, and the way into the pages.
 
-The pages themselves are generated before reading starts (:mod:`.generate`);
-the directive only finds its trace there and links to it, built from blocks
-(:mod:`.doctree`) so it renders the same in rST and MyST pages.
+The pages are generated before reading starts (:mod:`.generate`); a directive only
+finds what it stands for in this build's registry (:mod:`.built`), says the notes of
+its input (warnings at its own line) and shows the input's summary, built from
+blocks (:mod:`.doctree`) so it renders the same in rST and MyST pages.  The kind of
+input (:mod:`.kinds`) decides what the summary is.
 """
 
 from __future__ import annotations
 
-import os
-from collections import Counter
 from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ..site import blocks as b
-from ..site.pages.overview import triage_blocks
-from ..trace import STATUS_LEGEND
-from ..trace.inputs import detect_kind
-from .debug_dir import debug_summary_nodes
-from .doctree import DoctreeBuilder, mark_output
-from .generate import problems, registry, resolve_logs_safely
-from .options import OPTION_SPEC, AnyOption, ineffective_options, option_kind, parse_options
+from .built import Problem, built, key
+from .doctree import mark_output
+from .options import DIFF_OPTION_SPEC, OPTION_SPEC, AnyOption, parse_diff_options, parse_options
 from .warnings import warn
 
 
-class TorchTraceDirective(SphinxDirective):
-    """``.. torchtrace:: path/to/log-or-dir`` (relative to the page, like literalinclude)."""
+class InputDirective(SphinxDirective):
+    """A directive whose argument names an input (each path relative to the page)."""
 
+    directive_name: ClassVar[str]
     required_arguments = 1
     final_argument_whitespace = True
+
+    def run(self) -> list[nodes.Node]:
+        location = self.get_location()
+        try:
+            self.check_options()
+        except ValueError as err:
+            warn("option", str(err), location)
+            return []
+        registry = built(self.env)
+        found = key(self.env.docname, self.directive_name, self.arguments[0])
+        generated = registry.directives.get(found)
+        if generated is None:
+            problem = registry.problems.get(
+                found, Problem(f"no report was generated for {self.arguments[0]!r}", "read")
+            )
+            for log in problem.logs:
+                self.env.note_dependency(str(log))
+            warn(problem.subtype, problem.message, location)
+            return []
+        for log in generated.logs:
+            self.env.note_dependency(str(log))
+        for subtype, message in generated.notes:
+            warn(subtype, message, location)
+        return mark_output(generated.summary_nodes(self))
+
+    def check_options(self) -> None:
+        """ValueError naming an option the directive does not accept."""
+        raise NotImplementedError
+
+
+class TorchTraceDirective(InputDirective):
+    """``.. torchtrace:: path/to/log-or-dir``: a trace, a debug folder or a text log."""
+
+    directive_name = "torchtrace"
     # Raw text for every key: checked by parse_options, as the scan checks them.
     option_spec: ClassVar[dict[str, Any]] = AnyOption(
         dict.fromkeys(OPTION_SPEC, directives.unchanged)
     )
 
-    def run(self) -> list[nodes.Node]:
-        argument = self.arguments[0]
-        try:
-            options = parse_options(self.options)
-        except ValueError as err:
-            warn("option", str(err), self.get_location())
-            return []
-        generated = registry(self.env).get((self.env.docname, argument))
-        _, path = self.env.relfn2path(argument, self.env.docname)
-        if os.path.exists(path):
-            kind = option_kind(options.format or detect_kind(path), os.path.isdir(path))
-            for option in ineffective_options(options, kind):
-                warn("option", f":{option}: has no effect on {kind}; it is ignored",
-                     self.get_location())
-        logs = generated.logs if generated is not None else resolve_logs_safely(
-            path, options.latest, options.ranks)
-        for log in logs:
-            self.env.note_dependency(os.fspath(log))
-        if generated is None:
-            debug_nodes = debug_summary_nodes(self, argument)  # a TORCH_COMPILE_DEBUG folder
-            if debug_nodes is not None:
-                return debug_nodes
-            message, subtype = problems(self.env).get(
-                (self.env.docname, argument),
-                (f"no report was generated for {argument!r}", "read"),
-            )
-            warn(subtype, message, self.get_location())
-            return []
-        for subtype, message in generated.notes:
-            warn(subtype, message, self.get_location())
-        plan = generated.plan
-        compiles = [c for r in plan.trace.ranks for c in r.compiles]  # past the frame cap too
-        counts: Counter[str] = Counter(c.status for c in compiles)
-        statuses = ", ".join(f"{counts[s]} {s}" for s in STATUS_LEGEND if counts[s])
-        summary = b.Paragraph(
-            ["Trace ", plan.label, f": {len(compiles)} compilations ({statuses})."]
-        )
-        builder = DoctreeBuilder(self.env, self.state.document, generated.rewrite)
-        glance = triage_blocks(plan, generated.settings, titled=False)  # the answer first
-        out = builder.blocks([summary, *glance, b.Toctree([plan.index_docname])])
-        wrapper = out[-1]
-        assert isinstance(wrapper, nodes.Element)
-        wrapper["classes"].append("torchtrace-summary")
-        return mark_output(out)
+    def check_options(self) -> None:
+        parse_options(self.options)
+
+
+class TorchTraceDiffDirective(InputDirective):
+    """``.. torchtrace-diff:: baseline-path new-path``: two runs compared."""
+
+    directive_name = "torchtrace-diff"
+    option_spec: ClassVar[dict[str, Any]] = AnyOption(
+        dict.fromkeys(DIFF_OPTION_SPEC, directives.unchanged)
+    )
+
+    def check_options(self) -> None:
+        parse_diff_options(self.options)

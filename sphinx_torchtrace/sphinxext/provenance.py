@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -55,13 +55,13 @@ from sphinx.writers.html5 import HTML5Translator
 from ..render.provenance_html import provenance_html
 from ..site.artifacts import language_of
 from ..site.characters import one_line
-from ..site.plan import FramePlan, TracePlan
+from ..site.plan import FramePlan, PageSettings, TracePlan
 from ..site.source import strip_source
 from ..trace.model import Artifact, Compile
 from ..trace.provenance import MAP_KEYS, ProvenanceView, provenance_view, provenance_views
 from ..trace.provenance import _lines as payload_lines
+from .built import built
 from .doctree import label_of
-from .generate import GeneratedTrace, registry
 from .patches.compat import builder_format
 from .warnings import warn
 
@@ -95,6 +95,28 @@ class provenance_block(nodes.General, nodes.Element):  # noqa: N801 - docutils n
     """
 
 
+class TraceSite(Protocol):
+    """A trace of this build (:class:`.kinds.trace.GeneratedTrace`), as provenance uses it."""
+
+    @property
+    def plan(self) -> TracePlan: ...
+
+    @property
+    def settings(self) -> PageSettings: ...
+
+    @property
+    def rewrite(self) -> Callable[[str], str]: ...
+
+    @property
+    def logs(self) -> list[Path]: ...
+
+
+def traces_of(env: Any) -> list[TraceSite]:
+    """The traces of this build: the inputs whose plan is a trace's."""
+    return [g for g in built(env).directives.values()  # type: ignore[misc]
+            if isinstance(getattr(g, "plan", None), TracePlan)]
+
+
 # -- the directive ------------------------------------------------------------------
 
 
@@ -111,7 +133,7 @@ class ProvenanceDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         argument = " ".join(self.arguments[0].split())
-        found = find_frame(registry(self.env).values(), argument)
+        found = find_frame(traces_of(self.env), argument)
         if isinstance(found, str):
             warn("provenance", found, self.get_location())
             return []
@@ -122,7 +144,7 @@ class ProvenanceDirective(SphinxDirective):
 
 def provenance_nodes(
     directive: SphinxDirective,
-    generated: GeneratedTrace,
+    generated: TraceSite,
     frame_name: str,
     fallback: str,
     index: int | None = None,
@@ -152,15 +174,15 @@ def provenance_nodes(
 
 
 def find_frame(
-    traces: Iterable[GeneratedTrace], argument: str
-) -> tuple[GeneratedTrace, FramePlan] | str:
+    traces: Iterable[TraceSite], argument: str
+) -> tuple[TraceSite, FramePlan] | str:
     """The frame a directive argument names, or why there is none (a warning's text).
 
     Accepted: a frame object name (``train/[0/0]``, ``train/rank1/[0/0]#2``), a label and a
     compile id (``train [0/0]``, ``train rank1/[0/0]``), or a bare label when exactly one
     compile of that trace has node mappings that link lines.
     """
-    unique: dict[int, GeneratedTrace] = {id(t): t for t in traces}
+    unique: dict[int, TraceSite] = {id(t): t for t in traces}
     plans = list(unique.values())
     for generated in plans:
         for frame in generated.plan.frames:

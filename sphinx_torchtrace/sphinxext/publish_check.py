@@ -30,7 +30,7 @@ from ..site.naming import generated_prefix
 from ..trace.diagnostics import quote
 from .config import torchtrace_config
 from .doctree import OUTPUT_MARK
-from .generate import MANIFEST
+from .files import MANIFEST
 from .warnings import warn
 
 #: Bytes of one file scanned, at most.

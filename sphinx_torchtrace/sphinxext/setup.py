@@ -9,13 +9,13 @@ from sphinx.config import Config
 
 from ..render.fx_lexer import FxGraphLexer
 from ..site.naming import generated_prefix
+from .built import forget_built
 from .config import add_config_values
-from .diff_directive import TorchTraceDiffDirective
-from .directive import TorchTraceDirective
+from .directive import TorchTraceDiffDirective, TorchTraceDirective
 from .doctree import chart_node
 from .domain import TorchTraceDomain
 from .fold import setup_folds
-from .generate import forget_traces, generate_pages
+from .generate import generate_pages
 from .input_guard import setup_input_guard
 from .latex import LatexLongLines
 from .options_table import OptionsTable
@@ -71,7 +71,7 @@ def setup_extension(app: Sphinx) -> None:
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _exclude_side_files)
-    app.connect("build-finished", forget_traces)
+    app.connect("build-finished", forget_built)
 
 
 def _visit_chart_html(self: object, node: chart_node) -> None:

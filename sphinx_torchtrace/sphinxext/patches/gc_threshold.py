@@ -22,7 +22,7 @@ import gc
 
 from sphinx.application import Sphinx
 
-from ..generate import page_registry
+from ..built import built
 
 #: Young-generation collections between two full collections (CPython's default is 10).
 FULL_COLLECTION_EVERY = 1000
@@ -32,7 +32,7 @@ _SAVED: list[tuple[int, ...]] = []
 
 def raise_full_threshold(app: Sphinx) -> None:
     """builder-inited, after the pages are generated: full collections become rare."""
-    if not page_registry(app) or _SAVED:
+    if not built(app).pages or _SAVED:
         return
     young, middle, full = gc.get_threshold()
     _SAVED.append((young, middle, full))

@@ -11,7 +11,7 @@ assembled from several documents (singlehtml, LaTeX), run every transform.
 
 Mechanism: each listed class's ``apply`` is wrapped, once per process, in a
 check that returns early when the document is one of this build's generated
-pages (its docname is in :func:`..generate.page_registry`, read through
+pages (its docname is in :func:`..built.built`'s pages, read through
 ``document.settings.env``, which Sphinx sets while reading and resolving).
 Subclasses and every other document go through the original ``apply``.
 
@@ -32,7 +32,7 @@ from docutils import nodes
 from docutils.transforms import Transform
 from sphinx.application import Sphinx
 
-from ..generate import page_registry
+from ..built import built
 
 #: Dotted class name -> why a generated page gives it nothing to do.
 SKIPPED_ON_GENERATED_PAGES: dict[str, str] = {
@@ -84,7 +84,7 @@ def on_generated_page(document: nodes.document) -> bool:
     env = getattr(document.settings, "env", None)
     if env is None:
         return False
-    return env.docname in page_registry(env)
+    return env.docname in built(env).pages
 
 
 def _find(dotted: str) -> type[Transform] | None:

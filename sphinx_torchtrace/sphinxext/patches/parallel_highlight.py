@@ -38,9 +38,8 @@ from sphinx.environment import BuildEnvironment
 from ...render.highlight import FAST_LANGUAGES, is_fast
 from ...render.highlight import highlight_fast as _ORIGINAL
 from ...site import blocks as b
-from ...site.pages import build_page
 from .. import doctree
-from ..generate import GeneratedTrace, page_registry
+from ..built import Generated, built
 from . import fast_code
 
 _Key = tuple[str, str, bool, int, tuple[int, ...]]
@@ -83,13 +82,13 @@ def arguments(rewrite: Callable[[str], str], block: b.CodeBlock) -> tuple[Any, .
 
 
 def highlight_pages(
-    pages: Mapping[str, GeneratedTrace], docnames: Sequence[str]
+    pages: Mapping[str, Generated], docnames: Sequence[str]
 ) -> dict[_Key, str]:
     """The fast visitor's HTML of every code block of these generated pages."""
     table: dict[_Key, str] = {}
     for docname in docnames:
         generated = pages[docname]
-        page = build_page(generated.plan, docname, generated.settings)
+        page = generated.page(docname)
         for block in code_blocks(page.blocks):
             args = arguments(generated.rewrite, block)
             if args is not None:
@@ -98,7 +97,7 @@ def highlight_pages(
 
 
 def _child(
-    connection: Connection, pages: Mapping[str, GeneratedTrace], docnames: Sequence[str]
+    connection: Connection, pages: Mapping[str, Generated], docnames: Sequence[str]
 ) -> None:
     """The forked child's work (it shares the parent's trace models: nothing is pickled)."""
     try:
@@ -167,7 +166,7 @@ def _usable_cpus() -> int:
 
 def start_child(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     """env-before-read-docs: fork the highlighting child for the generated pages read now."""
-    pages = page_registry(app)
+    pages = built(app).pages
     wanted = [d for d in docnames if d in pages]
     if (
         not wanted

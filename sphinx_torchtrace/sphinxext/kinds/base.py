@@ -1,0 +1,122 @@
+"""The shape every kind of input has, and what a kind gets to plan its pages.
+
+A kind (:mod:`.trace`, :mod:`.debug_dir`, :mod:`.diff`) is found for a directive by
+:func:`InputKind.accepts`, reads its input into the model, plans its pages, and adds
+to the :class:`Context` the stubs and downloads it wants written and what it stands
+for in this build's registry (:mod:`..built`); its :class:`..built.Generated` gives
+the nodes of its pages and of the directive.  :mod:`..generate` only calls these.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from sphinx.application import Sphinx
+
+from ...site.naming import label_segment
+from ...trace import TraceReadError, resolve_logs
+from ..built import Built, Generated, Problem, key
+from ..config import TorchTraceConfig
+from ..files import stub
+from ..scan import TraceRequest
+
+
+class InputKind(Protocol):
+    """One kind of input of a directive."""
+
+    #: The directive whose inputs this kind reads (``torchtrace``, ``torchtrace-diff``).
+    directive: str
+
+    def parse_options(self, raw: dict[str, str]) -> Any:
+        """The directive's options, checked (ValueError names the bad one)."""
+
+    def accepts(self, path: str, options: Any) -> bool:
+        """Whether ``path`` (the directive's first path, resolved) is of this kind."""
+
+    def generate(self, context: Context, request: TraceRequest, options: Any) -> list[TraceRequest]:
+        """Read, plan and register one directive's input; returns more requests of the
+        same build to generate (the trace logs of a debug folder's run)."""
+
+
+@dataclass
+class Context:
+    """One build's generation: its settings, and what the kinds add."""
+
+    app: Sphinx
+    config: TorchTraceConfig
+    built: Built
+    gen_dir: str
+    suffix: str  # of the stubs, and the parser they are written for
+    parser: str
+    cache_dir: str
+    detail_toctree: bool  # builders of one document list graph and kernel pages too
+    wanted: dict[Path, str | None] = field(default_factory=dict)  # file -> text (None: keep)
+    #: The folder of each input's pages (docname), and the directive that claimed it.
+    folders: dict[str, TraceRequest] = field(default_factory=dict)
+
+    @property
+    def srcdir(self) -> Path:
+        return Path(self.app.srcdir)
+
+    def source_dir(self, request: TraceRequest) -> Path:
+        """The folder of the page holding the directive (its paths are relative to it)."""
+        return Path(self.app.env.doc2path(request.docname)).parent
+
+    def register(self, request: TraceRequest, directive: str, generated: Generated) -> None:
+        self.built.directives[key(request.docname, directive, request.argument)] = generated
+
+    def add_page(self, docname: str, generated: Generated, page_kind: str) -> None:
+        """A generated page: its stub is written, its nodes come from ``generated``."""
+        self.built.pages[docname] = generated
+        self.wanted[self.srcdir / (docname + self.suffix)] = stub(self.parser, page_kind)
+
+    def add_file(self, relpath: str, text: str | None) -> None:
+        """A download (``None``: an unchanged file, kept as it is)."""
+        self.wanted[self.srcdir / relpath] = text
+
+    def claim_label(self, request: TraceRequest, directive: str) -> bool:
+        """Whether ``request`` gets pages of its own under its label.
+
+        Not when another directive shows the same input with the same options (this one
+        shares its pages and its problems), nor when another input has the label (a
+        ``label`` problem): labels name the pages' folder and every object.
+        """
+        label = request.label()
+        folder = posixpath.join(self.gen_dir, label_segment(label))
+        other = self.folders.get(folder)
+        if other is None:
+            self.folders[folder] = request
+            return True
+        if other.path == request.path and other.raw_options == request.raw_options:
+            theirs = key(other.docname, directive, other.argument)
+            mine = key(request.docname, directive, request.argument)
+            if theirs in self.built.directives:
+                self.built.directives[mine] = self.built.directives[theirs]
+            if theirs in self.built.problems:
+                self.built.problems[mine] = self.built.problems[theirs]
+            return False
+        self.fail(request, directive, f"trace label {label!r} is used twice (also in "
+                                      f"{other.docname}); give one a :name:", "label")
+        return False
+
+    def fail(
+        self, request: TraceRequest, directive: str, message: str, subtype: str,
+        logs: list[Path] | None = None,
+    ) -> None:
+        """No pages for this directive: it says why at its own line."""
+        self.built.problems[key(request.docname, directive, request.argument)] = Problem(
+            message, subtype, logs or []
+        )
+
+
+def resolve_logs_safely(
+    path: str, latest: bool = False, ranks: tuple[int, ...] | list[int] | None = None
+) -> list[Path]:
+    """The log files behind a path, or none when it cannot be read (warned elsewhere)."""
+    try:
+        return resolve_logs(path, latest=latest, ranks=list(ranks) if ranks else None)
+    except (OSError, TraceReadError):
+        return []

@@ -1,0 +1,171 @@
+"""TORCH_COMPILE_DEBUG folders: the ``torchtrace`` directive's other kind.
+
+Its pages come from :func:`...site.plan.plan_debug_dir` and
+:mod:`...site.pages.debug_dir`.  A trace log torch wrote inside the folder
+(``tlparse/``) or one given with ``:with:`` becomes a second input of the build
+(label ``<label>-trace``, ``<label>-with-<n>``, ``:no-source:`` kept), read by the
+trace kind with its usual pages; the graph folders link to its frames where their
+content matches.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from ...render.paths import DEFAULT_PATH_REWRITES, PathRewriter
+from ...site import blocks as b
+from ...site.blocks import Page
+from ...site.naming import label_segment
+from ...site.pages.debug_dir import build_debug_page
+from ...site.plan import DebugDirPlan, PageSettings, plan_debug_dir
+from ...site.source import maybe_strip
+from ...trace import TraceReadError, load_trace
+from ...trace.debug_dir import DebugDir, load_debug_dir, match_compiles
+from ...trace.inputs import DEBUG_DIR, detect_kind
+from ..doctree import DoctreeBuilder
+from ..options import TraceOptions, parse_options
+from ..scan import TraceRequest, resolve_argument
+from ..targets import object_target
+from ..warnings import warn
+from .base import Context
+from .trace import DIRECTIVE, ineffective_notes
+
+
+@dataclass
+class GeneratedDebugDir:
+    """A debug folder as this build knows it."""
+
+    request: TraceRequest
+    options: TraceOptions
+    debug: DebugDir
+    plan: DebugDirPlan
+    settings: PageSettings
+    rewrite: PathRewriter
+    companions: list[TraceRequest] = field(default_factory=list)  # trace logs of the run
+    notes: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def logs(self) -> list[Path]:
+        return []  # its files are read when the build starts, each time
+
+    def page(self, docname: str) -> Page:
+        return build_debug_page(self.plan, docname, self.settings)
+
+    def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
+        page = self.page(docname)
+        if page.orphan:
+            directive.env.metadata[docname]["orphan"] = True
+
+        def special(block: object) -> list[nodes.Node]:
+            if isinstance(block, b.ObjectTarget):
+                return [object_target(directive, block)]
+            raise TypeError(f"no nodes for {type(block).__name__}")
+
+        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite,
+                                 special=special)
+        section = builder.section(page.title, page.blocks, "page")
+        directive.set_source_info(section)
+        return [section]
+
+    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+        plan = self.plan
+        kernels = sum(len(g.kernels) for g in plan.graphs)
+        summary = b.Paragraph([
+            "TORCH_COMPILE_DEBUG folder ", plan.label,
+            f": {len(plan.debug.runs)} run(s), {len(plan.graphs)} graph folder(s), "
+            f"{kernels} kernel(s).",
+        ])
+        docnames = [plan.index_docname]
+        if plan.trace_index is not None:
+            docnames.append(plan.trace_index)
+        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
+        out = builder.blocks([summary, b.Toctree(docnames)])
+        wrapper = out[-1]
+        if isinstance(wrapper, nodes.Element):
+            wrapper["classes"].append("torchtrace-summary")
+        return out
+
+
+class DebugDirKind:
+    """A ``torch_compile_debug/`` folder, one ``run_*`` folder or one graph folder."""
+
+    directive = DIRECTIVE
+
+    def parse_options(self, raw: dict[str, str]) -> TraceOptions:
+        return parse_options(raw)
+
+    def accepts(self, path: str, options: TraceOptions) -> bool:
+        if options.format is not None:
+            return options.format == DEBUG_DIR
+        return os.path.exists(path) and detect_kind(path) == DEBUG_DIR
+
+    def generate(
+        self, context: Context, request: TraceRequest, options: TraceOptions
+    ) -> list[TraceRequest]:
+        """Plan a debug folder's pages; returns the requests of the trace logs of its run."""
+        if not context.claim_label(request, DIRECTIVE):
+            return []
+        label = request.label()
+        config = context.config
+        debug = load_debug_dir(request.path)
+        for d in debug.diagnostics:
+            # a path alone would be taken for a docname: a node with a source says "path:"
+            warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else _whole_file(d.path))
+        plan = plan_debug_dir(label, debug, context.gen_dir)
+        source_dir = context.source_dir(request)
+        companions: list[TraceRequest] = []
+        traces: list[tuple[str, str]] = []  # (label, path)
+        if debug.trace_logs:
+            folder = os.fspath(debug.trace_logs[0].parent)
+            traces.append((f"{label}-trace", folder))
+        for n, other in enumerate(options.with_paths, 1):
+            path = resolve_argument(other, source_dir, context.srcdir)
+            traces.append((f"{label}-with-{n}", path))
+        for trace_label, path in traces:
+            argument = os.path.relpath(path, source_dir)
+            given = {"name": trace_label} | ({"no-source": ""} if options.no_source else {})
+            companions.append(TraceRequest(request.docname, argument, "", given))
+            try:
+                trace = load_trace(path, display_root=context.srcdir,
+                                   cache_dir=context.cache_dir, max_bytes=config.max_log_bytes)
+            except (OSError, TraceReadError):
+                continue
+            found = match_compiles(debug, trace)
+            for g in plan.graphs:
+                g.frames.extend(f"{trace_label}/{cid}" for cid in found.get(g.graph.name, ()))
+            if plan.trace_label is None:
+                plan.trace_label = trace_label
+                plan.trace_index = f"{context.gen_dir}/{label_segment(trace_label)}/index"
+        rules = dict(config.path_rewrites)
+        if config.default_path_rewrites:
+            for pattern, replacement in DEFAULT_PATH_REWRITES.items():
+                rules.setdefault(pattern, replacement)
+        generated = GeneratedDebugDir(
+            request, options, debug, plan,
+            PageSettings(no_source=options.no_source, detail_toctree=context.detail_toctree),
+            PathRewriter(rules), companions,
+        )
+        generated.notes.extend(ineffective_notes(request.path, DEBUG_DIR, options))
+        context.register(request, DIRECTIVE, generated)
+        for docname in plan.docnames:
+            kind, _ = plan.page_of(docname)
+            context.add_page(docname, generated, kind)
+        for g in plan.graphs:
+            for fname, raw in g.raw.items():
+                text = g.graph.text(fname)
+                if text is not None:
+                    context.add_file(raw, generated.rewrite(maybe_strip(text, options.no_source)))
+        return companions
+
+
+def _whole_file(path: str) -> nodes.Node:
+    """A location of a whole file: Sphinx writes a node with a source and no line as
+    ``path:`` (a string without ``:`` would be taken for a docname)."""
+    node = nodes.Element()
+    node.source = path
+    return node

@@ -1,0 +1,210 @@
+"""Two runs compared: the kind of the ``torchtrace-diff`` directive.
+
+Each path is read as the ``torchtrace`` directive's is (a trace the site already shows
+is reused, its frame pages linked, and its ``:no-source:`` inherited); the comparison
+is planned (:mod:`...site.diff_plan`) with a detail page per changed frame.  Where the
+directive stands it shows the comparison and warns ``torchtrace.regression_<kind>``
+at its own line, so that ``sphinx-build -W`` fails when compilation got worse.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from ...render.paths import PathRewriter
+from ...site.blocks import Page
+from ...site.diff_plan import DiffPlan, plan_diff
+from ...site.pages.diff import comparison_blocks, diff_frame_page
+from ...trace import Trace, TraceReadError, load_trace
+from ...trace.diff import FrameFacts, diff_traces, regressions
+from ...trace.inputs import DEBUG_DIR, TORCH_LOGS, detect_kind
+from ..config import torchtrace_config
+from ..doctree import DoctreeBuilder
+from ..options import DiffOptions, parse_diff_options
+from ..scan import TraceRequest, resolve_argument
+from ..warnings import warn
+from .base import Context, resolve_logs_safely
+from .trace import GeneratedTrace
+
+DIRECTIVE = "torchtrace-diff"
+PAGE_KIND = "diff-frame"
+
+
+@dataclass
+class GeneratedDiff:
+    """A comparison as this build knows it: its request, options, plan and logs."""
+
+    request: TraceRequest
+    options: DiffOptions
+    plan: DiffPlan
+    logs: list[Path]
+    rewrite: PathRewriter
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message) to warn
+
+    def page(self, docname: str) -> Page:
+        return diff_frame_page(self.plan, self.plan.page_of(docname))
+
+    def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
+        page = self.page(docname)
+        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
+        section = builder.section(page.title, page.blocks, "page")
+        directive.set_source_info(section)
+        return [section]
+
+    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+        """The comparison, and each regression as a warning at the directive's line."""
+        plan, options = self.plan, self.options
+        settings = torchtrace_config(directive.config).regressions
+        found = regressions(plan.diff, settings)
+        if not options.no_regressions:
+            for r in found:
+                where = f"rank {r.rank}: " if plan.multi_rank else ""
+                warn(r.subtype, f"{plan.label}: {where}{r.message}", directive.get_location())
+        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
+        out = builder.blocks(comparison_blocks(plan, found, warned=not options.no_regressions))
+        container = nodes.container(classes=["torchtrace-diff"])
+        container.extend(out)
+        directive.set_source_info(container)
+        return [container]
+
+
+class DiffKind:
+    """Two runs: trace logs or folders of rank logs."""
+
+    directive = DIRECTIVE
+
+    def parse_options(self, raw: dict[str, str]) -> DiffOptions:
+        return parse_diff_options(raw)
+
+    def accepts(self, path: str, options: DiffOptions) -> bool:
+        return True
+
+    def generate(
+        self, context: Context, request: TraceRequest, options: DiffOptions
+    ) -> list[TraceRequest]:
+        try:
+            generated = _generate(context, request, options)
+        except ValueError as err:
+            message, subtype = err.args
+            context.fail(request, DIRECTIVE, message, subtype)
+            return []
+        plan = generated.plan
+        other = context.folders.get(plan.root)
+        if other is not None:
+            context.fail(request, DIRECTIVE, f"comparison label {plan.label!r} is used twice "
+                                             f"(also in {other.docname}); give one a :name:",
+                         "label")
+            return []
+        clash = [d for d in plan.docnames
+                 if context.srcdir / (d + context.suffix) in context.wanted]
+        if clash:
+            context.fail(request, DIRECTIVE, f"comparison pages {clash[0]!r} clash with a "
+                                             "trace's pages; give the comparison another :name:",
+                         "label")
+            return []
+        context.folders[plan.root] = request
+        context.register(request, DIRECTIVE, generated)
+        for docname in plan.docnames:
+            context.add_page(docname, generated, PAGE_KIND)
+        return []
+
+
+def _generate(context: Context, request: TraceRequest, options: DiffOptions) -> GeneratedDiff:
+    """One comparison planned; ValueError(message, subtype) when it cannot be."""
+    paths = request.argument.split()
+    if len(paths) != 2:
+        raise ValueError(
+            f"{DIRECTIVE} takes two paths, the baseline run's and the new run's, not "
+            f"{len(paths)} ({request.argument!r})", "option",
+        )
+    source_dir = context.source_dir(request)
+    sides: list[tuple[Trace, GeneratedTrace | None, str]] = []
+    logs: list[Path] = []
+    for argument in paths:
+        path = resolve_argument(argument, source_dir, context.srcdir)
+        sides.append((*_read(context, argument, path), path))
+        logs += resolve_logs_safely(path)
+    (old, old_site, old_path), (new, new_site, new_path) = sides
+    config = context.config
+    rewrite = PathRewriter(config.rewrite_rules())
+    diff = diff_traces(old, new, rewrite=rewrite)
+    label = options.name or (
+        f"{TraceRequest('', '', old_path).label()}-vs-{TraceRequest('', '', new_path).label()}"
+    )
+    # a side shown with :no-source: by a torchtrace directive keeps its source out here too
+    no_source = options.no_source or any(
+        g.options.no_source for g in _traces(context) if g.request.path in (old_path, new_path)
+    )
+    plan = plan_diff(
+        label, diff, config.generated_dir,
+        baseline_label=options.baseline_label, new_label=options.new_label,
+        baseline_object=_frame_objects(old_site), new_object=_frame_objects(new_site),
+        no_source=no_source,
+    )
+    plan.baseline_index = old_site.plan.index_docname if old_site else None
+    plan.new_index = new_site.plan.index_docname if new_site else None
+    return GeneratedDiff(request, options, plan, logs, rewrite)
+
+
+def _traces(context: Context) -> list[GeneratedTrace]:
+    """The traces the site shows (a comparison reuses them)."""
+    out: list[GeneratedTrace] = []
+    for generated in context.built.directives.values():
+        if isinstance(generated, GeneratedTrace):
+            out.append(generated)
+    return out
+
+
+def _read(context: Context, argument: str, path: str) -> tuple[Trace, GeneratedTrace | None]:
+    """A run's trace: the site's own when a ``torchtrace`` directive shows it, else read."""
+    if not os.path.exists(path):
+        raise ValueError(
+            f"no trace at {argument!r}: {path} does not exist (a path is relative to the "
+            "page; a leading / means the source folder)", "read",
+        )
+    for generated in _traces(context):
+        if generated.request.path == path and not generated.options.ranks:
+            if all(r.source == "trace" for r in generated.trace.ranks):  # not a text log's
+                return generated.trace, generated
+    if detect_kind(path) == DEBUG_DIR:
+        raise ValueError(
+            f"{argument!r} is a TORCH_COMPILE_DEBUG folder; compare its run's TORCH_TRACE "
+            "logs instead", "read",
+        )
+    if detect_kind(path) == TORCH_LOGS:
+        raise ValueError(
+            f"{argument!r} is a TORCH_LOGS text log, which does not say which function each "
+            "compile ran (frames are matched by file and function); compare the run's "
+            "TORCH_TRACE logs instead", "read",
+        )
+    try:
+        trace = load_trace(path, display_root=context.srcdir, cache_dir=context.cache_dir,
+                           max_bytes=context.config.max_log_bytes)
+    except (TraceReadError, OSError) as err:
+        raise ValueError(f"{argument!r}: {err}", "read") from None
+    if not any(sum(r.stats.values()) for r in trace.ranks):
+        raise ValueError(f"{argument!r}: no TORCH_TRACE records found", "read")
+    return trace, None
+
+
+def _frame_objects(site: GeneratedTrace | None) -> Callable[[FrameFacts], str | None] | None:
+    """The frame object (``run/[0/*]``'s ``[x/y]``) of a run's frame, when its trace has
+    pages in this site: only objects that exist are linked, so nothing dangles."""
+    if site is None:
+        return None
+    plan = site.plan
+
+    def find(facts: FrameFacts) -> str | None:
+        for compile_ in facts.compiles:
+            frame = plan.frame_for(compile_)
+            if frame is not None:
+                return plan.frame_objects(frame)[0][0]
+        return None
+
+    return find

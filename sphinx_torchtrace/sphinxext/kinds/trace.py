@@ -1,0 +1,337 @@
+"""Trace logs and folders, and TORCH_LOGS text logs: the ``torchtrace`` directive's main kind.
+
+A text log is read into the same model as a trace (:mod:`...trace.text_log`), so both
+get the same pages: an overview, a page per frame, pages for big graphs and their
+kernels (small ones are folds on their frame's page).  Downloads (raw graph texts,
+chromium events, long records) are written beside the stubs, path-rewritten, and only
+when what they depend on changed (:class:`_DownloadStamp`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from ...render.paths import PathRewriter, trace_rules
+from ...site import blocks as b
+from ...site.artifacts import json_text, shown_record
+from ...site.blocks import Page
+from ...site.characters import console_text
+from ...site.naming import label_segment
+from ...site.pages import build_page
+from ...site.pages.overview import triage_blocks
+from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
+from ...site.source import maybe_strip
+from ...trace import STATUS_LEGEND, Trace, TraceReadError, summary
+from ...trace.inputs import detect_kind
+from ...trace.loader import choose_logs, rank_logs
+from ...version import __version__
+from ..config import torchtrace_config
+from ..doctree import DoctreeBuilder, chart_node
+from ..files import CODE_STAMP
+from ..options import (
+    TraceOptions,
+    ineffective_options,
+    option_kind,
+    parse_options,
+)
+from ..provenance import provenance_nodes
+from ..scan import TraceRequest, resolve_argument
+from ..targets import object_target
+from ..text_logs import load_input
+from ..warnings import logger, warn
+from .base import Context, resolve_logs_safely
+
+DIRECTIVE = "torchtrace"
+
+
+@dataclass
+class GeneratedTrace:
+    """A trace as this build knows it: its request, options, model, site plan and settings."""
+
+    request: TraceRequest
+    options: TraceOptions
+    trace: Trace
+    plan: TracePlan
+    settings: PageSettings
+    rewrite: PathRewriter
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message) to warn
+    extra_logs: list[Path] = field(default_factory=list)  # ``:with:`` files read
+
+    @property
+    def logs(self) -> list[Path]:
+        """Every file the pages depend on (the trace's logs, then ``:with:`` files)."""
+        own = resolve_logs_safely(self.request.path, self.options.latest, self.options.ranks)
+        return own + [p for p in self.extra_logs if p not in own]
+
+    def page(self, docname: str) -> Page:
+        return build_page(self.plan, docname, self.settings)
+
+    def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
+        page = self.page(docname)
+        if page.orphan:
+            directive.env.metadata[docname]["orphan"] = True
+        builder = DoctreeBuilder(
+            directive.env,
+            directive.state.document,
+            self.rewrite,
+            special=lambda block: self._special(directive, builder, block),
+        )
+        section = builder.section(page.title, page.blocks, "page")
+        directive.set_source_info(section)
+        return [section]
+
+    def _special(
+        self, directive: SphinxDirective, builder: DoctreeBuilder, block: object
+    ) -> list[nodes.Node]:
+        """Blocks that need more of Sphinx than a node: objects, charts, provenance."""
+        if isinstance(block, b.ObjectTarget):
+            return [object_target(directive, block)]
+        if isinstance(block, b.Chart):
+            from ...render import charts
+
+            node = chart_node(svg=charts.draw(block.kind, block.data, builder.line(block.title)))
+            node.extend(builder.blocks(block.fallback))
+            return [node]
+        if isinstance(block, b.Provenance):
+            return provenance_nodes(directive, self, block.frame, block.fallback, block.view)
+        raise TypeError(f"no nodes for {type(block).__name__}")
+
+    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+        """The trace's statuses, the answer at a glance, and the way into its pages."""
+        plan = self.plan
+        compiles = [c for r in plan.trace.ranks for c in r.compiles]  # past the frame cap too
+        counts: Counter[str] = Counter(c.status for c in compiles)
+        statuses = ", ".join(f"{counts[s]} {s}" for s in STATUS_LEGEND if counts[s])
+        summary = b.Paragraph(
+            ["Trace ", plan.label, f": {len(compiles)} compilations ({statuses})."]
+        )
+        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
+        glance = triage_blocks(plan, self.settings, titled=False)  # the answer first
+        out = builder.blocks([summary, *glance, b.Toctree([plan.index_docname])])
+        wrapper = out[-1]
+        assert isinstance(wrapper, nodes.Element)
+        wrapper["classes"].append("torchtrace-summary")
+        return out
+
+
+class TraceKind:
+    """Trace logs and folders, and text logs (``:format: torch-logs`` or detected)."""
+
+    directive = DIRECTIVE
+
+    def parse_options(self, raw: dict[str, str]) -> TraceOptions:
+        return parse_options(raw)
+
+    def accepts(self, path: str, options: TraceOptions) -> bool:
+        return True  # the last kind asked: whatever the other kinds are not
+
+    def generate(
+        self, context: Context, request: TraceRequest, options: TraceOptions
+    ) -> list[TraceRequest]:
+        if not context.claim_label(request, DIRECTIVE):
+            return []
+        if not os.path.exists(request.path):
+            context.fail(
+                request, DIRECTIVE,
+                f"no trace at {request.argument!r}: {request.path} does not exist (a path is "
+                "relative to the page; a leading / means the source folder)",
+                "read",
+            )
+            return []
+        config = context.config
+        kind = options.format or detect_kind(request.path)
+        source_dir = context.source_dir(request)
+        try:
+            loaded = load_input(
+                request.path,
+                kind,
+                options,
+                [resolve_argument(p, source_dir, context.srcdir) for p in options.with_paths],
+                display_root=context.srcdir,
+                cache_dir=context.cache_dir,
+                max_bytes=config.max_log_bytes,
+            )
+        except TraceReadError as e:
+            context.fail(request, DIRECTIVE, str(e), "read",
+                         resolve_logs_safely(request.path, options.latest, options.ranks))
+            return []
+        trace = loaded.trace
+        for d in trace.diagnostics:
+            if d.kind != "mixed_runs":  # said at the directive, which can choose (notes)
+                # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
+                warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else f"{d.path}:")
+        label = request.label()
+        _say_which_logs(request, label, options)
+        plan = plan_trace(label, trace, context.gen_dir, config.max_frames, config.fold_bytes)
+        settings = PageSettings(
+            no_source=options.no_source,
+            sections=options.sections,
+            sidebar_limit=None if context.detail_toctree else config.sidebar_frames,
+            detail_toctree=context.detail_toctree,
+        )
+        generated = GeneratedTrace(
+            request,
+            options,
+            trace,
+            plan,
+            settings,
+            PathRewriter(trace_rules(trace, config.path_rewrites, config.default_path_rewrites)),
+            extra_logs=loaded.extra_logs,
+        )
+        context.register(request, DIRECTIVE, generated)
+        generated.notes.extend(ineffective_notes(request.path, kind, options))
+        generated.notes.extend(loaded.notes)
+        generated.notes.extend(
+            (d.kind, d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
+        )
+        if plan.past_limit:
+            generated.notes.append(("limit", _past_limit_note(plan)))
+        found: set[int | None]
+        if loaded.text_ranks is not None:
+            found = loaded.text_ranks
+        elif os.path.isdir(request.path):
+            found = set(rank_logs(request.path))
+        else:  # one log: :ranks: has no effect (said above)
+            found = set(options.ranks or ())
+        lacking = [r for r in options.ranks or () if r not in found]
+        if lacking:
+            known = ", ".join(str(r) for r in sorted(r for r in found if r is not None))
+            generated.notes.append(
+                ("option", f":ranks: {', '.join(map(str, lacking))} not in the trace "
+                 f"(its ranks: {known or 'none'})")
+            )
+        for docname in plan.docnames:
+            context.add_page(docname, generated, page_kind(plan, docname))
+        stamp = _DownloadStamp(context, generated)
+        kept = stamp.unchanged_files()
+        if kept is not None:
+            for relpath in kept:
+                context.add_file(relpath, None)
+            return []
+        downloads = _downloads(generated)
+        for relpath, text in downloads.items():
+            context.add_file(relpath, text)
+        stamp.save(list(downloads))
+        return []
+
+
+def ineffective_notes(path: str, kind: str, options: TraceOptions) -> list[tuple[str, str]]:
+    """An ``option`` note for each option given that does nothing on this kind of input."""
+    table_kind = option_kind(kind, os.path.isdir(path))
+    return [
+        ("option", f":{option}: has no effect on {table_kind}; it is ignored")
+        for option in ineffective_options(options, table_kind)
+    ]
+
+
+def page_kind(plan: TracePlan, docname: str) -> str:
+    """``overview``, ``frame``, ``graph`` or ``kernel``: what the stub of a page says it is."""
+    frame, item = plan.page_of(docname)
+    if frame is None:
+        return "overview"
+    if item is None:
+        return "frame"
+    return "graph" if isinstance(item, GraphPlan) else "kernel"
+
+
+def _past_limit_note(plan: TracePlan) -> str:
+    """What the frame cap left out, and the setting that raises it."""
+    left = len(plan.past_limit)
+    paged = sum(not f.compile.id.is_unknown for f in plan.frames)
+    return (
+        f"trace {plan.label!r} has {paged + left} compiles; the first {paged} get pages "
+        f"and {left} are only listed on its overview (\"Frames past the limit\"): raise "
+        f"torchtrace_max_frames (now {plan.max_frames}) to give them pages"
+    )
+
+
+def _say_which_logs(request: TraceRequest, label: str, options: TraceOptions) -> None:
+    """An info line naming the log(s) a directory stood for, and why those."""
+    if not os.path.isdir(request.path):
+        return
+    try:
+        choice = choose_logs(
+            request.path, latest=options.latest, ranks=list(options.ranks or ()) or None
+        )
+    except (OSError, TraceReadError):
+        return
+    logger.info("torchtrace: %s: %s", console_text(label), console_text(choice.describe()))
+
+
+def _downloads(generated: GeneratedTrace) -> dict[str, str]:
+    """The files a trace's pages offer for download, by path relative to the sources."""
+    plan, rewrite = generated.plan, generated.rewrite
+    out: dict[str, str] = {}
+    for rank_plan in plan.ranks:
+        if rank_plan.rank.chromium_events:
+            events = summary.chromium_events_json(rank_plan.rank)
+            out[rank_plan.events_path] = rewrite(maybe_strip(events, generated.settings.no_source))
+    for frame in plan.paged_frames:  # a rank that repeats another offers that rank's files
+        for graph in frame.graphs:
+            if graph.same_as is not None or not graph.raw_path:  # another's file, or shown whole
+                continue
+            text = maybe_strip(graph.artifact.text(), generated.settings.no_source)
+            out[graph.raw_path] = rewrite(text)
+        for raw in frame.downloads:  # too large to show on the frame page
+            text = maybe_strip(raw.artifact.text(), generated.settings.no_source)
+            out[raw.raw_path] = rewrite(text)
+        for record in frame.compile.metrics:  # records too long to show whole
+            path = frame.record_download(record)
+            if path is not None:
+                no_source = generated.settings.no_source
+                text = json_text(shown_record(record.data, no_source))
+                out[path] = rewrite(maybe_strip(text, no_source))
+    return out
+
+
+class _DownloadStamp:
+    """Remembers which downloads a trace wrote, so an unchanged trace does not write them again.
+
+    The key holds everything they depend on: the logs' sizes and times, the
+    directive's options, the label, the configuration and the extension's code.
+    """
+
+    def __init__(self, context: Context, generated: GeneratedTrace) -> None:
+        request = generated.request
+        parts = [
+            __version__,
+            CODE_STAMP,
+            generated.plan.label,
+            sorted(request.raw_options.items()),
+            context.gen_dir,
+            sorted(torchtrace_config(context.app.config).rewrite_rules().items()),
+            generated.plan.max_frames,  # which frames have downloads
+            generated.plan.fold_bytes,  # which graphs have pages
+            [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in generated.logs],
+        ]
+        self.key = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+        name = f"downloads-{label_segment(generated.plan.label)}.json"
+        self.path = Path(context.cache_dir) / name
+        self.srcdir = context.srcdir
+
+    def unchanged_files(self) -> list[str] | None:
+        try:
+            saved = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        files = saved.get("files") if isinstance(saved, dict) else None
+        if saved.get("key") != self.key or not isinstance(files, list):
+            return None
+        if not all(isinstance(f, str) and (self.srcdir / f).is_file() for f in files):
+            return None
+        return files
+
+    def save(self, files: list[str]) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps({"key": self.key, "files": files}), "utf-8")
+        except OSError:
+            pass  # no stamp: the next build writes them again, nothing worse

@@ -1,0 +1,22 @@
+"""Objects of the ``torchtrace`` domain declared where a generated page shows them."""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import make_id
+
+from ..site import blocks as b
+from .domain import TorchTraceDomain
+
+
+def object_target(directive: SphinxDirective, block: b.ObjectTarget) -> nodes.target:
+    """Declares a ``torchtrace`` object where it stands (an anchor, and ``objects.inv``)."""
+    document = directive.state.document
+    node_id = make_id(directive.env, document, f"torchtrace-{block.objtype}", block.name)
+    target = nodes.target("", "", ids=[node_id])
+    document.note_explicit_target(target)
+    domain = directive.env.get_domain("torchtrace")
+    assert isinstance(domain, TorchTraceDomain)
+    domain.note_object(block.objtype, block.name, node_id, block.status, target)
+    return target
