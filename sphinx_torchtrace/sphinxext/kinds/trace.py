@@ -45,9 +45,9 @@ from ..options import (
 from ..provenance import provenance_nodes
 from ..scan import TraceRequest, resolve_argument
 from ..targets import object_target
-from ..text_logs import load_input
 from ..warnings import logger, warn
 from .base import Context, resolve_logs_safely
+from .text_logs import load_input
 
 DIRECTIVE = "torchtrace"
 
