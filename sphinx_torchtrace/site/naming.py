@@ -219,3 +219,11 @@ def frame_segment(compile_: Compile) -> str:
     if compile_.occurrence > 1:
         base += f"-occurrence{compile_.occurrence}"
     return fit(base)
+
+
+def break_object_name(label: str, key: str) -> str:
+    """The ``torchtrace`` object of a distinct graph break of a trace: ``run/GB0025`` for
+    a break of PyTorch's registry, ``run/gb/<type>`` for one without an id (older torch)."""
+    if re.fullmatch(r"GB\d{4}", key):
+        return f"{label}/{key}"
+    return f"{label}/gb/{fit(slugify(key))}"

@@ -1,4 +1,5 @@
-"""The ``torchtrace`` domain: frames, graphs and kernels as cross-referenceable objects.
+"""The ``torchtrace`` domain: frames, graphs, kernels and distinct graph breaks as
+cross-referenceable objects.
 
 Modelled on ``sphinx.domains.rst``: one flat dict of plain tuples, idempotent
 merges for ``-j``, and every object in ``objects.inv`` for intersphinx.  The
@@ -28,9 +29,9 @@ from ..site.characters import console_text
 
 logger = logging.getLogger(__name__)
 
-OBJECT_TYPES = ("frame", "graph", "kernel")
+OBJECT_TYPES = ("frame", "graph", "kernel", "gb")
 
-# (objtype, name) -> (docname, node_id, status)
+# (objtype, name) -> (docname, node_id, status): a frame's status, a graph break's title
 ObjectEntry = tuple[str, str, str]
 
 
@@ -70,6 +71,7 @@ class TorchTraceDomain(Domain):
         "frame": FrameRole(warn_dangling=True, innernodeclass=nodes.inline),
         "graph": XRefRole(warn_dangling=True, innernodeclass=nodes.inline),
         "kernel": XRefRole(warn_dangling=True, innernodeclass=nodes.inline),
+        "gb": XRefRole(warn_dangling=True, innernodeclass=nodes.inline),
     }
     initial_data: ClassVar[dict[str, Any]] = {"objects": {}}
     data_version = 1
@@ -149,6 +151,8 @@ class TorchTraceDomain(Domain):
                 contnode.children[:] = [nodes.Text(short_frame_name(name))]
         # The status in the title too: color alone must not carry it (WCAG 1.4.1).
         title = f"{name} ({status})" if typ == "frame" and status else name
+        if typ == "gb" and status:
+            title = f"{name}: {status}"
         return make_refnode(builder, fromdocname, docname, node_id, contnode, title)
 
     def resolve_any_xref(

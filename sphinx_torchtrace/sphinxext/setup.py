@@ -9,6 +9,7 @@ from sphinx.config import Config
 
 from ..render.fx_lexer import FxGraphLexer
 from ..site.naming import generated_prefix
+from .break_index import setup_break_index
 from .built import forget_built
 from .config import add_config_values
 from .directive import TorchTraceDiffDirective, TorchTraceDirective
@@ -68,6 +69,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_asset_checksums(app)
     setup_publish_check(app)
     setup_input_guard(app)
+    setup_break_index(app)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _exclude_side_files)

@@ -32,6 +32,7 @@ from ..blocks import (
     Lines,
     Link,
     ObjectLink,
+    ObjectTarget,
     Page,
     PageLink,
     Paragraph,
@@ -46,6 +47,7 @@ from ..blocks import (
     joined,
     linked,
 )
+from ..naming import break_object_name
 from ..plan import VALUES_SHOWN, FramePlan, PageSettings, TracePlan, ValueDifference
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING, STATUS_ORDER
@@ -75,6 +77,7 @@ class _Overview:
     names: summary.FrameNames = field(init=False)
     configs: list[dict[str, dict[str, Any]]] = field(init=False)
     wanted: frozenset[str] = field(init=False)
+    declared: set[str] = field(init=False, default_factory=set)  # graph-break objects
 
     def __post_init__(self) -> None:
         self.names = summary.FrameNames(self.plan.frames)
@@ -625,7 +628,55 @@ def _failures_of(view: _Overview, rank: RankTrace) -> list[Block]:
         widths=[2, 6, 1, 3],
         classes=["torchtrace-failures"],
     )
-    return [Paragraph([_break_counts_text(counts) + "."]), table]
+    return [Paragraph([_break_counts_text(counts) + "."]), table, *_distinct_breaks(view, groups)]
+
+
+def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup]) -> list[Block]:
+    """Each distinct graph break as structure: its type and registry id (a ``torchtrace``
+    object, ``run/GB0025``, declared where the trace first shows it), how often and where,
+    the explanation, the hints as a list, what torch chained after it, and its debug context
+    folded."""
+    items: list[list[Block]] = []
+    for g in groups:
+        if g.category != "graph_break" or not g.message.parts:
+            continue
+        first = g.message.parts[0]
+        entry: list[Block] = []
+        name = break_object_name(view.plan.label, first.key)
+        if name not in view.declared:
+            view.declared.add(name)
+            entry.append(ObjectTarget("gb", name, f"{first.type} ({view.plan.label})"))
+        head: list[Inline] = [Strong(first.type)]
+        if first.registry_id:
+            head += [" (", _registry_link(first), ")"]
+        head.append(f": {_plural(g.count, 'time')}")
+        if g.location:
+            head += [" at ", Code(maybe_strip(g.location, view.settings.no_source))]
+        head += [" in ", *view.links(g.compiles)]
+        entry.append(Paragraph(head))
+        if first.explanation:
+            entry.append(Paragraph(["Why: ", *linked(first.explanation)]))
+        hints = [h for h in first.hints if not h.lower().startswith("please report")]
+        if hints:
+            entry.append(BulletList([[Paragraph(["Hint: ", *linked(h)])] for h in hints]))
+        for chained in g.message.parts[1:]:  # caused by the first: never a cause of its own
+            then: list[Inline] = ["Then, while handling it: ", Strong(chained.type)]
+            if chained.registry_id:
+                then += [" (", _registry_link(chained), ")"]
+            entry.append(Paragraph(then))
+        if first.context:
+            entry.append(Dropdown(["Developer debug context"], [
+                CodeBlock(maybe_strip(first.context, view.settings.no_source), "text")
+            ]))
+        items.append(entry)
+    if not items:
+        return []
+    intro = Paragraph([Strong("Distinct graph breaks"), ": each kind once, with what PyTorch "
+                       "says of it and how to avoid it. Each is a ", Code("gb"), " object of "
+                       "the documentation, named after the trace and its registry id (",
+                       Code(f"{view.plan.label}/GB0025"), "; ", Code("gb/<type>"),
+                       " without one), which your pages can link with the gb role."])
+    return [intro, BulletList(items)]
 
 
 def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
@@ -666,11 +717,8 @@ def _failure_reason(group: graph_breaks.EventGroup) -> list[Inline]:
         if chained.registry_id:
             reason += [" (", _registry_link(chained), ")"]
     first = parts[0] if parts else None
-    if first is not None and first.explanation:
-        reason += [" ", *linked(first.explanation)]
-    for hint in first.hints if first is not None else ():
-        if not hint.lower().startswith("please report"):
-            reason += [" Hint: ", *linked(hint)]
+    if first is not None and first.explanation and group.category == "error":
+        reason += [" ", *linked(first.explanation)]  # a break's are listed below the table
     return reason
 
 

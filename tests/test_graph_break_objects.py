@@ -1,0 +1,64 @@
+"""Graph breaks as objects: each distinct break of a trace is a ``gb`` object of the
+``torchtrace`` domain (``run/GB0025``), in ``objects.inv``, linked by the ``gb`` role, and
+listed with every other trace's on the ``torchtrace-graph-breaks`` page."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from sphinx_torchtrace.site.naming import break_object_name
+from sphinx_torchtrace.trace import load_trace, summary
+
+from .conftest import SHARED, SiteMaker, inventory, warnings_of
+
+GRAPH_BREAKS = SHARED / "graph_breaks" / "dedicated_log_torch_trace_051e7f1c.log"
+
+PAGE = """Breaks
+======
+
+.. torchtrace:: @DATA@/shared/graph_breaks/dedicated_log_torch_trace_051e7f1c.log
+   :name: gb
+
+The print: :torchtrace:gb:`gb/GB0059`; the explicit one: :torchtrace:gb:`GB0025`.
+
+All of them:
+
+.. torchtrace-graph-breaks::
+"""
+
+
+def _text(path: Path) -> str:
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", path.read_text("utf-8"))))
+
+
+def test_break_object_names() -> None:
+    assert break_object_name("run", "GB0025") == "run/GB0025"
+    name = break_object_name("run", "Call to `torch._dynamo.graph_break()`")
+    assert name.startswith("run/gb/") and re.fullmatch(r"run/gb/[a-z0-9-]+", name)
+
+
+def test_each_distinct_break_is_an_object_linked_by_its_role(
+    make_site: SiteMaker,
+) -> None:
+    trace = load_trace(GRAPH_BREAKS)
+    ids = {
+        p.registry_id for r in trace.ranks for g in summary.failure_groups(r.compiles)
+        if g.category == "graph_break" for p in g.message.parts[:1] if p.registry_id
+    }
+    assert {"GB0025", "GB0059"} <= ids
+    app = make_site("simple", pages={"index.rst": PAGE})
+    assert "WARNING" not in warnings_of(app), warnings_of(app)  # every role resolved
+    objects = inventory(app)["gb"]
+    assert set(objects) == {f"gb/{i}" for i in ids}
+    assert all(uri.startswith("torchtrace/gb/index.html#") for uri in objects.values())
+    out = Path(app.outdir)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    for target in ("gb/GB0059", "gb/GB0025"):
+        anchor = objects[target].split("#", 1)[1]
+        assert f'href="torchtrace/gb/index.html#{anchor}"' in index
+        assert f'id="{anchor}"' in (out / "torchtrace/gb/index.html").read_text("utf-8")
+    listed = _text(out / "index.html")
+    assert "Call to `torch._dynamo.graph_break()` (GB0025): gb/GB0025" in listed
+    assert "Failed to trace builtin operator (GB0059): gb/GB0059" in listed
