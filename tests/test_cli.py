@@ -47,7 +47,8 @@ def test_diff_exit_codes(pair: str, forward: int, backward: int) -> None:
 def test_diff_prints_the_change_and_the_regression() -> None:
     result = run("diff", *_pair("compile_error"))
     assert result.returncode == 1
-    assert "new compile error: Data-dependent branching (program.py:clip)" in result.stdout
+    said = "new compile error: GB0170 at program.py:clip (Data-dependent branching)"
+    assert said in result.stdout
     assert "status: ok -> error" in result.stdout
     assert "[error]" in result.stdout
     assert "Traceback" not in result.stderr

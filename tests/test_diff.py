@@ -7,6 +7,8 @@ logs must report, and what it must not.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from sphinx_torchtrace.trace.diff import (
 )
 
 from .conftest import DATA, SHARED, SIMPLE_LOG
+from .tools.hostile_log import format_record, read_records
 
 PAIRS = DATA / "captured" / "pairs"
 
@@ -43,7 +46,7 @@ def _kinds(diff: TraceDiff, thresholds: dict[str, bool | float | None] | None = 
 
 
 PRINT_BREAK = BreakSite(
-    "Failed to trace builtin operator", "/home/user/project/program.py", "step"
+    "Failed to trace builtin operator", "/home/user/project/program.py", "step", "GB0059"
 )
 
 
@@ -100,7 +103,7 @@ def test_new_compile_error_is_a_regression() -> None:
     diff = _diff("compile_error")
     (rank,) = diff.ranks
     assert rank.errors_new == [
-        BreakSite("Data-dependent branching", "/home/user/project/program.py", "clip")
+        BreakSite("Data-dependent branching", "/home/user/project/program.py", "clip", "GB0170")
     ]
     clip = next(f for f in rank.frames if f.key.function == "clip")
     assert (clip.status.baseline, clip.status.new) == ("ok", "error")
@@ -177,7 +180,8 @@ def test_to_json_is_plain_json() -> None:
     assert json.loads(text) == data
     (rank,) = data["ranks"]
     assert rank["graph_breaks_fixed"] == [
-        {"reason": PRINT_BREAK.reason, "file": PRINT_BREAK.file, "function": "step"}
+        {"reason": PRINT_BREAK.reason, "file": PRINT_BREAK.file, "function": "step",
+         "registry_id": "GB0059"}
     ]
     assert rank["frames_gone"] == ["program.py:torch_dynamo_resume_in_step"]
     step = next(f for f in rank["frames"] if f["function"] == "step")
@@ -214,3 +218,29 @@ def test_generated_files_and_repeated_ids_get_stable_keys() -> None:
         ("compile_error.py:f1", "[0/*]", "error"),
         ("compile_error.py:f2", "[0/*] #2", "error"),
     ]
+
+
+def _rewritten(source: Path, dest: Path, change: Callable[[str], str]) -> Path:
+    """``source`` with ``change`` applied to every envelope and payload, md5s made right."""
+    out = []
+    for record in read_records(source):
+        record.envelope = json.loads(change(json.dumps(record.envelope)))
+        if record.payload is not None:
+            record.payload = change(record.payload)
+        out.append(format_record(record))
+    dest.write_text("".join(out), encoding="utf-8")
+    return dest
+
+
+def test_breaks_are_matched_by_registry_id_whatever_their_wording(tmp_path: Path) -> None:
+    """A newer torch words a break anew; its registry id (``GB0059``) says it is the same."""
+    baseline = next((PAIRS / "graph_break_fixed" / "baseline").glob("*.log"))
+    reworded = _rewritten(baseline, tmp_path / "reworded.log", lambda t: t.replace(
+        "Failed to trace builtin operator", "Could not trace a builtin operator"))
+    diff = diff_traces(load_trace(baseline), load_trace(reworded))
+    assert all(not r.breaks_new and not r.breaks_fixed for r in diff.ranks)
+    # without ids (older torch), the wording is all there is: a new break and a fixed one
+    no_ids = _rewritten(reworded, tmp_path / "no_ids.log", lambda t: re.sub(
+        r"https://meta-pytorch\.github\.io/compile-graph-break-site/gb/gb\d{4}\.html", "", t))
+    diff = diff_traces(load_trace(baseline), load_trace(no_ids))
+    assert any(r.breaks_new and r.breaks_fixed for r in diff.ranks)

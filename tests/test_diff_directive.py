@@ -67,10 +67,10 @@ def test_each_pair_warns_its_regressions_at_the_directive(make_site: SiteMaker) 
     })
     warnings = warnings_of(app)
     # each at the directive's own line, saying what got worse
-    assert re.search(r"index\.rst:\d+: WARNING: broken: new graph break: Failed to trace "
-                     r"builtin operator \(program\.py:step\)", warnings)
+    assert re.search(r"index\.rst:\d+: WARNING: broken: new graph break: GB0059 at "
+                     r"program\.py:step \(Failed to trace builtin operator\)", warnings)
     assert "compiled 3 times (was 1)" in warnings
-    assert "new compile error: Data-dependent branching (program.py:clip)" in warnings
+    assert "new compile error: GB0170 at program.py:clip (Data-dependent branching)" in warnings
     assert "torchtrace." not in warnings.replace("torchtrace.regression_", "")  # nothing else
     page = _text(app, "index")
     assert "1 frame gone, 1 changed frame, 1 graph break fixed" in page  # the fixed pair
@@ -126,7 +126,7 @@ def test_no_regressions_option_keeps_W_builds_green(make_site: SiteMaker) -> Non
     assert "torchtrace" not in warnings_of(app)
     page = _text(app, "index")
     assert page.count("Regressions (not warned: turned off here)") == 2
-    assert "new graph break: Failed to trace builtin operator" in page  # still shown
+    assert "new graph break: GB0059 at program.py:step (Failed to trace builtin" in page  # shown
 
 
 def test_config_turns_kinds_on_and_off(make_site: SiteMaker) -> None:

@@ -99,16 +99,36 @@ class FrameKey:
         return f"{where}:{self.function}{nth}"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, eq=False)
 class BreakSite:
-    """A distinct graph break or compile error: reason without numbers, user file, function."""
+    """A distinct graph break or compile error: its registry id (``GB0025``) where torch
+    logged one, else its reason without numbers; the user file and function."""
 
     reason: str
     file: str
     function: str
+    registry_id: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What two runs' breaks are matched by: the id names the break even when torch
+        words it anew."""
+        return (self.registry_id or self.reason, self.file, self.function)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BreakSite) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __lt__(self, other: BreakSite) -> bool:
+        return self.key < other.key
 
     def __str__(self) -> str:
-        return f"{self.reason} ({self.file.rsplit('/', 1)[-1]}:{self.function})"
+        where = f"{self.file.rsplit('/', 1)[-1]}:{self.function}"
+        if self.registry_id:
+            return f"{self.registry_id} at {where} ({self.reason})"
+        return f"{self.reason} ({where})"
 
 
 @dataclass
@@ -199,7 +219,9 @@ def _facts(
     errors: list[BreakSite] = []
     for event in break_events(compiles):
         f = event.failure
-        site = _site(f.reason, f.user_location, event.compile, key, rewrite)
+        parts = event.message.parts
+        site = _site(f.reason, f.user_location, event.compile, key, rewrite,
+                     parts[0].registry_id if parts else None)
         target = errors if event.category == "error" else breaks
         if site not in target:
             target.append(site)
@@ -252,6 +274,7 @@ def _site(
     compile_: Compile,
     key: FrameKey,
     rewrite: Callable[[str], str] | None,
+    registry_id: str | None = None,
 ) -> BreakSite:
     text = reason[:MAX_REASON_CHARS] if isinstance(reason, str) else ""
     headline = _no_numbers(reason_headline(text))[:500]
@@ -264,7 +287,7 @@ def _site(
         user_frames = [fn for f, fn in _TRACEBACK_FRAME.findall(full) if f == raw_file]
         if user_frames:
             function = base_function(user_frames[-1])
-    return BreakSite(headline, file, function)
+    return BreakSite(headline, file, function, registry_id)
 
 
 def _last_metrics(compiles: list[Compile]) -> dict[str, Any]:
@@ -747,8 +770,9 @@ def _value(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def _site_json(site: BreakSite) -> dict[str, str]:
-    return {"reason": site.reason, "file": site.file, "function": site.function}
+def _site_json(site: BreakSite) -> dict[str, str | None]:
+    return {"reason": site.reason, "file": site.file, "function": site.function,
+            "registry_id": site.registry_id}
 
 
 def _frame_json(f: FrameDiff) -> dict[str, Any]:

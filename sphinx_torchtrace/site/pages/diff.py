@@ -231,7 +231,8 @@ def _sites(plan: DiffPlan, title: str, sites: Sequence[BreakSite]) -> list[Block
     if not sites:
         return []
     return [Paragraph([f"{title}:"]), BulletList([
-        [Paragraph([Code(_text(plan, s.reason)), " in ", Code(s.function), " (",
+        [Paragraph([*([Code(s.registry_id), " "] if s.registry_id else []),
+                    Code(_text(plan, s.reason)), " in ", Code(s.function), " (",
                     Code(s.file.rsplit("/", 1)[-1]), ")"])]
         for s in sites
     ])]
