@@ -90,6 +90,10 @@ def generated_pages(app: SphinxTestApp, kind: str = "") -> list[str]:
 
 SiteMaker = Callable[..., SphinxTestApp]
 
+#: Every test site: warnings end in [torchtrace.<subtype>] (as from Sphinx 8 on by default),
+#: and pages do not depend on whether torch (its graph-break registry) is installed.
+QUIET: dict[str, Any] = {"show_warning_types": True, "torchtrace_graph_break_registry": False}
+
 
 @pytest.fixture
 def make_site(make_app: Callable[..., SphinxTestApp], tmp_path: Path) -> SiteMaker:
@@ -115,8 +119,7 @@ def make_site(make_app: Callable[..., SphinxTestApp], tmp_path: Path) -> SiteMak
         for name, text in (pages or {}).items():
             write_page(srcdir, name, text)
         kwargs.setdefault("freshenv", True)
-        # warnings end in [torchtrace.<subtype>], as from Sphinx 8 on by default
-        kwargs["confoverrides"] = {"show_warning_types": True, **kwargs.get("confoverrides", {})}
+        kwargs["confoverrides"] = {**QUIET, **kwargs.get("confoverrides", {})}
         for previous in made:  # one live app at a time, or the next one warns about nodes
             previous.cleanup()
         app = make_app(buildername, srcdir=srcdir, **kwargs)
@@ -152,7 +155,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Sphinx
                 srcdir=srcdir,
                 freshenv=True,
                 parallel=parallel,
-                confoverrides={"show_warning_types": True, **(confoverrides or {})},
+                confoverrides={**QUIET, **(confoverrides or {})},
                 status=StringIO(),
                 warning=StringIO(),
             )

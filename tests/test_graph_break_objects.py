@@ -5,6 +5,7 @@ listed with every other trace's on the ``torchtrace-graph-breaks`` page."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -62,3 +63,50 @@ def test_each_distinct_break_is_an_object_linked_by_its_role(
     listed = _text(out / "index.html")
     assert "Call to `torch._dynamo.graph_break()` (GB0025): gb/GB0025" in listed
     assert "Failed to trace builtin operator (GB0059): gb/GB0059" in listed
+
+
+def _words(blocks: object) -> str:
+    """Every string of a page's blocks, joined (what a reader would read)."""
+    out: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, list | tuple):
+            for v in value:
+                walk(v)
+        elif hasattr(value, "__dataclass_fields__"):
+            for name in value.__dataclass_fields__:
+                walk(getattr(value, name))
+
+    walk(blocks)
+    return " ".join(out)
+
+
+def test_the_installed_registry_adds_todays_wording_and_hints(tmp_path: Path) -> None:
+    from sphinx_torchtrace.site.pages.overview import overview_page
+    from sphinx_torchtrace.site.plan import PageSettings, plan_trace
+    from sphinx_torchtrace.trace.break_registry import load_registry
+
+    registry = tmp_path / "graph_break_registry.json"
+    registry.write_text(json.dumps({
+        "GB0059": [{
+            "Gb_type": "Unsupported builtin operator",
+            "Context": "builtin {fn}",
+            "Explanation": "Dynamo cannot trace {fn}",
+            "Hints": ["Avoid calling builtin `{fn}`.", "Move the call out of the compiled code."],
+        }],
+        "GB9999": "not a list",
+    }), encoding="utf-8")
+    loaded = load_registry(registry)
+    assert loaded is not None and "GB9999" not in loaded.entries
+    plan = plan_trace("gb", load_trace(GRAPH_BREAKS), "torchtrace")
+    plain = _words(overview_page(plan, PageSettings()).blocks)
+    words = _words(overview_page(plan, PageSettings(break_registry=loaded)).blocks)
+    assert "The installed PyTorch calls it" in words and "Unsupported builtin operator" in words
+    assert "Move the call out of the compiled code." in words
+    assert "{fn}" not in words  # templates are not hints
+    assert "installed PyTorch" not in plain  # without it, the log's text alone
+    assert load_registry(tmp_path / "missing.json") is None
+    (tmp_path / "bad.json").write_text("[" * 100_000, encoding="utf-8")
+    assert load_registry(tmp_path / "bad.json") is None

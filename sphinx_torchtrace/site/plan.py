@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace, compare
+from ..trace.break_registry import BreakRegistry
 from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
 from ..trace.reader import MAX_RECORD_BYTES
@@ -93,6 +94,8 @@ class PageSettings:
     #: Frame pages the overview's toctree (the sidebar) lists at most; None: all of them.
     sidebar_limit: int | None = None
     detail_toctree: bool = False  # graph and kernel pages in toctrees (LaTeX, singlehtml)
+    #: PyTorch's graph-break registry (the installed torch's), for today's wording and hints.
+    break_registry: BreakRegistry | None = None
 
 
 #: Between the parts of a page title: trace, rank, compile id, what the page shows.

@@ -33,6 +33,7 @@ class TorchTraceConfig:
     max_frames: int  # compiles of one trace that get pages; the rest are listed on its overview
     fold_bytes: int  # graphs up to this size are folded on their frame page, not paged
     regressions: dict[str, bool | float | None]  # which torchtrace-diff changes warn
+    graph_break_registry: bool  # read the installed torch's graph-break registry
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""
@@ -105,6 +106,10 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # What a ``torchtrace-diff`` warns about as a regression (``regression_<kind>``), and
     # the thresholds: missing keys take the defaults; ``compile_time`` is a ratio or None.
     "torchtrace_regressions": (dict(DEFAULT_REGRESSIONS), validate_regressions),
+    # Today's wording and every hint of each graph-break id, from the graph-break registry
+    # of the torch installed beside Sphinx (never imported, never fetched); False: the
+    # logs' own text only, whatever is installed.
+    "torchtrace_graph_break_registry": (True, _flag),
 }
 
 _CHECKED = "_torchtrace_checked"

@@ -230,12 +230,13 @@ def _text(plan: DiffPlan, text: str) -> str:
 def _sites(plan: DiffPlan, title: str, sites: Sequence[BreakSite]) -> list[Block]:
     if not sites:
         return []
-    return [Paragraph([f"{title}:"]), BulletList([
-        [Paragraph([*([Code(s.registry_id), " "] if s.registry_id else []),
-                    Code(_text(plan, s.reason)), " in ", Code(s.function), " (",
-                    Code(s.file.rsplit("/", 1)[-1]), ")"])]
-        for s in sites
-    ])]
+    items: list[list[Block]] = []
+    for s in sites:
+        line: list[Inline] = [Code(s.registry_id), " "] if s.registry_id else []
+        line += [Code(_text(plan, s.reason)), " in ", Code(s.function), " (",
+                 Code(s.file.rsplit("/", 1)[-1]), ")"]
+        items.append([Paragraph(line)])
+    return [Paragraph([f"{title}:"]), BulletList(items)]
 
 
 def _value(value: Any) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, graph_breaks, summary
+from ...trace.break_registry import BreakRegistry
 from ...trace.timings import MAX_SECONDS, plausible
 from ..artifacts import size_text
 from ..blocks import (
@@ -657,6 +658,7 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
         if first.explanation:
             entry.append(Paragraph(["Why: ", *linked(first.explanation)]))
         hints = [h for h in first.hints if not h.lower().startswith("please report")]
+        entry.extend(_registry_blocks(view.settings.break_registry, first))
         if hints:
             entry.append(BulletList([[Paragraph(["Hint: ", *linked(h)])] for h in hints]))
         for chained in g.message.parts[1:]:  # caused by the first: never a cause of its own
@@ -720,6 +722,28 @@ def _failure_reason(group: graph_breaks.EventGroup) -> list[Inline]:
     if first is not None and first.explanation and group.category == "error":
         reason += [" ", *linked(first.explanation)]  # a break's are listed below the table
     return reason
+
+
+def _registry_blocks(
+    registry: BreakRegistry | None, part: graph_breaks.BreakPart
+) -> list[Block]:
+    """What the installed torch's graph-break registry says beyond the log: today's name of
+    the break where it changed, and the hints the log's message did not give (templates
+    with ``{placeholders}`` are left out: the log's concrete hints say them)."""
+    variants = registry.get(part.registry_id) if registry is not None else ()
+    if not variants:
+        return []
+    out: list[Block] = []
+    names = [v.type for v in variants if v.type != part.type]
+    if names and len(variants) == 1:
+        out.append(Paragraph(["The installed PyTorch calls it ", Strong(names[0]), "."]))
+    logged = set(part.hints)
+    extra = [h for v in variants for h in v.hints
+             if h not in logged and "{" not in h and not h.lower().startswith("please report")]
+    if extra:
+        out.append(BulletList([[Paragraph(["Hint (PyTorch's registry): ", *linked(h)])]
+                               for h in dict.fromkeys(extra)]))
+    return out
 
 
 def _registry_link(part: graph_breaks.BreakPart) -> Inline:

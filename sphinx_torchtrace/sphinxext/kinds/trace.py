@@ -30,6 +30,7 @@ from ...site.pages.overview import triage_blocks
 from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ...site.source import maybe_strip
 from ...trace import STATUS_LEGEND, Trace, TraceReadError, summary
+from ...trace.break_registry import installed_registry
 from ...trace.inputs import detect_kind
 from ...trace.loader import choose_logs, rank_logs
 from ...version import __version__
@@ -176,6 +177,7 @@ class TraceKind:
             sections=options.sections,
             sidebar_limit=None if context.detail_toctree else config.sidebar_frames,
             detail_toctree=context.detail_toctree,
+            break_registry=installed_registry() if config.graph_break_registry else None,
         )
         generated = GeneratedTrace(
             request,
