@@ -671,14 +671,46 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
                 CodeBlock(maybe_strip(first.context, view.settings.no_source), "text")
             ]))
         items.append(entry)
+    errors = _distinct_errors(view, groups)
     if not items:
-        return []
+        return errors
     intro = Paragraph([Strong("Distinct graph breaks"), ": each kind once, with what PyTorch "
                        "says of it and how to avoid it. Each is a ", Code("gb"), " object of "
                        "the documentation, named after the trace and its registry id (",
                        Code(f"{view.plan.label}/GB0025"), "; ", Code("gb/<type>"),
                        " without one), which your pages can link with the gb role."])
-    return [intro, BulletList(items)]
+    return [intro, BulletList(items), *errors]
+
+
+#: Characters of an error's message the overview folds (its frame page shows it whole).
+ERROR_MESSAGE_CHARS = 20_000
+
+
+def _distinct_errors(view: _Overview, groups: Sequence[graph_breaks.EventGroup]) -> list[Block]:
+    """Each distinct compile error (exception type, what torch said, user frame): how
+    often, where, and the whole message with its traceback folded."""
+    items: list[list[Block]] = []
+    for g in groups:
+        if g.category != "error":
+            continue
+        head: list[Inline] = [Strong(g.type or "Compile error"), ": ",
+                              *linked(g.message.headline), f" ({_plural(g.count, 'time')}"]
+        if g.location:
+            head += [" at ", Code(maybe_strip(g.location, view.settings.no_source))]
+        head += ") in ", *view.links(g.compiles)
+        entry: list[Block] = [Paragraph(head)]
+        text = g.message.text.strip()
+        if text and text != g.message.headline:
+            cut = text[:ERROR_MESSAGE_CHARS]  # the frame page has it whole
+            note = f"\n... ({len(text) - len(cut)} more characters)" if len(text) > len(cut) else ""
+            entry.append(Dropdown(["The message, with its traceback"], [
+                CodeBlock(maybe_strip(cut, view.settings.no_source) + note, "text")
+            ]))
+        items.append(entry)
+    if not items:
+        return []
+    return [Paragraph([Strong("Distinct compile errors"), ": each once, by exception type, "
+                       "message and user frame."]), BulletList(items)]
 
 
 def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
