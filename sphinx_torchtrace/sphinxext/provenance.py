@@ -67,9 +67,6 @@ from .warnings import warn
 
 logger = logging.getLogger(__name__)
 
-STATIC = Path(__file__).parent.parent / "static"
-JS_FILE = "sphinx-torchtrace-provenance.js"
-CSS_FILE = "sphinx-torchtrace-provenance.css"
 
 PANE_KEYS = ("pre", "post", "code")
 PANE_TITLES = {"pre": "Pre-grad graph", "post": "Post-grad graph"}
@@ -563,15 +560,6 @@ def _pass(self: SphinxTranslator, node: nodes.Node) -> None:
 # -- registration ------------------------------------------------------------------
 
 
-def _add_static(app: Sphinx) -> None:
-    if app.builder.format != "html":
-        return
-    if str(STATIC) not in [str(p) for p in app.config.html_static_path]:
-        app.config.html_static_path.append(str(STATIC))
-    app.add_css_file(CSS_FILE)
-    app.add_js_file(JS_FILE, loading_method="defer")
-
-
 def setup_provenance(app: Sphinx) -> None:
     """The ``torchtrace-provenance`` directive, its node and the viewer's JS and CSS."""
     passthrough = (_pass, _pass)
@@ -586,7 +574,6 @@ def setup_provenance(app: Sphinx) -> None:
     app.add_directive("torchtrace-provenance", ProvenanceDirective)
     app.add_post_transform(ProvenanceFallback)
     # after extension.py's own builder-inited handler, so the static folder is added once
-    app.connect("builder-inited", _add_static, priority=600)
 
 
 __all__ = [

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
 from ..render.fx_lexer import FxGraphLexer
 from ..site.naming import generated_prefix
+from .assets import add_assets
 from .break_index import setup_break_index
 from .built import forget_built
 from .config import add_config_values
@@ -33,8 +32,6 @@ from .patches.straight_quotes import setup_straight_quotes
 from .provenance import setup_provenance
 from .publish_check import setup_publish_check
 from .warnings_table import WarningsTable
-
-STATIC = Path(__file__).parent.parent / "static"
 
 
 def setup_extension(app: Sphinx) -> None:
@@ -71,7 +68,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_input_guard(app)
     setup_break_index(app)
     app.connect("builder-inited", generate_pages)
-    app.connect("builder-inited", _add_static)
+    app.connect("builder-inited", add_assets)
     app.connect("config-inited", _exclude_side_files)
     app.connect("build-finished", forget_built)
 
@@ -91,21 +88,6 @@ def _pass(self: object, node: chart_node) -> None:
 
 def _depart(self: object, node: chart_node) -> None:
     pass
-
-
-def _add_static(app: Sphinx) -> None:
-    if app.builder.format == "latex":
-        # any character of a trace prints, whatever the fonts (see the .sty file)
-        app.config.latex_additional_files = [
-            *app.config.latex_additional_files,
-            str(STATIC / "sphinxtorchtrace.sty"),
-        ]
-        app.add_latex_package("sphinxtorchtrace")
-    if app.builder.format != "html":
-        return
-    app.config.html_static_path = [*app.config.html_static_path, str(STATIC)]
-    app.add_css_file("sphinx-torchtrace.css")
-    app.add_js_file("sphinx-torchtrace.js", loading_method="defer")  # opens folds at anchors
 
 
 def _exclude_side_files(app: Sphinx, config: Config) -> None:

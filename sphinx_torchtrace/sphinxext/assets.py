@@ -1,0 +1,56 @@
+"""The extension's stylesheets, scripts and LaTeX style, without touching the user's config.
+
+Sphinx copies ``html_static_path`` into ``_static/``; an extension that appends its own
+folder there changes the configuration Sphinx pickles, so every next build says "The
+configuration has changed (html_static_path)", and an EPUB build packs the LaTeX style
+too (an unknown mimetype: ``-W -b epub`` fails).  Instead the web assets are written
+into the output's ``_static/`` when the builder starts (only when their bytes differ,
+so a watcher such as sphinx-autobuild is not woken), and the LaTeX style goes to
+``latex_additional_files`` of a LaTeX build alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sphinx.application import Sphinx
+
+STATIC = Path(__file__).parent.parent / "static"
+#: (file, kind): the web assets every HTML page of a project gets.
+WEB_ASSETS = (
+    ("sphinx-torchtrace.css", "css"),
+    ("sphinx-torchtrace.js", "js"),  # opens folds at anchors
+    ("sphinx-torchtrace-provenance.css", "css"),
+    ("sphinx-torchtrace-provenance.js", "js"),
+)
+LATEX_STYLE = "sphinxtorchtrace.sty"
+
+
+def add_assets(app: Sphinx) -> None:
+    """builder-inited: the assets of this builder's format."""
+    if app.builder.format == "latex":
+        # any character of a trace prints, whatever the fonts (see the .sty file)
+        app.config.latex_additional_files = [
+            *app.config.latex_additional_files, str(STATIC / LATEX_STYLE)
+        ]
+        app.add_latex_package(LATEX_STYLE.removesuffix(".sty"))
+    if app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    for name, kind in WEB_ASSETS:
+        _copy_if_changed(STATIC / name, static / name)
+        if kind == "css":
+            app.add_css_file(name)
+        else:
+            app.add_js_file(name, loading_method="defer")
+
+
+def _copy_if_changed(source: Path, dest: Path) -> None:
+    data = source.read_bytes()
+    try:
+        if dest.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)

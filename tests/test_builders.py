@@ -1,0 +1,44 @@
+"""Every builder a Sphinx user has, on a real log, with ``-W``: nothing breaks, no stray
+asset.  (PDF through latexmk is ``test_latex_pdf.py``.)"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from sphinx_torchtrace.sphinxext.assets import STATIC, WEB_ASSETS
+
+from .conftest import SiteMaker, warnings_of
+
+BOOK = {"project": "traces", "copyright": "2026, us", "version": "1"}
+
+
+def test_epub_builds_with_W_and_packs_only_web_assets(make_site: SiteMaker) -> None:
+    app = make_site("simple", "epub", warningiserror=True, confoverrides=BOOK)
+    assert app.statuscode == 0 and warnings_of(app) == ""
+    (book,) = Path(app.outdir).glob("*.epub")
+    names = zipfile.ZipFile(book).namelist()
+    assert not any(n.endswith(".sty") for n in names)  # the LaTeX style is LaTeX's alone
+    for name, kind in WEB_ASSETS:
+        if kind == "css":  # an EPUB carries no scripts
+            assert any(n.endswith(f"_static/{name}") for n in names), name
+
+
+@pytest.mark.parametrize("builder", ["html", "dirhtml", "singlehtml", "text", "man"])
+def test_builder_with_W(make_site: SiteMaker, builder: str) -> None:
+    app = make_site("simple", builder, warningiserror=True)
+    assert app.statuscode == 0 and warnings_of(app) == ""
+
+
+def test_assets_leave_the_users_config_alone(make_site: SiteMaker) -> None:
+    """The web assets are written into ``_static/``, not added to ``html_static_path``
+    (which Sphinx pickles: every next build would say the configuration changed)."""
+    app = make_site("simple", "html")
+    assert str(STATIC) not in [str(p) for p in app.config.html_static_path]
+    static = Path(app.outdir) / "_static"
+    for name, _kind in WEB_ASSETS:
+        assert (static / name).read_bytes() == (STATIC / name).read_bytes()
+    page = (Path(app.outdir) / "index.html").read_text(encoding="utf-8")
+    assert "_static/sphinx-torchtrace.css?v=" in page  # checksummed like any asset
