@@ -72,6 +72,11 @@ def test_new_trace_replaces_its_pages(make_site: SiteMaker, tmp_path: Path) -> N
     for docname in gone:
         assert not (srcdir / f"{docname}.rst").exists()
         assert docname not in second.env.all_docs
+        # nor published: their old HTML and source copies left the output too
+        assert not (Path(second.outdir) / f"{docname}.html").exists()
+        assert not (Path(second.outdir) / "_sources" / f"{docname}.rst.txt").exists()
+    for docname in new_pages:
+        assert (Path(second.outdir) / f"{docname}.html").exists()
     frames = set(inventory(second)["frame"])
     assert frames == {"live/[0/0]", "live/[0/0_1]", "live/[1/0]", "live/[1/0_1]", "live/[2/0]"}
     assert "kernel" not in inventory(second)

@@ -54,7 +54,30 @@ def generate_pages(app: Sphinx) -> None:
                 continue
             kind = _kind_for(kinds, request.path, options)
             requests.extend(kind.generate(context, request, options))
-    write_all(Path(app.srcdir) / config.generated_dir, context.wanted)
+    removed = write_all(Path(app.srcdir) / config.generated_dir, context.wanted)
+    _remove_outputs(app, config.generated_dir, suffix, removed)
+
+
+def _remove_outputs(app: Sphinx, gen_dir: str, suffix: str, removed: list[str]) -> None:
+    """The output pages of stubs the extension no longer writes (a recaptured trace with
+    fewer compiles): Sphinx forgets the documents but leaves their HTML, which would stay
+    published, out of the search index.  Only those files, by name, inside the output."""
+    outfile = getattr(app.builder, "get_outfilename", None)
+    if app.builder.format != "html" or outfile is None:
+        return
+    outdir = Path(app.outdir).resolve()
+    for relpath in removed:
+        if not relpath.endswith(suffix):
+            continue  # a download: its copy in _downloads/ is named by a hash, kept
+        docname = f"{gen_dir}/{relpath[: -len(suffix)]}"
+        for path in (Path(outfile(docname)),
+                     Path(app.outdir) / "_sources" / f"{docname}{suffix}.txt"):
+            try:
+                inside = path.resolve().is_relative_to(outdir)
+                if inside and path.is_file():
+                    path.unlink()
+            except OSError:
+                continue
 
 
 def _kind_for(kinds: list[InputKind], path: str, options: object) -> InputKind:
