@@ -27,6 +27,7 @@ from .trace.diff import (
     regressions_json,
 )
 from .trace.summary import triage
+from .version import __version__
 
 PROG = "sphinx-torchtrace"
 DEFAULT_FAIL_ON = ",".join(k for k, v in DEFAULT_REGRESSIONS.items() if v)
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="PyTorch TORCH_TRACE logs: compare runs, triage, build a report."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     diff = commands.add_parser(

@@ -127,3 +127,10 @@ def test_build_a_standalone_site(tmp_path: Path) -> None:
     assert (out / "run-5aek85xk.html").is_file()  # a page per trace, named after its log
     assert list((out / "torchtrace").rglob("*.html")), "the trace's pages were built"
     assert "Traceback" not in result.stderr
+
+
+def test_version() -> None:
+    from sphinx_torchtrace.version import __version__
+
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"sphinx-torchtrace {__version__}"
