@@ -5,7 +5,7 @@
 Makes inputs of ``n`` and ``factor * n`` ids (``tests/tools/many_ids_log.py``) of each
 input kind: trace logs of one-line compiles (the bundled ``simple`` log's compile
 repeated under new ids), TORCH_LOGS text logs whose every frame restarts (``[i/0]``
-then ``[i/0_1]``), and TORCH_COMPILE_DEBUG folders of as many graph folders (a tenth
+then ``[i/0_1]``), and TORCH_COMPILE_DEBUG folders of as many graph folders (a quarter
 of the ids: each is a page with kernels).  For each it times the model (no cache),
 the plan and every page view (as blocks; no Sphinx), best of a few runs, and prints
 the ratio.  ``--sphinx`` also times a real ``sphinx-build -b
@@ -117,7 +117,7 @@ def main() -> None:
         kinds.append(("text logs", [functools.partial(render_all, t, max_frames=2 * n, text=True)
                                     for n, t in zip(sizes, texts, strict=True)],
                       [t.stat().st_size / 1e6 for t in texts]))
-        folders = [write_many_graphs_debug_dir(work / f"debug-{n}", max(1, n // 10))
+        folders = [write_many_graphs_debug_dir(work / f"debug-{n}", max(1, n // 4))
                    for n in sizes]
         kinds.append(("debug folders", [functools.partial(render_debug_dir, f) for f in folders],
                       [sum(p.stat().st_size for p in f.rglob("*") if p.is_file()) / 1e6
