@@ -82,7 +82,7 @@ def tests_torch(session: nox.Session) -> None:
 @nox.session
 def demo(session: nox.Session) -> None:
     """Build the demo docs from the bundled traces and say where they are."""
-    session.install("-e", ".", "furo")
+    session.install("-e", ".[docs]")
     out = "demo_docs/_build/html"
     session.run("sphinx-build", "-b", "html", "demo_docs", out, *session.posargs)
     session.log(f"Demo docs built: open {out}/index.html")

@@ -171,3 +171,18 @@ def test_debug_folder_is_kept_out(make_site: SiteMaker, tmp_path: Path) -> None:
     (src / "dbg" / "evil.rst").write_text("Evil\n====\n\nleaked\n", encoding="utf-8")
     app = make_site("", srcdir=src)
     assert not list(Path(app.outdir).rglob("evil.html"))
+
+
+def test_a_machine_path_is_named_as_the_likely_mistake(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    """``TORCH_TRACE=/tmp/trace`` invites ``.. torchtrace:: /tmp/trace``: a leading ``/``
+    starts at the source folder, and the warning says so, and that the path exists."""
+    outside = tmp_path / "trace"
+    outside.mkdir()
+    shutil.copy(SIMPLE_LOG, outside / "rank_0.log")
+    src = _project(tmp_path, f"Report\n======\n\n.. torchtrace:: {outside}\n")
+    app = make_site("", srcdir=src)
+    warnings = warnings_of(app)
+    assert "torchtrace.read" in warnings and "a leading / means the source folder" in warnings
+    assert "exists on this machine, outside the docs: copy it into the source folder" in warnings

@@ -9,6 +9,7 @@ the nodes of its pages and of the directive.  :mod:`..generate` only calls these
 
 from __future__ import annotations
 
+import os
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +111,17 @@ class Context:
         self.built.problems[key(request.docname, directive, request.argument)] = Problem(
             message, subtype, logs or []
         )
+
+
+def missing_input(argument: str, path: str) -> str:
+    """Why a directive's path names nothing, and the likely mistake: an absolute path of
+    the machine (``/tmp/trace``), which a directive takes from the source folder."""
+    message = (f"no trace at {argument!r}: {path} does not exist (a path is relative to the "
+               "page; a leading / means the source folder)")
+    if argument.startswith("/") and os.path.exists(argument):
+        message += (f"; {argument} exists on this machine, outside the docs: copy it into the "
+                    "source folder and name it from there")
+    return message
 
 
 def resolve_logs_safely(

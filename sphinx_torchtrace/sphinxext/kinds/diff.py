@@ -29,7 +29,7 @@ from ..doctree import DoctreeBuilder
 from ..options import DiffOptions, parse_diff_options
 from ..scan import TraceRequest, resolve_argument
 from ..warnings import warn
-from .base import Context, resolve_logs_safely
+from .base import Context, missing_input, resolve_logs_safely
 from .trace import GeneratedTrace
 
 DIRECTIVE = "torchtrace-diff"
@@ -164,10 +164,7 @@ def _traces(context: Context) -> list[GeneratedTrace]:
 def _read(context: Context, argument: str, path: str) -> tuple[Trace, GeneratedTrace | None]:
     """A run's trace: the site's own when a ``torchtrace`` directive shows it, else read."""
     if not os.path.exists(path):
-        raise ValueError(
-            f"no trace at {argument!r}: {path} does not exist (a path is relative to the "
-            "page; a leading / means the source folder)", "read",
-        )
+        raise ValueError(missing_input(argument, path), "read")
     for generated in _traces(context):
         if generated.request.path == path and not generated.options.ranks:
             if all(r.source == "trace" for r in generated.trace.ranks):  # not a text log's

@@ -47,7 +47,7 @@ from ..provenance import provenance_nodes
 from ..scan import TraceRequest, resolve_argument
 from ..targets import object_target
 from ..warnings import logger, warn
-from .base import Context, resolve_logs_safely
+from .base import Context, missing_input, resolve_logs_safely
 from .text_logs import load_input
 
 DIRECTIVE = "torchtrace"
@@ -140,12 +140,8 @@ class TraceKind:
         if not context.claim_label(request, DIRECTIVE):
             return []
         if not os.path.exists(request.path):
-            context.fail(
-                request, DIRECTIVE,
-                f"no trace at {request.argument!r}: {request.path} does not exist (a path is "
-                "relative to the page; a leading / means the source folder)",
-                "read",
-            )
+            context.fail(request, DIRECTIVE, missing_input(request.argument, request.path),
+                         "read")
             return []
         config = context.config
         kind = options.format or detect_kind(request.path)
