@@ -110,3 +110,26 @@ def test_missing_log_warns_and_build_goes_on(make_site: SiteMaker) -> None:
     assert "no/such.log" in warnings
     assert "[torchtrace.read]" in warnings
     assert (Path(app.outdir) / "index.txt").is_file()
+
+
+def test_a_touched_log_reads_nothing_a_changed_one_its_pages(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    """Pages depend on the logs' content, not their file times: a checkout or a copy that
+    leaves the log as it was reads nothing again."""
+    import os
+
+    srcdir = copy_testroot("incremental", tmp_path / "site")
+    put_trace(srcdir, SIMPLE_LOG)
+    first = make_site("incremental", srcdir=srcdir)
+    pages = set(generated_pages(first))
+    log = srcdir / "trace.log"
+    later = log.stat().st_mtime_ns + 10**10
+    os.utime(log, ns=(later, later))  # touched: same bytes, a newer time
+    second = make_site("incremental", srcdir=srcdir, freshenv=False, build=False)
+    assert read_docnames(second) == []
+    log.write_bytes(log.read_bytes().replace(b'"co_name": "forward"', b'"co_name": "forwarD"'))
+    third = make_site("incremental", srcdir=srcdir, freshenv=False, build=False)
+    read = set(read_docnames(third))
+    assert "index" in read and pages <= read | {p for p in pages if p.endswith("frame-none")}
+    assert "other" not in read

@@ -13,6 +13,7 @@ a :class:`Generated`: the directives and the page stub ask it for their nodes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,11 +75,15 @@ class Built:
     directives: dict[Key, Generated] = field(default_factory=dict)
     pages: dict[str, Generated] = field(default_factory=dict)  # by docname
     problems: dict[Key, Problem] = field(default_factory=dict)
+    #: The content digest of the inputs behind each page (generated, or holding a
+    #: directive): a page is read again when it changes, not when a file's time does.
+    digests: dict[str, str] = field(default_factory=dict)
 
     def clear(self) -> None:
         self.directives.clear()
         self.pages.clear()
         self.problems.clear()
+        self.digests.clear()
 
 
 _BUILT: dict[str, Built] = {}
@@ -92,6 +97,37 @@ def built(app_or_env: Sphinx | BuildEnvironment) -> Built:
 def key(docname: str, directive: str, argument: str) -> Key:
     """The registry's key of a directive (an argument's spacing does not matter)."""
     return (docname, directive, " ".join(argument.split()))
+
+
+#: Where the environment keeps the last build's digests (pickled with it).
+_ENV_DIGESTS = "torchtrace_input_digests"
+
+
+def content_digest(paths: list[Path]) -> str:
+    """A digest of the files' contents (and names): a log touched but unchanged keeps it."""
+    h = hashlib.sha256()
+    for path in sorted(paths):
+        h.update(os.fspath(path).encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            with open(path, "rb", buffering=0) as f:
+                while chunk := f.read(1 << 20):
+                    h.update(chunk)
+        except OSError:
+            h.update(b"unreadable")
+    return h.hexdigest()
+
+
+def changed_inputs(
+    app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
+    """env-get-outdated: the pages whose inputs' content changed since the last build.
+
+    Pages note no dependency on the logs themselves (Sphinx would compare file times: a
+    copied or checked-out log, unchanged, read every page again)."""
+    now = built(app).digests
+    before: dict[str, str] = getattr(env, _ENV_DIGESTS, {})
+    setattr(env, _ENV_DIGESTS, dict(now))
+    return [d for d, digest in now.items() if before.get(d) != digest and d in env.all_docs]
 
 
 def forget_built(app: Sphinx, exception: BaseException | None) -> None:

@@ -47,9 +47,7 @@ class InputDirective(SphinxDirective):
                 self.env.note_dependency(str(log))
             warn(problem.subtype, problem.message, location)
             return []
-        for log in generated.logs:
-            self.env.note_dependency(str(log))
-        for subtype, message in generated.notes:
+        for subtype, message in generated.notes:  # read again by content: see .built
             warn(subtype, message, location)
         return mark_output(generated.summary_nodes(self))
 

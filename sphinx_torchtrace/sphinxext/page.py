@@ -27,6 +27,4 @@ class TorchTracePage(SphinxDirective):
         if generated is None:
             warn("page", f"no input of this build has a page {docname!r}", self.get_location())
             return []
-        for log in generated.logs:
-            self.env.note_dependency(str(log))
-        return generated.page_nodes(self, docname)
+        return generated.page_nodes(self, docname)  # read again by content: see .built

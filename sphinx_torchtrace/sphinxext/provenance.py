@@ -135,6 +135,8 @@ class ProvenanceDirective(SphinxDirective):
             warn("provenance", found, self.get_location())
             return []
         generated, frame = found
+        for log in generated.logs:  # a page of the user's: read again when a log changes
+            self.env.note_dependency(str(log))
         fallback = self.options.get("fallback", "listings")
         return provenance_nodes(self, generated, frame.name, fallback)
 
@@ -152,8 +154,6 @@ def provenance_nodes(
     if frame is None:
         warn("provenance", f"no frame {frame_name!r}", directive.get_location())
         return []
-    for log in generated.logs:
-        directive.env.note_dependency(str(log))
     views = provenance_views(frame.compile)
     view = views[index] if index is not None and index < len(views) else choose_view(frame.compile)
     if view is None:

@@ -9,7 +9,7 @@ from ..render.fx_lexer import FxGraphLexer
 from ..site.naming import generated_prefix
 from .assets import add_assets
 from .break_index import setup_break_index
-from .built import forget_built
+from .built import changed_inputs, forget_built
 from .config import add_config_values
 from .directive import TorchTraceDiffDirective, TorchTraceDirective
 from .doctree import chart_node
@@ -71,6 +71,7 @@ def setup_extension(app: Sphinx) -> None:
     app.connect("builder-inited", add_assets)
     app.connect("config-inited", _exclude_side_files)
     app.connect("build-finished", forget_built)
+    app.connect("env-get-outdated", changed_inputs)
 
 
 def _visit_chart_html(self: object, node: chart_node) -> None:

@@ -9,6 +9,7 @@ the nodes of its pages and of the directive.  :mod:`..generate` only calls these
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from sphinx.application import Sphinx
 
 from ...site.naming import label_segment
 from ...trace import TraceReadError, resolve_logs
-from ..built import Built, Generated, Problem, key
+from ..built import Built, Generated, Problem, content_digest, key
 from ..config import TorchTraceConfig
 from ..files import stub
 from ..scan import TraceRequest
@@ -57,6 +58,7 @@ class Context:
     wanted: dict[Path, str | None] = field(default_factory=dict)  # file -> text (None: keep)
     #: The folder of each input's pages (docname), and the directive that claimed it.
     folders: dict[str, TraceRequest] = field(default_factory=dict)
+    _digests: dict[int, str] = field(default_factory=dict)  # by id() of a Generated
 
     @property
     def srcdir(self) -> Path:
@@ -67,11 +69,26 @@ class Context:
         return Path(self.app.env.doc2path(request.docname)).parent
 
     def register(self, request: TraceRequest, directive: str, generated: Generated) -> None:
+        """What a directive stands for; the page holding it is read again when the content
+        of its inputs changes."""
         self.built.directives[key(request.docname, directive, request.argument)] = generated
+        self._page_digest(request.docname, self.digest_of(generated))
+
+    def _page_digest(self, docname: str, digest: str) -> None:
+        """A page holding several directives depends on all their inputs."""
+        before = self.built.digests.get(docname, "")
+        self.built.digests[docname] = hashlib.sha256((before + digest).encode()).hexdigest()
+
+    def digest_of(self, generated: Generated) -> str:
+        found = self._digests.get(id(generated))
+        if found is None:
+            found = self._digests[id(generated)] = content_digest(generated.logs)
+        return found
 
     def add_page(self, docname: str, generated: Generated, page_kind: str) -> None:
         """A generated page: its stub is written, its nodes come from ``generated``."""
         self.built.pages[docname] = generated
+        self.built.digests[docname] = self.digest_of(generated)
         self.wanted[self.srcdir / (docname + self.suffix)] = stub(self.parser, page_kind)
 
     def add_file(self, relpath: str, text: str | None) -> None:
@@ -96,6 +113,7 @@ class Context:
             mine = key(request.docname, directive, request.argument)
             if theirs in self.built.directives:
                 self.built.directives[mine] = self.built.directives[theirs]
+                self._page_digest(request.docname, self.digest_of(self.built.directives[mine]))
             if theirs in self.built.problems:
                 self.built.problems[mine] = self.built.problems[theirs]
             return False
