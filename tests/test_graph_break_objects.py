@@ -110,3 +110,23 @@ def test_the_installed_registry_adds_todays_wording_and_hints(tmp_path: Path) ->
     assert load_registry(tmp_path / "missing.json") is None
     (tmp_path / "bad.json").write_text("[" * 100_000, encoding="utf-8")
     assert load_registry(tmp_path / "bad.json") is None
+
+
+def test_the_distinct_list_counts_every_graph_break(tmp_path: Path) -> None:
+    """Every graph-break event of a trace is in one entry of the list, counted once: the
+    entries' counts add up to the figure the glance gives (nothing hidden, nothing twice)."""
+    from sphinx_torchtrace.site.pages.overview import overview_page
+    from sphinx_torchtrace.site.plan import PageSettings, plan_trace
+    from sphinx_torchtrace.trace.graph_breaks import break_counts
+
+    kinds = SHARED.parent / "corpus" / "graph_break_kinds"
+    for log in [GRAPH_BREAKS, *kinds.glob("*.log.gz")]:
+        trace = load_trace(log)
+        plan = plan_trace("t", trace, "torchtrace")
+        words = _words(overview_page(plan, PageSettings()).blocks)
+        listed = words.split("Distinct graph breaks", 1)[1].split("Distinct compile errors")[0]
+        counted = sum(int(n) for n in re.findall(r": (\d+) times?\b", listed))
+        expected = sum(
+            break_counts(summary.failure_groups(r.compiles)).graph_breaks for r in trace.ranks
+        )
+        assert counted == expected > 0, (log.name, counted, expected)

@@ -639,9 +639,11 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
     folded."""
     items: list[list[Block]] = []
     for g in groups:
-        if g.category != "graph_break" or not g.message.parts:
+        if g.category != "graph_break":
             continue
-        first = g.message.parts[0]
+        # a message torch cut before its first part is listed by what it said: never hidden
+        first = g.message.parts[0] if g.message.parts else graph_breaks.BreakPart(
+            g.message.headline)
         entry: list[Block] = []
         name = break_object_name(view.plan.label, first.key)
         if name not in view.declared:
