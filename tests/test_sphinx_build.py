@@ -17,8 +17,9 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util import texescape
 
+from sphinx_torchtrace.site.naming import break_object_name
 from sphinx_torchtrace.site.plan import has_page, plan_trace
-from sphinx_torchtrace.trace import Trace, load_trace
+from sphinx_torchtrace.trace import Trace, load_trace, summary
 
 from .conftest import SHARED, SIMPLE_LOG, SiteMaker, generated_pages, inventory
 
@@ -47,14 +48,20 @@ def expected_objects(label: str, trace: Trace) -> dict[str, set[str]]:
                 for i, name in enumerate(names):
                     n = names[: i + 1].count(name)
                     out.add(f"{frame}/{name}" + (f"#{n}" if n > 1 else ""))
-    return {"frame": frames, "graph": graphs, "kernel": kernels}
+    breaks = {  # one object per distinct graph break of the trace: its id, else its type
+        break_object_name(label, g.message.parts[0].key if g.message.parts else g.message.headline)
+        for rank in trace.ranks for g in summary.failure_groups(rank.compiles)
+        if g.category == "graph_break"
+    }
+    found = {"frame": frames, "graph": graphs, "kernel": kernels}
+    return found | ({"gb": breaks} if breaks else {})
 
 
 def merged_expected(traces: dict[str, Path]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {"frame": set(), "graph": set(), "kernel": set()}
     for label, path in traces.items():
         for role, names in expected_objects(label, load_trace(path)).items():
-            out[role] |= names
+            out.setdefault(role, set()).update(names)
     return out
 
 
