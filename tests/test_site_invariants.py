@@ -280,6 +280,10 @@ def check_figures(site: Site, label: str) -> None:
         assert f"{t.errors} compile error" in glance, (label, glance)
     else:
         assert "Compile errors: none" in glance, (label, glance)
+    # the distinct graph breaks list every break once: their counts add up to the glance's
+    failures = _text(_section(_article(_overview(site, label)), "failures-and-restarts") or "")
+    listed = sum(int(n) for n in re.findall(r": (\d+) times? (?:at|in) ", failures))
+    assert listed == t.graph_breaks, (label, listed, t.graph_breaks)
     # tlparse, log by log: one failure row per event of ours, the same compile ids, statuses
     for rank, rel in zip(trace.ranks, _rank_logs(site.traces[label]), strict=False):
         pin = _tlparse_pin(rel)
