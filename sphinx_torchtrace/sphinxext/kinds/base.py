@@ -12,16 +12,21 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
 
+from ...site.blocks import Page
 from ...site.naming import label_segment
 from ...trace import TraceReadError, resolve_logs
 from ..built import Built, Generated, Problem, content_digest, key
 from ..config import TorchTraceConfig
+from ..doctree import DoctreeBuilder
 from ..files import stub
 from ..scan import TraceRequest
 
@@ -129,6 +134,26 @@ class Context:
         self.built.problems[key(request.docname, directive, request.argument)] = Problem(
             message, subtype, logs or []
         )
+
+
+def page_section(
+    directive: SphinxDirective,
+    docname: str,
+    page: Page,
+    rewrite: Callable[[str], str],
+    special: Callable[[DoctreeBuilder, object], list[nodes.Node]] | None = None,
+) -> list[nodes.Node]:
+    """A generated page's nodes, whatever its kind: one section titled as the page,
+    ``orphan`` when no toctree lists it; ``special`` builds the blocks of that kind's own."""
+    if page.orphan:
+        directive.env.metadata[docname]["orphan"] = True
+    builder = DoctreeBuilder(
+        directive.env, directive.state.document, rewrite,
+        special=(lambda block: special(builder, block)) if special is not None else None,
+    )
+    section = builder.section(page.title, page.blocks, "page")
+    directive.set_source_info(section)
+    return [section]
 
 
 def missing_input(argument: str, path: str) -> str:

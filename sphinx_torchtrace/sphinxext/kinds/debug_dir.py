@@ -32,7 +32,7 @@ from ..options import TraceOptions, parse_options
 from ..scan import TraceRequest, resolve_argument
 from ..targets import object_target
 from ..warnings import warn
-from .base import Context
+from .base import Context, page_section
 from .trace import DIRECTIVE, ineffective_notes
 
 
@@ -57,20 +57,12 @@ class GeneratedDebugDir:
         return build_debug_page(self.plan, docname, self.settings)
 
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
-        page = self.page(docname)
-        if page.orphan:
-            directive.env.metadata[docname]["orphan"] = True
-
-        def special(block: object) -> list[nodes.Node]:
+        def special(builder: DoctreeBuilder, block: object) -> list[nodes.Node]:
             if isinstance(block, b.ObjectTarget):
                 return [object_target(directive, block)]
             raise TypeError(f"no nodes for {type(block).__name__}")
 
-        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite,
-                                 special=special)
-        section = builder.section(page.title, page.blocks, "page")
-        directive.set_source_info(section)
-        return [section]
+        return page_section(directive, docname, self.page(docname), self.rewrite, special)
 
     def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         plan = self.plan

@@ -29,7 +29,7 @@ from ..doctree import DoctreeBuilder
 from ..options import DiffOptions, parse_diff_options
 from ..scan import TraceRequest, resolve_argument
 from ..warnings import warn
-from .base import Context, missing_input, resolve_logs_safely
+from .base import Context, missing_input, page_section, resolve_logs_safely
 from .trace import GeneratedTrace
 
 DIRECTIVE = "torchtrace-diff"
@@ -51,11 +51,7 @@ class GeneratedDiff:
         return diff_frame_page(self.plan, self.plan.page_of(docname))
 
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
-        page = self.page(docname)
-        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
-        section = builder.section(page.title, page.blocks, "page")
-        directive.set_source_info(section)
-        return [section]
+        return page_section(directive, docname, self.page(docname), self.rewrite)
 
     def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         """The comparison, and each regression as a warning at the directive's line."""

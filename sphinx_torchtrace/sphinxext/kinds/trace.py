@@ -47,7 +47,7 @@ from ..provenance import provenance_nodes
 from ..scan import TraceRequest, resolve_argument
 from ..targets import object_target
 from ..warnings import logger, warn
-from .base import Context, missing_input, resolve_logs_safely
+from .base import Context, missing_input, page_section, resolve_logs_safely
 from .text_logs import load_input
 
 DIRECTIVE = "torchtrace"
@@ -76,18 +76,10 @@ class GeneratedTrace:
         return build_page(self.plan, docname, self.settings)
 
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
-        page = self.page(docname)
-        if page.orphan:
-            directive.env.metadata[docname]["orphan"] = True
-        builder = DoctreeBuilder(
-            directive.env,
-            directive.state.document,
-            self.rewrite,
-            special=lambda block: self._special(directive, builder, block),
+        return page_section(
+            directive, docname, self.page(docname), self.rewrite,
+            lambda builder, block: self._special(directive, builder, block),
         )
-        section = builder.section(page.title, page.blocks, "page")
-        directive.set_source_info(section)
-        return [section]
 
     def _special(
         self, directive: SphinxDirective, builder: DoctreeBuilder, block: object
