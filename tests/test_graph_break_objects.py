@@ -130,3 +130,29 @@ def test_the_distinct_list_counts_every_graph_break(tmp_path: Path) -> None:
             break_counts(summary.failure_groups(r.compiles)).graph_breaks for r in trace.ranks
         )
         assert counted == expected > 0, (log.name, counted, expected)
+
+
+def test_a_frame_page_links_its_break_and_where_its_compilation_started(
+    make_site: SiteMaker,
+) -> None:
+    """From a frame's failure, one click to the break among the distinct ones (every place
+    it happened) and one to the stack-trie entry where the compilation started; both land."""
+    app = make_site("simple", pages={"index.rst": PAGE})
+    assert "WARNING" not in warnings_of(app), warnings_of(app)
+    out = Path(app.outdir)
+    gb_uris = set(inventory(app)["gb"].values())
+    overview = (out / "torchtrace/gb/index.html").read_text("utf-8")
+    frames = sorted((out / "torchtrace/gb").glob("frame-*.html"))
+    linked_breaks = linked_starts = 0
+    for page in frames:
+        text = page.read_text("utf-8")
+        if 'id="failures"' not in text:
+            continue
+        for href in re.findall(r'href="(index\.html#[^"]+)"', text):
+            anchor = href.split("#", 1)[1]
+            assert f'id="{anchor}"' in overview, (page.name, anchor)  # every link lands
+            if anchor.startswith("start-"):
+                linked_starts += 1
+            elif f"torchtrace/gb/{href}" in gb_uris:
+                linked_breaks += 1
+    assert linked_breaks >= 3 and linked_starts >= 3, (linked_breaks, linked_starts)

@@ -186,7 +186,7 @@ def test_a_failure_shows_its_parts_as_structure_and_the_whole_message_folded() -
     page = page_of("graph_breaks", "[1/0]")
     failures = section(page, "failures")
     assert inline_text(failures.title) == "Graph break"
-    head, part, hints, context, whole = failures.blocks[:5]
+    head, part, hints, links, context, whole = failures.blocks[:6]
     assert isinstance(head, Paragraph)
     assert inline_text(head.content).startswith(
         "graph break at /home/user/project/graph_breaks.py:19 (line "
@@ -201,6 +201,10 @@ def test_a_failure_shows_its_parts_as_structure_and_the_whole_message_folded() -
     assert [inline_text(i[0].content) for i in hints.items] == [  # type: ignore[attr-defined]
         "Hint: Remove the `torch._dynamo.graph_break()` call."
     ]
+    assert isinstance(links, Lines)  # the break among the distinct ones; where it started
+    (gb,), (trie,) = ([i for i in line if not isinstance(i, str)] for line in links.lines)
+    assert gb == ObjectLink("gb", "graph_breaks/GB0025", "Call to `torch._dynamo.graph_break()`")
+    assert isinstance(trie, AnchorLink) and trie.anchor == "start-frame-1-0"
     assert isinstance(context, Dropdown)
     assert inline_text(context.title) == "Developer debug context"
     assert isinstance(whole, Dropdown)

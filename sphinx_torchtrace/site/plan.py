@@ -20,11 +20,14 @@ from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace, compar
 from ..trace.break_registry import BreakRegistry
 from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
+from ..trace.graph_breaks import BreakMessage
 from ..trace.reader import MAX_RECORD_BYTES
 from ..trace.status import attempts_status
+from ..trace.summary import failure_groups
 from .artifacts import GUARD_ARTIFACTS, INLINE_LIMIT, download_suffix, record_is_long
 from .characters import LINE_BREAKS, UNPRINTABLE
 from .naming import (
+    break_object_name,
     fit,
     frame_name,
     frame_segment,
@@ -96,6 +99,10 @@ class PageSettings:
     detail_toctree: bool = False  # graph and kernel pages in toctrees (LaTeX, singlehtml)
     #: PyTorch's graph-break registry (the installed torch's), for today's wording and hints.
     break_registry: BreakRegistry | None = None
+
+    def shows(self, section: str) -> bool:
+        """Whether the overview has this section (one of :data:`.summary.SECTION_KEYS`)."""
+        return not self.sections or "all" in self.sections or section in self.sections
 
 
 #: Between the parts of a page title: trace, rank, compile id, what the page shows.
@@ -272,6 +279,7 @@ class TracePlan:
     _copies: dict[tuple[str, bytes], tuple[FramePlan, Artifact]] | None = field(
         default=None, repr=False, compare=False
     )
+    _breaks: frozenset[str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def index_docname(self) -> str:
@@ -370,6 +378,23 @@ class TracePlan:
             self._by_compile = {id(f.compile): f for f in self.frames}
         found = self._by_compile.get(id(compile_))
         return found if found is not None and found.compile is compile_ else None
+
+    def trie_anchor(self, frame: FramePlan) -> str:
+        """The anchor of the overview's stack-trie entry where this frame's compile started."""
+        return "start-" + slugify(frame.docname.removeprefix(self.root + "/"))
+
+    def break_object(self, message: BreakMessage) -> str | None:
+        """The ``gb`` object of the overview's distinct graph breaks that this message is,
+        or None when the overview lists it as a compile error (or not at all)."""
+        if self._breaks is None:
+            self._breaks = frozenset(
+                break_object_name(self.label, g.message.first_part.key)
+                for rank in self.trace.ranks
+                for g in failure_groups(rank.compiles)
+                if g.category == "graph_break"
+            )
+        name = break_object_name(self.label, message.first_part.key)
+        return name if name in self._breaks else None
 
     def attempts_of(self, frame: FramePlan) -> list[FramePlan]:
         """Every frame of the same rank, compile id and occurrence (its attempts), in plan

@@ -93,6 +93,12 @@ class BreakMessage:
     def registry_ids(self) -> list[str]:
         return [p.registry_id for p in self.parts if p.registry_id]
 
+    @property
+    def first_part(self) -> BreakPart:
+        """The break that caused the others; a message torch cut before its first part is
+        a part named by what it said, so it is never left out."""
+        return self.parts[0] if self.parts else BreakPart(self.headline)
+
 
 def _clip(text: str) -> str:
     text = text.strip()

@@ -15,7 +15,7 @@ from typing import Any, TypeGuard
 
 from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
 from ...trace import summary as trace_summary
-from ...trace.graph_breaks import parse_message
+from ...trace.graph_breaks import BreakMessage, parse_message
 from ...trace.provenance import provenance_view, provenance_views
 from ...trace.status import attempts_status
 from ...trace.timings import MAX_SECONDS, plausible
@@ -563,6 +563,7 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
         if hints:
             items = [[Paragraph(["Hint: ", *linked(view.strip(h))])] for h in hints]
             blocks.append(BulletList(items))
+    blocks += _failure_links(view, failure, message)
     contexts = [p.context for p in message.parts if p.context]
     folded = "\n".join(contexts)
     if folded:
@@ -576,6 +577,23 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
             )
         )
     return blocks
+
+
+def _failure_links(view: _Frame, failure: Failure, message: BreakMessage) -> list[Block]:
+    """Where else to look: the break among the trace's distinct graph breaks (its ``gb``
+    object, every place it happened) and where this compilation started in the stack trie."""
+    links: list[list[Inline]] = []
+    # a graph break that made torch give up on the frame is listed as that compile error
+    failed = any(f.kind == "failure" for f in view.compile.failures)
+    name = view.plan.break_object(message) if not failed else None
+    if name is not None and view.settings.shows("failures"):
+        gb = ObjectLink("gb", name, message.first_part.type)
+        links.append(["This graph break, everywhere the trace has it: ", gb])
+    if view.compile.stack and view.settings.shows("trie") and view.frame.same_as is None:
+        anchor = view.plan.trie_anchor(view.frame)
+        trie = AnchorLink(view.plan.index_docname, anchor, "where this compilation started")
+        links.append(["In the overview's stack trie: ", trie])
+    return [Lines(links)] if links else []
 
 
 def _stack_section(view: _Frame) -> Section | None:

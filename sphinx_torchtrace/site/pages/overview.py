@@ -83,8 +83,7 @@ class _Overview:
     def __post_init__(self) -> None:
         self.names = summary.FrameNames(self.plan.frames)
         self.configs = summary.compile_configs(self.plan.trace)
-        asked = set(self.settings.sections)
-        self.wanted = frozenset(summary.SECTION_KEYS if not asked or "all" in asked else asked)
+        self.wanted = frozenset(k for k in summary.SECTION_KEYS if self.settings.shows(k))
 
     @property
     def trace(self) -> Trace:
@@ -191,12 +190,10 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     directive on the user's own page (``titled=False``: no section of ours in their page;
     its links go to the overview)."""
     t = summary.triage(plan.trace)
-    asked = set(settings.sections)
-    wanted = set(summary.SECTION_KEYS) if not asked or "all" in asked else asked
     index = plan.index_docname
 
     def to(section: str, anchor: str, text: str) -> Inline:
-        return AnchorLink(index, anchor, text) if section in wanted else text
+        return AnchorLink(index, anchor, text) if settings.shows(section) else text
 
     def plural(n: int, noun: str, nouns: str | None = None) -> str:
         return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
@@ -428,8 +425,14 @@ def _trie(view: _Overview) -> list[Block]:
         ]
     )
     no_source = view.settings.no_source
+
+    def anchor(compile_: Compile) -> str | None:  # a frame page links its compile's entry
+        frame = view.plan.frame_for(compile_)
+        return view.plan.trie_anchor(frame) if frame and frame.same_as is None else None
+
     bodies = view.for_ranks(
-        view.trace.ranks, lambda r: stack_trie_blocks(r.stack_trie, view.link, no_source)
+        view.trace.ranks,
+        lambda r: stack_trie_blocks(r.stack_trie, view.link, no_source, anchor),
     )
     return [
         Section(["Where compilations start"], [intro, *bodies], anchor="where-compilations-start")
@@ -437,20 +440,27 @@ def _trie(view: _Overview) -> list[Block]:
 
 
 def stack_trie_blocks(
-    root: StackTrieNode, link: FrameLink, no_source: bool = False
+    root: StackTrieNode,
+    link: FrameLink,
+    no_source: bool = False,
+    anchor: Callable[[Compile], str | None] | None = None,
 ) -> list[Block]:
-    """The stack trie as nested bullet lists, folded in a dropdown when it is long."""
+    """The stack trie as nested bullet lists, folded in a dropdown when it is long;
+    ``anchor`` names the entry of each compile that frame pages link to."""
     lines = summary.trie_lines(root)
     if not lines:
         return [Paragraph(["No compilation logged its Python stack."])]
-    tree = trie_list(lines, link, no_source)
+    tree = trie_list(lines, link, no_source, anchor)
     if len(lines) > TRIE_FOLD_LINES:
         return [Dropdown([f"Stack trie ({len(lines)} frames)"], [tree])]
     return [tree]
 
 
 def trie_list(
-    lines: Sequence[summary.TrieLine], link: FrameLink, no_source: bool = False
+    lines: Sequence[summary.TrieLine],
+    link: FrameLink,
+    no_source: bool = False,
+    anchor: Callable[[Compile], str | None] | None = None,
 ) -> BulletList:
     """Trie lines (pre-order, with depths) as at most :data:`TRIE_MAX_NESTING` nested lists.
 
@@ -470,7 +480,8 @@ def trie_list(
             parent[-1].append(BulletList(items))
             open_lists.append(items)
         content = _trie_line(line, link, no_source, flattened=line.depth > level)
-        open_lists[level].append([Paragraph(content)])
+        anchors = [a for c in line.compiles if anchor and (a := anchor(c))]
+        open_lists[level].append([*map(Target, anchors), Paragraph(content)])
     return BulletList(top)
 
 
@@ -641,9 +652,7 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
     for g in groups:
         if g.category != "graph_break":
             continue
-        # a message torch cut before its first part is listed by what it said: never hidden
-        first = g.message.parts[0] if g.message.parts else graph_breaks.BreakPart(
-            g.message.headline)
+        first = g.message.first_part
         entry: list[Block] = []
         name = break_object_name(view.plan.label, first.key)
         if name not in view.declared:
