@@ -309,7 +309,8 @@ def test_gzip_log_caches_its_payloads(tmp_path: Path) -> None:
     assert build.calls == 1
     assert_same_model(second, first)
     plain = read_log(SMALL)
-    plain.path = second.path
+    assert plain.sha256 != second.sha256  # each names its own file's bytes
+    plain.path, plain.sha256 = second.path, second.sha256
     assert_same_model(second, plain)  # payload bytes included
     assert second.compiles[0].artifacts[0].payload is not None
     assert second.compiles[0].artifacts[0].payload.store.compressed

@@ -115,9 +115,15 @@ def test_a_log_without_a_rank_beside_rank_logs_is_reported(tmp_path: Path) -> No
     INPUTS / "multi_rank_schedule",
     SHARED / "tlparse-inputs" / "graph_exec_order_tests",
     DATA / "captured" / "multi_rank_gloo",
+    DATA / "corpus" / "ddp_4ranks",  # gzip rank logs
+    DATA / "corpus" / "ddp_4ranks_divergent",
 ])
 def test_bundled_rank_folders_are_one_run_each(folder: Path) -> None:
-    assert not [d for d in load_trace(folder).diagnostics if d.kind == "mixed_runs"]
+    """Every rank of the folder is read (plain or gzip logs), as one run."""
+    trace = load_trace(folder)
+    assert not [d for d in trace.diagnostics if d.kind == "mixed_runs"]
+    named = {p.name for p in folder.iterdir() if "_rank_" in p.name}
+    assert {Path(r.path).name for r in trace.ranks} == named
 
 
 MIXED_PAGE = """\

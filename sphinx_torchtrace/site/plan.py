@@ -99,6 +99,8 @@ class PageSettings:
     detail_toctree: bool = False  # graph and kernel pages in toctrees (LaTeX, singlehtml)
     #: PyTorch's graph-break registry (the installed torch's), for today's wording and hints.
     break_registry: BreakRegistry | None = None
+    #: The day these pages were made (``2026-11-26``, UTC), for the overview's "Report" row.
+    made_on: str = ""
 
     def shows(self, section: str) -> bool:
         """Whether the overview has this section (one of :data:`.summary.SECTION_KEYS`)."""

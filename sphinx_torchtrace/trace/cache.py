@@ -52,7 +52,7 @@ from typing import Any, Literal, Union
 
 from .compile_id import CompileId
 from .model import Compile, RankTrace, StackTrieNode
-from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore
+from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore, file_sha256
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,6 @@ CACHE_FORMAT = "sphinx-torchtrace/rank-cache"
 #: Gzip level of the caches of gzip logs: level 1 is nearly as small as 6, 3x faster to write.
 GZIP_LEVEL = 1
 
-_HASH_CHUNK = 1 << 20
 
 #: Fields that hold references to objects owned by a list elsewhere in the same model:
 #: (class, field) → table name.  They are written as indices into that table.
@@ -590,20 +589,6 @@ def loads(data: bytes) -> Any:
 # -- the cache -------------------------------------------------------------------
 
 
-def file_sha256(path: str | os.PathLike[str]) -> tuple[str, bool]:
-    """The sha256 of a file, streamed, and whether the file is gzip (read on the way)."""
-    digest = hashlib.sha256()
-    head = b""
-    with open(path, "rb", buffering=0) as f:
-        buf = bytearray(_HASH_CHUNK)
-        view = memoryview(buf)
-        while n := f.readinto(buf):
-            if not head:
-                head = bytes(view[:2])
-            digest.update(view[:n])
-    return digest.hexdigest(), head == b"\x1f\x8b"
-
-
 def cache_path(
     cache_dir: str | os.PathLike[str], sha256: str, *, compressed: bool = False, variant: str = ""
 ) -> Path:
@@ -659,8 +644,10 @@ def load_cached(
             logger.debug("ignoring the cache file %s: %s", target, e)
         else:
             _move(rank, display)
+            rank.sha256 = sha256
             return rank
     rank = build()
+    rank.sha256 = sha256
     try:
         after = os.stat(path)
     except OSError:

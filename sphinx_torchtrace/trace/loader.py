@@ -33,9 +33,9 @@ from pathlib import Path
 from .builder import RankBuilder
 from .diagnostics import Diagnostic, TraceReadError
 from .model import RankTrace, Trace
-from .reader import CHUNK_SIZE, DEFAULT_MAX_LOG_BYTES, LogReader, load_json
+from .reader import CHUNK_SIZE, DEFAULT_MAX_LOG_BYTES, LogReader, file_sha256, load_json
 
-RANK_LOG = re.compile(r"^dedicated_log_torch_trace_rank_(\d+)(?:_[^/]*)?\.log$")
+RANK_LOG = re.compile(r"^dedicated_log_torch_trace_rank_(\d+)(?:_[^/]*)?\.log(?:\.gz)?$")
 TRACE_LOG = re.compile(r"^dedicated_log_torch_trace_.*\.log(?:\.gz)?$")
 # One line only: a record that does not end as expected costs its own line.  The string's
 # two alternatives start with different characters, so the match is linear.
@@ -358,9 +358,15 @@ def read_log(
         reader = LogReader(log, display_path=display, max_bytes=max_bytes)
         return RankBuilder(reader, strings).build()
 
-    if cache_dir is None:
-        return build()
     from .cache import load_cached, strings_variant
+
+    if cache_dir is None:
+        rank = build()
+        try:
+            rank.sha256 = file_sha256(log)[0]  # another read of the file: ~1 GB/s
+        except OSError:
+            pass
+        return rank
 
     # A model read with another cap may be cut elsewhere: cached apart.
     cap = "" if max_bytes == DEFAULT_MAX_LOG_BYTES else f"m{max_bytes}"

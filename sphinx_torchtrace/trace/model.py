@@ -290,6 +290,9 @@ class RankTrace:
     #: What the rank was read from: ``trace`` (TORCH_TRACE) or ``torch_logs`` (a text log,
     #: no metrics: statuses come from what the text says, see ``trace.text_log``).
     source: str = "trace"
+    #: The sha256 of the log file, so a published report can be traced to its run ("" when
+    #: the file could not be read again).
+    sha256: str = ""
 
     @property
     def problem_counts(self) -> Counter[str]:

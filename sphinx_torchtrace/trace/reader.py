@@ -756,3 +756,17 @@ def _size(n: int) -> str:
     if n >= 1 << 20:
         return f"{n / (1 << 20):.1f} MiB"
     return f"{n} bytes"
+
+
+def file_sha256(path: str | os.PathLike[str]) -> tuple[str, bool]:
+    """The sha256 of a file, streamed, and whether the file is gzip (read on the way)."""
+    digest = hashlib.sha256()
+    head = b""
+    with open(path, "rb", buffering=0) as f:
+        buf = bytearray(1 << 20)
+        view = memoryview(buf)
+        while n := f.readinto(buf):
+            if not head:
+                head = bytes(view[:2])
+            digest.update(view[:n])
+    return digest.hexdigest(), head == b"\x1f\x8b"

@@ -104,6 +104,13 @@ def torch_version(rank: RankTrace) -> str | None:
     return None
 
 
+def torch_commit(rank: RankTrace) -> str | None:
+    """The git commit PyTorch was built from, when the log's version record says."""
+    info = rank.torch_version if isinstance(rank.torch_version, dict) else {}
+    commit = info.get("commit") or info.get("git_version")
+    return str(commit) if commit else None
+
+
 @dataclass(frozen=True)
 class CaptureSpan:
     """When a log was written: torch logs month, day and time, never the year."""

@@ -21,6 +21,7 @@ expressions, lines and messages are bounded, and nothing here raises on content.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -31,7 +32,7 @@ from .compile_id import UNKNOWN, CompileId
 from .diagnostics import Diagnostic, TraceReadError, quote
 from .kernels import split_output_code
 from .model import Artifact, Compile, Failure, RankTrace, Trace
-from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore
+from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore, file_sha256
 from .status import text_status
 
 #: ``RankTrace.source`` of a rank read from a text log.
@@ -169,12 +170,20 @@ def load_text_log(
     except OSError as e:
         raise TraceReadError(display, e.strerror or str(e)) from e
     diagnostics: list[Diagnostic] = []
-    if len(data) > max_bytes:
+    whole = len(data) <= max_bytes
+    if not whole:
         data = data[:max_bytes]
         diagnostics.append(
             Diagnostic("limit", f"the text log is larger than {max_bytes} bytes: cut", display)
         )
-    return parse_text_log(data, display, diagnostics)
+    trace = parse_text_log(data, display, diagnostics)
+    try:
+        sha256 = hashlib.sha256(data).hexdigest() if whole else file_sha256(path)[0]
+    except OSError:
+        sha256 = ""
+    for rank in trace.ranks:
+        rank.sha256 = sha256
+    return trace
 
 
 def parse_text_log(data: bytes, display: str, diagnostics: list[Diagnostic] | None = None) -> Trace:

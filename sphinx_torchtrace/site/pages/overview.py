@@ -17,6 +17,7 @@ from typing import Any
 from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, graph_breaks, summary
 from ...trace.break_registry import BreakRegistry
 from ...trace.timings import MAX_SECONDS, plausible
+from ...version import __version__
 from ..artifacts import size_text
 from ..blocks import (
     Admonition,
@@ -30,6 +31,7 @@ from ..blocks import (
     Dropdown,
     Emphasis,
     Inline,
+    Inlines,
     Lines,
     Link,
     ObjectLink,
@@ -44,6 +46,7 @@ from ..blocks import (
     TabSet,
     Target,
     Toctree,
+    capped_table,
     item,
     joined,
     linked,
@@ -280,12 +283,13 @@ def _introduction() -> Paragraph:
 def _header(view: _Overview) -> list[Block]:
     """The facts of the trace; no heading, as the page title is its heading."""
     rows: list[Row] = [
-        [["PyTorch"], [_torch_versions(view.trace)]],
+        [["PyTorch"], _torch_versions(view.trace)],
         [["Ranks"], _ranks_fact(view)],
         [["Captured"], [_capture_fact(view.trace)]],
         [["Log"], _log_fact(view.trace)],
         [["Compilations"], [_compilations_fact(summary.triage(view.trace))]],
         [["Settings"], _settings_fact(view.configs)],
+        [["Report"], _report_fact(view.settings)],
     ]
     blocks: list[Block] = [
         Target("header"),
@@ -304,18 +308,42 @@ def _header(view: _Overview) -> list[Block]:
                 ]
             )
         )
+    if view.multi:
+        blocks.append(_rank_files(view.trace))
     if view.configs:
         blocks.append(_configuration(view.configs))
     return blocks
 
 
-def _torch_versions(trace: Trace) -> str:
-    versions: list[str] = []
+def _rank_files(trace: Trace) -> Dropdown:
+    """Each rank's log with its size and sha256: what a published report was made from."""
+    rows: list[list[Inlines]] = [
+        [[str(summary.rank_number(trace, r))], [Code(r.path)], [size_text(r.size)],
+         [Code(r.sha256)] if r.sha256 else ["not read"]]
+        for r in trace.ranks
+    ]
+    table = capped_table(["Rank", "File", "Size", "sha256"], rows, where="the trace folder")
+    return Dropdown([f"The {len(trace.ranks)} log files"], table)
+
+
+def _torch_versions(trace: Trace) -> list[Inline]:
+    """Each PyTorch build the ranks ran, with its commit when the log names it."""
+    builds: list[tuple[str, str | None]] = []
     for rank in trace.ranks:
-        version = summary.torch_version(rank) or "not logged"
-        if version not in versions:
-            versions.append(version)
-    return ", ".join(versions)
+        build = (summary.torch_version(rank) or "not logged", summary.torch_commit(rank))
+        if build not in builds:
+            builds.append(build)
+    return joined(
+        [[version, " (commit ", Code(commit), ")"] if commit else [version]
+         for version, commit in builds],
+        "; ",
+    )
+
+
+def _report_fact(settings: PageSettings) -> list[Inline]:
+    """What made these pages, so a published report can be traced to its tools and day."""
+    made = f", {settings.made_on} (UTC)" if settings.made_on else ""
+    return [f"made by sphinx-torchtrace {__version__}{made}"]
 
 
 def _ranks_fact(view: _Overview) -> list[Inline]:
@@ -342,9 +370,12 @@ def _capture_fact(trace: Trace) -> str:
 def _log_fact(trace: Trace) -> list[Inline]:
     if trace.is_multi_rank:
         total = sum(r.size for r in trace.ranks)
-        return [f"{len(trace.ranks)} files, {size_text(total)} in all"]
+        return [f"{len(trace.ranks)} files, {size_text(total)} in all (listed below)"]
     rank = trace.ranks[0]
-    return [Code(rank.path), f" ({size_text(rank.size)})"]
+    fact: list[Inline] = [Code(rank.path), f" ({size_text(rank.size)})"]
+    if rank.sha256:
+        fact += [", sha256 ", Code(rank.sha256)]
+    return fact
 
 
 def _compilations_fact(t: summary.Triage) -> str:

@@ -14,6 +14,7 @@ import os
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -175,3 +176,16 @@ def resolve_logs_safely(
         return resolve_logs(path, latest=latest, ranks=list(ranks) if ranks else None)
     except (OSError, TraceReadError):
         return []
+
+
+def build_date() -> str:
+    """Today in UTC (``2026-11-26``), or the day ``SOURCE_DATE_EPOCH`` names, as Sphinx
+    does for reproducible builds. Pages only say it when they are read again."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = datetime.now(tz=timezone.utc)
+    if epoch:
+        try:
+            when = datetime.fromtimestamp(float(epoch), tz=timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            pass  # not a number of seconds: today
+    return when.strftime("%Y-%m-%d")

@@ -47,7 +47,7 @@ from ..provenance import provenance_nodes
 from ..scan import TraceRequest, resolve_argument
 from ..targets import object_target
 from ..warnings import logger, warn
-from .base import Context, missing_input, page_section, resolve_logs_safely
+from .base import Context, build_date, missing_input, page_section, resolve_logs_safely
 from .text_logs import load_input
 
 DIRECTIVE = "torchtrace"
@@ -166,6 +166,7 @@ class TraceKind:
             sidebar_limit=None if context.detail_toctree else config.sidebar_frames,
             detail_toctree=context.detail_toctree,
             break_registry=installed_registry() if config.graph_break_registry else None,
+            made_on=build_date(),
         )
         generated = GeneratedTrace(
             request,
