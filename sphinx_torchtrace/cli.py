@@ -1,7 +1,8 @@
 """The ``sphinx-torchtrace`` command: compare two runs in CI, print triage numbers, build a site.
 
 ``diff`` and ``summary`` need no docs project and import nothing of Sphinx; ``build`` makes a
-throwaway Sphinx project around the logs and runs Sphinx in-process.  Exit codes: 0 fine,
+Sphinx project around the logs (in the user's cache folder) and runs Sphinx in-process;
+``serve`` previews its output on 127.0.0.1.  Exit codes: 0 fine,
 1 a regression of a listed kind (``diff``), 2 unreadable input or a failed build.  Every
 error is one line on stderr, never a traceback: this runs in CI logs people skim.
 """
@@ -114,7 +115,23 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--latest", action="store_true", help="in a directory, read only its newest log"
     )
+    build.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="no progress lines on stderr (warnings and errors are still printed)",
+    )
     build.set_defaults(run=_build)
+
+    serve = commands.add_parser(
+        "serve",
+        help="preview a built report on 127.0.0.1",
+        description="Serve a folder (what build wrote) on http://127.0.0.1:PORT/ until "
+        "interrupted; only this machine can reach it.",
+    )
+    serve.add_argument("folder", metavar="OUT", help="the folder build wrote")
+    serve.add_argument(
+        "-p", "--port", type=int, default=8000, help="the port (default 8000; 0: any free one)"
+    )
+    serve.set_defaults(run=_serve)
     return parser
 
 
@@ -211,8 +228,29 @@ def _build(args: argparse.Namespace) -> int:
     except ImportError:
         raise InputError("build needs Sphinx: pip install sphinx") from None
     try:
-        index = build_site([Path(p) for p in args.paths], Path(args.output), latest=args.latest)
+        index = build_site(
+            [Path(p) for p in args.paths], Path(args.output), latest=args.latest, quiet=args.quiet
+        )
     except StandaloneBuildError as e:
         raise InputError(str(e)) from None
     _say(str(index))
+    return 0
+
+
+# -- serve ----------------------------------------------------------------------------------
+
+
+def _serve(args: argparse.Namespace) -> int:
+    folder = Path(args.folder)
+    if not (folder / "index.html").is_file():
+        raise InputError(f"{args.folder}: no index.html (build the report first)")
+    from .sphinxext.standalone import serve
+
+    def ready(line: str) -> None:
+        print(line, flush=True)
+
+    try:
+        serve(folder, args.port, ready=ready)
+    except OSError as e:
+        raise InputError(f"cannot serve on 127.0.0.1:{args.port}: {e.strerror or e}") from None
     return 0

@@ -30,6 +30,13 @@ SIMPLE_LOG = SHARED / "simple" / "dedicated_log_torch_trace_5aek85xk.log"
 TEXT_SUFFIXES = (".rst", ".md", ".py", ".txt")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``sphinx-torchtrace build`` keeps its projects in ``$XDG_CACHE_HOME``: the tests'
+    builds (and the commands they run) use a folder of their own, never the user's."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache-home"))
+
+
 @pytest.fixture(scope="session")
 def rootdir() -> Path:
     """Where ``@pytest.mark.sphinx(testroot=...)`` finds its roots."""

@@ -7,8 +7,12 @@ Exit codes are the contract a CI job relies on: 0 no regression, 1 a listed regr
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -18,10 +22,13 @@ from .conftest import DATA, SIMPLE_LOG
 PAIRS = DATA / "captured" / "pairs"
 
 
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
         capture_output=True, text=True, timeout=300, cwd=cwd,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -127,6 +134,59 @@ def test_build_a_standalone_site(tmp_path: Path) -> None:
     assert (out / "run-5aek85xk.html").is_file()  # a page per trace, named after its log
     assert list((out / "torchtrace").rglob("*.html")), "the trace's pages were built"
     assert "Traceback" not in result.stderr
+
+
+def test_build_says_what_it_reads_and_where_warnings_are(tmp_path: Path) -> None:
+    """On stderr: which log each path stood for (a folder of two logs: the one used, and
+    why), a line per stage, and warnings at the user's file and line, not the project's
+    links; stdout: the index alone. The output folder holds the site, no doctree cache; a
+    second build of the same logs reads no page again."""
+    folder = tmp_path / "two"
+    folder.mkdir()
+    older = folder / "dedicated_log_torch_trace_a.log"
+    older.write_text(SIMPLE_LOG.read_text("utf-8"), encoding="utf-8")
+    text = SIMPLE_LOG.read_text("utf-8").splitlines(keepends=True)
+    broken = tmp_path / "broken.log"
+    broken.write_text("".join(text[:40]) + "V1121 11:50:48.850000 1 x.py:1] {not json\n"
+                      + "".join(text[40:]), encoding="utf-8")
+    shutil.copy(SIMPLE_LOG, folder / "dedicated_log_torch_trace_b.log")
+    out = tmp_path / "out"
+    result = run("build", "two", "broken.log", "-o", out, cwd=tmp_path, env={"NO_COLOR": "1"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [str(out / "index.html")]
+    err = result.stderr
+    assert "folder two: using dedicated_log_torch_trace_" in err and "(newest of 2 logs" in err
+    assert "log broken.log (" in err
+    assert re.search(r"^broken\.log:41: WARNING: .*\[torchtrace\.json\]$", err, re.M), err
+    assert "traces/t" not in err and "torchtrace-src" not in err and "projects" not in err
+    assert re.search(r"^built in [\d.]+ s$", err, re.M)
+    assert "\x1b[" not in err
+    assert not (out / ".doctrees").exists()
+    again = run("build", "two", "broken.log", "-o", out, "-q", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "built in" not in again.stderr and "log broken.log" not in again.stderr  # quiet
+    assert "broken.log:41: WARNING" in again.stderr  # warnings are not progress
+
+
+def test_serve_previews_a_report_on_localhost(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run("build", SIMPLE_LOG, "-o", out, "-q").returncode == 0
+    server = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_torchtrace", "serve", str(out), "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        with urllib.request.urlopen(url.group() + "index.html", timeout=30) as response:
+            assert b"Compile report" in response.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    missing = run("serve", tmp_path / "nothing")
+    assert missing.returncode == 2 and "no index.html" in missing.stderr
 
 
 def test_version() -> None:

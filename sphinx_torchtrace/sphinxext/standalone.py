@@ -1,26 +1,43 @@
-"""A throwaway Sphinx project around some traces: ``sphinx-torchtrace build``.
+"""A Sphinx project around some traces: ``sphinx-torchtrace build``.
 
 For someone who just wants to look, as with ``tlparse LOG``: one page per
-trace in a temporary source folder (the logs linked, never copied), an
-embedded configuration (furo when installed, else Sphinx's default theme),
-Sphinx run in-process.  Page names are computed (``[a-z0-9-]``), so a log's
-file name never reaches the generated rST.
+trace, an embedded configuration (furo when installed, else Sphinx's default
+theme), Sphinx run in-process.  Page names are computed (``[a-z0-9-]``), so a
+log's file name never reaches the generated rST.
+
+The project (sources, doctrees and the extension's model cache) lives in the
+user's cache folder, one per output folder, never in the output: building the
+same logs again reads nothing again.  What the terminal or CI log gets: a
+progress line per stage on stderr (``quiet`` silences them), which log each
+path stood for, warnings naming the user's paths (not the project's links),
+colour only on a terminal (``NO_COLOR`` honoured); stdout gets the index path.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import io
+import os
 import re
 import sys
-import tempfile
+import time
+import typing
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import IO, Any
 
 from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
 from sphinx.util.console import color_terminal, nocolor
 
+from ..site.artifacts import size_text
+from ..site.characters import console_text
+from ..trace import TraceReadError
+from ..trace.loader import choose_logs
+
 _CONF = """\
-# Written by `sphinx-torchtrace build`: a throwaway project around the linked traces.
+# Written by `sphinx-torchtrace build`: a project around the linked traces.
 extensions = ["sphinx_torchtrace"]
 project = "Compile report"
 master_doc = "index"
@@ -34,56 +51,143 @@ class StandaloneBuildError(Exception):
     """The build failed; the message is one line for the command's stderr."""
 
 
-def build_site(paths: list[Path], out: Path, *, latest: bool = False) -> Path:
+def cache_home() -> Path:
+    """Where the projects of ``build`` live: ``$XDG_CACHE_HOME/sphinx-torchtrace``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "sphinx-torchtrace"
+
+
+def build_site(
+    paths: Sequence[Path], out: Path, *, latest: bool = False, quiet: bool = False
+) -> Path:
     """Build a report site of ``paths`` into ``out``; the path of its ``index.html``."""
     out = out.resolve()
-    with tempfile.TemporaryDirectory(prefix="torchtrace-src-") as tmp:
-        src = Path(tmp)
-        (src / "conf.py").write_text(_CONF.format(theme=_theme()), encoding="utf-8")
-        _write_pages(src, paths, latest)
-        if not (sys.stderr.isatty() and color_terminal()):
-            nocolor()  # colour codes only on a terminal, never in a file or a CI log
-        try:
-            app = Sphinx(
-                str(src),
-                str(src),
-                str(out),
-                str(out / ".doctrees"),
-                "html",
-                status=None,
-                warning=sys.stderr,
-                freshenv=True,
-                verbosity=0,
-            )
-            app.build()
-        except SphinxError as e:
-            raise StandaloneBuildError(f"build failed: {e}") from None
-        if app.statuscode:
-            raise StandaloneBuildError("build failed (see the messages above)")
+    say: Callable[[str], None] = (lambda _line: None) if quiet else _progress
+    project = cache_home() / "projects" / hashlib.sha256(os.fsencode(out)).hexdigest()[:16]
+    src = project / "src"
+    pages = _write_project(src, paths, latest, say)
+    if os.environ.get("NO_COLOR") or not (sys.stderr.isatty() and color_terminal()):
+        nocolor()  # colour codes only on a terminal, never in a file or a CI log
+    warnings = _UserPaths(sys.stderr, src, pages)
+    started = time.monotonic()
+    try:
+        app = Sphinx(
+            str(src),
+            str(src),
+            str(out),
+            str(project / "doctrees"),
+            "html",
+            status=None,
+            warning=typing.cast(IO[str], warnings),  # a text stream, as Sphinx needs
+            freshenv=False,
+            verbosity=0,
+        )
+        _connect_progress(app, say, started)
+        app.build()
+    except SphinxError as e:
+        raise StandaloneBuildError(f"build failed: {e}") from None
+    finally:
+        warnings.flush()
+    if app.statuscode:
+        raise StandaloneBuildError("build failed (see the messages above)")
     return out / "index.html"
 
 
-def _write_pages(src: Path, paths: list[Path], latest: bool) -> None:
-    """``index.rst`` and one page per trace, each naming a link to its log."""
+def serve(folder: Path, port: int = 8000, *, ready: Callable[[str], None] = print) -> None:
+    """Serve a built site on 127.0.0.1 until interrupted (a preview, never a server for
+    others: nothing but this machine can reach it)."""
+    import functools
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's
+            # a request line is whatever a client sent: escaped, and on a line of our own
+            sys.stderr.write(console_text(f"served: {format % args}") + "\n")
+
+    handler = functools.partial(Handler, directory=os.fspath(folder))
+    with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        ready(f"serving {console_text(os.fspath(folder))} at "
+              f"http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
+        server.serve_forever()
+
+
+# -- the project ----------------------------------------------------------------------------
+
+
+def _write_project(
+    src: Path, paths: Sequence[Path], latest: bool, say: Callable[[str], None]
+) -> dict[str, str]:
+    """``conf.py``, ``index.rst`` and one page per trace, each naming a link to its log
+    (written only when they change, so a second build of the same logs reads nothing);
+    returns each project path a warning may name → the user's path it stands for."""
     traces = src / "traces"
-    traces.mkdir()
+    traces.mkdir(parents=True, exist_ok=True)
+    _write(src / "conf.py", _CONF.format(theme=_theme()))
     taken: set[str] = set()
-    pages = []
+    pages: list[str] = []
+    user: dict[str, str] = {}
     for i, path in enumerate(paths):
         name = _slug(path, taken)
-        (traces / f"t{i}").symlink_to(path.resolve())
+        link = traces / f"t{i}"
+        target = path.resolve()
+        if not link.is_symlink() or Path(os.readlink(link)) != target:
+            link.unlink(missing_ok=True)
+            link.symlink_to(target)
+        _say_logs(path, latest, say)
         option = "   :latest:\n" if latest else ""
         title = f"Trace {name}"
         directive = f".. torchtrace:: traces/t{i}\n   :name: {name}\n{option}"
-        (src / f"{name}.rst").write_text(
-            f"{title}\n{'=' * len(title)}\n\n{directive}", encoding="utf-8"
-        )
+        _write(src / f"{name}.rst", f"{title}\n{'=' * len(title)}\n\n{directive}")
         pages.append(name)
+        shown = os.fspath(path)
+        user[os.fspath(src / f"{name}.rst")] = shown
+        user[os.fspath(link)] = shown
+        user[f"traces/t{i}"] = shown
+    for stale in traces.iterdir():  # links of an earlier build with more paths
+        if stale.name not in {f"t{i}" for i in range(len(paths))}:
+            stale.unlink()
+    for stale in src.glob("*.rst"):
+        if stale.stem not in pages and stale.name != "index.rst":
+            stale.unlink()
     toctree = "".join(f"   {p}\n" for p in pages)
-    (src / "index.rst").write_text(
-        f"Compile report\n==============\n\n.. toctree::\n   :maxdepth: 1\n\n{toctree}",
-        encoding="utf-8",
-    )
+    _write(src / "index.rst",
+           f"Compile report\n==============\n\n.. toctree::\n   :maxdepth: 1\n\n{toctree}")
+    return user
+
+
+#: Logs of a folder the progress output names one by one; past this, a count.
+LOGS_NAMED = 8
+
+
+def _say_logs(path: Path, latest: bool, say: Callable[[str], None]) -> None:
+    """Which log(s) a path stands for, and their sizes: always said, never guessed at."""
+    try:
+        choice = choose_logs(path, latest=latest)
+    except (TraceReadError, OSError):
+        return  # the build says why, at the page
+    sizes = []
+    for log in choice.logs:
+        try:
+            sizes.append(log.stat().st_size)
+        except OSError:
+            sizes.append(0)
+    if path.is_dir():
+        say(f"folder {os.fspath(path)}: {choice.describe()}, {size_text(sum(sizes))}")
+        for log, size in list(zip(choice.logs, sizes, strict=True))[:LOGS_NAMED]:
+            say(f"  log {os.fspath(log)} ({size_text(size)})")
+        if len(choice.logs) > LOGS_NAMED:
+            say(f"  and {len(choice.logs) - LOGS_NAMED} more logs")
+    else:
+        say(f"log {os.fspath(path)} ({size_text(sizes[0])})")
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        pass
+    path.write_text(text, encoding="utf-8")
 
 
 def _slug(path: Path, taken: set[str]) -> str:
@@ -93,7 +197,7 @@ def _slug(path: Path, taken: set[str]) -> str:
     name = re.sub(r"[^a-z0-9]+", "-", stem).strip("-")[:40].strip("-")
     name = name if name and name[0].isalpha() else f"run-{name}".rstrip("-")
     base, n = name, 2
-    while name in taken:
+    while name in taken or name == "index":
         name, n = f"{base}-{n}", n + 1
     taken.add(name)
     return name
@@ -101,3 +205,69 @@ def _slug(path: Path, taken: set[str]) -> str:
 
 def _theme() -> str:
     return "furo" if importlib.util.find_spec("furo") is not None else "alabaster"
+
+
+# -- what the terminal gets -----------------------------------------------------------------
+
+
+def _progress(line: str) -> None:
+    sys.stderr.write(console_text(line) + "\n")
+    sys.stderr.flush()
+
+
+def _connect_progress(app: Sphinx, say: Callable[[str], None], started: float) -> None:
+    """One line per stage: the logs read, the pages read, the pages written."""
+    marks = {"read": started}
+
+    def before_read(_app: Sphinx, _env: object, docnames: list[str]) -> None:
+        say(f"logs read in {time.monotonic() - started:.1f} s; "
+            f"reading {len(docnames)} changed page(s)")
+        marks["read"] = time.monotonic()
+
+    def before_write(_app: Sphinx, _env: object) -> list[str]:
+        say(f"pages read in {time.monotonic() - marks['read']:.1f} s; writing HTML")
+        return []
+
+    def finished(_app: Sphinx, error: BaseException | None) -> None:
+        if error is None:
+            say(f"built in {time.monotonic() - started:.1f} s")
+
+    app.connect("env-before-read-docs", before_read)
+    app.connect("env-updated", before_write)
+    app.connect("build-finished", finished)
+
+
+class _UserPaths(io.TextIOBase):
+    """The warning stream, with the project's paths (page sources, links to the logs)
+    written as the paths the user gave: a warning names a file they know."""
+
+    def __init__(self, stream: IO[str], src: Path, paths: dict[str, str]) -> None:
+        self._stream = stream
+        self._buffer = ""
+        # longest first: an absolute path before the relative one it ends with
+        names = sorted(paths, key=len, reverse=True)
+        alternatives = "|".join(re.escape(n) for n in names)
+        self._pattern = re.compile(f"(?:{alternatives})(?![0-9])") if names else None
+        self._paths = {n: console_text(p) for n, p in paths.items()}
+        self._src = os.fspath(src) + os.sep
+
+    def write(self, text: str) -> int:
+        self._buffer += text
+        *lines, self._buffer = self._buffer.split("\n")
+        for line in lines:
+            self._stream.write(self._rewrite(line) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self._buffer:
+            self._stream.write(self._rewrite(self._buffer) + "\n")
+            self._buffer = ""
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def _rewrite(self, line: str) -> str:
+        if self._pattern is not None:
+            line = self._pattern.sub(lambda m: self._paths[m.group()], line)
+        return line.replace(self._src, "")
