@@ -3,6 +3,7 @@ asset.  (PDF through latexmk is ``test_latex_pdf.py``.)"""
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 
@@ -42,3 +43,16 @@ def test_assets_leave_the_users_config_alone(make_site: SiteMaker) -> None:
         assert (static / name).read_bytes() == (STATIC / name).read_bytes()
     page = (Path(app.outdir) / "index.html").read_text(encoding="utf-8")
     assert "_static/sphinx-torchtrace.css?v=" in page  # checksummed like any asset
+
+
+def test_linkcheck_with_W_sees_every_external_link(make_site: SiteMaker) -> None:
+    """The pages' external links are real references linkcheck checks (here, offline,
+    ignored by pattern: the build must pass with -W and list them)."""
+    app = make_site("simple", "linkcheck", warningiserror=True,
+                    confoverrides={"linkcheck_ignore": [r"https?://"]})
+    assert app.statuscode == 0 and warnings_of(app) == ""
+    rows = [json.loads(line) for line in
+            (Path(app.outdir) / "output.json").read_text("utf-8").splitlines()]
+    assert {"status": "ignored", "uri": "https://ui.perfetto.dev"}.items() <= next(
+        r for r in rows if r["uri"] == "https://ui.perfetto.dev").items()
+    assert not [r for r in rows if r["status"] == "broken"]

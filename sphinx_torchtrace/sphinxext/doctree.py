@@ -37,7 +37,7 @@ OUTPUT_MARK = "torchtrace_output"
 
 
 def mark_output(out: list[nodes.Node]) -> list[nodes.Node]:
-    """Mark a directive's nodes for the publish check."""
+    """Mark a directive's nodes for the publish check (and for :mod:`.translations`)."""
     for node in out:
         if isinstance(node, nodes.Element):
             node[OUTPUT_MARK] = True

@@ -31,6 +31,7 @@ from .patches.stem_cache import setup_stem_cache
 from .patches.straight_quotes import setup_straight_quotes
 from .provenance import setup_provenance
 from .publish_check import setup_publish_check
+from .translations import install_translations, keep_out_of_catalogs, reset_translations
 from .warnings_table import WarningsTable
 
 
@@ -67,10 +68,13 @@ def setup_extension(app: Sphinx) -> None:
     setup_publish_check(app)
     setup_input_guard(app)
     setup_break_index(app)
+    app.connect("builder-inited", install_translations)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", add_assets)
     app.connect("config-inited", _exclude_side_files)
     app.connect("build-finished", forget_built)
+    app.connect("build-finished", reset_translations)
+    app.connect("doctree-resolved", keep_out_of_catalogs)
     app.connect("env-get-outdated", changed_inputs)
 
 

@@ -10,6 +10,7 @@ from ...trace import Compile, RankTrace
 from ...trace import cudagraphs as cg
 from ..blocks import Block, Code, Inline, Inlines, ObjectLink, Paragraph, Section, Table
 from ..plan import TracePlan
+from ..words import _
 
 #: Characters of a reason shown in a cell.
 REASON_LIMIT = 300
@@ -31,7 +32,7 @@ def text_log_section(rank: RankTrace) -> Section | None:
     """On a frame page of a text log: what its status and figures can and cannot say."""
     if rank.source != "torch_logs":
         return None
-    return Section(["Text log"], [Paragraph([TEXT_LOG_TEXT])], anchor="text-log")
+    return Section([_("Text log")], [Paragraph([TEXT_LOG_TEXT])], anchor="text-log")
 
 
 def cudagraphs_section(c: Compile) -> Section | None:
@@ -60,8 +61,8 @@ def cudagraphs_section(c: Compile) -> Section | None:
             [[str(e.line)], [e.kind], [Code(_cut(e.function or "—"))], [_cut(e.reason or "")]]
             for e in events[:200]
         ]
-        blocks.append(Table(["Line", "Event", "Function", "Detail"], rows))
-    return Section(["CUDA graphs"], blocks, anchor="cuda-graphs")
+        blocks.append(Table([_("Line"), _("Event"), _("Function"), _("Detail")], rows))
+    return Section([_("CUDA graphs")], blocks, anchor="cuda-graphs")
 
 
 def cudagraphs_overview_blocks(plan: TracePlan) -> list[Block]:
@@ -100,7 +101,7 @@ def cudagraphs_overview_blocks(plan: TracePlan) -> list[Block]:
             "a TORCH_TRACE log records none."
         ]
     )
-    return [Section(["CUDA graphs"], [intro, Table(header, rows)], anchor="cuda-graphs")]
+    return [Section([_("CUDA graphs")], [intro, Table(header, rows)], anchor="cuda-graphs")]
 
 
 def _cut(text: str) -> str:

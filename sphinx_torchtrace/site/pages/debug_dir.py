@@ -46,6 +46,7 @@ from ..plan import (
     SdscPlan,
 )
 from ..source import maybe_strip
+from ..words import _
 from .kernel import KINDS
 
 SEPARATOR = " · "
@@ -91,12 +92,12 @@ def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
             capped_joined([[ObjectLink("frame", f)] for f in g.frames]) if g.frames else ["—"],
         ])
     if rows:
-        blocks.append(Section(["Graph folders"], capped_table(
+        blocks.append(Section([_("Graph folders")], capped_table(
             ["graph folder", "run", "kind", "kernels", "sdsc", "frame of the trace log"], rows,
             where="the folder",
         ), anchor="graph-folders"))
     if plan.logs:
-        blocks.append(Section(["Debug logs"], [BulletList([
+        blocks.append(Section([_("Debug logs")], [BulletList([
             item(PageLink(log.docname, log.title), f" ({log.file.size} bytes)")
             for log in plan.logs
         ])], anchor="debug-logs"))
@@ -106,7 +107,7 @@ def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
     unknown = list(debug.unknown) + [f"{r.name}/{u}" for r in debug.runs for u in r.unknown]
     unknown += [f"{g.graph.relpath}/{u}" for g in plan.graphs for u in g.graph.unknown]
     if unknown:
-        blocks.append(Section(["Files not read"], [
+        blocks.append(Section([_("Files not read")], [
             Paragraph(["Files and folders TORCH_COMPILE_DEBUG does not write:"]),
             BulletList([item(Code(u)) for u in unknown[:200]]),
         ], anchor="unknown-files"))
@@ -165,7 +166,7 @@ def debug_graph_page(plan: DebugDirPlan, g: DebugGraphPlan, settings: PageSettin
     blocks.append(_passes_section(g, settings))
     runnable = g.raw.get("fx_graph_runnable.py")
     if runnable is not None:
-        blocks.append(Section(["Runnable repro"], [Paragraph([
+        blocks.append(Section([_("Runnable repro")], [Paragraph([
             Download(runnable, "Download fx_graph_runnable.py"),
             ": a self-contained script that builds the graph's inputs and reruns it.",
         ])], anchor="repro"))
@@ -179,7 +180,7 @@ def debug_graph_page(plan: DebugDirPlan, g: DebugGraphPlan, settings: PageSettin
     if provenance is not None:
         blocks.append(provenance)
     if g.sdsc:
-        blocks.append(Section(["Kernel specs (sdsc)"], capped_table(
+        blocks.append(Section([_("Kernel specs (sdsc)")], capped_table(
             ["sdsc", "op", "ATen op", "cores", "kernel of the same index"],
             [[[PageLink(s.docname, f"sdsc_{s.spec.index}")], [s.spec.op], [s.spec.aten_op],
               [str(s.spec.cores) if s.spec.cores is not None else "—"],
@@ -215,7 +216,7 @@ def _passes_section(g: DebugGraphPlan, settings: PageSettings) -> Section:
             diff = "\n".join(difflib.unified_diff(a, b, "fx_graph_readable.py",
                                                   "fx_graph_transformed.py", lineterm=""))
             blocks.append(CodeBlock(maybe_strip(diff, settings.no_source), "diff"))
-    return Section(["What the passes changed"], blocks, anchor="passes")
+    return Section([_("What the passes changed")], blocks, anchor="passes")
 
 
 def _fusion_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None:
@@ -224,8 +225,7 @@ def _fusion_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None
         return None
     buffers_before = sum(len(n.buffers) for n in fusion.before)
     buffers_after = sum(len(n.buffers) for n in fusion.after)
-    blocks: list[Block] = [Table(
-        ["", "before fusion", "after fusion"],
+    blocks: list[Block] = [Table(["", _("before fusion"), _("after fusion")],
         [[["scheduler nodes"], [str(len(fusion.before))], [str(len(fusion.after))]],
          [["buffers"], [str(buffers_before)], [str(buffers_after)]]],
     )]
@@ -248,7 +248,7 @@ def _fusion_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None
         if f is not None:
             blocks.append(Section([title], _file_blocks(g, f, "text", settings),
                                   anchor=name.replace("_", "-").replace(".", "-")))
-    return Section(["Loop-level IR and fusion"], blocks, anchor="fusion")
+    return Section([_("Loop-level IR and fusion")], blocks, anchor="fusion")
 
 
 def _code_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None:
@@ -267,7 +267,7 @@ def _code_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None:
         blocks.extend(capped_table(["kernel", "kind", "graph nodes", "sdsc"], rows,
                                    where="output_code.py"))
     blocks.extend(_file_blocks(g, f, "python", settings))
-    return Section(["Generated code"], blocks, anchor="output-code")
+    return Section([_("Generated code")], blocks, anchor="output-code")
 
 
 def _provenance_section(g: DebugGraphPlan) -> Section | None:
@@ -291,7 +291,7 @@ def _provenance_section(g: DebugGraphPlan) -> Section | None:
     ])]
     blocks.extend(capped_table(["kernel (call)", "post-grad nodes", "pre-grad nodes"], rows,
                                where="the mapping file"))
-    return Section(["Provenance"], blocks, anchor="provenance")
+    return Section([_("Provenance")], blocks, anchor="provenance")
 
 
 def debug_kernel_page(
@@ -317,7 +317,7 @@ def debug_kernel_page(
                       PageLink(k.sdsc.docname, f"sdsc_{k.sdsc.spec.index}")])
     blocks.append(Lines(facts))
     if kernel.source:
-        blocks.append(Section(["Source"], [CodeBlock(
+        blocks.append(Section([_("Source")], [CodeBlock(
             maybe_strip(kernel.source, settings.no_source),
             "cpp" if kernel.kind == "cpp" else "python", linenos=True,
             start=max(1, kernel.definition_line),
@@ -354,13 +354,13 @@ def sdsc_page(plan: DebugDirPlan, g: DebugGraphPlan, s: SdscPlan) -> Page:
         blocks.append(Paragraph(["This file is not an sdsc this page can read; its text is "
                                  "below."]))
     if spec.layouts:
-        blocks.append(Section(["Tensors"], capped_table(
+        blocks.append(Section([_("Tensors")], capped_table(
             ["name", "role", "data format", "memories"],
             [[[Code(t.name)], [t.role], [t.data_format], [_listed(t.memories)]]
              for t in spec.layouts],
         ), anchor="tensors"))
     if spec.compute:
-        blocks.append(Section(["Compute"], capped_table(
+        blocks.append(Section([_("Compute")], capped_table(
             ["unit", "function", "inputs", "outputs"],
             [[[unit], [Code(func)], [_listed(ins)], [_listed(outs)]]
              for unit, func, ins, outs in spec.compute],
@@ -379,15 +379,15 @@ def sdsc_page(plan: DebugDirPlan, g: DebugGraphPlan, s: SdscPlan) -> Page:
                 [[core], *[[str(slices.get(d, ""))] for d in shown[1:]]]
                 for core, slices in cores
             ], total_rows=len(spec.core_slices)))
-        blocks.append(Section(["Work division"], work, anchor="work-division"))
+        blocks.append(Section([_("Work division")], work, anchor="work-division"))
     if spec.allocations:
-        blocks.append(Section(["Allocations"], capped_table(
+        blocks.append(Section([_("Allocations")], capped_table(
             ["allocation", "memory", "layout"],
             [[[Code(name)], [memory], [_listed(dims)]] for name, memory, dims in
              spec.allocations],
         ), anchor="allocations"))
     if spec.file.text is not None and len(spec.file.text) <= MAX_SHOWN:
-        blocks.append(Section(["The file"], [CodeBlock(spec.file.text, "json")], anchor="file"))
+        blocks.append(Section([_("The file")], [CodeBlock(spec.file.text, "json")], anchor="file"))
     return Page(s.docname, [plan.label, SEPARATOR, g.graph.name, SEPARATOR,
                             f"sdsc_{spec.index}"], blocks, orphan=True)
 

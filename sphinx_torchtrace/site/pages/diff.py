@@ -33,6 +33,7 @@ from ..blocks import (
 )
 from ..diff_plan import DiffFramePlan, DiffPlan
 from ..source import maybe_strip
+from ..words import _
 
 #: Lines of a graph diff shown open; a longer one is folded.
 FOLD_DIFF_LINES = 40
@@ -278,7 +279,7 @@ def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
         facts.append([f"First line (shown, not compared): {lines}"])
     blocks.append(Lines(facts))
     if d.recompile_reasons_new:
-        blocks.append(Section(["New recompile reasons"], [
+        blocks.append(Section([_("New recompile reasons")], [
             BulletList([[Paragraph([Code(_text(plan, t))])] for t in d.recompile_reasons_new])
         ], anchor="recompiles"))
     if d.guards_added or d.guards_removed:
@@ -290,22 +291,22 @@ def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
                 parts.append(Paragraph([f"{what} ({len(guards)}):"]))
                 text = "\n".join(shown) + (f"\n... ({more} more)" if more else "")
                 parts.append(CodeBlock(_text(plan, text), "text"))
-        blocks.append(Section(["Guards"], parts, anchor="guards"))
+        blocks.append(Section([_("Guards")], parts, anchor="guards"))
     if d.graph_diff:
         code = CodeBlock(_text(plan, d.graph_diff), "diff")
         n = d.graph_diff.count("\n") + 1
         graph: Block = code if n <= FOLD_DIFF_LINES else Dropdown(
             [f"Dynamo graph diff ({n} lines)"], [code]
         )
-        blocks.append(Section(["Dynamo graph"], [graph], anchor="graph"))
+        blocks.append(Section([_("Dynamo graph")], [graph], anchor="graph"))
     if d.kernels_added or d.kernels_removed or d.kernel_kinds.changed:
         kparts: list[Block] = [Paragraph([f"Kinds: {_change(d.kernel_kinds)}"])]
         for what, names in (("Added", d.kernels_added), ("Removed", d.kernels_removed)):
             if names:
                 kparts.append(Paragraph([f"{what}: "] + _codes(names)))
-        blocks.append(Section(["Kernels"], kparts, anchor="kernels"))
+        blocks.append(Section([_("Kernels")], kparts, anchor="kernels"))
     if d.seconds.baseline is not None or d.seconds.new is not None:
-        blocks.append(Section(["Compile time (noisy)"], [Paragraph([
+        blocks.append(Section([_("Compile time (noisy)")], [Paragraph([
             f"{_seconds(d.seconds.baseline)} → {_seconds(d.seconds.new)}; {NOISY}."
         ])], anchor="compile-time"))
     return Page(f.docname, title, blocks)

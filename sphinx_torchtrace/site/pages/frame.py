@@ -61,6 +61,7 @@ from ..blocks import (
 from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING
+from ..words import _
 from .cudagraphs import cudagraphs_section, text_log_section
 from .diffs import folded_diff, sizes_diff, sizes_only_blocks
 from .graph import inline_graph
@@ -416,7 +417,7 @@ def _changed_section(view: _Frame) -> Section | None:
         blocks.append(BulletList(items))
     if previous is not None:
         blocks += _diff_blocks(view, previous)
-    return Section(["Why it compiled again"], blocks, anchor="changed")
+    return Section([_("Why it compiled again")], blocks, anchor="changed")
 
 
 def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
@@ -568,7 +569,7 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
     folded = "\n".join(contexts)
     if folded:
         context = CodeBlock(view.strip(folded), "text")
-        blocks.append(Dropdown(["Developer debug context"], [context]))
+        blocks.append(Dropdown([_("Developer debug context")], [context]))
     if message.parts or reason.strip() != message.headline:
         blocks.append(
             Dropdown(
@@ -625,7 +626,7 @@ def _stack_section(view: _Frame) -> Section | None:
         count = len(torch_frames)
         title = f"{count} frame{'s' if count > 1 else ''} in PyTorch and Python"
         blocks.append(Dropdown([title], [CodeBlock(_traceback_text(view, torch_frames), "pytb")]))
-    return Section(["Where it was compiled from"], blocks, anchor="stack")
+    return Section([_("Where it was compiled from")], blocks, anchor="stack")
 
 
 def _traceback_text(view: _Frame, frames: Sequence[StackFrame]) -> str:
@@ -646,9 +647,10 @@ def _metrics_section(view: _Frame) -> Section | None:
     if not records:
         return None
     if len(records) == 1:
-        return Section(["Compilation metrics"], _metrics_blocks(view, records[0]), anchor="metrics")
+        blocks = _metrics_blocks(view, records[0])
+        return Section([_("Compilation metrics")], blocks, anchor="metrics")
     tabs = [Tab(_metrics_title(records, m), _metrics_blocks(view, m)) for m in records]
-    return Section(["Compilation metrics"], [TabSet(tabs)], anchor="metrics")
+    return Section([_("Compilation metrics")], [TabSet(tabs)], anchor="metrics")
 
 
 def _metrics_title(records: Sequence[Metrics], record: Metrics) -> str:
@@ -669,7 +671,7 @@ def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
     ]
     blocks: list[Block] = []
     if rows:
-        blocks.append(Table(["Metric", "Value"], rows, [2, 3]))
+        blocks.append(Table([_("Metric"), _("Value")], rows, [2, 3]))
     else:
         blocks.append(Paragraph(["No timing, size or failure fields in this record."]))
     shown = shown_record(record.data, view.settings.no_source)
@@ -765,7 +767,7 @@ def _artifacts_section(view: _Frame) -> Section | None:
                     anchor=_artifact_anchor(a),
                 )
             )
-    return Section(["Artifacts"], blocks, anchor="artifacts")
+    return Section([_("Artifacts")], blocks, anchor="artifacts")
 
 
 #: Caches whose hit skips the compile steps that log graphs, as a reader knows them.
@@ -904,7 +906,7 @@ def _provenance_section(view: _Frame) -> Section | None:
         if len(linked) > 1:
             blocks.append(Paragraph([Strong(name)]))
         blocks.append(Provenance(view.frame.name, view=index))
-    return Section(["Provenance: what each operator became"], blocks, anchor="provenance")
+    return Section([_("Provenance: what each operator became")], blocks, anchor="provenance")
 
 
 # -- kernels, shapes, caches ------------------------------------------------------------------
@@ -951,7 +953,7 @@ def _kernels_section(view: _Frame) -> Section | None:
         ]))
     blocks.append(Table(header, rows, widths, classes=["torchtrace-kernels"]))
     blocks += [inline_kernel(view.plan, view.frame, k, view.settings) for k in kernels if k.inline]
-    return Section(["Kernels"], blocks, anchor="kernels")
+    return Section([_("Kernels")], blocks, anchor="kernels")
 
 
 def _kernel_rows(
@@ -1039,8 +1041,8 @@ def _cache_section(view: _Frame) -> Section | None:
     rows: list[list[Inlines]] = [
         [[ev.cache], [ev.result], [Code(ev.artifact)], [str(ev.line)]] for ev in events
     ]
-    table = Table(["Cache", "Result", "Artifact", "Log line"], rows, [2, 1, 3, 1])
-    return Section(["Cache lookups"], [table], anchor="cache-lookups")
+    table = Table([_("Cache"), _("Result"), _("Artifact"), _("Log line")], rows, [2, 1, 3, 1])
+    return Section([_("Cache lookups")], [table], anchor="cache-lookups")
 
 
 # -- formatting -------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from ..plan import (
     TracePlan,
 )
 from ..source import maybe_strip
+from ..words import _
 from .diffs import DIFF_MIN_LINES, folded_diff, near_diff, sizes_diff, sizes_only_blocks
 
 ROLES = {
@@ -340,13 +341,13 @@ def _changes_section(
         if not changed:
             return None
         first, unshown = sizes_diff(old, lines, before, after)
-        return Section(["Changes since the previous compile"], sizes_only_blocks(
+        return Section([_("Changes since the previous compile")], sizes_only_blocks(
             ["The same graph as ", link], changed, len(lines), first, unshown,
             [Download(graph.raw_path, "The whole text"), " is a download."],
         ), anchor=anchors + "changes")
     if not diff:
         intro: list[Inline] = ["The same text as ", link, " (", whole, ")."]
-        return Section(["Changes since the previous compile"], [Paragraph(intro)],
+        return Section([_("Changes since the previous compile")], [Paragraph(intro)],
                        anchor=anchors + "changes")
     intro = [
         "Nearly the same as ",
@@ -492,7 +493,7 @@ def _kernels_by_node(
             [[node_list(members)], _kernel_links(frame, keys, view.code)]
             for keys, members in group_nodes(view.post_to_kernels, view.post_node_lines)
         ]
-        table = Table(["Nodes", "Kernels"], rows, widths=PROVENANCE_WIDTHS)
+        table = Table([_("Nodes"), _("Kernels")], rows, widths=PROVENANCE_WIDTHS)
         sections.append(
             Section(
                 ["Kernels generated from each node"],
@@ -536,7 +537,7 @@ def _what_each_node_became(
             [[node_list(members)], names(targets)]
             for targets, members in group_nodes(view.pre_to_post, view.pre_node_lines)
         ]
-        table = Table(["Nodes", "Post-grad nodes"], rows, widths=PROVENANCE_WIDTHS)
+        table = Table([_("Nodes"), _("Post-grad nodes")], rows, widths=PROVENANCE_WIDTHS)
         sections.append(
             Section(
                 ["What each node became"],

@@ -31,6 +31,7 @@ from ..blocks import (
 )
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
+from ..words import _
 from .graph import (
     BREADCRUMB,
     PROVENANCE_WIDTHS,
@@ -143,7 +144,7 @@ def kernel_blocks(
     ]
     if not kernel.inline:  # folded beside its code, it would repeat lines shown there
         if k.kind != "extern":
-            blocks.append(Section(["Source"], [_source_block(kernel)], anchor="source"))
+            blocks.append(Section([_("Source")], [_source_block(kernel)], anchor="source"))
         blocks.extend(_launches(frame, kernel, settings.no_source))
     blocks.extend(_graph_nodes(frame, kernel, anchors))
     blocks.extend(_stack_traces(frame, k, settings.no_source, anchors))
@@ -253,8 +254,8 @@ def _tracked_nodes(
         [[node_list(members)], names(pre)]
         for pre, members in group_nodes(view.post_to_pre, view.post_node_lines, nodes)
     ]
-    table = Table(["Post-grad nodes", "From pre-grad nodes"], rows, widths=PROVENANCE_WIDTHS)
-    return Section(["Graph nodes it computes"], [Paragraph(intro), table],
+    table = Table([_("Post-grad nodes"), _("From pre-grad nodes")], rows, widths=PROVENANCE_WIDTHS)
+    return Section([_("Graph nodes it computes")], [Paragraph(intro), table],
                    anchor=anchors + "graph-nodes")
 
 
@@ -265,7 +266,8 @@ def _commented_nodes(frame: FramePlan, kernel: KernelPlan, anchors: str = "") ->
         intro += [", in ", place_link(post_graph.docname, post_graph.anchor,
                                       post_graph.artifact.name)]
     intro += [": ", *names(kernel.kernel.source_nodes), "."]
-    return Section(["Graph nodes it computes"], [Paragraph(intro)], anchor=anchors + "graph-nodes")
+    title = [_("Graph nodes it computes")]
+    return Section(title, [Paragraph(intro)], anchor=anchors + "graph-nodes")
 
 
 def _post_grad_graph_before(frame: FramePlan, code: Artifact) -> GraphPlan | None:
@@ -349,7 +351,7 @@ def _launches(frame: FramePlan, kernel: KernelPlan, no_source: bool) -> list[Blo
         )
     if len(launch_lines) > MAX_LAUNCHES:
         blocks.append(Paragraph([f"And {len(launch_lines) - MAX_LAUNCHES} more launches."]))
-    return [Section(["Where the wrapper launches it"], blocks, anchor=LAUNCHES_ANCHOR)]
+    return [Section([_("Where the wrapper launches it")], blocks, anchor=LAUNCHES_ANCHOR)]
 
 
 def _source_block(kernel: KernelPlan) -> CodeBlock:

@@ -55,6 +55,7 @@ from ..naming import break_object_name
 from ..plan import VALUES_SHOWN, FramePlan, PageSettings, TracePlan, ValueDifference
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING, STATUS_ORDER
+from ..words import _
 from .cudagraphs import cudagraphs_overview_blocks
 
 #: Nested lists a stack trie may use: LaTeX allows 4 nested itemize lists, and docutils
@@ -141,7 +142,7 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
         if len(sidebar) < len(plan.listed_frames):
             frames.append(_sidebar_note(plan, len(sidebar)))
         frames.append(Toctree([f.docname for f in sidebar]))
-        blocks.append(Section(["Frames"], frames, anchor="frames"))
+        blocks.append(Section([_("Frames")], frames, anchor="frames"))
     outside = [f.docname for f in plan.paged_frames if f.compile.id.is_unknown]
     if outside and settings.detail_toctree:  # one document (LaTeX) holds every page
         blocks.append(Toctree(outside, hidden=True))
@@ -181,7 +182,7 @@ def past_limit_blocks(plan: TracePlan) -> list[Block]:
         rows.append([[p.rank.name or "—"], *row] if multi else row)
     header = [*(["Rank"] if multi else []), "Compile id", "Function", "Status"]
     table = Table(header, rows, classes=["torchtrace-past-limit"])
-    return [Section(["Frames past the limit"], [intro, table], anchor="frames-past-the-limit")]
+    return [Section([_("Frames past the limit")], [intro, table], anchor="frames-past-the-limit")]
 
 
 # -- at a glance ----------------------------------------------------------------------------
@@ -212,17 +213,17 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         compiled.append(": ")
         counts: list[list[Inline]] = [[f"{t.statuses[s]} ", Badge(s)] for s in statuses]
         compiled += joined(counts)
-    lines.append(["Compiled: ", *compiled])
-    breaks: list[Inline] = ["none"]
+    lines.append([_("Compiled:"), " ", *compiled])
+    breaks: list[Inline] = [_("none")]
     if t.graph_breaks:
         total = plural(t.graph_breaks, "graph break")
         breaks = [to("failures", "failures-and-restarts", total)]
         breaks.append(f" ({t.graph_break_reasons} distinct)")
-    lines.append(["Graph breaks: ", *breaks])
+    lines.append([_("Graph breaks:"), " ", *breaks])
     recompiles: list[Inline] = [
         to("recompiles", "recompiles-explained", plural(t.recompiles, "recompile"))
         if t.recompiles
-        else "none"
+        else _("none")
     ]
     if t.recompiled:
         per_function: list[list[Inline]] = [
@@ -232,22 +233,23 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         recompiles += [": ", *joined(per_function)]
         if len(t.recompiled) > 8:
             recompiles.append(f" and {len(t.recompiled) - 8} more functions")
-    lines.append(["Recompiles: ", *recompiles])
-    errors: list[Inline] = ["none"]
+    lines.append([_("Recompiles:"), " ", *recompiles])
+    errors: list[Inline] = [_("none")]
     if t.errors:
         total = plural(t.errors, "compile error")
         errors = [to("failures", "failures-and-restarts", total)]
         errors.append(f" ({t.distinct_errors} distinct)")
-    lines.append(["Compile errors: ", *errors])
+    lines.append([_("Compile errors:"), " ", *errors])
     if t.cache:
         cache_text = ", ".join(
             plural(n, result, result + "es" if result.endswith("s") else None)
             for result, n in t.cache.items()
         )
-        lines.append(["Cache lookups: ", to("cache", "compile-caches", cache_text)])
+        lines.append([_("Cache lookups:"), " ", to("cache", "compile-caches", cache_text)])
     if t.compile_seconds is not None:
         lines.append(
-            ["Compile time: ", to("times", "compile-time", f"{t.compile_seconds:.1f} s in all")]
+            [_("Compile time:"), " ",
+             to("times", "compile-time", f"{t.compile_seconds:.1f} s in all")]
         )
     blocks: list[Block] = []
     if t.divergence is not None:
@@ -256,7 +258,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         else:
             blocks.append(Paragraph([_divergence_none_text(t.ranks)]))
     blocks.append(Lines(lines, classes=["torchtrace-facts", "torchtrace-triage"]))
-    return [Section(["At a glance"], blocks, anchor="at-a-glance")] if titled else blocks
+    return [Section([_("At a glance")], blocks, anchor="at-a-glance")] if titled else blocks
 
 
 def _divergence_none_text(ranks: int) -> str:
@@ -283,13 +285,13 @@ def _introduction() -> Paragraph:
 def _header(view: _Overview) -> list[Block]:
     """The facts of the trace; no heading, as the page title is its heading."""
     rows: list[Row] = [
-        [["PyTorch"], _torch_versions(view.trace)],
-        [["Ranks"], _ranks_fact(view)],
-        [["Captured"], [_capture_fact(view.trace)]],
-        [["Log"], _log_fact(view.trace)],
-        [["Compilations"], [_compilations_fact(summary.triage(view.trace))]],
-        [["Settings"], _settings_fact(view.configs)],
-        [["Report"], _report_fact(view.settings)],
+        [[_("PyTorch")], _torch_versions(view.trace)],
+        [[_("Ranks")], _ranks_fact(view)],
+        [[_("Captured")], [_capture_fact(view.trace)]],
+        [[_("Log")], _log_fact(view.trace)],
+        [[_("Compilations")], [_compilations_fact(summary.triage(view.trace))]],
+        [[_("Settings")], _settings_fact(view.configs)],
+        [[_("Report")], _report_fact(view.settings)],
     ]
     blocks: list[Block] = [
         Target("header"),
@@ -431,13 +433,12 @@ def _legend(view: _Overview) -> list[Block]:
             "red, empty is white and missing is purple."
         ]
     )
-    table = Table(
-        ["Status", "tlparse's legend", "What it means"],
+    table = Table([_("Status"), _("tlparse's legend"), _("What it means")],
         rows,
         widths=[1, 2, 4],
         classes=["torchtrace-legend"],
     )
-    return [Section(["Status legend"], [intro, table], anchor="status-legend")]
+    return [Section([_("Status legend")], [intro, table], anchor="status-legend")]
 
 
 # -- where compilations start ---------------------------------------------------------------
@@ -465,9 +466,8 @@ def _trie(view: _Overview) -> list[Block]:
         view.trace.ranks,
         lambda r: stack_trie_blocks(r.stack_trie, view.link, no_source, anchor),
     )
-    return [
-        Section(["Where compilations start"], [intro, *bodies], anchor="where-compilations-start")
-    ]
+    title = [_("Where compilations start")]
+    return [Section(title, [intro, *bodies], anchor="where-compilations-start")]
 
 
 def stack_trie_blocks(
@@ -558,7 +558,7 @@ def _directory(view: _Overview) -> list[Block]:
         ]
     )
     bodies = view.for_ranks(view.trace.ranks, lambda r: _directory_of(view, r))
-    return [Section(["Compile directory"], [intro, *bodies], anchor="compile-directory")]
+    return [Section([_("Compile directory")], [intro, *bodies], anchor="compile-directory")]
 
 
 def _directory_of(view: _Overview, rank: RankTrace) -> list[Block]:
@@ -630,7 +630,7 @@ def _charts(view: _Overview) -> list[Block]:
         return blocks
 
     bodies = view.for_ranks(view.trace.ranks, body)
-    return [Section(["Compile time charts"], bodies, anchor="charts")]
+    return [Section([_("Compile time charts")], bodies, anchor="charts")]
 
 
 # -- failures and restarts ------------------------------------------------------------------
@@ -653,7 +653,7 @@ def _failures(view: _Overview) -> list[Block]:
         ]
     )
     bodies = view.for_ranks(view.trace.ranks, lambda r: _failures_of(view, r))
-    return [Section(["Failures and restarts"], [intro, *bodies], anchor="failures-and-restarts")]
+    return [Section([_("Failures and restarts")], [intro, *bodies], anchor="failures-and-restarts")]
 
 
 def _failures_of(view: _Overview, rank: RankTrace) -> list[Block]:
@@ -665,8 +665,7 @@ def _failures_of(view: _Overview, rank: RankTrace) -> list[Block]:
         [_failure_kind(g), _failure_reason(g), [str(g.count)], _failure_places(view, g)]
         for g in groups
     ]
-    table = Table(
-        ["Kind", "Reason", "Count", "Compile ids and places"],
+    table = Table([_("Kind"), _("Reason"), _("Count"), _("Compile ids and places")],
         rows,
         widths=[2, 6, 1, 3],
         classes=["torchtrace-failures"],
@@ -709,7 +708,7 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
                 then += [" (", _registry_link(chained), ")"]
             entry.append(Paragraph(then))
         if first.context:
-            entry.append(Dropdown(["Developer debug context"], [
+            entry.append(Dropdown([_("Developer debug context")], [
                 CodeBlock(maybe_strip(first.context, view.settings.no_source), "text")
             ]))
         items.append(entry)
@@ -745,7 +744,7 @@ def _distinct_errors(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
         if text and text != g.message.headline:
             cut = text[:ERROR_MESSAGE_CHARS]  # the frame page has it whole
             note = f"\n... ({len(text) - len(cut)} more characters)" if len(text) > len(cut) else ""
-            entry.append(Dropdown(["The message, with its traceback"], [
+            entry.append(Dropdown([_("The message, with its traceback")], [
                 CodeBlock(maybe_strip(cut, view.settings.no_source) + note, "text")
             ]))
         items.append(entry)
@@ -865,7 +864,7 @@ def _recompiles(view: _Overview) -> list[Block]:
         ]
     )
     bodies = view.for_ranks(view.trace.ranks, lambda r: _recompiles_of(view, r))
-    return [Section(["Recompiles explained"], [intro, *bodies], anchor="recompiles-explained")]
+    return [Section([_("Recompiles explained")], [intro, *bodies], anchor="recompiles-explained")]
 
 
 def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
@@ -965,7 +964,7 @@ def _caches(view: _Overview) -> list[Block]:
         ]
     )
     bodies = view.for_ranks(view.trace.ranks, lambda r: _caches_of(view, r))
-    return [Section(["Compile caches"], [intro, *bodies], anchor="compile-caches")]
+    return [Section([_("Compile caches")], [intro, *bodies], anchor="compile-caches")]
 
 
 def _caches_of(view: _Overview, rank: RankTrace) -> list[Block]:
@@ -1009,7 +1008,7 @@ def _times(view: _Overview) -> list[Block]:
         ]
     )
     bodies = view.for_ranks(view.trace.ranks, lambda r: _times_of(view, r))
-    return [Section(["Compile time"], [intro, *bodies], anchor="compile-time")]
+    return [Section([_("Compile time")], [intro, *bodies], anchor="compile-time")]
 
 
 def _times_of(view: _Overview, rank: RankTrace) -> list[Block]:
@@ -1023,8 +1022,7 @@ def _times_of(view: _Overview, rank: RankTrace) -> list[Block]:
             for t in totals
         ]
         blocks.append(
-            Table(
-                ["Phase", "Total", "Compilations", "Slowest"],
+            Table([_("Phase"), _("Total"), _("Compilations"), _("Slowest")],
                 rows,
                 widths=[4, 2, 2, 3],
                 classes=["torchtrace-times"],
@@ -1053,7 +1051,7 @@ def _timers(rank: RankTrace) -> list[Block]:
     rows: list[Row] = [
         [[Code(t.name)], [seconds_text(t.seconds)], [str(t.count)]] for t in timers
     ]
-    return [intro, Table(["Timer", "Total", "Times run"], rows, widths=[4, 2, 1])]
+    return [intro, Table([_("Timer"), _("Total"), _("Times run")], rows, widths=[4, 2, 1])]
 
 
 # -- chromium events ------------------------------------------------------------------------
@@ -1082,7 +1080,8 @@ def _timeline(view: _Overview) -> list[Block]:
             items.append(item(prefix, count, Download(path, posixpath.basename(path))))
         elif view.multi:
             items.append(item(f"{prefix}no events"))
-    return [Section(["Timeline (chromium events)"], [intro, BulletList(items)], anchor="timeline")]
+    title = [_("Timeline (chromium events)")]
+    return [Section(title, [intro, BulletList(items)], anchor="timeline")]
 
 
 # -- ranks ----------------------------------------------------------------------------------
@@ -1105,7 +1104,7 @@ def _ranks(view: _Overview) -> list[Block]:
     rows = [_rank_row(row) for row in summary.rank_rows(view.trace)]
     table = Table(header, rows, widths=[1, 4, 1, 1, 2, 1, 1])
     blocks: list[Block] = [intro, table, *_repeating_ranks(view), _divergence(view.trace)]
-    return [Section(["Ranks"], blocks, anchor="ranks")]
+    return [Section([_("Ranks")], blocks, anchor="ranks")]
 
 
 def _repeating_ranks(view: _Overview) -> list[Block]:
@@ -1240,7 +1239,7 @@ def _export(view: _Overview) -> list[Block]:
     )
     no_source = view.settings.no_source
     bodies = view.for_ranks(exporting, lambda r: _export_of(r, no_source))
-    return [Section(["Export report"], [intro, *bodies], anchor="export-report")]
+    return [Section([_("Export report")], [intro, *bodies], anchor="export-report")]
 
 
 def _export_of(rank: RankTrace, no_source: bool) -> list[Block]:
@@ -1272,8 +1271,7 @@ def _export_issues(rank: RankTrace, no_source: bool) -> list[Block]:
         for i in issues
     ]
     plural = "s" if len(issues) != 1 else ""
-    table = Table(
-        ["Issue", "Expression or operator", "Detail", "Where"],
+    table = Table([_("Issue"), _("Expression or operator"), _("Detail"), _("Where")],
         rows,
         widths=[2, 3, 2, 4],
         classes=["torchtrace-export"],
