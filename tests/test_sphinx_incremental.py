@@ -11,8 +11,17 @@ import shutil
 from pathlib import Path
 
 from sphinx.testing.util import SphinxTestApp
+from sphinx.util.console import strip_colors
 
-from .conftest import SHARED, SIMPLE_LOG, SiteMaker, copy_testroot, generated_pages, inventory
+from .conftest import (
+    SHARED,
+    SIMPLE_LOG,
+    SiteMaker,
+    copy_testroot,
+    generated_pages,
+    inventory,
+    warnings_of,
+)
 
 COMP_METRICS_LOG = SHARED / "tlparse-inputs" / "inputs" / "comp_metrics.log"
 
@@ -60,7 +69,10 @@ def test_new_trace_replaces_its_pages(make_site: SiteMaker, tmp_path: Path) -> N
     second = make_site("incremental", srcdir=srcdir, freshenv=False, build=False,
                        confoverrides=paged)
     read = read_docnames(second)
-    assert second.warning.getvalue() == ""
+    # [0/0] was simple.py's forward: prose linking live/[0/0] now means another function
+    (moved,) = strip_colors(warnings_of(second)).splitlines()
+    assert moved.endswith("[torchtrace.moved]") and "index.rst:6: WARNING: 1 object" in moved
+    assert "live/[0/0] was forward (~/project/simple.py:15), is now " in moved
     new_pages = set(generated_pages(second))
     assert "index" in read  # the page with the directive shows the new summary
     assert new_pages - old_pages <= set(read)  # the new frames were read

@@ -53,6 +53,10 @@ class Generated(Protocol):
     def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         """What the directive shows where it stands in the user's page."""
 
+    def meanings(self) -> dict[str, str]:
+        """What each object name it declares stands for (``run/[13/0]`` → the function and
+        file), so a name whose meaning changes with a recapture is said (:mod:`.moved`)."""
+
 
 @dataclass
 class Problem:

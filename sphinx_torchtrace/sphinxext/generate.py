@@ -20,6 +20,7 @@ from .config import torchtrace_config
 from .files import stub_format, write_all
 from .kinds import KINDS, InputKind
 from .kinds.base import Context
+from .moved import note_moved
 from .scan import resolve_argument, scan_sources
 
 
@@ -54,6 +55,7 @@ def generate_pages(app: Sphinx) -> None:
                 continue
             kind = _kind_for(kinds, request.path, options)
             requests.extend(kind.generate(context, request, options))
+    note_moved(app, registry)
     removed = write_all(Path(app.srcdir) / config.generated_dir, context.wanted)
     _remove_outputs(app, config.generated_dir, suffix, removed)
 

@@ -56,6 +56,9 @@ class GeneratedDebugDir:
     def page(self, docname: str) -> Page:
         return build_debug_page(self.plan, docname, self.settings)
 
+    def meanings(self) -> dict[str, str]:
+        return {}  # no object whose meaning a recapture changes under the same name
+
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
         def special(builder: DoctreeBuilder, block: object) -> list[nodes.Node]:
             if isinstance(block, b.ObjectTarget):

@@ -50,6 +50,9 @@ class GeneratedDiff:
     def page(self, docname: str) -> Page:
         return diff_frame_page(self.plan, self.plan.page_of(docname))
 
+    def meanings(self) -> dict[str, str]:
+        return {}  # no object whose meaning a recapture changes under the same name
+
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
         return page_section(directive, docname, self.page(docname), self.rewrite)
 

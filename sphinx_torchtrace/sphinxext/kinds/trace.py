@@ -75,6 +75,16 @@ class GeneratedTrace:
     def page(self, docname: str) -> Page:
         return build_page(self.plan, docname, self.settings)
 
+    def meanings(self) -> dict[str, str]:
+        """Each frame object: the compiled function, where it starts (path-rewritten)."""
+        out: dict[str, str] = {}
+        for frame in self.plan.paged_frames:
+            c = frame.compile
+            function = summary.function_name(c) or "(unknown function)"
+            place = summary.function_place(c)
+            out[frame.name] = f"{function} ({self.rewrite(place)})" if place else function
+        return out
+
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
         return page_section(
             directive, docname, self.page(docname), self.rewrite,
@@ -103,12 +113,12 @@ class GeneratedTrace:
         compiles = [c for r in plan.trace.ranks for c in r.compiles]  # past the frame cap too
         counts: Counter[str] = Counter(c.status for c in compiles)
         statuses = ", ".join(f"{counts[s]} {s}" for s in STATUS_LEGEND if counts[s])
-        summary = b.Paragraph(
+        said = b.Paragraph(
             ["Trace ", plan.label, f": {len(compiles)} compilations ({statuses})."]
         )
         builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
         glance = triage_blocks(plan, self.settings, titled=False)  # the answer first
-        out = builder.blocks([summary, *glance, b.Toctree([plan.index_docname])])
+        out = builder.blocks([said, *glance, b.Toctree([plan.index_docname])])
         wrapper = out[-1]
         assert isinstance(wrapper, nodes.Element)
         wrapper["classes"].append("torchtrace-summary")
