@@ -84,6 +84,15 @@ class Download:
 
 
 @dataclass(frozen=True)
+class ApiLink:
+    """A name of PyTorch's Python API (``torch.mm``), shown as code: a link into PyTorch's
+    documentation where the project's intersphinx knows it, plain code everywhere else."""
+
+    target: str  # "torch.mm"
+    text: str  # what the trace says: "aten.mm"
+
+
+@dataclass(frozen=True)
 class Badge:
     """A status word shown as the badge of that status (the legend)."""
 
@@ -91,7 +100,8 @@ class Badge:
 
 
 Inline: TypeAlias = (
-    str | Code | Strong | Emphasis | Link | PageLink | AnchorLink | ObjectLink | Download | Badge
+    str | Code | Strong | Emphasis | Link | PageLink | AnchorLink | ObjectLink | ApiLink
+    | Download | Badge
 )
 Inlines: TypeAlias = Sequence[Inline]
 

@@ -44,6 +44,18 @@ def mark_output(out: list[nodes.Node]) -> list[nodes.Node]:
     return out
 
 
+#: A node attribute on references to PyTorch's API: left as plain code when nothing
+#: resolves them (:func:`plain_when_missing`), never a warning, nitpicky or not.
+OPTIONAL_LINK = "torchtrace_optional"
+
+
+def plain_when_missing(
+    app: object, env: object, node: addnodes.pending_xref, contnode: nodes.Element
+) -> nodes.Element | None:
+    """missing-reference, after intersphinx: an API name no inventory knows is its code."""
+    return contnode if node.get(OPTIONAL_LINK) else None
+
+
 class chart_node(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes so
     """An SVG chart (``svg`` attribute) in HTML; other builders show its children."""
 
@@ -126,6 +138,20 @@ class DoctreeBuilder:
             )
             if piece.objtype == "frame":
                 xref["classes"].append("torchtrace-badge")
+            return xref
+        if isinstance(piece, b.ApiLink):
+            value = self.line(piece.text)
+            xref = addnodes.pending_xref(
+                "",
+                nodes.literal(value, value, classes=["xref", "py", "py-obj"]),
+                refdomain="py",
+                reftype="obj",
+                reftarget=piece.target,
+                refexplicit=True,
+                refwarn=False,
+                refdoc=self.docname,
+            )
+            xref[OPTIONAL_LINK] = True  # plain code where intersphinx has no such name
             return xref
         if isinstance(piece, b.Download):
             value = self.line(piece.text)

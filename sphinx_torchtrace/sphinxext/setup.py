@@ -12,7 +12,7 @@ from .break_index import setup_break_index
 from .built import changed_inputs, forget_built
 from .config import add_config_values
 from .directive import TorchTraceDiffDirective, TorchTraceDirective
-from .doctree import chart_node
+from .doctree import chart_node, plain_when_missing
 from .domain import TorchTraceDomain
 from .fold import setup_folds
 from .generate import generate_pages
@@ -72,6 +72,7 @@ def setup_extension(app: Sphinx) -> None:
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", add_assets)
     app.connect("config-inited", _exclude_side_files)
+    app.connect("missing-reference", plain_when_missing, priority=900)  # after intersphinx
     app.connect("build-finished", forget_built)
     app.connect("build-finished", reset_translations)
     app.connect("doctree-resolved", keep_out_of_catalogs)

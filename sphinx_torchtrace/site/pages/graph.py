@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ...trace import Artifact, Compile, compare
 from ...trace.provenance import ProvenanceView, provenance_views
 from ...trace.summary import function_name
+from ..api_names import api_link, graph_operators
 from ..artifacts import group_nodes, language_of, size_text
 from ..blocks import (
     Block,
@@ -204,6 +205,11 @@ def node_list(members: Sequence[tuple[str, int | None]]) -> Code:
     return Code(
         ", ".join(node + (f" ({line})" if line is not None else "") for node, line in members)
     )
+
+
+def operator_names(operators: Sequence[str]) -> list[Inline]:
+    """Operators as code, each a link into PyTorch's docs where the project maps them."""
+    return joined([[api_link(op) or Code(op)] for op in operators])
 
 
 def names(items: Sequence[str]) -> list[Inline]:
@@ -437,6 +443,9 @@ def _facts(
         *([fact("Download", Download(graph.raw_path, _download_text(artifact)))]
           if graph.raw_path else []),
     ]
+    operators = graph_operators(text) if artifact.is_graph else []
+    if operators:
+        lines.append(fact("Operators", *operator_names(operators)))
     kernels = kernels_in(frame, artifact)
     if kernels:
         links: list[Inlines] = [[place_link(k.docname, k.anchor, k.kernel.name)] for k in kernels]

@@ -43,6 +43,7 @@ from .graph import (
     kernel_base,
     names,
     node_list,
+    operator_names,
 )
 
 KINDS = {
@@ -185,7 +186,7 @@ def _facts(frame: FramePlan, kernel: KernelPlan) -> list[list[Inline]]:
     if k.source_nodes:
         lines.append(fact("Source nodes", *names(k.source_nodes)))
     if k.aten_ops:
-        lines.append(fact("ATen operators", *names(k.aten_ops)))
+        lines.append(fact("ATen operators", *operator_names(k.aten_ops)))
     return lines
 
 
