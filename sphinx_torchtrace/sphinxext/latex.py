@@ -3,8 +3,9 @@
 TeX stops on a code line of tens of thousands of characters (a compile config
 logged as one JSON string: "TeX capacity exceeded, grouping levels=255"), and
 pdflatex on characters no font sets up.  Long lines of the extension's code
-blocks are cut into pieces TeX can wrap, for LaTeX only; unknown characters
-print as a question mark through ``static/sphinxtorchtrace.sty``.
+blocks are cut into pieces TeX can wrap, and long blocks to their first
+:data:`MAX_LINES` lines with a note of what was left out, for LaTeX only; unknown
+characters print as a question mark through ``static/sphinxtorchtrace.sty``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,18 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 CODE_CLASS = "torchtrace-code"
 #: Longest line TeX is given; longer ones are cut (TeX's verbatim wrapping nests groups).
 MAX_LINE = 2000
+#: Lines of one code block a PDF prints: a real trace's generated code runs to thousands of
+#: lines per frame, which no reader pages through and TeX cannot hold ("TeX capacity
+#: exceeded", "Dimension too large" for a box taller than 5 metres).
+MAX_LINES = 150
+
+
+def excerpt(text: str, limit: int = MAX_LINES) -> tuple[str, int]:
+    """The first ``limit`` lines of ``text``, and how many were left out."""
+    lines = text.split("\n")
+    if len(lines) <= limit:
+        return text, 0
+    return "\n".join(lines[:limit]), len(lines) - limit
 
 
 def cut_long_lines(text: str, limit: int = MAX_LINE) -> str:
@@ -34,13 +47,21 @@ class LatexLongLines(SphinxPostTransform):
     default_priority = 400
 
     def run(self, **kwargs: Any) -> None:
-        for node in self.document.findall(nodes.literal_block):
+        for node in list(self.document.findall(nodes.literal_block)):
             if CODE_CLASS not in node["classes"]:
                 continue
             text = node.astext()
-            cut = cut_long_lines(text)
+            head, left_out = excerpt(text)
+            cut = cut_long_lines(head)
             if cut is not text:
                 node.children[:] = [nodes.Text(cut)]
                 node.rawsource = cut
+            if cut is not head or left_out:
                 node["highlight_args"] = {}  # line numbers and emphasis count the old lines
                 node["linenos"] = False
+            if left_out:
+                note = nodes.paragraph(
+                    "", f"... {left_out} more lines are left out of the printed version; "
+                    "the HTML build of these pages, and the log itself, have the whole text."
+                )
+                node.parent.insert(node.parent.index(node) + 1, note)
