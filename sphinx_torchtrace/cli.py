@@ -17,16 +17,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .render.diff_formats import FORMATS, Report, render
 from .site.characters import console_json, console_text
 from .trace import Trace, TraceReadError, load_trace
+from .trace.comparability import parse_rank_pairs
 from .trace.diff import (
     DEFAULT_REGRESSIONS,
     REGRESSION_KINDS,
     diff_traces,
     parse_fail_on,
     regressions,
-    regressions_json,
 )
+from .trace.reader import record_lines
 from .trace.summary import triage
 from .version import __version__
 
@@ -78,11 +80,27 @@ def _parser() -> argparse.ArgumentParser:
         "diff",
         help="compare two runs; exit 1 on a regression",
         description="Compare two traces (log files or TORCH_TRACE directories).  Exit 1 when "
-        "a regression of the listed kinds is found, 0 otherwise, 2 on unreadable input.",
+        "a regression of the listed kinds is found, 0 otherwise, 2 on unreadable input or "
+        "when nothing could be compared (no rank or no frame in common).",
     )
     diff.add_argument("old", metavar="OLD", help="the baseline trace")
     diff.add_argument("new", metavar="NEW", help="the new trace")
-    diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    diff.add_argument(
+        "--format", choices=FORMATS, default="text",
+        help="text (default), json, markdown (for $GITHUB_STEP_SUMMARY or a PR comment), "
+        "github (workflow annotations) or junit (a test case per frame)",
+    )
+    diff.add_argument("--json", action="store_true", help="the same as --format json")
+    diff.add_argument(
+        "--ranks", metavar="PAIRS",
+        help="which baseline rank to compare with which new one: 0:2 or 0:2,1:3 "
+        "(default: ranks of equal numbers)",
+    )
+    diff.add_argument(
+        "--map", metavar="FILE", dest="renames",
+        help="a JSON (or, on Python 3.11+, TOML) table of baseline function names to new "
+        "ones, for functions renamed between the runs",
+    )
     diff.add_argument(
         "--fail-on",
         metavar="KINDS",
@@ -121,6 +139,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.set_defaults(run=_build)
 
+    show = commands.add_parser(
+        "show",
+        help="print one record of a log (the evidence diff names)",
+        description="Print the record at LOG:LINE (its envelope line and payload), with "
+        "every control character escaped.",
+    )
+    show.add_argument("where", metavar="LOG:LINE", help="a log file and a line number")
+    show.add_argument(
+        "--max-lines", type=int, default=200, help="payload lines printed at most (200)"
+    )
+    show.set_defaults(run=_show)
+
     serve = commands.add_parser(
         "serve",
         help="preview a built report on 127.0.0.1",
@@ -156,22 +186,41 @@ def _diff(args: argparse.Namespace) -> int:
         settings = parse_fail_on(args.fail_on)
     except ValueError as e:
         raise InputError(f"--fail-on: {e}") from None
+    try:
+        pairs = parse_rank_pairs(args.ranks) if args.ranks is not None else None
+    except ValueError as e:
+        raise InputError(f"--ranks: {e}") from None
+    renames = _renames(args.renames) if args.renames else None
     old, new = _load(args.old), _load(args.new)
-    result = diff_traces(old, new)
-    found = regressions(result, settings)
-    if args.json:
-        data = result.to_json()
-        data["regressions"] = regressions_json(found)
-        data["fail_on"] = settings
-        print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
-    else:
-        for line in result.summary_lines():
-            _say(line)
-        if found:
-            _say(f"{len(found)} regression(s):")
-            for g in found:
-                _say(f"  [{g.kind}] {g.message}")
-    return 1 if found else 0
+    result = diff_traces(old, new, pairs=pairs, renames=renames)
+    report = Report(result, regressions(result, settings), args.old, args.new, settings)
+    sys.stdout.write(render(report, "json" if args.json else args.format))
+    return report.exit_status
+
+
+def _renames(path: str) -> dict[str, str]:
+    """``--map``: {baseline function: new function}, from JSON or TOML."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(f"--map: {path}: {e.strerror or e}") from None
+    table: object
+    try:
+        if path.endswith(".toml"):
+            try:
+                import tomllib  # type: ignore[import-not-found,unused-ignore]
+            except ImportError:
+                raise InputError("--map: TOML needs Python 3.11; write the map as JSON") from None
+            table = tomllib.loads(data.decode("utf-8"))
+        else:
+            table = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"--map: {path}: not a table of names: {e}") from None
+    if not isinstance(table, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+    ):
+        raise InputError(f"--map: {path}: give a table of baseline name = new name")
+    return dict(table)
 
 
 # -- summary --------------------------------------------------------------------------------
@@ -234,6 +283,26 @@ def _build(args: argparse.Namespace) -> int:
     except StandaloneBuildError as e:
         raise InputError(str(e)) from None
     _say(str(index))
+    return 0
+
+
+# -- show -----------------------------------------------------------------------------------
+
+
+def _show(args: argparse.Namespace) -> int:
+    path, sep, number = args.where.rpartition(":")
+    if not sep or not number.isdigit() or int(number) < 1:
+        raise InputError(f"{args.where}: give LOG:LINE, as trace.log:120")
+    try:
+        lines = record_lines(path, int(number), max(args.max_lines, 0))
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise InputError(f"{args.where}: {e}") from None
+    _say(f"{path}:{number}:")
+    for line in lines:
+        # indented: a line of a log never starts a line here (a payload's tab: two spaces)
+        _say(f"    {line[1:]}" if line.startswith("\t") else f"  {line}")
     return 0
 
 

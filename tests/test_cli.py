@@ -89,7 +89,10 @@ def test_diff_json_shape() -> None:
 def test_unchanged_pair_says_so() -> None:
     result = run("diff", SIMPLE_LOG, SIMPLE_LOG)
     assert result.returncode == 0
-    assert result.stdout.strip() == "No change in compilation (compile time aside)."
+    header, body = result.stdout.splitlines()[:2], result.stdout.splitlines()[2:]
+    assert header[0].startswith(f"baseline: {SIMPLE_LOG} (torch 2.13.0+cpu (commit cf30153c4c13)")
+    assert header[1].startswith("new run:  ")
+    assert body == ["No change in compilation (compile time aside)."]
 
 
 @pytest.mark.parametrize(

@@ -179,10 +179,11 @@ def test_to_json_is_plain_json() -> None:
     text = json.dumps(data)
     assert json.loads(text) == data
     (rank,) = data["ranks"]
-    assert rank["graph_breaks_fixed"] == [
-        {"reason": PRINT_BREAK.reason, "file": PRINT_BREAK.file, "function": "step",
-         "registry_id": "GB0059"}
-    ]
+    (fixed,) = rank["graph_breaks_fixed"]
+    evidence = fixed.pop("evidence")
+    assert fixed == {"reason": PRINT_BREAK.reason, "file": PRINT_BREAK.file, "function": "step",
+                     "registry_id": "GB0059"}
+    assert re.fullmatch(r".*/graph_break_fixed/baseline/[^/]+\.log:\d+", evidence)
     assert rank["frames_gone"] == ["program.py:torch_dynamo_resume_in_step"]
     step = next(f for f in rank["frames"] if f["function"] == "step")
     assert step["status"] == {"baseline": "break", "new": "ok"}

@@ -40,6 +40,9 @@ SPHINX_KINDS: dict[str, str] = {
 #: Subtypes of ``torchtrace-diff``: what got worse between two runs (torchtrace_regressions
 #: says which count; ``:no-regressions:`` turns them off for one comparison).
 SPHINX_KINDS.update({
+    "comparability": "torchtrace-diff: the runs were made differently (PyTorch, Python, "
+    "compile configs or ranks differ), or nothing could be compared (no rank or no frame in "
+    "common)",
     "regression_error": "torchtrace-diff: the new run has a compile error the baseline has not",
     "regression_graph_break": "torchtrace-diff: the new run has a graph break (reason and user "
     "location) the baseline has not",

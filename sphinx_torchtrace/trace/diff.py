@@ -18,10 +18,11 @@ import difflib
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .comparability import RunFacts, differences, run_facts
 from .compare import DIFF_ARTIFACT, recompile_reason_entries
 from .graph_breaks import break_events
 from .model import Compile, RankTrace, Trace
@@ -55,12 +56,14 @@ MAX_GUARD_LINES = 5000
 MAX_GRAPH_LINES = 4000
 MAX_DIFF_LINES = 400
 MAX_LISTED = 200  # kernel names per frame in JSON
+MAX_CANDIDATES = 20  # other frames an ambiguous pairing names
 
 _RESUME_SUFFIX = re.compile(r"^(torch_dynamo_resume_in_.{1,500}?)_at_\d{1,12}$")
 # line numbers and addresses change with every edit or run: `file.py:12`, `line 12`,
-# `_at_12`, `0x7f..`, object ids of 8+ digits.  Each alternative is a literal then digits.
+# `_at_12`, `0x7f..`, object ids of 8+ digits, inside names too (an optimizer's globals are
+# `__optimizer_140234_140567_c8`).  Each alternative is a literal then digits.
 _NUMBERS = re.compile(
-    r"(\.py\"?, line |\.py:|\bline |_at_)\d{1,12}|0x[0-9a-fA-F]{1,32}|\b\d{8,40}\b"
+    r"(\.py\"?, line |\.py:|\bline |_at_)\d{1,12}|0x[0-9a-fA-F]{1,32}|(?<!\d)\d{8,40}(?!\d)"
 )
 _LOCATION_LINE = re.compile(r":\d{1,12}$")
 _TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,1000})", line \d{1,12}, in ([\w<>.]{1,300})')
@@ -108,6 +111,8 @@ class BreakSite:
     file: str
     function: str
     registry_id: str | None = None
+    #: The record it was read from, ``log:line`` (evidence; never compared).
+    evidence: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -139,6 +144,7 @@ class FrameFacts:
     label: str  # "[0/*]", or "[!1/0/*]" for compiled autograd
     compiles: list[Compile]
     first_line: int | None  # shown, never compared
+    log: str  # the log's path as shown: with a compile's first line, the evidence
     status: str
     versions: int  # compile ids of the frame (1 = compiled once)
     recompile_reasons: list[str]
@@ -151,6 +157,11 @@ class FrameFacts:
     errors: list[BreakSite]
     seconds: float | None
     cache: dict[str, int]
+
+    def evidence(self, last: bool = False) -> str:
+        """``log:line`` of the frame's first compile (or its last: a recompile's record)."""
+        c = self.compiles[-1 if last else 0]
+        return f"{self.log}:{c.first_line}"
 
 
 def frames_of(rank: RankTrace, rewrite: Callable[[str], str] | None = None) -> list[FrameFacts]:
@@ -181,7 +192,7 @@ def frames_of(rank: RankTrace, rewrite: Callable[[str], str] | None = None) -> l
         label = f"[{'' if ca is None else f'!{ca}/'}{frame_id}/*]"
         if compiles[0].occurrence > 1:
             label += f" #{compiles[0].occurrence}"
-        out.append(_facts(key, label, compiles, line, rewrite))
+        out.append(_facts(key, label, compiles, line, rewrite, rank.path))
     return out
 
 
@@ -213,6 +224,7 @@ def _facts(
     compiles: list[Compile],
     line: int | None,
     rewrite: Callable[[str], str] | None,
+    log: str = "",
 ) -> FrameFacts:
     metrics = [m for c in compiles for m in c.metrics]
     breaks: list[BreakSite] = []
@@ -221,7 +233,7 @@ def _facts(
         f = event.failure
         parts = event.message.parts
         site = _site(f.reason, f.user_location, event.compile, key, rewrite,
-                     parts[0].registry_id if parts else None)
+                     parts[0].registry_id if parts else None, f"{log}:{f.line}")
         target = errors if event.category == "error" else breaks
         if site not in target:
             target.append(site)
@@ -253,6 +265,7 @@ def _facts(
         label=label,
         compiles=compiles,
         first_line=line,
+        log=log,
         status=str(combined_status(metrics)),
         versions=versions,
         recompile_reasons=reasons,
@@ -275,6 +288,7 @@ def _site(
     key: FrameKey,
     rewrite: Callable[[str], str] | None,
     registry_id: str | None = None,
+    evidence: str | None = None,
 ) -> BreakSite:
     text = reason[:MAX_REASON_CHARS] if isinstance(reason, str) else ""
     headline = _no_numbers(reason_headline(text))[:500]
@@ -287,7 +301,7 @@ def _site(
         user_frames = [fn for f, fn in _TRACEBACK_FRAME.findall(full) if f == raw_file]
         if user_frames:
             function = base_function(user_frames[-1])
-    return BreakSite(headline, file, function, registry_id)
+    return BreakSite(headline, file, function, registry_id, evidence)
 
 
 def _last_metrics(compiles: list[Compile]) -> dict[str, Any]:
@@ -356,6 +370,11 @@ class FrameDiff:
     kernel_kinds: Change  # {kind: count}
     seconds: Change  # noisy
     cache: Change
+    #: How sure the pairing is: ``matched`` (one frame of this file and function on each
+    #: side), ``ambiguous`` (several: paired by their order, ``candidates`` the others),
+    #: ``new`` or ``gone``.
+    match: str = "matched"
+    candidates: list[str] = field(default_factory=list)
 
     @property
     def is_new(self) -> bool:
@@ -364,6 +383,15 @@ class FrameDiff:
     @property
     def is_gone(self) -> bool:
         return self.new is None
+
+    @property
+    def cache_only(self) -> bool:
+        """In both runs, and only its cache lookups differ (a warm cache: not about the code)."""
+        return self.cache.changed and not self.is_new and not self.is_gone and not any(
+            c.changed for c in (self.status, self.versions, self.graph_ops, self.graph_nodes,
+                                self.kernel_count, self.kernel_kinds)
+        ) and not (self.recompile_reasons_new or self.guards_added or self.guards_removed
+                   or self.graph_diff or self.kernels_added or self.kernels_removed)
 
     @property
     def changed(self) -> bool:
@@ -435,11 +463,24 @@ class RankDiff:
 
 @dataclass
 class TraceDiff:
-    """Two runs compared: per paired rank a :class:`RankDiff`, and the ranks of one run only."""
+    """Two runs compared: per paired rank a :class:`RankDiff`, and the ranks of one run only.
+
+    ``setup`` says what differs in how the runs were made (:mod:`.comparability`);
+    ``nothing_compared`` why no frame could be compared (no rank or no frame in common):
+    a CI job must not pass on that.
+    """
 
     ranks: list[RankDiff]
     ranks_only_baseline: list[int] = field(default_factory=list)
     ranks_only_new: list[int] = field(default_factory=list)
+    baseline_facts: RunFacts | None = None
+    new_facts: RunFacts | None = None
+    setup: list[str] = field(default_factory=list)
+    nothing_compared: str | None = None
+
+    @property
+    def frames_matched(self) -> int:
+        return sum(1 for r in self.ranks for f in r.frames if f.baseline and f.new)
 
     @property
     def unchanged(self) -> bool:
@@ -462,17 +503,52 @@ def diff_traces(
     new: Trace,
     *,
     rewrite: Callable[[str], str] | None = None,
+    pairs: Sequence[tuple[int, int]] | None = None,
+    renames: Mapping[str, str] | None = None,
 ) -> TraceDiff:
     """Compare two runs.  ``rewrite`` maps each run's file names (path rewriting) before
-    matching, so runs from two checkouts or machines still match."""
+    matching, so runs from two checkouts or machines still match; ``pairs`` says which
+    baseline rank is compared with which new one (by default: equal numbers); ``renames``
+    maps baseline function names to new ones (a function renamed between the runs)."""
     old_ranks = {rank_number(baseline, r): r for r in baseline.ranks}
     new_ranks = {rank_number(new, r): r for r in new.ranks}
-    paired = sorted(set(old_ranks) & set(new_ranks))
-    return TraceDiff(
-        ranks=[diff_ranks(old_ranks[n], new_ranks[n], rank=n, rewrite=rewrite) for n in paired],
-        ranks_only_baseline=sorted(set(old_ranks) - set(new_ranks)),
-        ranks_only_new=sorted(set(new_ranks) - set(old_ranks)),
+    if pairs is None:
+        pairs = [(n, n) for n in sorted(set(old_ranks) & set(new_ranks))]
+    pairs = [(a, b) for a, b in pairs if a in old_ranks and b in new_ranks]
+    old_facts, new_facts = run_facts(baseline), run_facts(new)
+    result = TraceDiff(
+        ranks=[
+            diff_ranks(old_ranks[a], new_ranks[b], rank=b, rewrite=rewrite, renames=renames)
+            for a, b in pairs
+        ],
+        ranks_only_baseline=sorted(set(old_ranks) - {a for a, _ in pairs}),
+        ranks_only_new=sorted(set(new_ranks) - {b for _, b in pairs}),
+        baseline_facts=old_facts,
+        new_facts=new_facts,
+        setup=differences(old_facts, new_facts),
     )
+    result.nothing_compared = _nothing_compared(result, old_ranks, new_ranks)
+    return result
+
+
+def _nothing_compared(
+    diff: TraceDiff, old_ranks: Mapping[int, RankTrace], new_ranks: Mapping[int, RankTrace]
+) -> str | None:
+    """Why the comparison compared nothing, or None: no rank in common, or frames on both
+    sides and not one of them matched (two different programs)."""
+    if not diff.ranks:
+        return (f"the runs share no rank (baseline ranks {_numbers(old_ranks)}, new ranks "
+                f"{_numbers(new_ranks)}): pair them with --ranks BASELINE:NEW")
+    both = any(f.baseline for r in diff.ranks for f in r.frames) and any(
+        f.new for r in diff.ranks for f in r.frames)
+    if both and diff.frames_matched == 0:
+        return ("no frame of the baseline matches one of the new run (same file and "
+                "function): two different programs? (--map renames functions)")
+    return None
+
+
+def _numbers(ranks: Mapping[int, RankTrace]) -> str:
+    return ", ".join(map(str, sorted(ranks))) or "none"
 
 
 def diff_ranks(
@@ -481,12 +557,16 @@ def diff_ranks(
     *,
     rank: int = 0,
     rewrite: Callable[[str], str] | None = None,
+    renames: Mapping[str, str] | None = None,
 ) -> RankDiff:
     """Compare the frames of two logs of one rank (see :func:`diff_traces`)."""
-    old_frames = {f.key: f for f in frames_of(baseline, rewrite)}
-    new_frames = {f.key: f for f in frames_of(new, rewrite)}
+    old_list = _renamed(frames_of(baseline, rewrite), renames or {})
+    new_list = frames_of(new, rewrite)
+    old_frames = {f.key: f for f in old_list}
+    new_frames = {f.key: f for f in new_list}
     keys = list(new_frames) + [k for k in old_frames if k not in new_frames]
     frames = [_frame_diff(k, old_frames.get(k), new_frames.get(k)) for k in keys]
+    _judge_matches(frames, old_list, new_list)
     old_breaks = _distinct(f.breaks for f in old_frames.values())
     new_breaks = _distinct(f.breaks for f in new_frames.values())
     old_errors = _distinct(f.errors for f in old_frames.values())
@@ -508,6 +588,41 @@ def diff_ranks(
         times=times,
         cache=Change(cache_totals(baseline.compiles), cache_totals(new.compiles)),
     )
+
+
+def _renamed(frames: list[FrameFacts], renames: Mapping[str, str]) -> list[FrameFacts]:
+    """Baseline frames with their functions renamed as the user's map says (occurrences
+    counted again under the new names)."""
+    if not renames:
+        return frames
+    seen: Counter[tuple[str, str]] = Counter()
+    out = []
+    for f in frames:
+        function = renames.get(f.key.function, f.key.function)
+        seen[(f.key.file, function)] += 1
+        out.append(replace(f, key=FrameKey(f.key.file, function, seen[(f.key.file, function)])))
+    return out
+
+
+def _judge_matches(
+    frames: list[FrameDiff], old: list[FrameFacts], new: list[FrameFacts]
+) -> None:
+    """Say how sure each pairing is: several frames of one file and function on a side are
+    paired by their order, which an edit can upset (``ambiguous``, with the others)."""
+    labels: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+    for side, facts in ((0, old), (1, new)):
+        for one in facts:
+            labels.setdefault((one.key.file, one.key.function), ([], []))[side].append(one.label)
+    for f in frames:
+        if f.baseline is None:
+            f.match = "new"
+        elif f.new is None:
+            f.match = "gone"
+        else:
+            old_labels, new_labels = labels[(f.key.file, f.key.function)]
+            if len(old_labels) > 1 or len(new_labels) > 1:
+                f.match = "ambiguous"
+                f.candidates = [x for x in new_labels if x != f.new.label][:MAX_CANDIDATES]
 
 
 def _distinct(lists: Any) -> list[BreakSite]:
@@ -585,6 +700,8 @@ class Regression:
     rank: int
     frame: str | None  # str(FrameKey), None for a whole-run regression
     message: str
+    #: The records it rests on, ``log:line``: ``{"baseline": ..., "new": ...}``.
+    evidence: tuple[tuple[str, str], ...] = ()
 
     @property
     def subtype(self) -> str:
@@ -665,11 +782,12 @@ def regressions(
     for r in diff.ranks:
         if settings["error"]:
             out += [
-                Regression("error", r.rank, None, f"new compile error: {e}") for e in r.errors_new
+                Regression("error", r.rank, None, f"new compile error: {e}", _new(e.evidence))
+                for e in r.errors_new
             ]
         if settings["graph_break"]:
             out += [
-                Regression("graph_break", r.rank, None, f"new graph break: {b}")
+                Regression("graph_break", r.rank, None, f"new graph break: {b}", _new(b.evidence))
                 for b in r.breaks_new
             ]
         for f in r.frames:
@@ -679,15 +797,18 @@ def regressions(
                     why = "; ".join(f.recompile_reasons_new[:2]) or "more versions"
                     if len(f.recompile_reasons_new) > 2:
                         why += f" (+{len(f.recompile_reasons_new) - 2} more)"
+                    was = f"was {before}" if f.baseline else "a new frame"
                     out.append(Regression(
                         "recompile", r.rank, str(f.key),
-                        f"{f.key}: compiled {f.new.versions} times (was {before}): {why}",
+                        f"{f.key}: compiled {f.new.versions} times ({was}): {why}",
+                        _frame_evidence(f, last=True),
                     ))
             if settings["kernels"] and f.baseline and f.new:
                 old, new = len(f.baseline.kernels), len(f.new.kernels)
                 if new > old:
                     out.append(Regression(
-                        "kernels", r.rank, str(f.key), f"{f.key}: {new} kernels (was {old})"
+                        "kernels", r.rank, str(f.key), f"{f.key}: {new} kernels (was {old})",
+                        _frame_evidence(f),
                     ))
         ratio_limit = settings["compile_time"]
         total = r.total_seconds
@@ -702,6 +823,20 @@ def regressions(
     return sorted(out, key=lambda g: (order[g.kind], g.rank))
 
 
+def _new(evidence: str | None) -> tuple[tuple[str, str], ...]:
+    return (("new", evidence),) if evidence else ()
+
+
+def _frame_evidence(f: FrameDiff, last: bool = False) -> tuple[tuple[str, str], ...]:
+    """The frame's records on each side that has it (its last compile's with ``last``)."""
+    out = []
+    if f.baseline is not None:
+        out.append(("baseline", f.baseline.evidence(last)))
+    if f.new is not None:
+        out.append(("new", f.new.evidence(last)))
+    return tuple(out)
+
+
 # -- output ---------------------------------------------------------------------------------
 
 
@@ -709,8 +844,29 @@ def _seconds_text(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f} s"
 
 
+#: Frames a "cache only" line names before "and N more".
+CACHE_ONLY_NAMED = 8
+
+
+def header_lines(diff: TraceDiff, baseline: str, new: str) -> list[str]:
+    """Which two runs, made with what; what differs in their setup; whether anything was
+    compared.  ``baseline`` and ``new`` name the inputs as the user gave them."""
+    lines = []
+    if diff.baseline_facts is not None and diff.new_facts is not None:
+        lines.append(f"baseline: {baseline} ({diff.baseline_facts.describe()})")
+        lines.append(f"new run:  {new} ({diff.new_facts.describe()})")
+    for difference in diff.setup:
+        lines.append(f"not like for like: {difference}")
+    if diff.nothing_compared:
+        lines.append(f"nothing compared: {diff.nothing_compared}")
+    return lines
+
+
 def summary_lines(diff: TraceDiff) -> list[str]:
-    """Plain lines saying what changed, rank by rank (one line when nothing did)."""
+    """Plain lines saying what changed, rank by rank (one line when nothing did).  Each
+    line starts with the tool's words, never with text from a log."""
+    if diff.nothing_compared:
+        return [f"Nothing compared: {diff.nothing_compared}."]
     if diff.unchanged:
         return ["No change in compilation (compile time aside)."]
     lines: list[str] = []
@@ -723,19 +879,25 @@ def summary_lines(diff: TraceDiff) -> list[str]:
         for f in r.frames_new:
             lines.append(f"{prefix}new frame {f.key} {f.new.label if f.new else ''}".rstrip())
         for f in r.frames_gone:
-            lines.append(f"{prefix}frame gone {f.key}")
+            lines.append(f"{prefix}gone frame {f.key} {f.baseline.label if f.baseline else ''}"
+                         .rstrip())
         for b in r.breaks_new:
             lines.append(f"{prefix}new graph break: {b}")
+            lines += _evidence_line("new", b.evidence)
         for b in r.breaks_fixed:
             lines.append(f"{prefix}graph break fixed: {b}")
+            lines += _evidence_line("baseline", b.evidence)
         for e in r.errors_new:
             lines.append(f"{prefix}new compile error: {e}")
+            lines += _evidence_line("new", e.evidence)
         for e in r.errors_fixed:
             lines.append(f"{prefix}compile error fixed: {e}")
+            lines += _evidence_line("baseline", e.evidence)
+        cache_only = [f for f in r.frames if f.cache_only]
         for f in r.frames:
-            if f.is_new or f.is_gone or not f.changed:
+            if f.is_new or f.is_gone or not f.changed or f.cache_only:
                 continue
-            lines.append(f"{prefix}changed frame {f.key}:")  # a line starts with our words
+            lines.append(f"{prefix}changed frame {f.key}{_match_text(f)}:")
             for label, change in (
                 ("status", f.status),
                 ("compiles", f.versions),
@@ -752,6 +914,14 @@ def summary_lines(diff: TraceDiff) -> list[str]:
                 lines.append(f"  guards: +{len(f.guards_added)} -{len(f.guards_removed)}")
             if f.graph_diff:
                 lines.append("  Dynamo graph changed")
+            lines.append("  evidence: " + ", ".join(
+                f"{side} {where}" for side, where in _frame_evidence(f)))
+        if cache_only:
+            named = ", ".join(str(f.key) for f in cache_only[:CACHE_ONLY_NAMED])
+            more = (f" and {len(cache_only) - CACHE_ONLY_NAMED} more"
+                    if len(cache_only) > CACHE_ONLY_NAMED else "")
+            lines.append(f"{prefix}cache results only, in {len(cache_only)} frame(s): "
+                         f"{named}{more}")
         if r.cache.changed:
             lines.append(f"{prefix}cache: {_value(r.cache.baseline)} -> {_value(r.cache.new)}")
         total = r.total_seconds
@@ -764,6 +934,18 @@ def summary_lines(diff: TraceDiff) -> list[str]:
     return lines
 
 
+def _evidence_line(side: str, where: str | None) -> list[str]:
+    return [f"  evidence: {side} {where}"] if where else []
+
+
+def _match_text(f: FrameDiff) -> str:
+    """`` (ambiguous: paired by order; also [3/*])`` for a pairing that is a guess."""
+    if f.match != "ambiguous":
+        return ""
+    others = f"; also {', '.join(f.candidates)}" if f.candidates else ""
+    return f" (ambiguous: several frames of this function, paired by order{others})"
+
+
 def _value(value: Any) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{v} {k}" for k, v in value.items()) or "none"
@@ -772,7 +954,7 @@ def _value(value: Any) -> str:
 
 def _site_json(site: BreakSite) -> dict[str, str | None]:
     return {"reason": site.reason, "file": site.file, "function": site.function,
-            "registry_id": site.registry_id}
+            "registry_id": site.registry_id, "evidence": site.evidence}
 
 
 def _frame_json(f: FrameDiff) -> dict[str, Any]:
@@ -785,6 +967,9 @@ def _frame_json(f: FrameDiff) -> dict[str, Any]:
         "occurrence": f.key.occurrence,
         "baseline_label": f.baseline.label if f.baseline else None,
         "new_label": f.new.label if f.new else None,
+        "match": f.match,
+        "candidates": f.candidates,
+        "evidence": dict(_frame_evidence(f)),
         "first_line": change(Change(
             f.baseline.first_line if f.baseline else None, f.new.first_line if f.new else None
         )),
@@ -810,10 +995,33 @@ def _frame_json(f: FrameDiff) -> dict[str, Any]:
     }
 
 
+#: What the JSON says it is; its schema is ``sphinx_torchtrace/schemas/diff.schema.json``.
+DIFF_JSON_FORMAT = "sphinx-torchtrace/diff/1"
+
+
+def _facts_json(facts: RunFacts | None) -> dict[str, Any] | None:
+    if facts is None:
+        return None
+    return {
+        "torch": list(facts.torch),
+        "python": list(facts.python),
+        "config_hashes": {name: facts.config_hash(name) for name in sorted(facts.configs)},
+        "ranks": list(facts.ranks),
+    }
+
+
 def diff_json(diff: TraceDiff) -> dict[str, Any]:
     """See :meth:`TraceDiff.to_json`."""
     return {
+        "format": DIFF_JSON_FORMAT,
         "unchanged": diff.unchanged,
+        "nothing_compared": diff.nothing_compared,
+        "setup": {
+            "baseline": _facts_json(diff.baseline_facts),
+            "new": _facts_json(diff.new_facts),
+            "differences": diff.setup,
+        },
+        "frames_matched": diff.frames_matched,
         "ranks_only_baseline": diff.ranks_only_baseline,
         "ranks_only_new": diff.ranks_only_new,
         "ranks": [
@@ -841,6 +1049,6 @@ def regressions_json(found: list[Regression]) -> list[dict[str, Any]]:
     """Regressions as JSON-able dicts (``kind``, ``subtype``, ``rank``, ``frame``, ``message``)."""
     return [
         {"kind": g.kind, "subtype": g.subtype, "rank": g.rank, "frame": g.frame,
-         "message": g.message}
+         "message": g.message, "evidence": dict(g.evidence)}
         for g in found
     ]

@@ -770,3 +770,33 @@ def file_sha256(path: str | os.PathLike[str]) -> tuple[str, bool]:
                 head = bytes(view[:2])
             digest.update(view[:n])
     return digest.hexdigest(), head == b"\x1f\x8b"
+
+
+#: Characters of one line :func:`record_lines` returns; the rest is counted.
+SHOWN_LINE_CHARS = 10_000
+
+
+def record_lines(path: str | os.PathLike[str], line: int, max_payload: int = 200) -> list[str]:
+    """The record at line ``line`` of a log (plain or gzip): its line, then its payload
+    lines (those starting with a tab), at most ``max_payload`` of them; each line cut at
+    :data:`SHOWN_LINE_CHARS`.  Raises ValueError when the file has fewer lines."""
+    with open(path, "rb") as raw:
+        compressed = raw.read(2) == _GZIP_MAGIC
+    opened = gzip.open(path, "rb") if compressed else open(path, "rb")  # noqa: SIM115
+    out: list[str] = []
+    with opened as f:
+        for number, data in enumerate(f, 1):
+            if number < line:
+                continue
+            text = data.decode("utf-8", "replace").rstrip("\r\n")
+            if number > line and not text.startswith("\t"):
+                break
+            if len(out) > max_payload:
+                out.append("... (more payload lines)")
+                break
+            cut = text[:SHOWN_LINE_CHARS]
+            out.append(cut + (f" ... ({len(text) - len(cut)} more characters)"
+                              if len(text) > len(cut) else ""))
+    if not out:
+        raise ValueError(f"the log has fewer than {line} lines")
+    return out

@@ -52,10 +52,14 @@ def unchanged_line(plan: DiffPlan) -> Paragraph:
 def comparison_blocks(
     plan: DiffPlan, found: Sequence[Regression], warned: bool = True
 ) -> list[Block]:
-    """The comparison where the directive stands: summary, regressions, then the changes."""
+    """The comparison where the directive stands: whether it compares like with like,
+    summary, regressions, then the changes."""
+    setup = _setup_blocks(plan)
+    if plan.diff.nothing_compared:
+        return [_intro(plan), *setup]
     if plan.diff.unchanged:
-        return [unchanged_line(plan)]
-    blocks: list[Block] = [_intro(plan), Lines([[line] for line in _summary(plan)])]
+        return [unchanged_line(plan), *setup]
+    blocks: list[Block] = [_intro(plan), *setup, Lines([[line] for line in _summary(plan)])]
     if found:
         heading = "Regressions" if warned else "Regressions (not warned: turned off here)"
         blocks.append(Admonition("warning", [
@@ -84,6 +88,23 @@ def _intro(plan: DiffPlan) -> Paragraph:
     content += _run_name(plan.new_label, plan.new_index)
     content += [". Frames are matched by file, function and occurrence, not by compile id."]
     return Paragraph(content)
+
+
+def _setup_blocks(plan: DiffPlan) -> list[Block]:
+    """What differs in how the runs were made, and why nothing was compared, if so."""
+    diff = plan.diff
+    out: list[Block] = []
+    if diff.nothing_compared:
+        out.append(Admonition("warning", [Paragraph([
+            Strong("Nothing compared"), ": ", _text(plan, diff.nothing_compared) + "."])]))
+    if diff.setup:
+        out.append(Admonition("note", [
+            Paragraph([Strong("Not like for like"),
+                       ": the runs were made differently, so some changes below may come "
+                       "from the setup, not the code:"]),
+            BulletList([item(_text(plan, d)) for d in diff.setup]),
+        ]))
+    return out
 
 
 def _run_name(label: str, index: str | None) -> list[Inline]:
@@ -204,10 +225,10 @@ def _side(label: str | None, obj: str | None) -> list[Inline]:
 
 def _what_changed(d: FrameDiff) -> list[str]:
     if d.is_new:
-        return ["new frame"]
+        return ["new"]
     if d.is_gone:
-        return ["frame gone"]
-    out = []
+        return ["gone"]
+    out = ["paired by order (ambiguous)"] if d.match == "ambiguous" else []
     if d.status.changed:
         out.append("status")
     if d.versions.changed or d.recompile_reasons_new:
@@ -236,6 +257,8 @@ def _sites(plan: DiffPlan, title: str, sites: Sequence[BreakSite]) -> list[Block
         line: list[Inline] = [Code(s.registry_id), " "] if s.registry_id else []
         line += [Code(_text(plan, s.reason)), " in ", Code(s.function), " (",
                  Code(s.file.rsplit("/", 1)[-1]), ")"]
+        if s.evidence:
+            line += [", logged at ", Code(s.evidence)]
         items.append([Paragraph(line)])
     return [Paragraph([f"{title}:"]), BulletList(items)]
 

@@ -61,10 +61,17 @@ class GeneratedDiff:
         plan, options = self.plan, self.options
         settings = torchtrace_config(directive.config).regressions
         found = regressions(plan.diff, settings)
+        location = directive.get_location()
+        if plan.diff.nothing_compared:
+            warn("comparability", f"{plan.label}: nothing compared: {plan.diff.nothing_compared}",
+                 location)
+        if plan.diff.setup:
+            warn("comparability", f"{plan.label}: not like for like: "
+                 + "; ".join(plan.diff.setup), location)
         if not options.no_regressions:
             for r in found:
                 where = f"rank {r.rank}: " if plan.multi_rank else ""
-                warn(r.subtype, f"{plan.label}: {where}{r.message}", directive.get_location())
+                warn(r.subtype, f"{plan.label}: {where}{r.message}", location)
         builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
         out = builder.blocks(comparison_blocks(plan, found, warned=not options.no_regressions))
         container = nodes.container(classes=["torchtrace-diff"])
