@@ -30,6 +30,7 @@ from .trace.diff import (
 )
 from .trace.reader import record_lines
 from .trace.summary import triage
+from .trace.trend import trend
 from .version import __version__
 
 PROG = "sphinx-torchtrace"
@@ -83,8 +84,11 @@ def _parser() -> argparse.ArgumentParser:
         "a regression of the listed kinds is found, 0 otherwise, 2 on unreadable input or "
         "when nothing could be compared (no rank or no frame in common).",
     )
-    diff.add_argument("old", metavar="OLD", help="the baseline trace")
-    diff.add_argument("new", metavar="NEW", help="the new trace")
+    diff.add_argument(
+        "runs", metavar="RUN", nargs="+",
+        help="the baseline trace, then the new one; more runs (oldest first) add a trend "
+        "of each function over them, and the last two are compared",
+    )
     diff.add_argument(
         "--format", choices=FORMATS, default="text",
         help="text (default), json, markdown (for $GITHUB_STEP_SUMMARY or a PR comment), "
@@ -191,9 +195,12 @@ def _diff(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise InputError(f"--ranks: {e}") from None
     renames = _renames(args.renames) if args.renames else None
-    old, new = _load(args.old), _load(args.new)
-    result = diff_traces(old, new, pairs=pairs, renames=renames)
-    report = Report(result, regressions(result, settings), args.old, args.new, settings)
+    if len(args.runs) < 2:
+        raise InputError("give two runs (the baseline, then the new one), or more for a trend")
+    traces = [_load(path) for path in args.runs]
+    result = diff_traces(traces[-2], traces[-1], pairs=pairs, renames=renames)
+    report = Report(result, regressions(result, settings), args.runs[-2], args.runs[-1],
+                    settings, trend(traces, args.runs) if len(traces) > 2 else None)
     sys.stdout.write(render(report, "json" if args.json else args.format))
     return report.exit_status
 

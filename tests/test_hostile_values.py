@@ -46,6 +46,7 @@ from sphinx_torchtrace.render.paths import SITE_PACKAGES, PathRewriter
 from sphinx_torchtrace.site.blocks import (
     Admonition,
     AnchorLink,
+    ApiLink,
     Badge,
     Block,
     BulletList,
@@ -155,6 +156,9 @@ def inline_strings(content: Sequence[Inline]) -> Iterator[str]:
         elif isinstance(piece, ObjectLink):
             assert isinstance(piece.name, str) and isinstance(piece.text, (str, type(None)))
             out.append(piece.text or piece.name)
+        elif isinstance(piece, ApiLink):
+            assert isinstance(piece.target, str) and isinstance(piece.text, str), piece
+            out.append(piece.text)
         else:
             assert isinstance(piece, Badge) and isinstance(piece.status, str), piece
             out.append(piece.status)

@@ -23,6 +23,7 @@ from ..trace.timings import (
     bounded_rows,
     used_stages,
 )
+from ..trace.trend import TrendRow
 from .xml import Element, element, to_xml
 
 #: Fixed fills with relative luminance 0.15-0.21: at least 3:1 against white and furo's dark
@@ -60,7 +61,14 @@ def draw(kind: str, data: object, title: str) -> str:
         return compile_time_svg(_rows(data, CompileTimeRow), title)
     if kind == "timeline":
         return timeline_svg(_rows(data, TimelineRow), title)
-    raise ValueError(f"unknown chart kind {kind!r} (known: 'compile-times', 'timeline')")
+    if kind == "trend":
+        rows, runs = data if isinstance(data, tuple) and len(data) == 2 else (None, None)
+        if not isinstance(runs, (list, tuple)):
+            raise TypeError("trend chart data must be (rows, run labels)")
+        return trend_svg(_rows(rows, TrendRow), [str(r) for r in runs], title)
+    raise ValueError(
+        f"unknown chart kind {kind!r} (known: 'compile-times', 'timeline', 'trend')"
+    )
 
 
 def compile_time_svg(
@@ -111,6 +119,64 @@ def timeline_svg(rows: Sequence[TimelineRow], title: str = "When each compile ra
     for index, (row, boxes) in enumerate(zip(rows, merged, strict=True)):
         svg.append(_timeline_row(row, boxes, top + index * _ROW, scale, ticks[-1]))
     return to_xml(svg, pretty=True)
+
+
+#: Rows of a trend chart drawn at most (the table beside it lists them all).
+MAX_TREND_ROWS = 60
+
+
+def trend_svg(rows: Sequence[TrendRow], runs: Sequence[str], title: str) -> str:
+    """A small line per function: its compile time in each run, oldest first, each line
+    scaled to its own largest time (a sparkline: the shape, not the size, compares); a
+    run without the function leaves a gap.  Each point's tooltip says run and time."""
+    shown = list(rows)[:MAX_TREND_ROWS]
+    top, row_height, plot = 34, 26, _WIDTH - _LABEL_WIDTH - _VALUE_WIDTH
+    bottom = top + row_height * max(1, len(shown))
+    step = plot / max(1, len(runs) - 1)
+    desc = f"compile time of {len(rows)} functions over {len(runs)} runs"
+    svg = _svg(_WIDTH, bottom + 10, title, desc)
+    for i, run in enumerate(runs):
+        x = _LABEL_WIDTH + i * step
+        svg.append(element("text", {"x": f"{x:.0f}", "y": "16", "text-anchor": "middle"},
+                           run[:16]))
+    for index, row in enumerate(shown):
+        y0 = top + index * row_height
+        group = element("g", {"class": "trend-row"})
+        group.append(element("text", {"x": 6, "y": f"{y0 + 16:.0f}"}, _row_label(row.label, None)))
+        values = [_finite(v) if v is not None else None for v in row.seconds]
+        biggest = max((v for v in values if v is not None), default=0.0) or 1.0
+        points: list[tuple[float, float, int]] = []
+        for i, value in enumerate(values):
+            if value is None:
+                if len(points) > 1:
+                    group.append(_polyline(points))
+                points = []
+                continue
+            y = y0 + row_height - 6 - (row_height - 10) * value / biggest
+            points.append((_LABEL_WIDTH + i * step, y, i))
+        if len(points) > 1:
+            group.append(_polyline(points))
+        for i, (value, run) in enumerate(zip(values, runs, strict=False)):
+            if value is None:
+                continue
+            y = y0 + row_height - 6 - (row_height - 10) * value / biggest
+            dot = element("circle", {"cx": f"{_LABEL_WIDTH + i * step:.1f}", "cy": f"{y:.1f}",
+                                     "r": 3, "fill": FORWARD_COLOR})
+            dot.append(element("title", None, f"{run}: {format_seconds(value)}"))
+            group.append(dot)
+        last = next((v for v in reversed(values) if v is not None), None)
+        if last is not None:
+            group.append(element("text", {"x": f"{_WIDTH - _VALUE_WIDTH + 8:.0f}",
+                                          "y": f"{y0 + 16:.0f}"}, format_seconds(last)))
+        svg.append(group)
+    return to_xml(svg, pretty=True)
+
+
+def _polyline(points: Sequence[tuple[float, float, int]]) -> Element:
+    return element("polyline", {
+        "points": " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points),
+        "fill": "none", "stroke": FORWARD_COLOR, "stroke-width": "1.5",
+    })
 
 
 def format_seconds(value: float) -> str:

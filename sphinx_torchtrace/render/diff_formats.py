@@ -25,6 +25,7 @@ from ..trace.diff import (
     header_lines,
     regressions_json,
 )
+from ..trace.trend import Trend, trend_lines
 
 FORMATS = ("text", "json", "markdown", "github", "junit")
 
@@ -38,6 +39,7 @@ class Report:
     baseline: str  # the inputs as the user named them
     new: str
     settings: dict[str, Any]
+    trend: Trend | None = None  # three runs or more: each function over all of them
 
     @property
     def exit_status(self) -> int:
@@ -59,7 +61,10 @@ def render(report: Report, fmt: str) -> str:
 
 
 def text(report: Report) -> str:
-    lines = header_lines(report.diff, report.baseline, report.new)
+    lines = trend_lines(report.trend) if report.trend is not None else []
+    if lines:
+        lines.append("the last two runs:")
+    lines += header_lines(report.diff, report.baseline, report.new)
     lines += report.diff.summary_lines()
     if report.found:
         lines.append(f"{len(report.found)} regression(s):")
@@ -79,6 +84,8 @@ def as_json(report: Report) -> str:
     data["regressions"] = regressions_json(report.found)
     data["fail_on"] = report.settings
     data["exit_status"] = report.exit_status
+    if report.trend is not None:
+        data["trend"] = trend_json(report.trend)
     return console_json(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
 
 
@@ -126,10 +133,38 @@ def markdown(report: Report) -> str:
         out += ["### Improvements", "", "| Rank | What |", "|---|---|"]
         out += [f"| {rank} | {md(what)} |" for rank, what in better]
         out.append("")
+    if report.trend is not None:
+        out += _trend_markdown(report.trend)
     out += ["<details><summary>Every change</summary>", "", "```text"]
     out += [line.replace("```", "'''") for line in text(report).splitlines()]
     out += ["```", "", "</details>", ""]
     return "\n".join(out)
+
+
+def _trend_markdown(result: Trend) -> list[str]:
+    out = ["### Trend", "", "| Function | " + " | ".join(md(x) for x in result.labels) + " |",
+           "|---|" + "---|" * len(result.labels)]
+    for row in result.rows:
+        rank = f"rank {row.rank}: " if result.multi_rank else ""
+        cells = " | ".join(md(c.describe()) for c in row.cells)
+        out.append(f"| {md(rank + row.label)} | {cells} |")
+    return [*out, ""]
+
+
+def trend_json(result: Trend) -> dict[str, Any]:
+    return {
+        "runs": result.labels,
+        "setup_differences": result.setup,
+        "rows_left_out": result.rows_left_out,
+        "rows": [
+            {"rank": row.rank, "file": row.key.file, "function": row.key.function,
+             "occurrence": row.key.occurrence,
+             "cells": [{"status": c.status, "graph_breaks": c.graph_breaks,
+                        "recompiles": c.recompiles, "seconds": c.seconds, "label": c.label,
+                        "evidence": c.evidence} for c in row.cells]}
+            for row in result.rows
+        ],
+    }
 
 
 def _improvements(diff: TraceDiff) -> list[tuple[int, str]]:

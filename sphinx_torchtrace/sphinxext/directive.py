@@ -18,7 +18,15 @@ from sphinx.util.docutils import SphinxDirective
 
 from .built import Problem, built, key
 from .doctree import mark_output
-from .options import DIFF_OPTION_SPEC, OPTION_SPEC, AnyOption, parse_diff_options, parse_options
+from .options import (
+    DIFF_OPTION_SPEC,
+    OPTION_SPEC,
+    TREND_OPTION_SPEC,
+    AnyOption,
+    parse_diff_options,
+    parse_options,
+    parse_trend_options,
+)
 from .warnings import warn
 
 
@@ -79,3 +87,15 @@ class TorchTraceDiffDirective(InputDirective):
 
     def check_options(self) -> None:
         parse_diff_options(self.options)
+
+
+class TorchTraceTrendDirective(InputDirective):
+    """``.. torchtrace-trend:: run1 run2 run3``: each function over several runs."""
+
+    directive_name = "torchtrace-trend"
+    option_spec: ClassVar[dict[str, Any]] = AnyOption(
+        dict.fromkeys(TREND_OPTION_SPEC, directives.unchanged)
+    )
+
+    def check_options(self) -> None:
+        parse_trend_options(self.options)

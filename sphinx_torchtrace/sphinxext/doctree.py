@@ -56,6 +56,15 @@ def plain_when_missing(
     return contnode if node.get(OPTIONAL_LINK) else None
 
 
+def chart_nodes(builder: DoctreeBuilder, block: b.Chart) -> list[nodes.Node]:
+    """A chart: its SVG for HTML (drawn by the render layer), its fallback for the others."""
+    from ..render import charts
+
+    node = chart_node(svg=charts.draw(block.kind, block.data, builder.line(block.title)))
+    node.extend(builder.blocks(block.fallback))
+    return [node]
+
+
 class chart_node(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes so
     """An SVG chart (``svg`` attribute) in HTML; other builders show its children."""
 

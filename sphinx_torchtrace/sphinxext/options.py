@@ -167,6 +167,30 @@ def parse_diff_options(raw: Mapping[str, str | None]) -> DiffOptions:
     )
 
 
+def labels_option(value: str | None) -> tuple[str, ...]:
+    """``:labels: v1, v2, v3``: what each run of a trend is called."""
+    labels = tuple(" ".join(part.split()) for part in (value or "").split(","))
+    if not labels or not all(labels):
+        raise ValueError("give a comma-separated label for each run")
+    return labels
+
+
+#: The ``torchtrace-trend`` directive's options.
+TREND_OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {"labels": labels_option}
+
+
+@dataclass(frozen=True)
+class TrendOptions:
+    """A ``torchtrace-trend`` directive's options, checked."""
+
+    labels: tuple[str, ...] = ()  # one per run; default: the paths' last parts
+
+
+def parse_trend_options(raw: Mapping[str, str | None]) -> TrendOptions:
+    values = checked_options(raw, TREND_OPTION_SPEC)
+    return TrendOptions(labels=values.get("labels") or ())
+
+
 # -- what each option does on each input kind ----------------------------------------------
 
 TRACE_LOG = "a trace log"

@@ -180,8 +180,10 @@ def _options_after(lines: list[str], i: int) -> dict[str, str]:
 
 
 #: Directives that name inputs, and how many paths their argument holds (None: one path,
-#: spaces and all).
-PATH_DIRECTIVES: dict[str, int | None] = {"torchtrace": None, "torchtrace-diff": 2}
+#: spaces and all; 0: any number, split at spaces).
+PATH_DIRECTIVES: dict[str, int | None] = {
+    "torchtrace": None, "torchtrace-diff": 2, "torchtrace-trend": 0,
+}
 _SOURCE_LIMIT = 8 << 20  # a source bigger than this is not a page anyone wrote
 
 

@@ -11,7 +11,7 @@ from .assets import add_assets
 from .break_index import setup_break_index
 from .built import changed_inputs, forget_built
 from .config import add_config_values
-from .directive import TorchTraceDiffDirective, TorchTraceDirective
+from .directive import TorchTraceDiffDirective, TorchTraceDirective, TorchTraceTrendDirective
 from .doctree import chart_node, plain_when_missing
 from .domain import TorchTraceDomain
 from .fold import setup_folds
@@ -43,6 +43,7 @@ def setup_extension(app: Sphinx) -> None:
     app.add_domain(TorchTraceDomain)
     app.add_directive("torchtrace", TorchTraceDirective)
     app.add_directive("torchtrace-diff", TorchTraceDiffDirective)
+    app.add_directive("torchtrace-trend", TorchTraceTrendDirective)
     app.add_directive("torchtrace-page", TorchTracePage)
     app.add_directive("torchtrace-warnings", WarningsTable)
     app.add_directive("torchtrace-options", OptionsTable)

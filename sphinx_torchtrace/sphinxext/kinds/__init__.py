@@ -13,7 +13,8 @@ from .base import InputKind
 from .debug_dir import DebugDirKind
 from .diff import DiffKind
 from .trace import TraceKind
+from .trend import TrendKind
 
-KINDS: tuple[InputKind, ...] = (DebugDirKind(), TraceKind(), DiffKind())
+KINDS: tuple[InputKind, ...] = (DebugDirKind(), TraceKind(), DiffKind(), TrendKind())
 
 __all__ = ["KINDS", "InputKind"]

@@ -134,7 +134,7 @@ def _generate(context: Context, request: TraceRequest, options: DiffOptions) -> 
     logs: list[Path] = []
     for argument in paths:
         path = resolve_argument(argument, source_dir, context.srcdir)
-        sides.append((*_read(context, argument, path), path))
+        sides.append((*read_side(context, argument, path), path))
         logs += resolve_logs_safely(path)
     (old, old_site, old_path), (new, new_site, new_path) = sides
     config = context.config
@@ -167,7 +167,7 @@ def _traces(context: Context) -> list[GeneratedTrace]:
     return out
 
 
-def _read(context: Context, argument: str, path: str) -> tuple[Trace, GeneratedTrace | None]:
+def read_side(context: Context, argument: str, path: str) -> tuple[Trace, GeneratedTrace | None]:
     """A run's trace: the site's own when a ``torchtrace`` directive shows it, else read."""
     if not os.path.exists(path):
         raise ValueError(missing_input(argument, path), "read")

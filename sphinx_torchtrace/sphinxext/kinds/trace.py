@@ -35,7 +35,7 @@ from ...trace.inputs import detect_kind
 from ...trace.loader import choose_logs, rank_logs
 from ...version import __version__
 from ..config import torchtrace_config
-from ..doctree import DoctreeBuilder, chart_node
+from ..doctree import DoctreeBuilder, chart_nodes
 from ..files import CODE_STAMP
 from ..options import (
     TraceOptions,
@@ -98,11 +98,7 @@ class GeneratedTrace:
         if isinstance(block, b.ObjectTarget):
             return [object_target(directive, block)]
         if isinstance(block, b.Chart):
-            from ...render import charts
-
-            node = chart_node(svg=charts.draw(block.kind, block.data, builder.line(block.title)))
-            node.extend(builder.blocks(block.fallback))
-            return [node]
+            return chart_nodes(builder, block)
         if isinstance(block, b.Provenance):
             return provenance_nodes(directive, self, block.frame, block.fallback, block.view)
         raise TypeError(f"no nodes for {type(block).__name__}")

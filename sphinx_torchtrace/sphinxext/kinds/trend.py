@@ -1,0 +1,103 @@
+"""Several runs of one program in order: the kind of the ``torchtrace-trend`` directive.
+
+Each path is read as a ``torchtrace-diff`` side is (a trace the site shows is reused);
+where the directive stands it shows a row per function with each run's status, graph
+breaks, recompiles and compile time, and a chart of the compile times.  No pages of
+its own.  What changed in how consecutive runs were made is a
+``torchtrace.comparability`` warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from ...render.paths import PathRewriter
+from ...site.blocks import Chart, Page
+from ...site.pages.trend import trend_blocks
+from ...trace.trend import MAX_RUNS, Trend, trend
+from ..doctree import DoctreeBuilder, chart_nodes
+from ..options import TrendOptions, parse_trend_options
+from ..scan import TraceRequest, resolve_argument
+from .base import Context, resolve_logs_safely
+from .diff import read_side
+
+DIRECTIVE = "torchtrace-trend"
+
+
+@dataclass
+class GeneratedTrend:
+    """A trend as this build knows it: its request, the trend, the logs it read."""
+
+    request: TraceRequest
+    trend: Trend
+    logs: list[Path]
+    rewrite: PathRewriter
+    notes: list[tuple[str, str]] = field(default_factory=list)
+
+    def page(self, docname: str) -> Page:
+        raise KeyError(docname)  # it shows where it stands; no pages of its own
+
+    def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
+        raise KeyError(docname)
+
+    def meanings(self) -> dict[str, str]:
+        return {}
+
+    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+        def special(builder: DoctreeBuilder, block: object) -> list[nodes.Node]:
+            if isinstance(block, Chart):
+                return chart_nodes(builder, block)
+            raise TypeError(f"no nodes for {type(block).__name__}")
+
+        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite,
+                                 special=lambda block: special(builder, block))
+        container = nodes.container(classes=["torchtrace-trend"])
+        container.extend(builder.blocks(trend_blocks(self.trend)))
+        directive.set_source_info(container)
+        return [container]
+
+
+class TrendKind:
+    """Runs of one program: trace logs or folders of rank logs."""
+
+    directive = DIRECTIVE
+
+    def parse_options(self, raw: dict[str, str]) -> TrendOptions:
+        return parse_trend_options(raw)
+
+    def accepts(self, path: str, options: TrendOptions) -> bool:
+        return True
+
+    def generate(
+        self, context: Context, request: TraceRequest, options: TrendOptions
+    ) -> list[TraceRequest]:
+        paths = request.argument.split()
+        labels = list(options.labels) or [TraceRequest("", "", p).label() for p in paths]
+        if not 2 <= len(paths) <= MAX_RUNS or len(labels) != len(paths):
+            context.fail(request, DIRECTIVE, f"{DIRECTIVE} takes 2 to {MAX_RUNS} paths, oldest "
+                         f"first, and as many :labels: ({len(paths)} paths, {len(labels)} "
+                         "labels)", "option")
+            return []
+        source_dir = context.source_dir(request)
+        traces, logs = [], []
+        for argument in paths:
+            path = resolve_argument(argument, source_dir, context.srcdir)
+            try:
+                traces.append(read_side(context, argument, path)[0])
+            except ValueError as err:
+                message, subtype = err.args
+                context.fail(request, DIRECTIVE, message, subtype, resolve_logs_safely(path))
+                return []
+            logs += resolve_logs_safely(path)
+        rewrite = PathRewriter(context.config.rewrite_rules())
+        result = trend(traces, labels, rewrite=rewrite)
+        generated = GeneratedTrend(request, result, logs, rewrite)
+        if result.setup:
+            generated.notes.append(("comparability", "not like for like: "
+                                    + "; ".join(result.setup)))
+        context.register(request, DIRECTIVE, generated)
+        return []

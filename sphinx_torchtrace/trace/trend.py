@@ -1,0 +1,143 @@
+"""Several runs of one program, in order: how each function's compile health moved.
+
+A nightly job, or a project's releases, leave one trace per run.  Each function (a
+frame, matched across runs as :mod:`.diff` matches two: file, function, occurrence;
+ranks by number) becomes a row; each run a cell with the frame's status, its distinct
+graph breaks, its recompiles and its compile time.  Pure data, no Sphinx: the
+``torchtrace-trend`` directive and ``sphinx-torchtrace diff A B C`` show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .comparability import RunFacts, differences, run_facts
+from .diff import FrameFacts, FrameKey, frames_of
+from .model import Trace
+from .summary import rank_number
+
+#: Rows a trend shows at most (functions x ranks); the rest are counted.
+MAX_ROWS = 500
+#: Runs a trend compares at most.
+MAX_RUNS = 50
+
+
+@dataclass(frozen=True)
+class TrendCell:
+    """One frame in one run; ``status`` None where the run has no such frame."""
+
+    status: str | None = None
+    graph_breaks: int = 0  # distinct breaks (reason and user location)
+    recompiles: int = 0  # compile ids past the first
+    seconds: float | None = None
+    label: str | None = None  # its compile id in that run: "[0/*]"
+    evidence: str | None = None  # log:line of its first compile
+
+    @property
+    def present(self) -> bool:
+        return self.status is not None
+
+    def describe(self) -> str:
+        """``break, 1 graph break, 2 recompiles, 1.20 s`` (``-`` where absent)."""
+        if not self.present:
+            return "-"
+        parts = [str(self.status)]
+        if self.graph_breaks:
+            parts.append(f"{self.graph_breaks} graph break{'s' if self.graph_breaks > 1 else ''}")
+        if self.recompiles:
+            parts.append(f"{self.recompiles} recompile{'s' if self.recompiles > 1 else ''}")
+        if self.seconds is not None:
+            parts.append(f"{self.seconds:.2f} s")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class TrendRow:
+    """A function (of one rank) across the runs."""
+
+    rank: int
+    key: FrameKey
+    cells: tuple[TrendCell, ...]
+
+    @property
+    def label(self) -> str:
+        return str(self.key)
+
+    @property
+    def seconds(self) -> list[float | None]:
+        return [c.seconds for c in self.cells]
+
+
+@dataclass
+class Trend:
+    """The runs, in order, and a row per function; ``setup`` says what changed in how
+    consecutive runs were made (their PyTorch, Python, configs, ranks)."""
+
+    labels: list[str]
+    facts: list[RunFacts]
+    rows: list[TrendRow]
+    rows_left_out: int = 0
+    setup: list[str] = field(default_factory=list)
+
+    @property
+    def multi_rank(self) -> bool:
+        return len({r.rank for r in self.rows}) > 1
+
+
+def trend(
+    traces: Sequence[Trace],
+    labels: Sequence[str],
+    rewrite: Callable[[str], str] | None = None,
+) -> Trend:
+    """The trend of ``traces`` (oldest first), each called by its label."""
+    traces, labels = list(traces)[:MAX_RUNS], list(labels)[:MAX_RUNS]
+    per_run: list[dict[tuple[int, FrameKey], FrameFacts]] = []
+    order: dict[tuple[int, FrameKey], None] = {}
+    for trace in traces:
+        found: dict[tuple[int, FrameKey], FrameFacts] = {}
+        for rank in trace.ranks:
+            number = rank_number(trace, rank)
+            for frame in frames_of(rank, rewrite):
+                found[(number, frame.key)] = frame
+                order.setdefault((number, frame.key), None)
+        per_run.append(found)
+    keys = sorted(order, key=lambda k: k[0])  # stable: first-seen order within a rank
+    rows = [
+        TrendRow(number, key, tuple(_cell(run.get((number, key))) for run in per_run))
+        for number, key in keys[:MAX_ROWS]
+    ]
+    facts = [run_facts(t) for t in traces]
+    setup = [
+        f"{labels[i]} → {labels[i + 1]}: {d}"
+        for i in range(len(facts) - 1)
+        for d in differences(facts[i], facts[i + 1])
+    ]
+    return Trend(labels, facts, rows, max(0, len(keys) - MAX_ROWS), setup)
+
+
+def _cell(facts: FrameFacts | None) -> TrendCell:
+    if facts is None:
+        return TrendCell()
+    return TrendCell(
+        status=facts.status,
+        graph_breaks=len(facts.breaks),
+        recompiles=max(0, facts.versions - 1),
+        seconds=facts.seconds,
+        label=facts.label,
+        evidence=facts.evidence(),
+    )
+
+
+def trend_lines(result: Trend) -> list[str]:
+    """The trend as plain lines, a block per function (what the command prints)."""
+    lines = [f"trend over {len(result.labels)} runs: {', '.join(result.labels)}"]
+    lines += [f"not like for like: {d}" for d in result.setup]
+    for row in result.rows:
+        rank = f"rank {row.rank}: " if result.multi_rank else ""
+        lines.append(f"function {rank}{row.label}")
+        for label, cell in zip(result.labels, row.cells, strict=True):
+            lines.append(f"  {label}: {cell.describe()}")
+    if result.rows_left_out:
+        lines.append(f"and {result.rows_left_out} more functions")
+    return lines
