@@ -264,6 +264,8 @@ class TracePlan:
     max_frames: int = DEFAULT_MAX_FRAMES
     fold_bytes: int = DEFAULT_FOLD_BYTES  # graphs up to this size are folded on frame pages
     past_limit: list[PastLimit] = field(default_factory=list)  # in plan order, no pages
+    #: Every rank's chromium events in one file (pid = rank), for several ranks with events.
+    events_all_path: str | None = None
     _pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -521,6 +523,8 @@ def plan_trace(
     taken = {plan.index_docname}
     frames_of: dict[int, list[FramePlan]] = {}
     planned: dict[int, FramePlan] = {}  # by id() of the compile, as planned so far
+    if trace.is_multi_rank and any(r.chromium_events for r in trace.ranks):
+        plan.events_all_path = posixpath.join(root, "_raw", "chromium-events-all-ranks.json")
     for index, (rank, rank_name) in enumerate(zip(trace.ranks, rank_names(trace), strict=True)):
         segment = rank_segment(rank_name)
         folder = posixpath.join(root, segment) if segment else root

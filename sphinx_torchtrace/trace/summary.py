@@ -707,6 +707,23 @@ def chromium_events_json(rank: RankTrace) -> str:
     return "[\n" + ",\n".join(json.dumps(e, default=str) for e in events) + "\n]\n"
 
 
+def chromium_events_all_ranks_json(trace: Trace) -> str:
+    """Every rank's chromium events in one JSON array, each event's ``pid`` its rank and
+    each rank named, so Perfetto shows the ranks one above the other (as tlparse's
+    merged file does)."""
+    parts: list[str] = []
+    for rank in trace.ranks:
+        number = rank_number(trace, rank)
+        parts.append(json.dumps({"name": "process_name", "ph": "M", "pid": number,
+                                 "args": {"name": f"rank {number}"}}))
+        for event in rank.chromium_events:
+            data = _decoded(event)
+            if data is not None:
+                data["pid"] = number
+                parts.append(json.dumps(data, default=str))
+    return "[\n" + ",\n".join(parts) + "\n]\n"
+
+
 # -- several ranks --------------------------------------------------------------------------
 
 

@@ -1080,6 +1080,10 @@ def _timeline(view: _Overview) -> list[Block]:
             items.append(item(prefix, count, Download(path, posixpath.basename(path))))
         elif view.multi:
             items.append(item(f"{prefix}no events"))
+    merged = view.plan.events_all_path
+    if merged is not None:
+        items.insert(0, item("All ranks in one timeline (one process per rank): ",
+                             Download(merged, posixpath.basename(merged))))
     title = [_("Timeline (chromium events)")]
     return [Section(title, [intro, BulletList(items)], anchor="timeline")]
 

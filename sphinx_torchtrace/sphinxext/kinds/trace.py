@@ -271,6 +271,9 @@ def _downloads(generated: GeneratedTrace) -> dict[str, str]:
         if rank_plan.rank.chromium_events:
             events = summary.chromium_events_json(rank_plan.rank)
             out[rank_plan.events_path] = rewrite(maybe_strip(events, generated.settings.no_source))
+    if plan.events_all_path is not None:
+        events = summary.chromium_events_all_ranks_json(plan.trace)
+        out[plan.events_all_path] = rewrite(maybe_strip(events, generated.settings.no_source))
     for frame in plan.paged_frames:  # a rank that repeats another offers that rank's files
         for graph in frame.graphs:
             if graph.same_as is not None or not graph.raw_path:  # another's file, or shown whole

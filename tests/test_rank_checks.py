@@ -1,0 +1,34 @@
+"""Many ranks: the checks across ranks tlparse makes on its landing page, and more (one
+merged timeline, ranks grouped by the shapes their graphs were compiled for)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sphinx_torchtrace.trace import load_trace, summary
+
+from .conftest import DATA, SiteMaker, warnings_of
+
+GLOO = DATA / "captured" / "multi_rank_gloo"
+
+
+def test_one_timeline_holds_every_rank_one_process_each(make_site: SiteMaker) -> None:
+    trace = load_trace(GLOO)
+    events = json.loads(summary.chromium_events_all_ranks_json(trace))
+    names = [e for e in events if e.get("ph") == "M"]
+    assert [(e["pid"], e["args"]["name"]) for e in names] == [(0, "rank 0"), (1, "rank 1")]
+    for rank in trace.ranks:
+        mine = [e for e in events if e.get("ph") != "M" and e["pid"] == rank.rank]
+        assert len(mine) == len(rank.chromium_events)  # every event, on its rank's row
+    page = f".. torchtrace:: {'@DATA@/captured/multi_rank_gloo'}\n   :name: ddp\n"
+    app = make_site("simple", pages={"index.rst": "Ranks\n=====\n\n" + page})
+    assert "WARNING" not in warnings_of(app)
+    out = Path(app.outdir)
+    (merged,) = out.glob("_downloads/*/chromium-events-all-ranks.json")
+    written = json.loads(merged.read_text("utf-8"))  # paths rewritten as on every page
+    assert [(e["pid"], e.get("name"), e.get("ts")) for e in written] == [
+        (e["pid"], e.get("name"), e.get("ts")) for e in events
+    ]
+    overview = (out / "torchtrace/ddp/index.html").read_text("utf-8")
+    assert "All ranks in one timeline" in overview and "chromium-events-all-ranks.json" in overview
