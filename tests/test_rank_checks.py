@@ -32,3 +32,28 @@ def test_one_timeline_holds_every_rank_one_process_each(make_site: SiteMaker) ->
     ]
     overview = (out / "torchtrace/ddp/index.html").read_text("utf-8")
     assert "All ranks in one timeline" in overview and "chromium-events-all-ranks.json" in overview
+
+
+DIVERGENT = DATA / "corpus" / "ddp_4ranks_divergent"
+
+
+def test_ranks_are_grouped_by_the_shapes_their_graphs_were_compiled_for() -> None:
+    """The capture's rank 3 gets a batch of 6 where the others get 8: a divergence of its
+    own, naming the compile ids and inputs that differ and what rank 0 had; rank 2, which
+    differs in compile ids only, is with the ranks whose shapes agree."""
+    groups = summary.divergence(load_trace(DIVERGENT)).shape_groups
+    assert [g.ranks for g in groups] == [[0, 1, 2], [3]]
+    assert groups[1].description == (
+        "[0/0] L_x_ f32[6, 16] (rank 0: f32[8, 16]); [1/0] L_x_ f32[6, 16] (rank 0: f32[8, 16])"
+    )
+    assert summary.divergence(load_trace(DATA / "corpus" / "ddp_4ranks")).shape_groups == []
+    assert summary.divergence(load_trace(GLOO)).shape_groups == []
+
+
+def test_the_overview_says_the_shapes_diverge() -> None:
+    from sphinx_torchtrace.site.pages.overview import triage_blocks
+    from sphinx_torchtrace.site.plan import PageSettings, plan_trace
+
+    plan = plan_trace("ddp", load_trace(DIVERGENT), "torchtrace")
+    said = repr(triage_blocks(plan, PageSettings()))
+    assert "Diverging graph shapes" in said and "f32[6, 16] (rank 0: f32[8, 16])" in said

@@ -266,7 +266,8 @@ def test_each_rank_has_its_synchronized_tab() -> None:
     assert sum(per_rank) == len(plan.frames) - 1
     timeline = sections(page)["timeline"]
     assert [d.path for d in of_type(timeline, Download)] == [
-        f"{plan.root}/_raw/chromium-events-rank{n}.json" for n in range(4)
+        f"{plan.root}/_raw/chromium-events-all-ranks.json",  # every rank in one timeline
+        *(f"{plan.root}/_raw/chromium-events-rank{n}.json" for n in range(4)),
     ]
     assert AnchorLink(plan.index_docname, "ranks", "Ranks") in of_type(page.blocks[1:4], AnchorLink)
 

@@ -754,10 +754,14 @@ class Divergence:
     missing_ids: list[MissingIds] = field(default_factory=list)
     cache_groups: list[RankGroup] = field(default_factory=list)  # empty when all agree
     status_splits: list[StatusSplit] = field(default_factory=list)
+    #: Ranks grouped by the input shapes their Dynamo graphs were compiled for; empty
+    #: when all agree (ranks running graphs of different shapes often explain a hang).
+    shape_groups: list[RankGroup] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
-        return bool(self.missing_ids or self.cache_groups or self.status_splits)
+        return bool(self.missing_ids or self.cache_groups or self.status_splits
+                    or self.shape_groups)
 
 
 def _known_labels(rank: RankTrace) -> list[str]:
@@ -810,7 +814,63 @@ def divergence(trace: Trace) -> Divergence:
     result.status_splits = [
         StatusSplit(label, s) for label, s in statuses.items() if len(s) > 1
     ]
+    result.shape_groups = _shape_groups(numbers, trace.ranks)
     return result
+
+
+#: A Dynamo graph input's annotation: ``L_x_: "f32[8, 64][64, 1]cpu"`` -> dtype and shape.
+_GRAPH_INPUT = re.compile(r'(\w{1,200}): "([a-z]{1,12}\d{0,3}\[[^\]"]{0,500}\])')
+#: Characters of a graph read for its signature (the ``forward`` line comes first).
+_SIGNATURE_CHARS = 20_000
+
+
+def graph_inputs(compile_: Compile) -> tuple[str, ...]:
+    """The dtypes and shapes of a compile's Dynamo graph inputs (``f32[8, 64]`` each, in
+    order), from the ``forward`` line of its ``dynamo_output_graph``; () without one."""
+    for artifact in compile_.artifacts_named("dynamo_output_graph"):
+        head = artifact.text()[:_SIGNATURE_CHARS]
+        start = head.find("def forward(")
+        if start < 0:
+            continue
+        line = head[start : head.find("\n", start) if "\n" in head[start:] else None]
+        return tuple(f"{name} {shape}" for name, shape in _GRAPH_INPUT.findall(line))
+    return ()
+
+
+def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]:
+    """Ranks grouped by the input shapes of the compile ids they share with the first
+    rank (ids only some ranks have are "diverging compile ids" already); each group says
+    which inputs differ from the first group's, and what the first group had."""
+    signatures: dict[tuple[tuple[str, tuple[str, ...]], ...], list[int]] = {}
+    for n, rank in zip(numbers, ranks, strict=True):
+        signature = tuple(
+            (c.label, inputs) for c in rank.compiles if (inputs := graph_inputs(c))
+        )
+        signatures.setdefault(signature, []).append(n)
+    first_group = next(iter(signatures.values()), [])
+    first = dict(next(iter(signatures), ()))
+    alike: list[int] = []
+    groups: list[RankGroup] = []
+    for signature, group in signatures.items():
+        own = dict(signature)
+        said = []
+        for label in own:
+            theirs = first.get(label)
+            if theirs is None or theirs == own[label]:
+                continue
+            changed = [f"{mine} (rank {first_group[0]}: {other.split(' ', 1)[-1]})"
+                       for mine, other in zip(own[label], theirs, strict=False) if mine != other]
+            if len(own[label]) != len(theirs):
+                changed.append(f"{len(own[label])} inputs (rank {first_group[0]}: {len(theirs)})")
+            said.append(f"{label} {', '.join(changed[:3])}")
+        if not said:  # the same shapes wherever it compiled what the first rank did
+            alike.extend(n for n in group if n not in alike)
+            continue
+        more = f" and {len(said) - 3} more compile ids" if len(said) > 3 else ""
+        groups.append(RankGroup(group, "; ".join(said[:3]) + more))
+    if not groups:
+        return []
+    return [RankGroup(sorted(alike), "the shapes the others are compared with"), *groups]
 
 
 def _cache_description(pattern: tuple[tuple[str, str, str], ...]) -> str:

@@ -262,7 +262,8 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
 
 
 def _divergence_none_text(ranks: int) -> str:
-    return f"All {ranks} ranks compiled the same compile ids, with the same statuses and caches."
+    return (f"All {ranks} ranks compiled the same compile ids, with the same statuses, caches "
+            "and graph input shapes.")
 
 
 def _introduction() -> Paragraph:
@@ -1179,8 +1180,8 @@ def _divergence(trace: Trace) -> Block:
     if not d.any:
         return Paragraph(
             [
-                "No divergence: every rank compiled the same compile ids, with the same statuses "
-                "and the same cache hits and misses."
+                "No divergence: every rank compiled the same compile ids, with the same statuses, "
+                "the same cache hits and misses and graphs of the same input shapes."
             ]
         )
     kinds: list[list[Block]] = []
@@ -1204,6 +1205,18 @@ def _divergence(trace: Trace) -> Block:
             item(
                 Strong("Diverging cache hit/miss patterns"),
                 ": ranks grouped by identical sequences of lookups.",
+            )
+            + [BulletList(details)]
+        )
+    if d.shape_groups:
+        details = [
+            item(f"{_ranks_text(g.ranks).capitalize()}: {g.description}") for g in d.shape_groups
+        ]
+        kinds.append(
+            item(
+                Strong("Diverging graph shapes"),
+                ": ranks grouped by the input shapes and dtypes their graphs were compiled "
+                "for (ranks running graphs of different shapes often explain a hang).",
             )
             + [BulletList(details)]
         )
