@@ -57,3 +57,37 @@ def test_the_overview_says_the_shapes_diverge() -> None:
     plan = plan_trace("ddp", load_trace(DIVERGENT), "torchtrace")
     said = repr(triage_blocks(plan, PageSettings()))
     assert "Diverging graph shapes" in said and "f32[6, 16] (rank 0: f32[8, 16])" in said
+
+
+INPUTS = DATA / "shared" / "tlparse-inputs"
+
+
+def test_collective_schedules_are_grouped_as_tlparse_groups_them() -> None:
+    """tlparse 0.4.3 --all-ranks-html on the same logs: "Collective operation sequence
+    groups: Ranks 0, 2 / Ranks 1" (schedule), "5, 6 / 0-4" (runtime), "1 / 0" (exec order)."""
+    expected = {
+        "inputs/multi_rank_schedule": [[0, 2], [1]],
+        "inputs/multi_rank_runtime": [[0, 1, 2, 3, 4], [5, 6]],
+        "graph_exec_order_tests": [[0], [1]],
+    }
+    for folder, groups in expected.items():
+        d = summary.divergence(load_trace(INPUTS / folder))
+        got = d.schedule_groups["inductor_collective_schedule"]
+        assert sorted(g.ranks for g in got) == sorted(groups), folder
+    runtime = summary.divergence(load_trace(INPUTS / "inputs/multi_rank_runtime"))
+    # tensor metadata: shapes, dtypes and strides (tlparse also splits ranks whose runtime
+    # estimates alone differ; estimates are not metadata)
+    assert [g.ranks for g in runtime.schedule_groups["inductor_runtime_and_tensor_meta"]] == [
+        [0, 1, 2, 3], [4], [5, 6]
+    ]
+    order = summary.divergence(load_trace(INPUTS / "graph_exec_order_tests"))
+    assert [g.ranks for g in order.schedule_groups["graph_execution"]] == [[0], [1]]
+    assert summary.divergence(load_trace(INPUTS / "inputs/multi_rank_logs")).schedule_groups == {}
+
+
+def test_copied_logs_that_claim_one_rank_are_told_apart_by_their_file_names() -> None:
+    trace = load_trace(INPUTS / "inputs/multi_rank_schedule")  # every log says "rank": 0
+    assert [r.rank for r in trace.ranks] == [0, 1, 2]
+    said = [d.message for d in trace.diagnostics if d.kind == "rank"]
+    assert said == [f"the log says it is rank 0; its file name says rank {n}, which is used"
+                    for n in (1, 2)]

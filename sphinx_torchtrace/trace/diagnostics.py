@@ -19,7 +19,8 @@ DIAGNOSTIC_KINDS: dict[str, str] = {
     "encoding": "a line is not valid UTF-8 (shown with replacement characters)",
     "intern": "a stack frame refers to an interned string id that no str record defines",
     "payload": "a payload that must be JSON (metrics, mappings) does not parse",
-    "rank": "a record names a different rank than the rest of its log",
+    "rank": "a record names a different rank than the rest of its log; or two logs of a trace "
+    "directory say they are the same rank (copied logs?), and their file names' ranks are used",
     "read": "a log file cannot be read at all",
     "nesting": "JSON nested too deeply to decode safely (an envelope, a payload or a JSON value "
     "inside one); that record or value is left out",

@@ -337,7 +337,30 @@ def load_trace(
             strings.update(rank.strings)
         trace.ranks.append(rank)
         trace.diagnostics.extend(rank.diagnostics)
+    _ranks_from_file_names(trace, logs, display_root)
     return trace
+
+
+def _ranks_from_file_names(
+    trace: Trace, logs: Sequence[Path], display_root: str | os.PathLike[str] | None
+) -> None:
+    """Logs that claim one rank number (copies of one log, say) are told apart by the rank
+    their file names give, as tlparse does, when those are all there and distinct."""
+    numbers = [r.rank for r in trace.ranks]
+    if len(set(numbers)) == len(numbers):
+        return
+    named = [RANK_LOG.match(Path(log).name) for log in logs]
+    if not all(named) or len({int(m.group(1)) for m in named if m}) != len(named):
+        return
+    for rank, match in zip(trace.ranks, named, strict=True):
+        assert match is not None
+        said = rank.rank
+        rank.rank = int(match.group(1))
+        if said != rank.rank:
+            note = Diagnostic("rank", f"the log says it is rank {said}; its file name says "
+                                      f"rank {rank.rank}, which is used", rank.path)
+            rank.diagnostics.append(note)
+            trace.diagnostics.append(note)
 
 
 def read_log(

@@ -14,7 +14,7 @@ import json
 import re
 import weakref
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -757,11 +757,14 @@ class Divergence:
     #: Ranks grouped by the input shapes their Dynamo graphs were compiled for; empty
     #: when all agree (ranks running graphs of different shapes often explain a hang).
     shape_groups: list[RankGroup] = field(default_factory=list)
+    #: Ranks grouped by what inductor logged of each graph's distributed schedule
+    #: (:data:`SCHEDULE_ARTIFACTS`), by artifact name; only names whose groups differ.
+    schedule_groups: dict[str, list[RankGroup]] = field(default_factory=dict)
 
     @property
     def any(self) -> bool:
         return bool(self.missing_ids or self.cache_groups or self.status_splits
-                    or self.shape_groups)
+                    or self.shape_groups or self.schedule_groups)
 
 
 def _known_labels(rank: RankTrace) -> list[str]:
@@ -815,7 +818,70 @@ def divergence(trace: Trace) -> Divergence:
         StatusSplit(label, s) for label, s in statuses.items() if len(s) > 1
     ]
     result.shape_groups = _shape_groups(numbers, trace.ranks)
+    for name, signature in SCHEDULE_ARTIFACTS.items():
+        groups = _artifact_groups(numbers, trace.ranks, name, signature)
+        if groups:
+            result.schedule_groups[name] = groups
     return result
+
+
+def _collectives(payload: Any) -> Any:
+    return payload  # the ordered list of collective ops of a graph
+
+
+def _tensor_meta(payload: Any) -> Any:
+    """The shapes, dtypes and strides of each op's outputs, in order; runtimes are
+    estimates, left out (tlparse compares the same)."""
+    ops = payload.get("ops") if isinstance(payload, dict) else None
+    if not isinstance(ops, list):
+        return payload
+    return [[{k: v for k, v in out.items() if k in ("shape", "dtype", "stride")}
+             for out in op.get("outputs") or [] if isinstance(out, dict)]
+            for op in ops if isinstance(op, dict)]
+
+
+def _execution_order(payload: Any) -> Any:
+    order = payload.get("graph_execution_order") if isinstance(payload, dict) else None
+    return order if order is not None else payload
+
+
+#: What inductor logs of the distributed schedule, compared across ranks (as tlparse's
+#: landing page does): each compiled graph's collectives in order, its tensors' metadata,
+#: the order graphs ran in.  Name -> the part of the payload compared.
+SCHEDULE_ARTIFACTS: dict[str, Callable[[Any], Any]] = {
+    "inductor_collective_schedule": _collectives,
+    "inductor_runtime_and_tensor_meta": _tensor_meta,
+    "graph_execution": _execution_order,
+}
+SCHEDULE_TITLES = {
+    "inductor_collective_schedule": "collective schedules",
+    "inductor_runtime_and_tensor_meta": "tensor metadata",
+    "graph_execution": "graph execution order",
+}
+
+
+def _artifact_groups(
+    numbers: list[int], ranks: list[RankTrace], name: str, part: Callable[[Any], Any]
+) -> list[RankGroup]:
+    """Ranks grouped by the sequence of one artifact's payloads (its compared part), in
+    log order; [] when no rank logged it or all agree."""
+    signatures: dict[str, list[int]] = {}
+    logged = False
+    for n, rank in zip(numbers, ranks, strict=True):
+        items = []
+        for c in rank.compiles:
+            for artifact in c.artifacts_named(name):
+                logged = True
+                try:
+                    payload = json.loads(artifact.text())
+                except (ValueError, RecursionError):
+                    payload = artifact.text()
+                items.append(json.dumps(part(payload), sort_keys=True, default=str))
+        signatures.setdefault("\n".join(items), []).append(n)
+    if not logged or len(signatures) < 2:
+        return []
+    return [RankGroup(group, f"{len(s.splitlines())} graph(s) logged" if s else "nothing logged")
+            for s, group in signatures.items()]
 
 
 #: A Dynamo graph input's annotation: ``L_x_: "f32[8, 64][64, 1]cpu"`` -> dtype and shape.

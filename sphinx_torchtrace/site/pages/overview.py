@@ -1220,6 +1220,13 @@ def _divergence(trace: Trace) -> Block:
             )
             + [BulletList(details)]
         )
+    for name, groups in d.schedule_groups.items():
+        details = [item(f"{_ranks_text(g.ranks).capitalize()} ({g.description})") for g in groups]
+        kinds.append(
+            item(Strong(f"Diverging {summary.SCHEDULE_TITLES.get(name, name)}"), " (",
+                 Code(name), "): ranks grouped by identical payloads.")
+            + [BulletList(details)]
+        )
     return Admonition("warning", [Paragraph(["The ranks diverge."]), BulletList(kinds)])
 
 
