@@ -19,6 +19,7 @@ from typing import Any
 
 from .render.diff_formats import FORMATS, Report, render
 from .site.characters import console_json, console_text
+from .site.plan import rank_classes
 from .trace import Trace, TraceReadError, load_trace
 from .trace.comparability import parse_rank_pairs
 from .trace.diff import (
@@ -29,7 +30,8 @@ from .trace.diff import (
     regressions,
 )
 from .trace.reader import record_lines
-from .trace.summary import triage
+from .trace.summary import SCHEDULE_TITLES, triage
+from .trace.summary import divergence as summary_divergence
 from .trace.trend import trend
 from .version import __version__
 
@@ -251,6 +253,11 @@ def _summary(args: argparse.Namespace) -> int:
         "cache": t.cache,
         "compile_seconds": t.compile_seconds,
     }
+    classes = rank_classes(trace) if trace.is_multi_rank else []
+    diverging = _diverging(trace)
+    if trace.is_multi_rank:
+        data["rank_classes"] = classes  # ranks that logged the same, as their pages are shared
+        data["divergence"] = diverging
     if args.json:
         print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
         return 0
@@ -267,9 +274,33 @@ def _summary(args: argparse.Namespace) -> int:
         ("cache lookups", cache),
         ("compile time", seconds),
     ]
+    if trace.is_multi_rank:
+        rows.append(("rank classes", " | ".join(_numbers(c) for c in classes)))
+        rows.append(("diverging", ", ".join(diverging) or "nothing"))
     for label, value in rows:
         _say(f"{label + ':':<15} {value}")
     return 0
+
+
+def _numbers(ranks: list[int]) -> str:
+    """``0-3, 7``: rank numbers with runs collapsed."""
+    runs: list[list[int]] = []
+    for n in sorted(ranks):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def _diverging(trace: Trace) -> list[str]:
+    """What the ranks differ in (the overview's divergence kinds), by name."""
+    d = summary_divergence(trace)
+    kinds = [("compile ids", d.missing_ids), ("statuses", d.status_splits),
+             ("cache patterns", d.cache_groups), ("graph shapes", d.shape_groups)]
+    return [name for name, found in kinds if found] + [
+        SCHEDULE_TITLES.get(name, name) for name in d.schedule_groups
+    ]
 
 
 # -- build ----------------------------------------------------------------------------------

@@ -91,3 +91,16 @@ def test_copied_logs_that_claim_one_rank_are_told_apart_by_their_file_names() ->
     said = [d.message for d in trace.diagnostics if d.kind == "rank"]
     assert said == [f"the log says it is rank 0; its file name says rank {n}, which is used"
                     for n in (1, 2)]
+
+
+def test_summary_gives_the_rank_classes_and_what_diverges() -> None:
+    from .test_cli import run
+
+    folder = INPUTS / "inputs/multi_rank_logs"
+    text = run("summary", folder).stdout
+    assert "rank classes:   0, 2 | 1 | 3\n" in text  # ranks 0 and 2 logged the same
+    assert "diverging:      compile ids, statuses, cache patterns, graph shapes\n" in text
+    data = json.loads(run("summary", folder, "--json").stdout)
+    assert data["rank_classes"] == [[0, 2], [1], [3]]
+    assert "collective schedules" in json.loads(
+        run("summary", INPUTS / "inputs/multi_rank_schedule", "--json").stdout)["divergence"]

@@ -23,7 +23,7 @@ from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSp
 from ..trace.graph_breaks import BreakMessage
 from ..trace.reader import MAX_RECORD_BYTES
 from ..trace.status import attempts_status
-from ..trace.summary import failure_groups
+from ..trace.summary import failure_groups, rank_number
 from .artifacts import GUARD_ARTIFACTS, INLINE_LIMIT, download_suffix, record_is_long
 from .characters import LINE_BREAKS, UNPRINTABLE
 from .naming import (
@@ -593,6 +593,17 @@ PASS_BEFORE = {
 #: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``: a rank number in a payload, ignored when
 #: ranks are compared (bounded repetitions: linear).
 _RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
+
+
+def rank_classes(trace: Trace) -> list[list[int]]:
+    """The ranks' numbers in classes of ranks that logged the same (as their pages are
+    shared: :func:`repeated_ranks`), in first-rank order: ``[[0, 1, 3], [2]]``."""
+    every = {id(c) for r in trace.ranks for c in r.compiles}
+    repeats = repeated_ranks(trace, every)
+    classes: dict[int, list[int]] = {}
+    for i, rank in enumerate(trace.ranks):
+        classes.setdefault(repeats.get(i, i), []).append(rank_number(trace, rank))
+    return list(classes.values())
 
 
 def repeated_ranks(trace: Trace, paged: set[int]) -> dict[int, int]:
