@@ -30,8 +30,8 @@ from .trace.diff import (
     regressions,
 )
 from .trace.reader import record_lines
-from .trace.summary import SCHEDULE_TITLES, triage
 from .trace.summary import divergence as summary_divergence
+from .trace.summary import diverging_kinds, triage
 from .trace.trend import trend
 from .version import __version__
 
@@ -295,12 +295,7 @@ def _numbers(ranks: list[int]) -> str:
 
 def _diverging(trace: Trace) -> list[str]:
     """What the ranks differ in (the overview's divergence kinds), by name."""
-    d = summary_divergence(trace)
-    kinds = [("compile ids", d.missing_ids), ("statuses", d.status_splits),
-             ("cache patterns", d.cache_groups), ("graph shapes", d.shape_groups)]
-    return [name for name, found in kinds if found] + [
-        SCHEDULE_TITLES.get(name, name) for name in d.schedule_groups
-    ]
+    return diverging_kinds(summary_divergence(trace))
 
 
 # -- build ----------------------------------------------------------------------------------

@@ -104,3 +104,15 @@ def test_summary_gives_the_rank_classes_and_what_diverges() -> None:
     assert data["rank_classes"] == [[0, 2], [1], [3]]
     assert "collective schedules" in json.loads(
         run("summary", INPUTS / "inputs/multi_rank_schedule", "--json").stdout)["divergence"]
+
+
+def test_divergence_can_fail_a_ci_docs_build(make_site: SiteMaker) -> None:
+    page = ("Ranks\n=====\n\n.. torchtrace:: @DATA@/corpus/ddp_4ranks_divergent\n"
+            "   :name: ddp\n")
+    quiet = make_site("simple", pages={"index.rst": page})
+    assert "torchtrace.divergence" not in warnings_of(quiet)  # off by default: a note only
+    loud = make_site("simple", pages={"index.rst": page},
+                     confoverrides={"torchtrace_warn_divergence": True})
+    (line,) = [w for w in warnings_of(loud).splitlines() if "torchtrace.divergence" in w]
+    assert "index.rst:4: WARNING: the ranks diverge in compile ids, statuses, cache patterns, " \
+           "graph shapes" in line

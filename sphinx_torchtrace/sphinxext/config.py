@@ -34,6 +34,7 @@ class TorchTraceConfig:
     fold_bytes: int  # graphs up to this size are folded on their frame page, not paged
     regressions: dict[str, bool | float | None]  # which torchtrace-diff changes warn
     graph_break_registry: bool  # read the installed torch's graph-break registry
+    warn_divergence: bool  # ranks of a trace that diverge are a torchtrace.divergence warning
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""
@@ -110,6 +111,11 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # of the torch installed beside Sphinx (never imported, never fetched); False: the
     # logs' own text only, whatever is installed.
     "torchtrace_graph_break_registry": (True, _flag),
+    # Ranks of one trace that diverge (compile ids, statuses, caches, graph shapes, collective
+    # schedules ...) are a ``torchtrace.divergence`` warning at the directive, so that a CI
+    # docs build with -W fails on a job whose ranks ran different graphs.  Off: a note on
+    # the overview only.
+    "torchtrace_warn_divergence": (False, _flag),
 }
 
 _CHECKED = "_torchtrace_checked"

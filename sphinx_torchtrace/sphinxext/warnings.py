@@ -30,6 +30,9 @@ SPHINX_KINDS: dict[str, str] = {
     "another run?): their lines are shown under [-/-]",
     "input_sources": "a folder a directive reads holds source files (.rst, .md ...): they are "
     "not published, since an input folder is data (keep your pages out of it)",
+    "divergence": "the ranks of a trace diverge (compile ids, statuses, caches, graph shapes, "
+    "collective schedules, tensor metadata or execution order); only with "
+    "torchtrace_warn_divergence = True",
     "moved": "after a recapture, an object name (run/[13/0]) stands for another function or "
     "file than in the last build: links to it in your pages may now mean something else",
     "path": "a page or download the extension made still holds an absolute machine path (under "

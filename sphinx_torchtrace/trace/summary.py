@@ -825,6 +825,15 @@ def divergence(trace: Trace) -> Divergence:
     return result
 
 
+def diverging_kinds(d: Divergence) -> list[str]:
+    """What the ranks differ in, by name (``compile ids``, ``graph shapes`` ...)."""
+    kinds = [("compile ids", d.missing_ids), ("statuses", d.status_splits),
+             ("cache patterns", d.cache_groups), ("graph shapes", d.shape_groups)]
+    return [name for name, found in kinds if found] + [
+        SCHEDULE_TITLES.get(name, name) for name in d.schedule_groups
+    ]
+
+
 def _collectives(payload: Any) -> Any:
     return payload  # the ordered list of collective ops of a graph
 

@@ -191,6 +191,11 @@ class TraceKind:
         )
         if plan.past_limit:
             generated.notes.append(("limit", _past_limit_note(plan)))
+        if config.warn_divergence and trace.is_multi_rank:
+            diverging = summary.diverging_kinds(summary.divergence(trace))
+            if diverging:
+                generated.notes.append(("divergence", "the ranks diverge in "
+                                        + ", ".join(diverging) + " (see the overview)"))
         found: set[int | None]
         if loaded.text_ranks is not None:
             found = loaded.text_ranks
