@@ -44,6 +44,7 @@ master_doc = "index"
 exclude_patterns = ["_build", "traces"]
 html_theme = {theme!r}
 html_title = "Compile report"
+show_warning_types = True  # "[torchtrace.md5]": what suppress_warnings takes (default 8.0+)
 """
 
 
