@@ -104,8 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     diff.add_argument(
         "--map", metavar="FILE", dest="renames",
-        help="a JSON (or, on Python 3.11+, TOML) table of baseline function names to new "
-        "ones, for functions renamed between the runs",
+        help='a JSON object of baseline function names to new ones ({"old": "new"}), for '
+        "functions renamed between the runs",
     )
     diff.add_argument(
         "--fail-on",
@@ -208,27 +208,19 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _renames(path: str) -> dict[str, str]:
-    """``--map``: {baseline function: new function}, from JSON or TOML."""
+    """``--map``: {baseline function: new function}, a JSON object."""
     try:
         data = Path(path).read_bytes()
     except OSError as e:
         raise InputError(f"--map: {path}: {e.strerror or e}") from None
-    table: object
     try:
-        if path.endswith(".toml"):
-            try:
-                import tomllib  # type: ignore[import-not-found,unused-ignore]
-            except ImportError:
-                raise InputError("--map: TOML needs Python 3.11; write the map as JSON") from None
-            table = tomllib.loads(data.decode("utf-8"))
-        else:
-            table = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as e:
+        table = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise InputError(f"--map: {path}: not a table of names: {e}") from None
     if not isinstance(table, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in table.items()
     ):
-        raise InputError(f"--map: {path}: give a table of baseline name = new name")
+        raise InputError(f'--map: {path}: give an object of names, {{"old": "new"}}')
     return dict(table)
 
 
