@@ -1198,36 +1198,32 @@ def _divergence(trace: Trace) -> Block:
             + [BulletList(details)]
         )
     if d.cache_groups:
-        details = [
-            item(f"{_ranks_text(g.ranks).capitalize()}: {g.description}") for g in d.cache_groups
-        ]
-        kinds.append(
-            item(
-                Strong("Diverging cache hit/miss patterns"),
-                ": ranks grouped by identical sequences of lookups.",
-            )
-            + [BulletList(details)]
-        )
+        kinds.append(_rank_groups(
+            [Strong("Diverging cache hit/miss patterns"),
+             ": ranks grouped by identical sequences of lookups."], d.cache_groups))
     if d.shape_groups:
-        details = [
-            item(f"{_ranks_text(g.ranks).capitalize()}: {g.description}") for g in d.shape_groups
-        ]
-        kinds.append(
-            item(
-                Strong("Diverging graph shapes"),
-                ": ranks grouped by the input shapes and dtypes their graphs were compiled "
-                "for (ranks running graphs of different shapes often explain a hang).",
-            )
-            + [BulletList(details)]
-        )
+        kinds.append(_rank_groups(
+            [Strong("Diverging graph shapes"),
+             ": ranks grouped by the input shapes and dtypes their graphs were compiled "
+             "for (ranks running graphs of different shapes often explain a hang)."],
+            d.shape_groups))
     for name, groups in d.schedule_groups.items():
-        details = [item(f"{_ranks_text(g.ranks).capitalize()} ({g.description})") for g in groups]
-        kinds.append(
-            item(Strong(f"Diverging {summary.SCHEDULE_TITLES.get(name, name)}"), " (",
-                 Code(name), "): ranks grouped by identical payloads.")
-            + [BulletList(details)]
-        )
+        kinds.append(_rank_groups(
+            [Strong(f"Diverging {summary.SCHEDULE_TITLES.get(name, name)}"), " (", Code(name),
+             "): ranks grouped by identical payloads."], groups, aside=True))
     return Admonition("warning", [Paragraph(["The ranks diverge."]), BulletList(kinds)])
+
+
+def _rank_groups(
+    head: list[Inline], groups: Sequence[summary.RankGroup], aside: bool = False
+) -> list[Block]:
+    """One kind of divergence: what it is, then each group of ranks with what it says
+    (``Ranks 0-2: ...``, or ``Ranks 0-2 (...)`` with ``aside``)."""
+    def line(g: summary.RankGroup) -> str:
+        ranks = _ranks_text(g.ranks).capitalize()
+        return f"{ranks} ({g.description})" if aside else f"{ranks}: {g.description}"
+
+    return item(*head) + [BulletList([item(line(g)) for g in groups])]
 
 
 def _missing_ids(missing: summary.MissingIds) -> list[Inline]:
