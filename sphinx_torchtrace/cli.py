@@ -19,7 +19,7 @@ from typing import Any
 
 from .render.diff_formats import FORMATS, Report, render
 from .site.characters import console_json, console_text
-from .site.plan import rank_classes
+from .site.rank_sharing import rank_classes
 from .trace import Trace, TraceReadError, load_trace
 from .trace.comparability import parse_rank_pairs
 from .trace.diff import (

@@ -91,3 +91,49 @@ def test_differing_metrics_are_listed_with_their_values(
         p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html")
     )
     assert MARKER in published
+
+
+def _change_graph_line(record: LogRecord) -> bool:
+    """The first Dynamo graph of the log gets one more line."""
+    if record.kind != "dynamo_output_graph" or record.payload is None:
+        return False
+    record.payload += f"\n# {MARKER}"
+    return True
+
+
+def test_sharing_is_per_frame_and_a_differing_frame_shows_what_differs(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    """One graph line of one compile on rank 2: that compile alone gets a page of its own,
+    saying what differs from rank 0's and showing the changed graph; every other compile
+    of rank 2 stays on the earlier ranks' pages, and ranks 1 and 3 are untouched."""
+    srcdir = copy_testroot("simple", tmp_path / "site")
+    write_page(srcdir, "index.rst", "Ranks\n=====\n\n.. torchtrace:: logs\n   :name: dist\n")
+    logs = _four_ranks(srcdir / "logs")
+    _edit(logs[2], _change_graph_line)
+    trace = load_trace(srcdir / "logs")
+    plan = plan_trace("dist", trace, "torchtrace")
+    rank2 = plan.ranks[2]
+    own = plan.own_frames(rank2)
+    assert len(own) == 1 and rank2.same_as is None
+    frame = own[0]
+    assert frame.counterpart is not None and frame.counterpart.rank is trace.ranks[0]
+    [(what, how)] = frame.differences
+    assert what == "dynamo_output_graph" and re.fullmatch(r"(\d+) lines \(there: \d+\)", how)
+    shared = [f for f in plan.frames_of(rank2) if f.same_as is not None]
+    assert len(shared) == len(plan.frames_of(rank2)) - 1
+    assert plan.ranks[3].same_as is plan.ranks[1]  # a class still: nothing of 3 changed
+    # the graphs of the frame that did not change are not copied: shown on rank 0's pages
+    alike = [g for g in frame.graphs if g.same_as is not None and g.same_label]
+    assert alike and all(g.same_label == f"rank0 {frame.compile.label}" for g in alike)
+
+    app = make_site("simple", srcdir=srcdir)
+    out = Path(app.outdir)
+    page = html.unescape((out / f"{frame.docname}.html").read_text(encoding="utf-8"))
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "Compared with the first rank" in words
+    assert f"What differs from rank0 {frame.compile.label}" in words
+    assert MARKER in page  # the changed graph is on this rank's page (or one it links)
+    overview = html.unescape((out / "torchtrace/dist/index.html").read_text(encoding="utf-8"))
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", overview))
+    assert f"rank 2 : differs in rank2/{frame.compile.label} ; its other compiles as rank 0" in words

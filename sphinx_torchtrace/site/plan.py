@@ -10,7 +10,6 @@ which changes to a log); raw downloads mirror their page's docname under
 from __future__ import annotations
 
 import hashlib
-import json
 import posixpath
 import re
 from collections.abc import Sequence
@@ -39,6 +38,12 @@ from .naming import (
     rank_names,
     rank_segment,
     slugify,
+)
+from .rank_sharing import (
+    ValueDifference,
+    compile_differences,
+    metric_differences,
+    share_frames,
 )
 
 #: Events that get a page of their own: graphs, guards, generated code.
@@ -139,11 +144,13 @@ class RankPlan:
     name: str  # "rank1", "rank1-2", "rank-none"; "" in a trace of one log
     folder: str  # docname folder of its frame pages
     events_path: str  # its chromium events as a download, relative to the source folder
-    #: An earlier rank that logged the same compiles and graphs: this rank's frames are
-    #: shown on its pages (hundreds of alike ranks are not rendered again and again).
+    #: The first rank of its class: an earlier rank that logged the same compiles and
+    #: graphs (hundreds of alike ranks are one line, their frames shown on shared pages).
     same_as: RankPlan | None = None
-    differences: list[str] = field(default_factory=list)  # what differs from ``same_as``
-    changed_values: list[ValueDifference] = field(default_factory=list)  # and the values
+    #: What it logged differently in the frames it shares (metrics, mostly times), by
+    #: metric name, and the values.
+    differences: list[str] = field(default_factory=list)
+    changed_values: list[ValueDifference] = field(default_factory=list)
 
 
 class _Placed:
@@ -178,6 +185,8 @@ class GraphPlan(_Placed):
     #: it repeats): no page of its own, its object lives on that graph's page.
     same_as: GraphPlan | None = None
     unchanged_by: str = ""  # the pass that left it as ``same_as`` was, when one is known
+    #: Where ``same_as`` is when it is another rank's (``rank0 [2/0]``); "" in this frame.
+    same_label: str = ""
     #: A graph of an earlier compile of the frame, with a page, that this one equals but
     #: for its numbers (a recompile for new shapes): no page of its own; its frame page
     #: shows the first changes, and its object lives there.
@@ -229,6 +238,13 @@ class FramePlan:
     #: The frame of an earlier rank that this one repeats: no pages of its own, its
     #: ``docname`` (and its graphs' and kernels') are that frame's.
     same_as: FramePlan | None = None
+    #: The first rank's frame of the same compile id, which this one (with pages of its
+    #: own) differs from; its graphs that are alike are shown there.
+    counterpart: FramePlan | None = None
+    counterpart_label: str = ""  # ``rank0 [2/0]``
+    #: What differs from ``counterpart``: ``(item, detail)``, the item a graph's short
+    #: name where it is one (``dynamo_output_graph``), else what (``status``).
+    differences: list[tuple[str, str]] = field(default_factory=list)
 
     def download_for(self, artifact: Artifact) -> RawPlan | None:
         for d in self.downloads:
@@ -284,6 +300,9 @@ class TracePlan:
         default=None, repr=False, compare=False
     )
     _breaks: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    _of_rank: dict[int, list[FramePlan]] | None = field(default=None, repr=False, compare=False)
+    _repeats: dict[int, list[FramePlan]] | None = field(default=None, repr=False, compare=False)
+    _rank_plans: dict[int, RankPlan] | None = field(default=None, repr=False, compare=False)
 
     @property
     def index_docname(self) -> str:
@@ -372,9 +391,28 @@ class TracePlan:
         found = self._copies.get(_text_key(artifact))
         return found if found is not None and found[1] is not artifact else None
 
-    def repeating_ranks(self, rank_plan: RankPlan) -> list[RankPlan]:
-        """The ranks whose pages are this rank's (they logged the same)."""
-        return [r for r in self.ranks if r.same_as is rank_plan]
+    def frames_of(self, rank_plan: RankPlan) -> list[FramePlan]:
+        """A rank's frames (with pages or shown on an earlier rank's), in plan order."""
+        if self._of_rank is None:
+            of_rank: dict[int, list[FramePlan]] = {}
+            for f in self.frames:
+                of_rank.setdefault(id(f.rank), []).append(f)
+            self._of_rank = of_rank
+        return list(self._of_rank.get(id(rank_plan.rank), ()))
+
+    def own_frames(self, rank_plan: RankPlan) -> list[FramePlan]:
+        """A rank's frames with pages of their own (not an earlier rank's)."""
+        return [f for f in self.frames_of(rank_plan) if f.same_as is None]
+
+    def repeats_of(self, frame: FramePlan) -> list[FramePlan]:
+        """The frames of later ranks that this frame's pages show (they logged the same)."""
+        if self._repeats is None:
+            repeats: dict[int, list[FramePlan]] = {}
+            for f in self.frames:
+                if f.same_as is not None:
+                    repeats.setdefault(id(f.same_as), []).append(f)
+            self._repeats = repeats
+        return list(self._repeats.get(id(frame), ()))
 
     def frame_for(self, compile_: Compile) -> FramePlan | None:
         """The frame page of a compile, or None (past the frame cap); by identity, O(1)."""
@@ -471,10 +509,10 @@ class TracePlan:
         return TITLE_SEPARATOR.join([*self.title_parts(frame), what])
 
     def rank_plan(self, rank: RankTrace) -> RankPlan | None:
-        for r in self.ranks:
-            if r.rank is rank:
-                return r
-        return None
+        if self._rank_plans is None or len(self._rank_plans) != len(self.ranks):
+            self._rank_plans = {id(r.rank): r for r in self.ranks}
+        found = self._rank_plans.get(id(rank))
+        return found if found is not None and found.rank is rank else None
 
     def page_of(self, docname: str) -> tuple[FramePlan | None, GraphPlan | KernelPlan | None]:
         """What a docname of this trace shows: (None, None) for the overview, a frame, or a
@@ -519,10 +557,10 @@ def plan_trace(
         fold_bytes=max(0, fold_bytes),
     )
     paged = _within_limit(trace, plan.max_frames)
-    repeats = repeated_ranks(trace, paged) if trace.is_multi_rank else {}
+    sharing = share_frames(trace, paged) if trace.is_multi_rank else None
     taken = {plan.index_docname}
-    frames_of: dict[int, list[FramePlan]] = {}
     planned: dict[int, FramePlan] = {}  # by id() of the compile, as planned so far
+    names: dict[int, str] = {}  # rank names by id() of the rank
     if trace.is_multi_rank and any(r.chromium_events for r in trace.ranks):
         plan.events_all_path = posixpath.join(root, "_raw", "chromium-events-all-ranks.json")
     for index, (rank, rank_name) in enumerate(zip(trace.ranks, rank_names(trace), strict=True)):
@@ -532,33 +570,46 @@ def plan_trace(
         events_name = fit(f"chromium-events-{segment}" if segment else "chromium-events") + ".json"
         events = posixpath.join(root, "_raw", events_name)
         rank_plan = RankPlan(rank, rank_name, folder, events)
-        original = repeats.get(index)
-        if original is not None:
-            rank_plan.same_as = plan.ranks[original]
-            rank_plan.differences, rank_plan.changed_values = rank_differences(
-                trace.ranks[original], rank
-            )
+        names[id(rank)] = rank_name or "rank ?"
+        first = sharing.class_of.get(index) if sharing is not None else None
+        if first is not None:
+            rank_plan.same_as = plan.ranks[first]
         plan.ranks.append(rank_plan)
-        targets = iter(frames_of.get(original, ()) if original is not None else ())
-        mine = frames_of[index] = []
+        shared: list[tuple[Compile, Compile]] = []  # (the compile shown, this rank's)
         for compile_ in compile_order(rank.compiles):
             if id(compile_) not in paged:
                 plan.past_limit.append(PastLimit(rank_plan, compile_))
                 continue
             name = frame_name(label, rank_name, compile_)
-            target = next(targets, None) if original is not None else None
+            repeated = sharing.repeats.get(id(compile_)) if sharing is not None else None
+            target = planned.get(id(repeated)) if repeated is not None else None
             if target is not None:
                 frame = FramePlan(rank, compile_, name, target.docname, same_as=target)
                 _mirror(frame, target)
+                shared.append((target.compile, compile_))
             else:
                 docname = _claim(taken, posixpath.join(folder, frame_segment(compile_)))
                 frame = FramePlan(rank, compile_, name, docname)
+                other = sharing.counterparts.get(id(compile_)) if sharing is not None else None
+                if other is not None and id(other) in planned:
+                    frame.counterpart = planned[id(other)]
+                    frame.counterpart_label = f"{names[id(frame.counterpart.rank)]} {other.label}"
+                    frame.differences = compile_differences(other, compile_)
                 _plan_graphs(plan, frame, taken, planned)
                 _plan_records(plan, frame)
                 _plan_kernels(frame, taken, planned)
             plan.frames.append(frame)
             planned[id(compile_)] = frame
-            mine.append(frame)
+        if rank_plan.same_as is not None:  # its class's first rank: compiles in one order
+            original = rank_plan.same_as.rank
+            shared = list(zip(original.compiles, rank.compiles, strict=False))
+            if len(original.chromium_events) != len(rank.chromium_events):
+                rank_plan.differences.append(
+                    f"{len(rank.chromium_events)} timing events "
+                    f"(rank {rank_number(trace, original)}: {len(original.chromium_events)})"
+                )
+        differences, rank_plan.changed_values = metric_differences(shared)
+        rank_plan.differences[:0] = differences
     return plan
 
 
@@ -590,139 +641,6 @@ PASS_BEFORE = {
     "inductor_post_grad_graph": "Inductor's post-grad passes",
     "after_post_grad_graph": "Inductor's post-grad passes",
 }
-#: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``: a rank number in a payload, ignored when
-#: ranks are compared (bounded repetitions: linear).
-_RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
-
-
-def rank_classes(trace: Trace) -> list[list[int]]:
-    """The ranks' numbers in classes of ranks that logged the same (as their pages are
-    shared: :func:`repeated_ranks`), in first-rank order: ``[[0, 1, 3], [2]]``."""
-    every = {id(c) for r in trace.ranks for c in r.compiles}
-    repeats = repeated_ranks(trace, every)
-    classes: dict[int, list[int]] = {}
-    for i, rank in enumerate(trace.ranks):
-        classes.setdefault(repeats.get(i, i), []).append(rank_number(trace, rank))
-    return list(classes.values())
-
-
-def repeated_ranks(trace: Trace, paged: set[int]) -> dict[int, int]:
-    """Rank index -> the index of the first rank that logged the same: every record of every
-    compile (artifacts with or without pages, text-log lines, failures, cache and shape
-    events, tensor descriptions) and the rank's other records (unknown kinds, dump files,
-    export events), rank numbers in them ignored.  Metrics and timing events may differ:
-    :func:`rank_differences` lists and shows them.
-
-    Ranks are grouped by their cheap shape first; payloads are read and hashed only for
-    ranks whose shapes match another's, once each.
-    """
-    shapes: dict[tuple[object, ...], list[int]] = {}
-    for i, rank in enumerate(trace.ranks):
-        shape = tuple(
-            (c.label, c.status, id(c) in paged, tuple((a.name, a.kind) for a in c.artifacts))
-            for c in rank.compiles
-        )
-        shapes.setdefault(shape, []).append(i)
-    out: dict[int, int] = {}
-    for indices in shapes.values():
-        if len(indices) < 2:
-            continue
-        firsts: dict[bytes, int] = {}
-        for i in indices:
-            digest = records_digest(trace.ranks[i])
-            first = firsts.setdefault(digest, i)
-            if first != i:
-                out[i] = first
-    return out
-
-
-def records_digest(rank: RankTrace) -> bytes:
-    """One digest of everything a rank logged but its metrics and timing events, rank
-    numbers in the text ignored."""
-    h = hashlib.blake2b(digest_size=20)
-
-    def feed(value: object) -> None:
-        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-        data = _RANK_MENTION.sub(r"\1#", text).encode("utf-8", "replace")
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
-
-    for c in rank.compiles:
-        feed([c.label, c.status, c.restarted, c.recompile_reasons])
-        feed([[f.filename, f.line, f.name] for f in c.stack or ()])
-        for a in c.artifacts:
-            feed([a.name, a.kind, a.encoding, a.metadata])
-            feed(a.text())
-        feed([[f.kind, f.reason, f.type, f.user_location] for f in c.failures])
-        feed([[e.cache, e.result, e.artifact] for e in c.cache_events])
-        feed([[e.kind, e.data] for e in c.shape_events])
-        feed([c.tensor_descriptions, c.links])
-    for record in rank.unknown_records:
-        feed([record.kind, record.envelope])
-        feed(record.payload.text() if record.payload else "")
-    for name, payload in sorted(rank.dump_files.items()):
-        feed([name, payload.text()])
-    export = rank.export
-    for events in (export.exported_programs, export.guards_added, export.data_dependent_errors,
-                   export.expressions, export.unbacked_symbols, export.missing_fake_kernels,
-                   export.mismatched_fake_kernels):
-        for e in events:
-            feed([e.kind, e.data, e.payload.text() if e.payload else ""])
-    return h.digest()
-
-
-#: Metric names a rank's differences list at most; differing values a rank shows at most.
-DIFFERENCES_SHOWN = 8
-VALUES_SHOWN = 200
-_VALUE_CHARS = 300
-
-
-@dataclass(frozen=True)
-class ValueDifference:
-    """One metric value a repeating rank logged differently from the rank it repeats."""
-
-    compile: str  # the compile's label, ``[0/0]``
-    record: str  # the metrics record's kind
-    key: str
-    original: str  # as JSON, cut at _VALUE_CHARS
-    value: str
-
-
-def rank_differences(
-    original: RankTrace, rank: RankTrace
-) -> tuple[list[str], list[ValueDifference]]:
-    """What a repeating rank logged differently (metrics, times mostly, and timing events):
-    a summary by metric name, and the differing values (at most :data:`VALUES_SHOWN`)."""
-    keys: dict[str, int] = {}
-    values: list[ValueDifference] = []
-    for a, b in zip(original.compiles, rank.compiles, strict=False):
-        for ma, mb in zip(a.metrics, b.metrics, strict=False):
-            for key in sorted(set(ma.data) | set(mb.data)):
-                va, vb = ma.data.get(key), mb.data.get(key)
-                if va == vb or "rank" in key:  # rank numbers differ by definition
-                    continue
-                keys[key] = keys.get(key, 0) + 1
-                if len(values) < VALUES_SHOWN:
-                    values.append(ValueDifference(a.label, ma.kind, key, _value(va), _value(vb)))
-    out = [
-        f"{key} ({n} record{'s' if n != 1 else ''})"
-        for key, n in sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[:DIFFERENCES_SHOWN]
-    ]
-    if len(keys) > DIFFERENCES_SHOWN:
-        out.append(f"{len(keys) - DIFFERENCES_SHOWN} more metrics")
-    if len(original.chromium_events) != len(rank.chromium_events):
-        out.append(
-            f"{len(rank.chromium_events)} timing events "
-            f"(rank {original.rank}: {len(original.chromium_events)})"
-        )
-    return out, values
-
-
-def _value(value: object) -> str:
-    if value is None:
-        return "(not logged)"
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= _VALUE_CHARS else text[:_VALUE_CHARS] + f"… ({len(text)} chars)"
 
 
 def _mirror(frame: FramePlan, target: FramePlan) -> None:
@@ -822,8 +740,18 @@ def _plan_graphs(
                 )
             )
             continue
+        short = item_name(artifact.name, n)
+        across = _counterpart_graph(frame, short)
+        if across is not None and _same_text(across.artifact, artifact):
+            frame.graphs.append(
+                GraphPlan(artifact, name, across.docname, across.raw_path, same_as=across,
+                          anchor=across.anchor, same_label=frame.counterpart_label)
+            )
+            continue
         segment = item_segment("graph", artifact.name, n)
-        base = _numbers_only_base(previous, artifact, item_name(artifact.name, n))
+        base = _numbers_only_base(frame.counterpart, artifact, short, frame.counterpart_label)
+        if base is None:
+            base = _numbers_only_base(previous, artifact, short)
         if base is not None:
             folder = posixpath.join(plan.root, "_raw", posixpath.relpath(frame.docname, plan.root))
             raw = posixpath.join(folder, segment) + download_suffix(artifact)
@@ -870,18 +798,19 @@ def _previous_frame(frame: FramePlan, planned: dict[int, FramePlan]) -> FramePla
 
 
 def _numbers_only_base(
-    previous_frame: FramePlan | None, artifact: Artifact, short_name: str
+    previous_frame: FramePlan | None, artifact: Artifact, short_name: str, label: str = ""
 ) -> tuple[str, GraphPlan, bool] | None:
     """The page graph of the previous compile's frame (same name and occurrence), and that
     compile's id, which this graph (or guard dump) equals but for numbers (sizes, strides,
     constants: a recompile for new shapes), and whether they are the very same text.
-    Linear in the two texts; only texts of close sizes and as many lines are compared."""
+    Linear in the two texts; only texts of close sizes and as many lines are compared.
+    ``previous_frame`` may be another rank's frame of the same compile id, named ``label``."""
     if not (artifact.is_graph or artifact.name in GUARD_ARTIFACTS) or previous_frame is None:
         return None
     for g in previous_frame.graphs:
         if g.name[len(previous_frame.name) + 1 :] != short_name:
             continue
-        label, base = previous_frame.compile.label, g
+        label, base = label or previous_frame.compile.label, g
         if g.numbers_of is not None:  # the page its numbers-only chain started from
             label, base = g.numbers_of_label, g.numbers_of
         while base.same_as is not None:
@@ -896,6 +825,27 @@ def _numbers_only_base(
             return label, base, old == new
         return None
     return None
+
+
+def _counterpart_graph(frame: FramePlan, short_name: str) -> GraphPlan | None:
+    """The graph of the same name and occurrence on the frame's counterpart (the same
+    compile id on an earlier rank), as shown there; None where it is not shown by itself."""
+    other = frame.counterpart
+    if other is None:
+        return None
+    for g in other.graphs:
+        if g.name[len(other.name) + 1 :] == short_name:
+            root = g
+            while root.same_as is not None:
+                root = root.same_as
+            return root if root.shown else None
+    return None
+
+
+def _same_text(a: Artifact, b: Artifact) -> bool:
+    """The same text (read only when the sizes agree) and the same kind of download."""
+    return (a.size == b.size and download_suffix(a) == download_suffix(b)
+            and a.text() == b.text())
 
 
 def _sizes_may_differ(base: GraphPlan, artifact: Artifact) -> bool:
@@ -929,21 +879,25 @@ def _plan_kernels(frame: FramePlan, taken: set[str], planned: dict[int, FramePla
     pairs = [(a, k) for a in frame.compile.artifacts for k in a.kernels]
     numbers = occurrences(k.name for _, k in pairs)
     earlier = _previous_kernels(_previous_frame(frame, planned))
+    across = _previous_kernels(frame.counterpart, frame.counterpart_label)
     for (artifact, kernel), n in zip(pairs, numbers, strict=True):
         segment = item_segment("kernel", kernel.name, n)
         short = item_name(kernel.name, n)
         plan = KernelPlan(kernel, artifact, f"{frame.name}/{short}", frame.docname,
                           frame.graph_for(artifact))
-        base = earlier.get(short)
-        if base is not None:
+        for base in (across.get(short), earlier.get(short)):
+            if base is None:
+                continue
             label, base_kernel = base
             if base_kernel.numbers_of is not None:  # the page its chain started from
                 label, base_kernel = base_kernel.numbers_of_label, base_kernel.numbers_of
             old, new = base_kernel.kernel.source, kernel.source
             if old and new and compare.differ_only_in_numbers(old, new):
                 plan.numbers_of, plan.numbers_of_label = base_kernel, label
-                frame.kernels.append(plan)
-                continue
+                break
+        if plan.numbers_of is not None:
+            frame.kernels.append(plan)
+            continue
         place = _claim(taken, posixpath.join(frame.docname, segment))
         if plan.code is not None and plan.code.inline:  # beside its code, on the frame page
             plan.anchor = posixpath.basename(place)
@@ -952,11 +906,14 @@ def _plan_kernels(frame: FramePlan, taken: set[str], planned: dict[int, FramePla
         frame.kernels.append(plan)
 
 
-def _previous_kernels(previous_frame: FramePlan | None) -> dict[str, tuple[str, KernelPlan]]:
-    """The kernels of the previous compile's frame by short name, with that compile's id."""
+def _previous_kernels(
+    previous_frame: FramePlan | None, label: str = ""
+) -> dict[str, tuple[str, KernelPlan]]:
+    """The kernels of the previous compile's frame (or of another rank's frame of the same
+    compile id, named ``label``) by short name, with that compile's id."""
     if previous_frame is None:
         return {}
-    label = previous_frame.compile.label
+    label = label or previous_frame.compile.label
     return {k.name[len(previous_frame.name) + 1 :]: (label, k) for k in previous_frame.kernels
             if k.same_as is None}
 

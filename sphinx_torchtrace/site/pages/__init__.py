@@ -6,8 +6,10 @@ blocks, what its page shows.  Nothing here knows Sphinx or any markup.
 
 from __future__ import annotations
 
+from ...trace.summary import rank_number
 from ..blocks import AnchorLink, Block, ObjectTarget, Page, Paragraph
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
+from ..rank_sharing import number_ranges
 
 
 def build_page(plan: TracePlan, docname: str, settings: PageSettings) -> Page:
@@ -25,17 +27,18 @@ def build_page(plan: TracePlan, docname: str, settings: PageSettings) -> Page:
 
 
 def _repeating_ranks_note(plan: TracePlan, frame: FramePlan) -> list[Block]:
-    """On a frame page of a rank others repeat: which ranks it stands for."""
-    rank_plan = plan.rank_plan(frame.rank)
-    repeats = plan.repeating_ranks(rank_plan) if rank_plan is not None else []
+    """On a frame page that later ranks' same compile repeats: which ranks it stands for."""
+    repeats = plan.repeats_of(frame)
     if not repeats:
         return []
-    names = ", ".join(r.name or "rank ?" for r in repeats)
+    numbers = [rank_number(plan.trace, f.rank) for f in repeats]
+    word = "rank" if len(numbers) == 1 else "ranks"
     return [
         Paragraph(
             [
-                f"Also {names}: they logged the same compiles and graphs as this rank, so "
-                "this page stands for theirs (what differs is under ",
+                f"Also {word} {number_ranges(numbers)}: they logged the same for this compile "
+                "(rank numbers aside), so this page stands for theirs (what they logged "
+                "differently, metrics and times, is under ",
                 AnchorLink(plan.index_docname, "ranks", "Ranks"),
                 ").",
             ]

@@ -207,6 +207,7 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
     for section in (
         text_log_section(view.frame.rank),
         _failures_section(view),
+        _across_ranks_section(view),
         _changed_section(view),  # the answers (what failed, why it compiled again) first
         _metrics_section(view),
         cudagraphs_section(c),
@@ -513,6 +514,37 @@ def _sizes_only_blocks(view: _Frame, previous: Compile) -> list[Block]:
         ["How the Dynamo graph changed: the same graph as ", view.frame_link(previous), "'s"],
         changed, len(new), diff, unshown, whole,
     )
+
+
+def _across_ranks_section(view: _Frame) -> Section | None:
+    """How this compile differs from the same compile id on the first rank that logged it:
+    the reason it has pages of its own, each differing graph linked where this page shows
+    it (the alike ones are shown once, on that rank's pages)."""
+    other = view.frame.counterpart
+    if other is None:
+        return None
+    where = view.frame.counterpart_label
+    intro = Paragraph([
+        f"{where.split(' ')[0]} compiled the same compile id (",
+        ObjectLink("frame", other.name),
+        "), and this rank logged it differently, so this compile has pages of its own. "
+        "Graphs and kernels that are alike (rank numbers aside) are shown once, on its "
+        "pages; what differs:",
+    ])
+    graphs = {g.name[len(view.frame.name) + 1 :]: g for g in view.frame.graphs}
+    rows: list[list[Inlines]] = []
+    for what, detail in view.frame.differences:
+        graph = graphs.get(what)
+        name: Inlines = [Code(what)]
+        if graph is not None and graph.numbers_of is not None:
+            name = [view.anchor_link(_artifact_anchor(graph.artifact), what)]
+        elif graph is not None and graph.same_as is None:
+            name = [place_link(graph.docname, graph.anchor, what)]
+        rows.append([name, [detail]])
+    if not rows:
+        rows.append([["—"], ["only its metrics and times (rank numbers aside)"]])
+    table = Table([f"What differs from {where}", "How"], rows, widths=[2, 3])
+    return Section([_("Compared with the first rank")], [intro, table], anchor="across-ranks")
 
 
 def _failures_section(view: _Frame) -> Section | None:
@@ -841,6 +873,10 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         as_base = place_link(base.docname, base.anchor, f"{graph.numbers_of_label}'s")
         but = "; " if graph.numbers_same else " but for numbers; "
         return [link], ["as ", as_base, but, _raw_download(graph)], False
+    if graph is not None and graph.same_as is not None and graph.same_label:  # another rank's
+        same = graph.same_as
+        there: Inlines = ["as ", place_link(same.docname, same.anchor, f"{graph.same_label}'s")]
+        return [place_link(same.docname, same.anchor, _graph_title(view, graph))], there, False
     if graph is not None and graph.same_as is not None:  # identical: no page of its own
         same = graph.same_as
         what = f"unchanged by {graph.unchanged_by}: " if graph.unchanged_by else "as "

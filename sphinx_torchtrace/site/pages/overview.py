@@ -52,7 +52,8 @@ from ..blocks import (
     linked,
 )
 from ..naming import break_object_name
-from ..plan import VALUES_SHOWN, FramePlan, PageSettings, TracePlan, ValueDifference
+from ..plan import FramePlan, PageSettings, RankPlan, TracePlan
+from ..rank_sharing import VALUES_SHOWN, ValueDifference, number_ranges
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING, STATUS_ORDER
 from ..words import _
@@ -1107,34 +1108,96 @@ def _ranks(view: _Overview) -> list[Block]:
         "Rank", "Log", "Size", "Compilations", "Statuses", "Compile time", "Chromium events",
     ]
     rows = [_rank_row(row) for row in summary.rank_rows(view.trace)]
-    table = Table(header, rows, widths=[1, 4, 1, 1, 2, 1, 1])
-    blocks: list[Block] = [intro, table, *_repeating_ranks(view), _divergence(view.trace)]
+    table: Block = Table(header, rows, widths=[1, 4, 1, 1, 2, 1, 1])
+    if len(rows) > RANK_ROWS_SHOWN:  # a thousand ranks: their classes come first
+        table = Dropdown([f"Every rank ({len(rows)})"], [table])
+    blocks: list[Block] = [intro, *_rank_classes(view), table, *_repeating_ranks(view),
+                           _divergence(view.trace)]
     return [Section([_("Ranks")], blocks, anchor="ranks")]
 
 
+#: Ranks the overview's table lists unfolded; more are folded (their classes come first).
+RANK_ROWS_SHOWN = 32
+#: Ranks whose differing metric values are shown as a table (each is one line more).
+VALUE_TABLES_SHOWN = 16
+
+
+def _rank_classes(view: _Overview) -> list[Block]:
+    """Ranks that logged alike, as classes, first: one line for hundreds of alike ranks, and
+    for a class that differs from the first rank, the compiles it differs in (linked to
+    its own pages; its other compiles are shown on the earlier rank's pages)."""
+    plan = view.plan
+    classes: dict[int, list[RankPlan]] = {}
+    for r in plan.ranks:
+        classes.setdefault(id(r.same_as or r), []).append(r)
+    if len(classes) == len(plan.ranks) and not any(f.same_as for f in plan.frames):
+        return []  # nothing alike: the table says it all
+    first_rank = plan.ranks[0]
+    items: list[list[Block]] = []
+    for members in classes.values():
+        numbers = [summary.rank_number(view.trace, r.rank) for r in members]
+        word = "rank" if len(numbers) == 1 else "ranks"
+        head: list[Inline] = [Strong(f"{word} {number_ranges(numbers)}")]
+        if len(numbers) > 1:
+            head.append(f" ({len(numbers)} ranks, alike)")
+        own = plan.own_frames(members[0])
+        if members[0] is first_rank:
+            head.append(": the first rank; the others are compared with it")
+        elif not own:
+            head.append(f": as {_shown_ranks(view, members[0])} (every compile on their pages)")
+        else:
+            head.append(": differs in ")
+            head += joined([[ObjectLink("frame", f.name)] for f in own[:FRAMES_LISTED]])
+            if len(own) > FRAMES_LISTED:
+                head.append(f" and {len(own) - FRAMES_LISTED} more compiles")
+            shared = [f for f in plan.frames_of(members[0]) if f.same_as is not None]
+            if shared:
+                head.append(f"; its other compiles as {_shown_ranks(view, members[0])}")
+        items.append(item(*head))
+    intro = Paragraph([
+        f"{len(plan.ranks)} ranks in {len(classes)} classes of ranks that logged alike "
+        "(every record but metrics and timing events, rank numbers aside). A compile that "
+        "equals the same compile id of an earlier rank is shown on that rank's pages; one "
+        "that differs has pages of its own, which list what differs."
+    ])
+    return [intro, BulletList(items)]
+
+
+#: Compiles a rank class lists by name (the rest counted).
+FRAMES_LISTED = 12
+
+
+def _shown_ranks(view: _Overview, rank_plan: RankPlan) -> str:
+    """``rank 0``, ``ranks 0, 3``: the ranks whose pages show this rank's shared compiles."""
+    shown = {id(f.same_as.rank): f.same_as.rank for f in view.plan.frames_of(rank_plan)
+             if f.same_as is not None}
+    numbers = [summary.rank_number(view.trace, r) for r in shown.values()]
+    return f"{'rank' if len(numbers) == 1 else 'ranks'} {number_ranges(numbers)}"
+
+
 def _repeating_ranks(view: _Overview) -> list[Block]:
-    """Ranks that logged what an earlier rank did share its pages: which, what differs (in
-    metrics and timing events, never in other records), and the differing values."""
-    repeats = [r for r in view.plan.ranks if r.same_as is not None]
+    """What ranks logged differently in the compiles they share (metrics and timing events,
+    never other records), and the differing values."""
+    repeats = [r for r in view.plan.ranks if r.differences]
     if not repeats:
         return []
     items: list[list[Block]] = []
-    for r in repeats:
+    for i, r in enumerate(repeats):
         n = summary.rank_number(view.trace, r.rank)
         original = r.same_as
-        assert original is not None
-        m = summary.rank_number(view.trace, original.rank)
-        differs = "; differs in " + ", ".join(r.differences) if r.differences else ""
-        entry = item(Strong(f"rank {n}"), f": same as rank {m}{differs}")
-        if r.changed_values:
-            entry.append(_changed_values(r.changed_values, n, m))
+        m = summary.rank_number(view.trace, original.rank) if original else None
+        same = f"same as rank {m}; " if original else ""
+        entry = item(Strong(f"rank {n}"), f": {same}differs in " + ", ".join(r.differences))
+        if r.changed_values and i < VALUE_TABLES_SHOWN:
+            entry.append(_changed_values(r.changed_values, n, "shown" if m is None else m))
         items.append(entry)
     intro = Paragraph(
         [
-            "Ranks that logged the same records as an earlier rank (compile ids, statuses, "
-            "graphs, generated code, every other artifact and text-log line, rank numbers "
-            "aside) share the pages of the first such rank; their frames link there. What "
-            "they logged differently (metrics, mostly times) is listed with the values:"
+            "What ranks logged differently in the compiles they share with an earlier rank "
+            "(metrics, mostly times), with the values"
+            + (f" for the first {VALUE_TABLES_SHOWN} ranks" if len(repeats) > VALUE_TABLES_SHOWN
+               else "")
+            + ":"
         ]
     )
     return [intro, BulletList(items)]

@@ -1,0 +1,251 @@
+"""Which frames of a many-rank trace repeat an earlier rank's, so they share its pages.
+
+The ranks of a job log nearly the same: a rank that compiled one function for other shapes
+differs from the others in that frame only.  Sharing is decided frame by frame: a compile
+whose records equal (rank numbers aside) those of the same compile id on an earlier rank is
+shown on that rank's pages; a compile that differs gets pages of its own, which say what
+differs from the first rank's (its *counterpart*).  Ranks whose compiles are all alike form
+a *class*, shown as one line.  Everything is decided from digests, one compile at a time:
+cost grows with the bytes logged, memory with the distinct frames.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..trace import Compile, RankTrace, Trace, compare
+from ..trace.summary import rank_number
+from .naming import item_name, occurrences
+
+#: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``: a rank number in a payload, ignored when
+#: ranks are compared (bounded repetitions: linear).
+_RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
+
+
+class _Digest:
+    """A blake2b digest fed values (text or JSON), rank numbers in them ignored."""
+
+    def __init__(self) -> None:
+        self.h = hashlib.blake2b(digest_size=20)
+
+    def feed(self, value: object) -> None:
+        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+        data = _RANK_MENTION.sub(r"\1#", text).encode("utf-8", "replace")
+        self.h.update(len(data).to_bytes(8, "little"))
+        self.h.update(data)
+
+    def digest(self) -> bytes:
+        return self.h.digest()
+
+
+def compile_digest(c: Compile) -> bytes:
+    """Everything a compile logged but its metrics (times, mostly): artifacts with or without
+    pages, text-log lines, failures, cache and shape events, tensor descriptions."""
+    d = _Digest()
+    d.feed([c.label, c.status, c.restarted, c.recompile_reasons])
+    d.feed([[f.filename, f.line, f.name] for f in c.stack or ()])
+    for a in c.artifacts:
+        d.feed([a.name, a.kind, a.encoding, a.metadata])
+        d.feed(a.text())
+    d.feed([[f.kind, f.reason, f.type, f.user_location] for f in c.failures])
+    d.feed([[e.cache, e.result, e.artifact] for e in c.cache_events])
+    d.feed([[e.kind, e.data] for e in c.shape_events])
+    d.feed([c.tensor_descriptions, c.links])
+    return d.digest()
+
+
+def outside_digest(rank: RankTrace) -> bytes:
+    """What a rank logged outside its compiles: unknown record kinds, dump files, export."""
+    d = _Digest()
+    for record in rank.unknown_records:
+        d.feed([record.kind, record.envelope])
+        d.feed(record.payload.text() if record.payload else "")
+    for name, payload in sorted(rank.dump_files.items()):
+        d.feed([name, payload.text()])
+    export = rank.export
+    for events in (export.exported_programs, export.guards_added, export.data_dependent_errors,
+                   export.expressions, export.unbacked_symbols, export.missing_fake_kernels,
+                   export.mismatched_fake_kernels):
+        for e in events:
+            d.feed([e.kind, e.data, e.payload.text() if e.payload else ""])
+    return d.digest()
+
+
+@dataclass
+class Sharing:
+    """Frame by frame, which compiles repeat an earlier rank's; rank by rank, its class."""
+
+    #: ``id()`` of a compile -> the compile of an earlier rank it repeats (same id, same
+    #: records); that one has the pages.
+    repeats: dict[int, Compile] = field(default_factory=dict)
+    #: ``id()`` of a compile with pages of its own -> the first rank's compile of the same id
+    #: (and occurrence) that it differs from; absent where no earlier rank compiled the id.
+    counterparts: dict[int, Compile] = field(default_factory=dict)
+    #: Rank index -> index of the first rank of its class (ranks that logged alike).
+    class_of: dict[int, int] = field(default_factory=dict)
+
+    def classes(self, count: int) -> list[list[int]]:
+        """Rank indices by class, in first-rank order: ``[[0, 1, 3], [2]]``."""
+        out: dict[int, list[int]] = {}
+        for i in range(count):
+            out.setdefault(self.class_of.get(i, i), []).append(i)
+        return list(out.values())
+
+
+def share_frames(trace: Trace, paged: set[int]) -> Sharing:
+    """Decide sharing for the paged compiles (``id()`` in ``paged``) of every rank.
+
+    Each compile is digested once; nothing is held but the digests and the first compile of
+    each distinct (compile id, occurrence, digest).  A rank's class key is the sequence of
+    its compiles' keys (paged or not) and its records outside compiles.
+    """
+    out = Sharing()
+    firsts: dict[tuple[str, int, bytes], Compile] = {}
+    first_of_id: dict[tuple[str, int], Compile] = {}
+    classes: dict[tuple[object, ...], int] = {}
+    for i, rank in enumerate(trace.ranks):
+        keys: list[object] = []
+        for c in rank.compiles:
+            key = (c.label, c.occurrence, compile_digest(c))
+            keys.append(key)
+            if id(c) not in paged:
+                continue
+            found = firsts.get(key)
+            if found is not None:
+                out.repeats[id(c)] = found
+                continue
+            firsts[key] = c
+            counterpart = first_of_id.setdefault((c.label, c.occurrence), c)
+            if counterpart is not c:
+                out.counterparts[id(c)] = counterpart
+        keys.append(outside_digest(rank))
+        first = classes.setdefault(tuple(keys), i)
+        if first != i:
+            out.class_of[i] = first
+    return out
+
+
+#: Differences a frame page lists at most (the rest counted).
+FRAME_DIFFERENCES_SHOWN = 30
+
+
+def compile_differences(original: Compile, c: Compile) -> list[tuple[str, str]]:
+    """What a compile logged differently from the same compile id on an earlier rank:
+    ``(item, detail)`` per differing artifact (by its short name, ``dynamo_output_graph``,
+    ``inductor_output_code_2``), artifact only on one side, status, failures and cache
+    results.  Rank numbers in texts aside, as sharing decides."""
+    out: list[tuple[str, str]] = []
+    if c.status != original.status:
+        out.append(("status", f"{c.status} (there: {original.status})"))
+    mine = _items(c)
+    theirs = _items(original)
+    for name, text in mine.items():
+        other = theirs.get(name)
+        if other is None:
+            out.append((name, "logged here only"))
+        elif not _same(text(), other()):
+            out.append((name, _how_texts_differ(other(), text())))
+    out += [(name, "logged there only") for name in theirs if name not in mine]
+    failures = [[f.kind, f.reason] for f in c.failures]
+    if failures != [[f.kind, f.reason] for f in original.failures]:
+        out.append(("failures", f"{len(c.failures)} (there: {len(original.failures)})"))
+    cache = [(e.cache, e.result) for e in c.cache_events]
+    if cache != [(e.cache, e.result) for e in original.cache_events]:
+        out.append(("cache", ", ".join(f"{k} {r}" for k, r in cache) or "no lookups"))
+    if len(out) > FRAME_DIFFERENCES_SHOWN:
+        rest = len(out) - FRAME_DIFFERENCES_SHOWN
+        out = [*out[:FRAME_DIFFERENCES_SHOWN], ("…", f"{rest} more")]
+    return out
+
+
+def _items(c: Compile) -> dict[str, Callable[[], str]]:
+    artifacts = c.artifacts
+    return {item_name(a.name, n): a.text
+            for a, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True)}
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b or _RANK_MENTION.sub(r"\1#", a) == _RANK_MENTION.sub(r"\1#", b)
+
+
+def _how_texts_differ(old: str, new: str) -> str:
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    if len(old_lines) != len(new_lines):
+        return f"{len(new_lines)} lines (there: {len(old_lines)})"
+    changed = sum(1 for a, b in zip(old_lines, new_lines, strict=True) if a != b)
+    numbers = " (numbers only)" if compare.differ_only_in_numbers(old, new) else ""
+    return f"{changed} of {len(new_lines)} lines differ{numbers}"
+
+
+def rank_classes(trace: Trace) -> list[list[int]]:
+    """The ranks' numbers in classes of ranks that logged the same (rank numbers, metrics
+    and timing events aside), in first-rank order: ``[[0, 1, 3], [2]]``."""
+    every = {id(c) for r in trace.ranks for c in r.compiles}
+    sharing = share_frames(trace, every)
+    return [[rank_number(trace, trace.ranks[i]) for i in group]
+            for group in sharing.classes(len(trace.ranks))]
+
+
+def number_ranges(numbers: Iterable[int]) -> str:
+    """``0-3, 5, 7-9``: rank numbers as runs (a thousand alike ranks are one run)."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+#: Metric names a rank's differences list at most; differing values a rank shows at most.
+DIFFERENCES_SHOWN = 8
+VALUES_SHOWN = 200
+_VALUE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class ValueDifference:
+    """One metric value a rank logged differently in a compile it shares with another."""
+
+    compile: str  # the compile's label, ``[0/0]``
+    record: str  # the metrics record's kind
+    key: str
+    original: str  # as JSON, cut at _VALUE_CHARS
+    value: str
+
+
+def metric_differences(
+    pairs: Sequence[tuple[Compile, Compile]],
+) -> tuple[list[str], list[ValueDifference]]:
+    """What a rank logged differently in the compiles it shares (pairs of the shown compile
+    and its own: metrics, times mostly): a summary by metric name, and the differing values
+    (at most :data:`VALUES_SHOWN`)."""
+    keys: dict[str, int] = {}
+    values: list[ValueDifference] = []
+    for a, b in pairs:
+        for ma, mb in zip(a.metrics, b.metrics, strict=False):
+            for key in sorted(set(ma.data) | set(mb.data)):
+                va, vb = ma.data.get(key), mb.data.get(key)
+                if va == vb or "rank" in key:  # rank numbers differ by definition
+                    continue
+                keys[key] = keys.get(key, 0) + 1
+                if len(values) < VALUES_SHOWN:
+                    values.append(ValueDifference(a.label, ma.kind, key, _value(va), _value(vb)))
+    out = [
+        f"{key} ({n} record{'s' if n != 1 else ''})"
+        for key, n in sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[:DIFFERENCES_SHOWN]
+    ]
+    if len(keys) > DIFFERENCES_SHOWN:
+        out.append(f"{len(keys) - DIFFERENCES_SHOWN} more metrics")
+    return out, values
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return "(not logged)"
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= _VALUE_CHARS else text[:_VALUE_CHARS] + f"… ({len(text)} chars)"
