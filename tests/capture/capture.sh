@@ -15,7 +15,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 DEST_ROOT="$ROOT/tests/data/captured"
-ALL=(compiled_autograd draft_export multi_rank_gloo aoti single_op_provenance ddp_graph_break optimizer_graph_break)
+ALL=(compiled_autograd draft_export multi_rank_gloo aoti single_op_provenance ddp_graph_break optimizer_graph_break ranks_collective_order)
 if [ $# -gt 0 ]; then SCENARIOS=("$@"); else SCENARIOS=("${ALL[@]}"); fi
 
 VENV="$("$PYTHON" -c 'import sys; print(sys.prefix)')"
@@ -30,6 +30,7 @@ scenario_env() {
     aoti) echo "TORCH_TRACE INDUCTOR_PROVENANCE=1" ;;
     single_op_provenance|provenance)
       echo "TORCH_TRACE INDUCTOR_PROVENANCE=1 TORCH_LOGS=+inductor TORCH_COMPILE_DEBUG=1" ;;
+    ranks_collective_order) echo "TORCH_TRACE TORCHINDUCTOR_FORCE_DISABLE_CACHES=1" ;;
     *) echo "TORCH_TRACE" ;;
   esac
 }
