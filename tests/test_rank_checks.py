@@ -15,7 +15,7 @@ GLOO = DATA / "captured" / "multi_rank_gloo"
 
 def test_one_timeline_holds_every_rank_one_process_each(make_site: SiteMaker) -> None:
     trace = load_trace(GLOO)
-    events = json.loads(summary.chromium_events_all_ranks_json(trace))
+    events = json.loads("".join(summary.chromium_events_all_ranks(trace)))
     names = [e for e in events if e.get("ph") == "M"]
     assert [(e["pid"], e["args"]["name"]) for e in names] == [(0, "rank 0"), (1, "rank 1")]
     for rank in trace.ranks:
@@ -116,3 +116,64 @@ def test_divergence_can_fail_a_ci_docs_build(make_site: SiteMaker) -> None:
     (line,) = [w for w in warnings_of(loud).splitlines() if "torchtrace.divergence" in w]
     assert "index.rst:4: WARNING: the ranks diverge in compile ids, statuses, cache patterns, " \
            "graph shapes" in line
+
+
+ORDER = DATA / "captured" / "ranks_collective_order"
+TLPARSE_ORDER = DATA / "expected" / "tlparse_ranks_collective_order.json"
+
+
+def test_collectives_parity_catches_an_order_that_tlparse_calls_consistent() -> None:
+    """Rank 3 all_reduces ``b`` before ``a`` (same kernels, other shapes): tlparse's
+    collective schedule compares kernel names and finds nothing; the parity check reads
+    each graph's collectives with their shapes and names the first that differs."""
+    d = summary.divergence(load_trace(ORDER))
+    groups = d.collective_groups["[0/0]"]
+    assert [g.ranks for g in groups] == [[0, 1, 2], [3]]
+    assert groups[0].description == (
+        "3 collectives: all_reduce_ f32[4, 8] 'sum' '0', all_reduce_ f32[8, 4] 'sum' '0', "
+        "all_gather_into_tensor f32[16] 4 '0'"
+    )
+    assert groups[1].description.startswith(
+        "collective 1 is all_reduce_ f32[8, 4] 'sum' '0' (rank 0: all_reduce_ f32[4, 8] 'sum' '0')"
+    )
+    assert groups[1].labels == ["[0/0]"]  # linked: rank 3's frame
+    assert list(d.collective_groups) == ["[0/0]"]  # [1/0]: one all_reduce of [16] everywhere
+    assert "collectives parity" in summary.diverging_kinds(d)
+
+
+def test_the_checks_tlparse_makes_agree_with_tlparse() -> None:
+    """On the same capture, each check tlparse 0.4.3 makes groups the ranks as it does
+    (tests/data/expected: its landing page, read by hand)."""
+    expected = json.loads(TLPARSE_ORDER.read_text("utf-8"))["groups"]
+    d = summary.divergence(load_trace(ORDER))
+
+    def ours(groups: list[summary.RankGroup]) -> list[list[int]]:
+        return sorted(g.ranks for g in groups) if groups else [[0, 1, 2, 3]]
+
+    assert ours(d.cache_groups) == expected["Cache hit/miss sequence"]
+    assert ours(d.schedule_groups.get("inductor_collective_schedule", [])) == (
+        expected["Collectives Schedule"])
+    assert ours(d.schedule_groups.get("graph_execution", [])) == (
+        expected["Graph execution order"])
+    assert ours(d.schedule_groups["inductor_runtime_and_tensor_meta"]) == sorted(
+        expected["Tensor Metadata Analysis"])
+    # and the shapes: rank 1 compiled scaled_sum for 6 rows, the others for 8
+    assert [(g.ranks, g.labels) for g in d.shape_groups] == [([0, 2, 3], []), ([1], ["[1/0]"])]
+    # CPU estimates are all 0 ns: a spread is given, no divergence
+    assert [s.label for s in d.runtimes] == ["[0/0]", "[1/0]"] and not d.runtime_differs
+
+
+def test_each_divergence_links_the_first_rank_of_its_group(make_site: SiteMaker) -> None:
+    page = f".. torchtrace:: {'@DATA@/captured/ranks_collective_order'}\n   :name: order\n"
+    app = make_site("simple", pages={"index.rst": "Ranks\n=====\n\n" + page})
+    assert "WARNING" not in warnings_of(app)
+    overview = (Path(app.outdir) / "torchtrace/order/index.html").read_text("utf-8")
+    import html as html_module
+    import re
+
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html_module.unescape(overview)))
+    assert "Collectives parity of [0/0]" in words
+    assert "Rank 3: collective 1 is all_reduce_ f32[8, 4]" in words
+    assert "; 3 in all; rank 3's rank3/[0/0] " in words  # its frame, linked
+    assert re.search(r"Rank 1: \[1/0\] L_x_ f32\[6, 16\][^;]*; rank 1's rank1/\[1/0\]", words)
+    assert 'href="rank3/frame-0-0.html' in overview

@@ -136,4 +136,5 @@ def test_sharing_is_per_frame_and_a_differing_frame_shows_what_differs(
     assert MARKER in page  # the changed graph is on this rank's page (or one it links)
     overview = html.unescape((out / "torchtrace/dist/index.html").read_text(encoding="utf-8"))
     words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", overview))
-    assert f"rank 2 : differs in rank2/{frame.compile.label} ; its other compiles as rank 0" in words
+    label = frame.compile.label
+    assert f"rank 2 : differs in rank2/{label} ; its other compiles as rank 0" in words

@@ -14,7 +14,7 @@ import json
 import re
 import weakref
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -707,21 +707,25 @@ def chromium_events_json(rank: RankTrace) -> str:
     return "[\n" + ",\n".join(json.dumps(e, default=str) for e in events) + "\n]\n"
 
 
-def chromium_events_all_ranks_json(trace: Trace) -> str:
-    """Every rank's chromium events in one JSON array, each event's ``pid`` its rank and
-    each rank named, so Perfetto shows the ranks one above the other (as tlparse's
-    merged file does)."""
-    parts: list[str] = []
+def chromium_events_all_ranks(trace: Trace) -> Iterator[str]:
+    """Every rank's chromium events as one JSON array, piece by piece (a rank at a time: a
+    thousand ranks' events are never in memory at once), each event's ``pid`` its rank and
+    each rank named, so Perfetto shows the ranks one above the other (as tlparse's merged
+    file does)."""
+    yield "["
+    first = True
     for rank in trace.ranks:
         number = rank_number(trace, rank)
-        parts.append(json.dumps({"name": "process_name", "ph": "M", "pid": number,
-                                 "args": {"name": f"rank {number}"}}))
+        parts = [json.dumps({"name": "process_name", "ph": "M", "pid": number,
+                             "args": {"name": f"rank {number}"}})]
         for event in rank.chromium_events:
             data = _decoded(event)
             if data is not None:
                 data["pid"] = number
                 parts.append(json.dumps(data, default=str))
-    return "[\n" + ",\n".join(parts) + "\n]\n"
+        yield ("\n" if first else ",\n") + ",\n".join(parts)
+        first = False
+    yield "\n]\n"
 
 
 # -- several ranks --------------------------------------------------------------------------
@@ -739,6 +743,25 @@ class MissingIds:
 class RankGroup:
     ranks: list[int]
     description: str
+    #: The compile ids in which this group differs from the first group (its frames are
+    #: linked, on the group's first rank); [] for the first group or where none is known.
+    labels: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RuntimeSpread:
+    """A compiled graph's estimated runtime (Inductor's estimate, summed over its ops) on
+    the fastest and the slowest rank, as tlparse's graph runtime analysis gives it."""
+
+    label: str
+    fastest: int  # rank number
+    fastest_ns: float
+    slowest: int
+    slowest_ns: float
+
+    @property
+    def delta_ns(self) -> float:
+        return self.slowest_ns - self.fastest_ns
 
 
 @dataclass
@@ -760,11 +783,22 @@ class Divergence:
     #: Ranks grouped by what inductor logged of each graph's distributed schedule
     #: (:data:`SCHEDULE_ARTIFACTS`), by artifact name; only names whose groups differ.
     schedule_groups: dict[str, list[RankGroup]] = field(default_factory=dict)
+    #: Collectives parity: by compile id, ranks grouped by the collectives their graph
+    #: issues, in order, with shapes and arguments; only compile ids whose groups differ.
+    #: (Same kernel names in another order, or on other shapes, pass a schedule check.)
+    collective_groups: dict[str, list[RankGroup]] = field(default_factory=dict)
+    #: Each graph's estimated runtime on its fastest and slowest rank, where logged.
+    runtimes: list[RuntimeSpread] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
         return bool(self.missing_ids or self.cache_groups or self.status_splits
-                    or self.shape_groups or self.schedule_groups)
+                    or self.shape_groups or self.schedule_groups or self.collective_groups
+                    or self.runtime_differs)
+
+    @property
+    def runtime_differs(self) -> bool:
+        return any(s.delta_ns > 0 for s in self.runtimes)
 
 
 def _known_labels(rank: RankTrace) -> list[str]:
@@ -822,13 +856,17 @@ def divergence(trace: Trace) -> Divergence:
         groups = _artifact_groups(numbers, trace.ranks, name, signature)
         if groups:
             result.schedule_groups[name] = groups
+    result.collective_groups = _collective_groups(numbers, trace.ranks)
+    result.runtimes = _runtime_spreads(numbers, trace.ranks)
     return result
 
 
 def diverging_kinds(d: Divergence) -> list[str]:
     """What the ranks differ in, by name (``compile ids``, ``graph shapes`` ...)."""
     kinds = [("compile ids", d.missing_ids), ("statuses", d.status_splits),
-             ("cache patterns", d.cache_groups), ("graph shapes", d.shape_groups)]
+             ("cache patterns", d.cache_groups), ("graph shapes", d.shape_groups),
+             ("collectives parity", d.collective_groups),
+             ("runtime estimates", d.runtime_differs)]
     return [name for name, found in kinds if found] + [
         SCHEDULE_TITLES.get(name, name) for name in d.schedule_groups
     ]
@@ -873,11 +911,14 @@ def _artifact_groups(
     numbers: list[int], ranks: list[RankTrace], name: str, part: Callable[[Any], Any]
 ) -> list[RankGroup]:
     """Ranks grouped by the sequence of one artifact's payloads (its compared part), in
-    log order; [] when no rank logged it or all agree."""
+    log order; [] when no rank logged it or all agree.  Each group names the compile ids
+    whose payload differs from the first group's."""
     signatures: dict[str, list[int]] = {}
+    per_label: dict[str, dict[str, str]] = {}
     logged = False
     for n, rank in zip(numbers, ranks, strict=True):
-        items = []
+        items: list[str] = []
+        labels: dict[str, str] = {}
         for c in rank.compiles:
             for artifact in c.artifacts_named(name):
                 logged = True
@@ -885,12 +926,124 @@ def _artifact_groups(
                     payload = json.loads(artifact.text())
                 except (ValueError, RecursionError):
                     payload = artifact.text()
-                items.append(json.dumps(part(payload), sort_keys=True, default=str))
-        signatures.setdefault("\n".join(items), []).append(n)
+                item = json.dumps(part(payload), sort_keys=True, default=str)
+                items.append(item)
+                labels[c.label] = labels.get(c.label, "") + item
+        signature = "\n".join(items)
+        signatures.setdefault(signature, []).append(n)
+        per_label.setdefault(signature, labels)
     if not logged or len(signatures) < 2:
         return []
-    return [RankGroup(group, f"{len(s.splitlines())} graph(s) logged" if s else "nothing logged")
-            for s, group in signatures.items()]
+    first = per_label[next(iter(signatures))]
+    return [
+        RankGroup(group, f"{len(s.splitlines())} graph(s) logged" if s else "nothing logged",
+                  [label for label, item in per_label[s].items() if first.get(label) != item])
+        for s, group in signatures.items()
+    ]
+
+
+#: A functional collective in a graph's text, its value annotated with its shape:
+#: ``all_reduce: "f32[8, 4][4, 1]cpu" = torch.ops._c10d_functional.all_reduce_.default(add,
+#: 'sum', '0')``.  Bounded repetitions: linear on any line.
+_COLLECTIVE = re.compile(
+    r'^\s{0,200}\w{1,200}: "([a-z]{1,12}\d{0,3}\[[^\]"\n]{0,500}\])[^"\n]{0,500}" = '
+    r"torch\.ops\.(?:_c10d_functional|c10d_functional)\.(\w{1,100})(?:\.default)?"
+    r"\(([^)\n]{0,2000})\)",
+    re.MULTILINE,
+)
+_LITERAL_ARG = re.compile(r"'[^'\n]{0,100}'|(?<![\w.])\d{1,12}(?![\w.])")
+#: The graphs a compile's collectives are read from: what Inductor runs, else Dynamo's.
+COLLECTIVE_GRAPHS = ("inductor_post_grad_graph", "dynamo_output_graph")
+
+
+def graph_collectives(compile_: Compile) -> tuple[str, ...]:
+    """The collectives a compile's graph issues, in order: op, shape and literal arguments
+    (``all_reduce_ f32[8, 4] 'sum' '0'``); waits left out; () for a graph without any."""
+    for name in COLLECTIVE_GRAPHS:
+        for artifact in compile_.artifacts_named(name):
+            if artifact.size > MAX_GRAPH_CHARS:
+                return ()
+            return tuple(
+                " ".join([op, shape, *_LITERAL_ARG.findall(args)])
+                for shape, op, args in _COLLECTIVE.findall(artifact.text())
+                if not op.startswith("wait_tensor")
+            )
+    return ()
+
+
+#: A graph's text read for its collectives at most (bigger ones are not compared).
+MAX_GRAPH_CHARS = 8_000_000
+
+
+def _collective_groups(numbers: list[int], ranks: list[RankTrace]) -> dict[str, list[RankGroup]]:
+    """Collectives parity: each compiled function (its n-th compile on each rank: a graph
+    break elsewhere shifts compile ids, not functions) with collectives on some rank, the
+    ranks grouped by the collectives its graph issues; each later group says the first one
+    that differs from the first group's.  Keyed by the first rank's compile id."""
+    by_function: dict[tuple[str, int], dict[tuple[str, ...], list[tuple[int, str]]]] = {}
+    for n, rank in zip(numbers, ranks, strict=True):
+        seen: Counter[str] = Counter()
+        for c in rank.compiles:
+            if c.id.is_unknown or c.status == "empty":
+                continue
+            function = f"{function_name(c)} {function_place(c)}"
+            key = (function, seen[function])
+            seen[function] += 1
+            by_function.setdefault(key, {}).setdefault(graph_collectives(c), []).append(
+                (n, c.label))
+    out: dict[str, list[RankGroup]] = {}
+    for groups in by_function.values():
+        if len(groups) < 2 or not any(groups):
+            continue
+        (first, members), *others = groups.items()
+        label = members[0][1]
+        described = [RankGroup(_ranks_of(members), _collectives_text(first), [])]
+        for found, group in others:
+            at = next((i for i, (a, b) in enumerate(zip(first, found, strict=False)) if a != b),
+                      min(len(first), len(found)))
+            mine = found[at] if at < len(found) else "nothing"
+            theirs = first[at] if at < len(first) else "nothing"
+            text = (f"collective {at + 1} is {mine} (rank {members[0][0]}: {theirs}); "
+                    f"{len(found)} in all")
+            described.append(RankGroup(_ranks_of(group), text, [group[0][1]]))
+        out[label] = described
+    return out
+
+
+def _ranks_of(members: list[tuple[int, str]]) -> list[int]:
+    return list(dict.fromkeys(n for n, _ in members))
+
+
+def _collectives_text(found: tuple[str, ...]) -> str:
+    if not found:
+        return "no collectives"
+    shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
+    return f"{len(found)} collective{'s' if len(found) > 1 else ''}: {shown}"
+
+
+def _runtime_spreads(numbers: list[int], ranks: list[RankTrace]) -> list[RuntimeSpread]:
+    """Each compile id's estimated runtime (``inductor_runtime_and_tensor_meta``, summed
+    over its ops) on its fastest and slowest rank."""
+    totals: dict[str, list[tuple[float, int]]] = {}
+    for n, rank in zip(numbers, ranks, strict=True):
+        for c in rank.compiles:
+            estimate = None
+            for artifact in c.artifacts_named("inductor_runtime_and_tensor_meta"):
+                ops = (artifact.json() or {}).get("ops") if artifact.size else None
+                if isinstance(ops, list):
+                    estimate = (estimate or 0.0) + sum(
+                        float(op.get("estimated_runtime_ns") or 0) for op in ops
+                        if isinstance(op, dict)
+                        and isinstance(op.get("estimated_runtime_ns"), (int, float)))
+            if estimate is not None:
+                totals.setdefault(c.label, []).append((estimate, n))
+    spreads = []
+    for label, values in totals.items():
+        if len(values) < 2:
+            continue
+        low, high = min(values), max(values)
+        spreads.append(RuntimeSpread(label, low[1], low[0], high[1], high[0]))
+    return spreads
 
 
 #: A Dynamo graph input's annotation: ``L_x_: "f32[8, 64][64, 1]cpu"`` -> dtype and shape.
@@ -929,10 +1082,12 @@ def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]
     for signature, group in signatures.items():
         own = dict(signature)
         said = []
+        labels = []
         for label in own:
             theirs = first.get(label)
             if theirs is None or theirs == own[label]:
                 continue
+            labels.append(label)
             changed = [f"{mine} (rank {first_group[0]}: {other.split(' ', 1)[-1]})"
                        for mine, other in zip(own[label], theirs, strict=False) if mine != other]
             if len(own[label]) != len(theirs):
@@ -942,7 +1097,7 @@ def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]
             alike.extend(n for n in group if n not in alike)
             continue
         more = f" and {len(said) - 3} more compile ids" if len(said) > 3 else ""
-        groups.append(RankGroup(group, "; ".join(said[:3]) + more))
+        groups.append(RankGroup(group, "; ".join(said[:3]) + more, labels))
     if not groups:
         return []
     return [RankGroup(sorted(alike), "the shapes the others are compared with"), *groups]

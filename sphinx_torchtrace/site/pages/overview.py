@@ -116,14 +116,36 @@ class _Overview:
     def for_ranks(
         self, ranks: Sequence[RankTrace], body: Callable[[RankTrace], list[Block]]
     ) -> list[Block]:
-        """One body per rank: as it is for a single log, in synchronized tabs for several."""
+        """One body per rank: as it is for a single log, in synchronized tabs for several;
+        one tab per class of alike ranks (its first rank's body), at most
+        :data:`RANK_TABS` (the others are listed under Ranks, each linked to its pages)."""
         if not self.multi:
             return [b for r in ranks for b in body(r)]
-        tabs = []
+        classes: dict[int, list[RankTrace]] = {}
         for rank in ranks:
-            n = summary.rank_number(self.trace, rank)
-            tabs.append(Tab(f"Rank {n}", body(rank), sync=f"rank-{n}"))
-        return [TabSet(tabs)]
+            rank_plan = self.plan.rank_plan(rank)
+            first = rank_plan.same_as if rank_plan is not None else None
+            classes.setdefault(id(first.rank if first is not None else rank), []).append(rank)
+        tabs = []
+        for members in list(classes.values())[:RANK_TABS]:
+            numbers = [summary.rank_number(self.trace, r) for r in members]
+            title = (f"Rank {numbers[0]}" if len(numbers) == 1
+                     else f"Ranks {number_ranges(numbers)}")
+            tabs.append(Tab(title, body(members[0]), sync=f"rank-{numbers[0]}"))
+        blocks: list[Block] = [TabSet(tabs)]
+        if len(classes) > RANK_TABS:
+            rest = sum(len(m) for m in list(classes.values())[RANK_TABS:])
+            blocks.append(Paragraph([
+                f"The tabs show the first {RANK_TABS} classes of alike ranks; the other "
+                f"{rest} ranks are listed under ",
+                AnchorLink(self.plan.index_docname, "ranks", "Ranks"),
+                ", each with the compiles it differs in, linked to their pages.",
+            ]))
+        return blocks
+
+
+#: Tabs a multi-rank overview section shows at most (one per class of alike ranks).
+RANK_TABS = 16
 
 
 def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
@@ -255,7 +277,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     blocks: list[Block] = []
     if t.divergence is not None:
         if t.divergence.any:
-            blocks.append(_divergence(plan.trace))
+            blocks.append(_divergence(_Overview(plan, settings)))
         else:
             blocks.append(Paragraph([_divergence_none_text(t.ranks)]))
     blocks.append(Lines(lines, classes=["torchtrace-facts", "torchtrace-triage"]))
@@ -263,8 +285,8 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
 
 
 def _divergence_none_text(ranks: int) -> str:
-    return (f"All {ranks} ranks compiled the same compile ids, with the same statuses, caches "
-            "and graph input shapes.")
+    return (f"All {ranks} ranks compiled the same compile ids, with the same statuses, caches, "
+            "graph input shapes and collectives.")
 
 
 def _introduction() -> Paragraph:
@@ -1112,7 +1134,7 @@ def _ranks(view: _Overview) -> list[Block]:
     if len(rows) > RANK_ROWS_SHOWN:  # a thousand ranks: their classes come first
         table = Dropdown([f"Every rank ({len(rows)})"], [table])
     blocks: list[Block] = [intro, *_rank_classes(view), table, *_repeating_ranks(view),
-                           _divergence(view.trace)]
+                           _divergence(view)]
     return [Section([_("Ranks")], blocks, anchor="ranks")]
 
 
@@ -1235,16 +1257,18 @@ def _rank_row(row: summary.RankRow) -> Row:
 
 def _ranks_text(numbers: Sequence[int]) -> str:
     word = "rank" if len(numbers) == 1 else "ranks"
-    return f"{word} {', '.join(map(str, numbers))}"
+    return f"{word} {number_ranges(numbers)}"  # a thousand ranks: runs, ``0-511, 513``
 
 
-def _divergence(trace: Trace) -> Block:
-    d = summary.divergence(trace)
+def _divergence(view: _Overview) -> Block:
+    d = summary.divergence(view.trace)
     if not d.any:
         return Paragraph(
             [
                 "No divergence: every rank compiled the same compile ids, with the same statuses, "
-                "the same cache hits and misses and graphs of the same input shapes."
+                "the same cache hits and misses, graphs of the same input shapes issuing the "
+                "same collectives in the same order, and the same schedules where Inductor "
+                "logged them."
             ]
         )
     kinds: list[list[Block]] = []
@@ -1262,31 +1286,60 @@ def _divergence(trace: Trace) -> Block:
         )
     if d.cache_groups:
         kinds.append(_rank_groups(
-            [Strong("Diverging cache hit/miss patterns"),
-             ": ranks grouped by identical sequences of lookups."], d.cache_groups))
+            view, [Strong("Diverging cache hit/miss patterns"),
+                   ": ranks grouped by identical sequences of lookups."], d.cache_groups))
     if d.shape_groups:
         kinds.append(_rank_groups(
-            [Strong("Diverging graph shapes"),
-             ": ranks grouped by the input shapes and dtypes their graphs were compiled "
-             "for (ranks running graphs of different shapes often explain a hang)."],
+            view, [Strong("Diverging graph shapes"),
+                   ": ranks grouped by the input shapes and dtypes their graphs were compiled "
+                   "for (ranks running graphs of different shapes often explain a hang)."],
             d.shape_groups))
+    for label, groups in d.collective_groups.items():
+        kinds.append(_rank_groups(
+            view, [Strong("Collectives parity"), f" of {label} (", *_first_frame(view, label),
+                   "): ranks grouped by the collectives their graph issues, in order, with "
+                   "shapes and arguments. Ranks whose collectives differ in order or shape "
+                   "exchange the wrong tensors, or hang."], groups))
     for name, groups in d.schedule_groups.items():
         kinds.append(_rank_groups(
-            [Strong(f"Diverging {summary.SCHEDULE_TITLES.get(name, name)}"), " (", Code(name),
-             "): ranks grouped by identical payloads."], groups, aside=True))
+            view, [Strong(f"Diverging {summary.SCHEDULE_TITLES.get(name, name)}"), " (",
+                   Code(name), "): ranks grouped by identical payloads."], groups, aside=True))
+    if d.runtime_differs:
+        spreads = [item(Code(s.label), f": {s.delta_ns / 1e6:.3f} ms between rank {s.fastest} "
+                        f"({s.fastest_ns / 1e6:.3f} ms) and rank {s.slowest} "
+                        f"({s.slowest_ns / 1e6:.3f} ms)")
+                   for s in d.runtimes if s.delta_ns > 0]
+        kinds.append(item(Strong("Diverging runtime estimates"),
+                          ": Inductor's estimate of each graph's runtime, fastest and slowest "
+                          "rank.") + [BulletList(spreads)])
     return Admonition("warning", [Paragraph(["The ranks diverge."]), BulletList(kinds)])
 
 
+def _first_frame(view: _Overview, label: str) -> list[Inline]:
+    """The first rank's frame of a compile id, linked."""
+    found = next((c for c in view.trace.ranks[0].compiles if c.label == label), None)
+    return [view.link(found)] if found is not None else [Code(label)]
+
+
 def _rank_groups(
-    head: list[Inline], groups: Sequence[summary.RankGroup], aside: bool = False
+    view: _Overview, head: list[Inline], groups: Sequence[summary.RankGroup],
+    aside: bool = False,
 ) -> list[Block]:
     """One kind of divergence: what it is, then each group of ranks with what it says
-    (``Ranks 0-2: ...``, or ``Ranks 0-2 (...)`` with ``aside``)."""
-    def line(g: summary.RankGroup) -> str:
-        ranks = _ranks_text(g.ranks).capitalize()
-        return f"{ranks} ({g.description})" if aside else f"{ranks}: {g.description}"
+    (``Ranks 0-2: ...``, or ``Ranks 0-2 (...)`` with ``aside``), and where a group differs
+    from the first, its first rank's frames that differ, linked."""
+    by_number = {summary.rank_number(view.trace, r): r for r in view.trace.ranks}
 
-    return item(*head) + [BulletList([item(line(g)) for g in groups])]
+    def line(g: summary.RankGroup) -> list[Inline]:
+        ranks = _ranks_text(g.ranks).capitalize()
+        out: list[Inline] = [f"{ranks} ({g.description})" if aside else f"{ranks}: {g.description}"]
+        rank = by_number.get(g.ranks[0]) if g.ranks else None
+        frames = [c for c in rank.compiles if c.label in g.labels] if rank is not None else []
+        if frames:
+            out += [f"; rank {g.ranks[0]}'s ", *view.links(frames)]
+        return out
+
+    return item(*head) + [BulletList([item(*line(g)) for g in groups])]
 
 
 def _missing_ids(missing: summary.MissingIds) -> list[Inline]:

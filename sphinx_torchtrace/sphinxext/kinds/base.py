@@ -28,7 +28,7 @@ from ...trace import TraceReadError, resolve_logs
 from ..built import Built, Generated, Problem, content_digest, key
 from ..config import TorchTraceConfig
 from ..doctree import DoctreeBuilder
-from ..files import stub
+from ..files import Content, stub
 from ..scan import TraceRequest
 
 
@@ -61,7 +61,7 @@ class Context:
     parser: str
     cache_dir: str
     detail_toctree: bool  # builders of one document list graph and kernel pages too
-    wanted: dict[Path, str | None] = field(default_factory=dict)  # file -> text (None: keep)
+    wanted: dict[Path, Content] = field(default_factory=dict)  # file -> text (None: keep)
     #: The folder of each input's pages (docname), and the directive that claimed it.
     folders: dict[str, TraceRequest] = field(default_factory=dict)
     _digests: dict[int, str] = field(default_factory=dict)  # by id() of a Generated
@@ -97,8 +97,9 @@ class Context:
         self.built.digests[docname] = self.digest_of(generated)
         self.wanted[self.srcdir / (docname + self.suffix)] = stub(self.parser, page_kind)
 
-    def add_file(self, relpath: str, text: str | None) -> None:
-        """A download (``None``: an unchanged file, kept as it is)."""
+    def add_file(self, relpath: str, text: Content) -> None:
+        """A download (``None``: an unchanged file, kept as it is; a function: made when
+        it is written, so that downloads are in memory one at a time)."""
         self.wanted[self.srcdir / relpath] = text
 
     def claim_label(self, request: TraceRequest, directive: str) -> bool:

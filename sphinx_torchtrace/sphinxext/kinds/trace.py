@@ -13,7 +13,9 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from docutils import nodes
@@ -36,7 +38,7 @@ from ...trace.loader import choose_logs, rank_logs
 from ...version import __version__
 from ..config import torchtrace_config
 from ..doctree import DoctreeBuilder, chart_nodes
-from ..files import CODE_STAMP
+from ..files import CODE_STAMP, Content
 from ..options import (
     TraceOptions,
     ineffective_options,
@@ -268,32 +270,36 @@ def _say_which_logs(request: TraceRequest, label: str, options: TraceOptions) ->
     logger.info("torchtrace: %s: %s", console_text(label), console_text(choice.describe()))
 
 
-def _downloads(generated: GeneratedTrace) -> dict[str, str]:
-    """The files a trace's pages offer for download, by path relative to the sources."""
-    plan, rewrite = generated.plan, generated.rewrite
-    out: dict[str, str] = {}
+def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
+    """The files a trace's pages offer for download, by path relative to the sources; the
+    large ones (chromium events, raw graphs) are made when written, one at a time."""
+    plan, rewrite, no_source = generated.plan, generated.rewrite, generated.settings.no_source
+
+    def shown(text: str) -> str:
+        return rewrite(maybe_strip(text, no_source))
+
+    def text_of(make: Callable[[], str]) -> Callable[[], list[str]]:
+        return lambda: [shown(make())]
+
+    out: dict[str, Content] = {}
     for rank_plan in plan.ranks:
-        if rank_plan.rank.chromium_events:
-            events = summary.chromium_events_json(rank_plan.rank)
-            out[rank_plan.events_path] = rewrite(maybe_strip(events, generated.settings.no_source))
+        rank = rank_plan.rank
+        if rank.chromium_events:
+            out[rank_plan.events_path] = text_of(partial(summary.chromium_events_json, rank))
     if plan.events_all_path is not None:
-        events = summary.chromium_events_all_ranks_json(plan.trace)
-        out[plan.events_all_path] = rewrite(maybe_strip(events, generated.settings.no_source))
+        trace = plan.trace
+        out[plan.events_all_path] = lambda: map(shown, summary.chromium_events_all_ranks(trace))
     for frame in plan.paged_frames:  # a rank that repeats another offers that rank's files
         for graph in frame.graphs:
             if graph.same_as is not None or not graph.raw_path:  # another's file, or shown whole
                 continue
-            text = maybe_strip(graph.artifact.text(), generated.settings.no_source)
-            out[graph.raw_path] = rewrite(text)
+            out[graph.raw_path] = text_of(graph.artifact.text)
         for raw in frame.downloads:  # too large to show on the frame page
-            text = maybe_strip(raw.artifact.text(), generated.settings.no_source)
-            out[raw.raw_path] = rewrite(text)
+            out[raw.raw_path] = text_of(raw.artifact.text)
         for record in frame.compile.metrics:  # records too long to show whole
             path = frame.record_download(record)
             if path is not None:
-                no_source = generated.settings.no_source
-                text = json_text(shown_record(record.data, no_source))
-                out[path] = rewrite(maybe_strip(text, no_source))
+                out[path] = shown(json_text(shown_record(record.data, no_source)))
     return out
 
 
