@@ -29,6 +29,7 @@ from .trace.diff import (
     parse_fail_on,
     regressions,
 )
+from .trace.rank_digest import number_ranges
 from .trace.reader import record_lines
 from .trace.summary import divergence as summary_divergence
 from .trace.summary import diverging_kinds, triage
@@ -36,6 +37,8 @@ from .trace.trend import trend
 from .version import __version__
 
 PROG = "sphinx-torchtrace"
+#: Rank classes ``summary`` lists by their ranks (the others counted; ``--json`` has all).
+CLASSES_SHOWN = 20
 DEFAULT_FAIL_ON = ",".join(k for k, v in DEFAULT_REGRESSIONS.items() if v)
 
 
@@ -267,22 +270,13 @@ def _summary(args: argparse.Namespace) -> int:
         ("compile time", seconds),
     ]
     if trace.is_multi_rank:
-        rows.append(("rank classes", " | ".join(_numbers(c) for c in classes)))
+        shown = " | ".join(number_ranges(c) for c in classes[:CLASSES_SHOWN])
+        more = f" and {len(classes) - CLASSES_SHOWN} more" if len(classes) > CLASSES_SHOWN else ""
+        rows.append(("rank classes", f"{len(classes)}: {shown}{more}"))
         rows.append(("diverging", ", ".join(diverging) or "nothing"))
     for label, value in rows:
         _say(f"{label + ':':<15} {value}")
     return 0
-
-
-def _numbers(ranks: list[int]) -> str:
-    """``0-3, 7``: rank numbers with runs collapsed."""
-    runs: list[list[int]] = []
-    for n in sorted(ranks):
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
 def _diverging(trace: Trace) -> list[str]:

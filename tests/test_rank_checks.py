@@ -98,7 +98,7 @@ def test_summary_gives_the_rank_classes_and_what_diverges() -> None:
 
     folder = INPUTS / "inputs/multi_rank_logs"
     text = run("summary", folder).stdout
-    assert "rank classes:   0, 2 | 1 | 3\n" in text  # ranks 0 and 2 logged the same
+    assert "rank classes:   3: 0, 2 | 1 | 3\n" in text  # ranks 0 and 2 logged the same
     assert "diverging:      compile ids, statuses, cache patterns, graph shapes\n" in text
     data = json.loads(run("summary", folder, "--json").stdout)
     assert data["rank_classes"] == [[0, 2], [1], [3]]
@@ -177,3 +177,34 @@ def test_each_divergence_links_the_first_rank_of_its_group(make_site: SiteMaker)
     assert "; 3 in all; rank 3's rank3/[0/0] " in words  # its frame, linked
     assert re.search(r"Rank 1: \[1/0\] L_x_ f32\[6, 16\][^;]*; rank 1's rank1/\[1/0\]", words)
     assert 'href="rank3/frame-0-0.html' in overview
+
+
+def test_diff_compares_each_pair_of_rank_classes_once(tmp_path: Path) -> None:
+    """Eight alike ranks on each side, rank 5 of the new run changed in one graph: three
+    comparisons (ranks 0, 2, 4, 6; ranks 1, 3, 7; rank 5), each saying which ranks it
+    stands for, and the change found on rank 5 alone."""
+    import sys
+
+    from sphinx_torchtrace.trace.diff import diff_json, diff_traces, summary_lines
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_ranks import rank_copies
+
+    from .tools.hostile_log import format_record, read_records
+
+    rank_copies(tmp_path / "old", 8)
+    rank_copies(tmp_path / "new", 8)
+    (log,) = (tmp_path / "new").glob("*rank_5_*.log")
+    records = read_records(log)
+    graph = next(r for r in records if r.kind == "dynamo_output_graph")
+    graph.payload = (graph.payload or "").replace("torch.relu", "torch.sigmoid", 1) + "\n# new"
+    log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
+
+    diff = diff_traces(load_trace(tmp_path / "old"), load_trace(tmp_path / "new"))
+    assert [(r.rank, r.alike) for r in diff.ranks] == [(0, [2, 4, 6]), (1, [3, 7]), (5, [])]
+    assert [r.rank for r in diff.ranks if r.changed] == [5]
+    assert diff_json(diff)["ranks"][0]["alike"] == [2, 4, 6]
+    lines = summary_lines(diff)
+    assert "rank 5: changed frame multi_rank_gloo.py:forward:" in lines
+    changed = [line for line in lines if "compile time" not in line]  # times: every rank
+    assert not any(line.startswith(("rank 0: ", "rank 1: ")) for line in changed)

@@ -45,7 +45,7 @@ class DiffPlan:
 
     @property
     def multi_rank(self) -> bool:
-        return len(self.diff.ranks) > 1
+        return len(self.diff.ranks) > 1 or any(r.alike for r in self.diff.ranks)
 
     def frames_of_rank(self, rank: int) -> list[DiffFramePlan]:
         return [f for f in self.frames if f.rank == rank]

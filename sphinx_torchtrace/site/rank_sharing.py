@@ -11,68 +11,18 @@ cost grows with the bytes logged, memory with the distinct frames.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..trace import Compile, RankTrace, Trace, compare
+from ..trace import Compile, Trace, compare
+from ..trace.rank_digest import (
+    compile_digest,
+    outside_digest,
+    without_rank_numbers,
+)
 from ..trace.summary import rank_number
 from .naming import item_name, occurrences
-
-#: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``: a rank number in a payload, ignored when
-#: ranks are compared (bounded repetitions: linear).
-_RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
-
-
-class _Digest:
-    """A blake2b digest fed values (text or JSON), rank numbers in them ignored."""
-
-    def __init__(self) -> None:
-        self.h = hashlib.blake2b(digest_size=20)
-
-    def feed(self, value: object) -> None:
-        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-        data = _RANK_MENTION.sub(r"\1#", text).encode("utf-8", "replace")
-        self.h.update(len(data).to_bytes(8, "little"))
-        self.h.update(data)
-
-    def digest(self) -> bytes:
-        return self.h.digest()
-
-
-def compile_digest(c: Compile) -> bytes:
-    """Everything a compile logged but its metrics (times, mostly): artifacts with or without
-    pages, text-log lines, failures, cache and shape events, tensor descriptions."""
-    d = _Digest()
-    d.feed([c.label, c.status, c.restarted, c.recompile_reasons])
-    d.feed([[f.filename, f.line, f.name] for f in c.stack or ()])
-    for a in c.artifacts:
-        d.feed([a.name, a.kind, a.encoding, a.metadata])
-        d.feed(a.text())
-    d.feed([[f.kind, f.reason, f.type, f.user_location] for f in c.failures])
-    d.feed([[e.cache, e.result, e.artifact] for e in c.cache_events])
-    d.feed([[e.kind, e.data] for e in c.shape_events])
-    d.feed([c.tensor_descriptions, c.links])
-    return d.digest()
-
-
-def outside_digest(rank: RankTrace) -> bytes:
-    """What a rank logged outside its compiles: unknown record kinds, dump files, export."""
-    d = _Digest()
-    for record in rank.unknown_records:
-        d.feed([record.kind, record.envelope])
-        d.feed(record.payload.text() if record.payload else "")
-    for name, payload in sorted(rank.dump_files.items()):
-        d.feed([name, payload.text()])
-    export = rank.export
-    for events in (export.exported_programs, export.guards_added, export.data_dependent_errors,
-                   export.expressions, export.unbacked_symbols, export.missing_fake_kernels,
-                   export.mismatched_fake_kernels):
-        for e in events:
-            d.feed([e.kind, e.data, e.payload.text() if e.payload else ""])
-    return d.digest()
 
 
 @dataclass
@@ -169,7 +119,7 @@ def _items(c: Compile) -> dict[str, Callable[[], str]]:
 
 
 def _same(a: str, b: str) -> bool:
-    return a == b or _RANK_MENTION.sub(r"\1#", a) == _RANK_MENTION.sub(r"\1#", b)
+    return a == b or without_rank_numbers(a) == without_rank_numbers(b)
 
 
 def _how_texts_differ(old: str, new: str) -> str:
@@ -188,17 +138,6 @@ def rank_classes(trace: Trace) -> list[list[int]]:
     sharing = share_frames(trace, every)
     return [[rank_number(trace, trace.ranks[i]) for i in group]
             for group in sharing.classes(len(trace.ranks))]
-
-
-def number_ranges(numbers: Iterable[int]) -> str:
-    """``0-3, 5, 7-9``: rank numbers as runs (a thousand alike ranks are one run)."""
-    runs: list[list[int]] = []
-    for n in sorted(set(numbers)):
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 #: Metric names a rank's differences list at most; differing values a rank shows at most.

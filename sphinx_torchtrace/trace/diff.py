@@ -26,6 +26,7 @@ from .comparability import RunFacts, differences, run_facts
 from .compare import DIFF_ARTIFACT, recompile_reason_entries
 from .graph_breaks import break_events
 from .model import Compile, RankTrace, Trace
+from .rank_digest import class_key, number_ranges
 from .status import combined_status
 from .summary import (
     TIME_PHASES,
@@ -436,6 +437,9 @@ class RankDiff:
     errors_fixed: list[BreakSite]
     times: list[PhaseChange]
     cache: Change  # {hit/miss/bypass: lookups}
+    #: The other ranks this comparison stands for: in each run they logged what this rank
+    #: did (a class of alike ranks, rank numbers, metrics and times aside).
+    alike: list[int] = field(default_factory=list)
 
     @property
     def frames_new(self) -> list[FrameDiff]:
@@ -516,11 +520,14 @@ def diff_traces(
         pairs = [(n, n) for n in sorted(set(old_ranks) & set(new_ranks))]
     pairs = [(a, b) for a, b in pairs if a in old_ranks and b in new_ranks]
     old_facts, new_facts = run_facts(baseline), run_facts(new)
+    compared: list[RankDiff] = []
+    for (a, b), others in _by_classes(pairs, old_ranks, new_ranks).items():
+        ranks_diff = diff_ranks(old_ranks[a], new_ranks[b], rank=b, rewrite=rewrite,
+                                renames=renames)
+        ranks_diff.alike = others
+        compared.append(ranks_diff)
     result = TraceDiff(
-        ranks=[
-            diff_ranks(old_ranks[a], new_ranks[b], rank=b, rewrite=rewrite, renames=renames)
-            for a, b in pairs
-        ],
+        ranks=compared,
         ranks_only_baseline=sorted(set(old_ranks) - {a for a, _ in pairs}),
         ranks_only_new=sorted(set(new_ranks) - {b for _, b in pairs}),
         baseline_facts=old_facts,
@@ -529,6 +536,28 @@ def diff_traces(
     )
     result.nothing_compared = _nothing_compared(result, old_ranks, new_ranks)
     return result
+
+
+def _by_classes(
+    pairs: Sequence[tuple[int, int]], old_ranks: Mapping[int, RankTrace],
+    new_ranks: Mapping[int, RankTrace],
+) -> dict[tuple[int, int], list[int]]:
+    """The pairs to compare, each with the new rank numbers of the other pairs it stands
+    for: pairs whose ranks are of one class in the baseline and of one class in the new
+    run compare alike, so a thousand-rank job is compared once per pair of classes."""
+    if len(pairs) < 2:
+        return {pair: [] for pair in pairs}
+    old_keys = {a: class_key(old_ranks[a]) for a in {a for a, _ in pairs}}
+    new_keys = {b: class_key(new_ranks[b]) for b in {b for _, b in pairs}}
+    firsts: dict[tuple[bytes, bytes], tuple[int, int]] = {}
+    out: dict[tuple[int, int], list[int]] = {}
+    for a, b in pairs:
+        first = firsts.setdefault((old_keys[a], new_keys[b]), (a, b))
+        if first == (a, b):
+            out[first] = []
+        else:
+            out[first].append(b)
+    return out
 
 
 def _nothing_compared(
@@ -874,8 +903,12 @@ def summary_lines(diff: TraceDiff) -> list[str]:
         lines.append(f"rank {n}: only in the baseline")
     for n in diff.ranks_only_new:
         lines.append(f"rank {n}: only in the new run")
+    multi = len(diff.ranks) > 1 or any(r.alike for r in diff.ranks)
     for r in diff.ranks:
-        prefix = f"rank {r.rank}: " if len(diff.ranks) > 1 else ""
+        prefix = f"rank {r.rank}: " if multi else ""
+        if r.alike and r.changed:
+            lines.append(f"{prefix}stands for ranks {number_ranges(r.alike)} too (alike in "
+                         "each run: compared once)")
         for f in r.frames_new:
             lines.append(f"{prefix}new frame {f.key} {f.new.label if f.new else ''}".rstrip())
         for f in r.frames_gone:
@@ -1027,6 +1060,7 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
         "ranks": [
             {
                 "rank": r.rank,
+                "alike": r.alike,
                 "frames_new": [str(f.key) for f in r.frames_new],
                 "frames_gone": [str(f.key) for f in r.frames_gone],
                 "graph_breaks_new": [_site_json(b) for b in r.breaks_new],

@@ -6,10 +6,10 @@ blocks, what its page shows.  Nothing here knows Sphinx or any markup.
 
 from __future__ import annotations
 
+from ...trace.rank_digest import number_ranges
 from ...trace.summary import rank_number
 from ..blocks import AnchorLink, Block, ObjectTarget, Page, Paragraph
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
-from ..rank_sharing import number_ranges
 
 
 def build_page(plan: TracePlan, docname: str, settings: PageSettings) -> Page:

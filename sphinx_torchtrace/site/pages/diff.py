@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...trace.diff import BreakSite, Change, FrameDiff, RankDiff, Regression
+from ...trace.rank_digest import number_ranges
 from ..blocks import (
     Admonition,
     Block,
@@ -74,7 +75,10 @@ def comparison_blocks(
     for r in plan.diff.ranks:
         sections = _rank_sections(plan, r)
         if plan.multi_rank:
-            blocks += _part(f"Rank {r.rank}", [])
+            alike = ([Paragraph([f"Also ranks {number_ranges(r.alike)}: alike in each run "
+                                 "(rank numbers, metrics and times aside), so compared once."])]
+                     if r.alike else [])
+            blocks += _part(f"Rank {r.rank}", alike)
         blocks.extend(sections)
     if plan.docnames:
         blocks.append(Toctree(plan.docnames, hidden=True))

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, graph_breaks, summary
 from ...trace.break_registry import BreakRegistry
+from ...trace.rank_digest import number_ranges
 from ...trace.timings import MAX_SECONDS, plausible
 from ...version import __version__
 from ..artifacts import size_text
@@ -53,7 +54,7 @@ from ..blocks import (
 )
 from ..naming import break_object_name
 from ..plan import FramePlan, PageSettings, RankPlan, TracePlan
-from ..rank_sharing import VALUES_SHOWN, ValueDifference, number_ranges
+from ..rank_sharing import VALUES_SHOWN, ValueDifference
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING, STATUS_ORDER
 from ..words import _

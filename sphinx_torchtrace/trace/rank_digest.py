@@ -1,0 +1,95 @@
+"""Digests of what ranks logged, rank numbers aside: how ranks are told alike.
+
+The ranks of a job log nearly the same, each naming its own rank number here and there
+(``rank3`` in a path, ``"rank": 3`` in a record).  A compile's digest covers every record
+of it but its metrics (times, mostly), so two ranks' compiles are alike when their digests
+are; a rank's *class key* is its compiles' digests and what it logged outside them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+
+from .model import Compile, RankTrace
+
+#: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``: a rank number in a payload, ignored when
+#: ranks are compared (bounded repetitions: linear).
+_RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
+
+
+class _Digest:
+    """A blake2b digest fed values (text or JSON), rank numbers in them ignored."""
+
+    def __init__(self) -> None:
+        self.h = hashlib.blake2b(digest_size=20)
+
+    def feed(self, value: object) -> None:
+        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+        data = without_rank_numbers(text).encode("utf-8", "replace")
+        self.h.update(len(data).to_bytes(8, "little"))
+        self.h.update(data)
+
+    def digest(self) -> bytes:
+        return self.h.digest()
+
+
+def compile_digest(c: Compile) -> bytes:
+    """Everything a compile logged but its metrics (times, mostly): artifacts with or without
+    pages, text-log lines, failures, cache and shape events, tensor descriptions."""
+    d = _Digest()
+    d.feed([c.label, c.status, c.restarted, c.recompile_reasons])
+    d.feed([[f.filename, f.line, f.name] for f in c.stack or ()])
+    for a in c.artifacts:
+        d.feed([a.name, a.kind, a.encoding, a.metadata])
+        d.feed(a.text())
+    d.feed([[f.kind, f.reason, f.type, f.user_location] for f in c.failures])
+    d.feed([[e.cache, e.result, e.artifact] for e in c.cache_events])
+    d.feed([[e.kind, e.data] for e in c.shape_events])
+    d.feed([c.tensor_descriptions, c.links])
+    return d.digest()
+
+
+def outside_digest(rank: RankTrace) -> bytes:
+    """What a rank logged outside its compiles: unknown record kinds, dump files, export."""
+    d = _Digest()
+    for record in rank.unknown_records:
+        d.feed([record.kind, record.envelope])
+        d.feed(record.payload.text() if record.payload else "")
+    for name, payload in sorted(rank.dump_files.items()):
+        d.feed([name, payload.text()])
+    export = rank.export
+    for events in (export.exported_programs, export.guards_added, export.data_dependent_errors,
+                   export.expressions, export.unbacked_symbols, export.missing_fake_kernels,
+                   export.mismatched_fake_kernels):
+        for e in events:
+            d.feed([e.kind, e.data, e.payload.text() if e.payload else ""])
+    return d.digest()
+
+
+def without_rank_numbers(text: str) -> str:
+    """``text`` with the numbers after each ``rank`` left out."""
+    return _RANK_MENTION.sub(r"\1#", text)
+
+
+def class_key(rank: RankTrace) -> bytes:
+    """One digest of everything a rank logged but metrics and timing events: ranks of
+    one key logged alike."""
+    h = hashlib.blake2b(digest_size=20)
+    for c in rank.compiles:
+        h.update(c.label.encode("utf-8", "replace") + b"\0" + compile_digest(c))
+    h.update(outside_digest(rank))
+    return h.digest()
+
+
+def number_ranges(numbers: Iterable[int]) -> str:
+    """``0-3, 5, 7-9``: rank numbers as runs (a thousand alike ranks are one run)."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
