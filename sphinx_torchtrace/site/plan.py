@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace, compare
@@ -556,8 +556,8 @@ def plan_trace(
         label=label, trace=trace, root=root, max_frames=max(0, max_frames),
         fold_bytes=max(0, fold_bytes),
     )
-    paged = _within_limit(trace, plan.max_frames)
-    sharing = share_frames(trace, paged) if trace.is_multi_rank else None
+    sharing = share_frames(trace) if trace.is_multi_rank else None
+    paged = _within_limit(trace, plan.max_frames, sharing.repeats if sharing else {})
     taken = {plan.index_docname}
     planned: dict[int, FramePlan] = {}  # by id() of the compile, as planned so far
     names: dict[int, str] = {}  # rank names by id() of the rank
@@ -691,22 +691,28 @@ def _artifact_like(frame: FramePlan, target: FramePlan, artifact: Artifact) -> A
     return artifact
 
 
-def _within_limit(trace: Trace, max_frames: int) -> set[int]:
+def _within_limit(
+    trace: Trace, max_frames: int, repeats: Mapping[int, Compile] | None = None
+) -> set[int]:
     """``id()`` of the compiles that get pages: the first ``max_frames`` in compile order.
 
-    Records outside any compilation (one page per log at most) do not count.
+    Records outside any compilation (one page per log at most) do not count, nor do
+    compiles shown on an earlier rank's pages (``repeats``): those are shown where that
+    rank's compile is, or past the limit with it.
     """
+    repeats = repeats or {}
     outside = {id(c) for r in trace.ranks for c in r.compiles if c.id.is_unknown}
-    per_rank = [[c for c in r.compiles if not c.id.is_unknown] for r in trace.ranks]
+    per_rank = [[c for c in r.compiles if not c.id.is_unknown and id(c) not in repeats]
+                for r in trace.ranks]
     if sum(map(len, per_rank)) <= max_frames:
-        return outside | {id(c) for compiles in per_rank for c in compiles}
-    order = sorted(
-        ((i, r, c) for r, compiles in enumerate(per_rank) for i, c in enumerate(compiles)),
-        key=lambda t: (t[0], t[1]),
-    )
-    return outside | {id(c) for _, _, c in order[:max_frames]}
-
-
+        paged = outside | {id(c) for compiles in per_rank for c in compiles}
+    else:
+        order = sorted(
+            ((i, r, c) for r, compiles in enumerate(per_rank) for i, c in enumerate(compiles)),
+            key=lambda t: (t[0], t[1]),
+        )
+        paged = outside | {id(c) for _, _, c in order[:max_frames]}
+    return paged | {key for key, target in repeats.items() if id(target) in paged}
 
 
 def _plan_graphs(

@@ -46,12 +46,13 @@ class Sharing:
         return list(out.values())
 
 
-def share_frames(trace: Trace, paged: set[int]) -> Sharing:
-    """Decide sharing for the paged compiles (``id()`` in ``paged``) of every rank.
+def share_frames(trace: Trace) -> Sharing:
+    """Decide sharing for the compiles of every rank (before the frame cap: a compile shown
+    on another's pages costs no page, so it does not count towards the cap).
 
     Each compile is digested once; nothing is held but the digests and the first compile of
     each distinct (compile id, occurrence, digest).  A rank's class key is the sequence of
-    its compiles' keys (paged or not) and its records outside compiles.
+    its compiles' keys and its records outside compiles.
     """
     out = Sharing()
     firsts: dict[tuple[str, int, bytes], Compile] = {}
@@ -62,8 +63,6 @@ def share_frames(trace: Trace, paged: set[int]) -> Sharing:
         for c in rank.compiles:
             key = (c.label, c.occurrence, compile_digest(c))
             keys.append(key)
-            if id(c) not in paged:
-                continue
             found = firsts.get(key)
             if found is not None:
                 out.repeats[id(c)] = found
@@ -134,8 +133,7 @@ def _how_texts_differ(old: str, new: str) -> str:
 def rank_classes(trace: Trace) -> list[list[int]]:
     """The ranks' numbers in classes of ranks that logged the same (rank numbers, metrics
     and timing events aside), in first-rank order: ``[[0, 1, 3], [2]]``."""
-    every = {id(c) for r in trace.ranks for c in r.compiles}
-    sharing = share_frames(trace, every)
+    sharing = share_frames(trace)
     return [[rank_number(trace, trace.ranks[i]) for i in group]
             for group in sharing.classes(len(trace.ranks))]
 

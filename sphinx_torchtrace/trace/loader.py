@@ -379,9 +379,14 @@ def read_log(
 
     def build() -> RankTrace:
         reader = LogReader(log, display_path=display, max_bytes=max_bytes)
-        return RankBuilder(reader, strings).build()
+        rank = RankBuilder(reader, strings).build()
+        if rank.rank is not None:  # one log of a distributed job: told alike by digests,
+            for c in rank.compiles:  # kept in the model cache with the rest
+                c.digest = compile_digest(c).hex()
+        return rank
 
     from .cache import load_cached, strings_variant
+    from .rank_digest import compile_digest
 
     if cache_dir is None:
         rank = build()

@@ -213,6 +213,9 @@ class Compile:
     chromium_event_count: int = 0
     restarted: bool = False  # a later attempt of the same frame follows this one
     status: Status = "missing"
+    #: Hex digest of its records, rank numbers aside (:mod:`.rank_digest`), when the log is
+    #: a rank's: made while the log is read, so a cached model need not read payloads.
+    digest: str = ""
 
     @property
     def label(self) -> str:
