@@ -237,6 +237,37 @@ def test_a_script_outside_the_sources_is_never_run(
     assert not (tmp_path / "ran").exists()
 
 
+def test_without_torch_a_torch_script_is_a_note_not_a_warning(
+    make_site: SiteMaker, tmp_path: Path, counted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A docs build where torch is not installed (the README's quick demo) skips a script
+    that imports torch, says so where the report would be, and still passes -W; a plain
+    script (no torch import) still runs."""
+    from sphinx_torchtrace.trace import capture
+
+    monkeypatch.setattr(capture, "interpreter_facts",
+                        lambda *_args: Interpreter(sys.version, None, None, None))
+    srcdir = copy_testroot("capture", tmp_path / "site")
+    (srcdir / "scripts" / "needs_torch.py").write_text("import torch.nn\n", encoding="utf-8")
+    app = make_site("capture", srcdir=srcdir, pages={
+        "index.rst": "T\n=\n\n.. torchtrace-capture:: scripts/needs_torch.py\n\n"
+                     ".. torchtrace-capture:: scripts/write_trace.py\n\n"
+                     ".. torchtrace-captures::\n"})
+    assert warnings_of(app) == ""
+    text = page_text(app)
+    assert ("Not captured in this build: scripts/needs_torch.py imports torch, which the "
+            "Python building these docs cannot import") in text
+    assert "index scripts/needs_torch.py skipped - torch not installed" in text
+    assert len(runs(counted)) == 1 and "torchtrace/write-trace/index" in generated_pages(app)
+
+
+def test_bad_capture_options_are_located_warnings(make_site: SiteMaker, counted: Path) -> None:
+    app = make_site("capture", pages=capture_page("   :timeout: -1\n   :env: NOT-A-NAME\n"))
+    (warning,) = strip_colors(warnings_of(app)).splitlines()
+    assert "index.rst:4: WARNING: option :timeout: expected a number of seconds above 0" in warning
+    assert warning.endswith("[torchtrace.option]") and runs(counted) == []
+
+
 @pytest.mark.torch
 def test_a_real_torch_compile_capture(make_site: SiteMaker, tmp_path: Path) -> None:
     """torch 2.13 CPU: a compiled function, captured at build time, is a report; the

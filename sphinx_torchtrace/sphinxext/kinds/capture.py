@@ -183,8 +183,8 @@ class CaptureKind:
         elif not interpreter.has_torch and _imports_torch([script, *depends]):
             capture = cache.lookup(capture_key)
             if capture is None:
-                reason = (f"it imports torch, which is not installed for "
-                          f"{spec.python}. Install torch to see this report.")
+                reason = ("imports torch, which the Python building these docs cannot "
+                          "import; with torch installed, this build would show its report.")
                 self._register(context, request, CapturedTrace(shown, None, None, reason))
                 context.built.captures.append(
                     CaptureRow(request.docname, shown, "skipped", None, "torch not installed")
