@@ -158,6 +158,8 @@ class CaptureKind:
                 self._fail(context, request, f":cwd: {options.cwd!r} is no folder inside the "
                            "source folder")
                 return []
+        # the table names scripts from the source folder, whichever page runs them
+        listed = script.resolve().relative_to(srcdir).as_posix()
         if options.depends is not None:
             depends = glob_depends(options.depends, page_dir, srcdir)
         else:
@@ -187,7 +189,7 @@ class CaptureKind:
                           "import; with torch installed, this build would show its report.")
                 self._register(context, request, CapturedTrace(shown, None, None, reason))
                 context.built.captures.append(
-                    CaptureRow(request.docname, shown, "skipped", None, "torch not installed")
+                    CaptureRow(request.docname, listed, "skipped", None, "torch not installed")
                 )
                 return []
         else:
@@ -196,11 +198,11 @@ class CaptureKind:
             capture = cache.get_or_run(spec, capture_key, rerun=rerun)
             if not capture.cached:
                 ran.add(capture_key)
-        return self._report(context, request, options, shown, capture)
+        return self._report(context, request, options, shown, listed, capture)
 
     def _report(
         self, context: Context, request: TraceRequest, options: CaptureOptions, shown: str,
-        capture: Capture,
+        listed: str, capture: Capture,
     ) -> list[TraceRequest]:
         record = capture.record
         notes: list[tuple[str, str]] = []
@@ -213,7 +215,7 @@ class CaptureKind:
             notes.append(("capture", f"capture of {shown} {status_text(capture)}{cached} "
                           f"after {record.duration:.1f} s; {kept}; its stderr ends: {end}"))
         context.built.captures.append(CaptureRow(
-            request.docname, shown, "cached" if capture.cached else "ran", record.duration,
+            request.docname, listed, "cached" if capture.cached else "ran", record.duration,
             status_text(capture),
         ))
         inner: Generated | None = None
