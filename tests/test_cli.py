@@ -233,3 +233,29 @@ def test_run_captures_a_program_and_passes_its_exit_status_on(tmp_path: Path) ->
     assert missing.returncode == 2 and "cannot run no-such-program-xyz" in missing.stderr
     nothing = run("run")
     assert nothing.returncode == 2 and "give the program to run after --" in nothing.stderr
+
+
+def test_run_serve_previews_the_report(tmp_path: Path) -> None:
+    """``run --serve``: the report is served on 127.0.0.1, as ``serve`` does."""
+    log = DATA / "shared/tlparse-inputs/inputs/multi_rank_logs/dedicated_log_torch_trace_rank_0.log"
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import os, shutil\n"
+        f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
+        " 'dedicated_log_torch_trace_rank_0_x.log'))\n", encoding="utf-8")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_torchtrace", "run", "-q", "-o", str(tmp_path / "out"),
+         "--serve", "--port", "0", "--", sys.executable, str(program)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().strip() == str(tmp_path / "out" / "index.html")
+        line = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        with urllib.request.urlopen(url.group() + "index.html", timeout=30) as response:
+            assert b"Compile report" in response.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

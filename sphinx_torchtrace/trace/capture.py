@@ -34,6 +34,7 @@ from pathlib import Path
 #: Bumped when what a key covers or an entry holds changes: older entries are misses.
 CACHE_FORMAT = 1
 RECORD = "record.json"
+LOCKS = ".locks"  # a lock file per key, beside the entries
 TRACE = "trace"
 #: What a record keeps of the program's stderr: its last lines, at most this many bytes.
 STDERR_TAIL_BYTES = 4000
@@ -175,14 +176,16 @@ class Interpreter:
 
 
 def interpreter_facts(
-    python: str = sys.executable, env: Mapping[str, str] | None = None
+    python: str = sys.executable, env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> Interpreter:
-    """What :class:`Interpreter` says of ``python`` in ``env`` (a small subprocess: the
-    page's ``PYTHONPATH`` may name another torch than the docs' own process sees)."""
+    """What :class:`Interpreter` says of ``python`` in ``env`` and ``cwd``, where the
+    capture runs (a small subprocess: the page's ``PYTHONPATH`` may name another torch than
+    the docs' own process sees)."""
     try:
         done = subprocess.run(
             [python, "-c", _FACTS], capture_output=True, text=True, timeout=60,
-            env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL,
+            env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL, cwd=cwd,
         )
         facts = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):
@@ -356,22 +359,24 @@ class Capture:
 
 @dataclass
 class CaptureCache:
-    """Entries ``<folder>/<key>/{trace/, record.json}``; locks ``<folder>/<key>.lock``."""
+    """Entries ``<folder>/<key>/{trace/, record.json}``; locks ``<folder>/.locks/<key>.lock``."""
 
     folder: Path
     stale_after: float = 3600.0  # a lock file (no flock) older than this is abandoned
-    _interpreters: dict[tuple[str, tuple[tuple[str, str], ...]], Interpreter] = field(
+    _interpreters: dict[tuple[str, tuple[tuple[str, str], ...], Path], Interpreter] = field(
         default_factory=dict
     )
 
     def interpreter(self, spec: CaptureSpec) -> Interpreter:
         """The facts of the capture's interpreter in its environment (one look per build)."""
-        facts_key = (spec.python, spec.env)
+        facts_key = (spec.python, spec.env, spec.workdir)
         found = self._interpreters.get(facts_key)
         if found is None:
             env = dict(os.environ)
             env.update(dict(spec.env))
-            found = self._interpreters[facts_key] = interpreter_facts(spec.python, env)
+            found = self._interpreters[facts_key] = interpreter_facts(
+                spec.python, env, spec.workdir
+            )
         return found
 
     def lookup(self, key: str) -> Capture | None:
@@ -445,7 +450,8 @@ class CaptureCache:
         """One runner per key across processes: ``flock`` where there is one (released by
         the system if the holder dies), else a lock file, taken over when its holder is
         gone or it is older than the capture could take."""
-        path = self.folder / f"{key}.lock"
+        (self.folder / LOCKS).mkdir(exist_ok=True)
+        path = self.folder / LOCKS / f"{key}.lock"
         try:
             import fcntl
         except ImportError:  # Windows
