@@ -142,7 +142,10 @@ _FACTS = r"""
 import importlib.metadata, importlib.util, json, os, platform, sys
 facts = {"python": sys.version, "implementation": platform.python_implementation(),
          "torch": None}
-spec = importlib.util.find_spec("torch")
+try:
+    spec = importlib.util.find_spec("torch")
+except (ImportError, ValueError):
+    spec = None
 if spec is not None and spec.submodule_search_locations:
     torch = {"version": None, "git_version": None, "build": None}
     try:
