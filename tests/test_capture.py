@@ -224,6 +224,26 @@ def test_two_builds_share_one_cache(tmp_path: Path, counted: Path) -> None:
         assert (site / "_build" / "torchtrace" / "live" / "frame-0-0.html").is_file()
 
 
+def test_a_myst_page_captures_with_arguments(
+    make_site: SiteMaker, tmp_path: Path, counted: Path
+) -> None:
+    """MyST's fenced directive works as rST's; ``:args:`` is split as a shell would, the
+    script runs in its own folder unless ``:cwd:`` says."""
+    srcdir = copy_testroot("capture", tmp_path / "site")
+    (srcdir / "conf.py").write_text(
+        'project = "c"\nextensions = ["myst_parser", "sphinx_torchtrace"]\n', encoding="utf-8")
+    (srcdir / "index.rst").unlink()
+    (srcdir / "index.md").write_text(
+        "# Captured\n\n```{torchtrace-capture} scripts/write_trace.py\n:name: live\n"
+        ":args: one \"two words\"\n:cwd: .\n```\n\n```{torchtrace-captures}\n```\n",
+        encoding="utf-8")
+    app = make_site("capture", srcdir=srcdir)
+    assert warnings_of(app) == ""
+    assert runs(counted) == [f"ok ['one', 'two words'] {srcdir}"]
+    assert (Path(app.outdir) / "torchtrace" / "live" / "index.html").is_file()
+    assert re.search(r"index scripts/write_trace\.py ran [\d.]+ s ok", page_text(app))
+
+
 def test_a_script_outside_the_sources_is_never_run(
     make_site: SiteMaker, tmp_path: Path, counted: Path
 ) -> None:

@@ -19,7 +19,7 @@ how = os.environ.get("CAPTURE_HOW", "ok")
 runs = os.environ.get("CAPTURE_RUNS")
 if runs:
     with open(runs, "a", encoding="utf-8") as f:
-        f.write(f"{how} {os.getpid()}\n")
+        f.write(f"{how} {sys.argv[1:]} {os.getcwd()}\n")
 print(GREETING, flush=True)
 lines = LOG.read_text(encoding="utf-8").splitlines(keepends=True)
 if how != "ok":  # the records before the middle one: a partial trace, as a crash leaves
