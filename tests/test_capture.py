@@ -161,6 +161,14 @@ def test_a_failing_script_is_a_warning_and_its_partial_trace_is_shown(
     assert "failed (exit status 3) (cached)" in warnings_of(again)
 
 
+def test_a_script_that_writes_no_trace_says_so(make_site: SiteMaker, counted: Path) -> None:
+    app = make_site("capture", pages=capture_page("   :env: CAPTURE_HOW=none\n"))
+    (warning,) = strip_colors(warnings_of(app)).splitlines()
+    assert warning.endswith("WARNING: capture of scripts/write_trace.py ran but wrote no "
+                            "trace log (does it call torch.compile?) [torchtrace.capture]")
+    assert "It wrote no trace log." in page_text(app) and generated_pages(app) == []
+
+
 def test_a_capture_past_its_timeout_is_stopped(
     make_site: SiteMaker, counted: Path
 ) -> None:

@@ -86,7 +86,8 @@ class CapturedTrace:
     def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         """How the report was made (run now, or from the cache, and how it ended), then the
         trace's own summary."""
-        builder = DoctreeBuilder(directive.env, directive.state.document, lambda s: s)
+        # the trace's path rewrites apply to its stderr too (home folders, site-packages)
+        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
         out = builder.blocks(self.blocks())
         if self.inner is not None:
             out += self.inner.summary_nodes(directive)
@@ -110,9 +111,9 @@ class CapturedTrace:
             )
             if record.stderr_tail:
                 shown.append(b.CodeBlock(record.stderr_tail))
-            if self.inner is None:
-                shown.append(b.Paragraph(["It wrote no trace log."]))
             said.append(b.Admonition("warning", shown or [b.Paragraph(["No stderr."])]))
+        if self.inner is None:
+            said.append(b.Paragraph(["It wrote no trace log."]))
         return said
 
 
@@ -214,6 +215,9 @@ class CaptureKind:
             cached = " (cached)" if capture.cached else ""
             notes.append(("capture", f"capture of {shown} {status_text(capture)}{cached} "
                           f"after {record.duration:.1f} s; {kept}; its stderr ends: {end}"))
+        elif not capture.has_logs():
+            notes.append(("capture", f"capture of {shown} ran but wrote no trace log (does "
+                          "it call torch.compile?)"))
         context.built.captures.append(CaptureRow(
             request.docname, listed, "cached" if capture.cached else "ran", record.duration,
             status_text(capture),

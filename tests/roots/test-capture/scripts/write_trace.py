@@ -2,8 +2,9 @@
 torch: the capture tests' stand-in for a torch.compile program.
 
 CAPTURE_HOW (set by the page's :env:): ``ok`` writes the whole log; ``fail`` writes half of
-it and fails; ``hang`` writes half of it and never ends.  Each run appends a line to the
-file CAPTURE_RUNS names, so a test can count the runs.
+it and fails; ``hang`` writes half of it and never ends; ``none`` writes nothing.  Each run
+appends a line (its arguments and folder) to the file CAPTURE_RUNS names, so a test can
+count the runs.
 """
 
 import os
@@ -21,6 +22,8 @@ if runs:
     with open(runs, "a", encoding="utf-8") as f:
         f.write(f"{how} {sys.argv[1:]} {os.getcwd()}\n")
 print(GREETING, flush=True)
+if how == "none":  # a program that compiles nothing
+    sys.exit(0)
 lines = LOG.read_text(encoding="utf-8").splitlines(keepends=True)
 if how != "ok":  # the records before the middle one: a partial trace, as a crash leaves
     middle = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].startswith("V"))
