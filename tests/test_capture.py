@@ -207,6 +207,28 @@ def test_never_uses_the_cache_only(
     assert len(runs(counted)) == 2 and warnings_of(always) == ""
 
 
+
+def test_never_on_a_host_without_torch_publishes_what_ci_captured(
+    make_site: SiteMaker, tmp_path: Path, counted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI (torch installed) captures into the folder it persists; a docs host with another
+    Python and no torch, in ``never`` mode, finds the capture of the same code."""
+    from sphinx_torchtrace.trace import capture
+
+    cache = {"torchtrace_capture_cache": str(tmp_path / "ci-cache")}
+    monkeypatch.setattr(capture, "interpreter_facts",
+                        lambda *_a, **_k: Interpreter("3.12.1", "2.13.0+cpu", "abc", "f" * 64))
+    make_site("capture", confoverrides=cache)
+    assert len(runs(counted)) == 1
+    monkeypatch.setattr(capture, "interpreter_facts",
+                        lambda *_a, **_k: Interpreter("3.11.9", None, None, None))
+    host = make_site("capture", confoverrides={**cache, "torchtrace_capture": "never"})
+    assert warnings_of(host) == "" and len(runs(counted)) == 1
+    assert "from the cache (captured " in page_text(host)
+    assert "with torch 2.13.0+cpu" in page_text(host)
+    assert "torchtrace/live/frame-0-0" in generated_pages(host)
+
+
 def test_two_builds_share_one_cache(tmp_path: Path, counted: Path) -> None:
     """Two ``sphinx-build`` processes at once, one cache folder: the script runs once
     (the other build waits for its entry), and both sites show the report."""

@@ -240,6 +240,18 @@ class CaptureSpec:
 
     def key(self, interpreter: Interpreter) -> str:
         """The cache key: a sha256 of everything that decides what the program logs."""
+        material = {
+            "source": self.source_key(),
+            "python": interpreter.python,
+            "torch": [interpreter.torch_version, interpreter.torch_git,
+                      interpreter.torch_build_sha],
+        }
+        text = json.dumps(material, sort_keys=True, ensure_ascii=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def source_key(self) -> str:
+        """The part of the key that is the project's own: script, dependencies, arguments,
+        environment, folder (not the Python or torch that ran it)."""
 
         def name(path: Path) -> str:
             try:
@@ -254,9 +266,6 @@ class CaptureSpec:
             "args": list(self.args),
             "env": sorted(self.env),
             "cwd": name(self.workdir),
-            "python": interpreter.python,
-            "torch": [interpreter.torch_version, interpreter.torch_git,
-                      interpreter.torch_build_sha],
         }
         text = json.dumps(material, sort_keys=True, ensure_ascii=True)
         return hashlib.sha256(text.encode()).hexdigest()
@@ -277,6 +286,8 @@ class CaptureRecord:
     returncode: int | None
     stderr_tail: str
     torch_version: str | None = None
+    source_key: str = ""  # CaptureSpec.source_key(): the same code, whatever ran it
+    python: str = ""
     format: int = CACHE_FORMAT
 
     def to_json(self) -> str:
@@ -389,6 +400,20 @@ class CaptureCache:
             return None
         return Capture(entry, record, cached=True)
 
+    def lookup_source(self, source_key: str) -> Capture | None:
+        """The newest entry of the same code made by any Python and torch: what a docs host
+        without torch (``never``) can still publish of a capture CI made."""
+        found: list[Capture] = []
+        try:
+            entries = [e for e in self.folder.iterdir() if not e.name.startswith(".")]
+        except OSError:
+            return None
+        for entry in entries:
+            capture = self.lookup(entry.name)
+            if capture is not None and capture.record.source_key == source_key:
+                found.append(capture)
+        return max(found, key=lambda c: c.record.started, default=None)
+
     def get_or_run(self, spec: CaptureSpec, key: str, *, rerun: bool = False) -> Capture:
         """The entry of ``key``: found, else (or with ``rerun``) made by running ``spec``.
         One process at a time runs a key; the others wait for it and find its entry."""
@@ -405,7 +430,10 @@ class CaptureCache:
             return self._run(spec, key)
 
     def _run(self, spec: CaptureSpec, key: str) -> Capture:
-        work = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:12]}-", dir=self.folder))
+        # under this key's lock, a temporary folder of this key is a dead process's
+        for leftover in self.folder.glob(f".*-{key}-*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        work = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=self.folder))
         try:
             started = time.time()
             clock = time.monotonic()
@@ -429,6 +457,7 @@ class CaptureCache:
                 key=key, script=script, started=started, duration=round(duration, 3),
                 status=status, returncode=returncode, stderr_tail=tail(stderr),
                 torch_version=self.interpreter(spec).torch_version,
+                source_key=spec.source_key(), python=self.interpreter(spec).python,
             )
             (work / RECORD).write_text(record.to_json(), encoding="utf-8")
             entry = self.folder / key
@@ -442,7 +471,7 @@ class CaptureCache:
         never a mix): an old entry is moved aside first, then removed."""
         old: Path | None = None
         if entry.exists():
-            old = Path(tempfile.mkdtemp(prefix=".old-", dir=self.folder))
+            old = Path(tempfile.mkdtemp(prefix=f".old-{entry.name}-", dir=self.folder))
             os.replace(entry, old / "entry")
         os.replace(work, entry)
         if old is not None:

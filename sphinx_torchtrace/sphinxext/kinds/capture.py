@@ -100,7 +100,8 @@ class CapturedTrace:
             )])]
         record = self.capture.record
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(record.started))
-        how = (f"from the cache (captured {when}, in {record.duration:.1f} s)"
+        made_by = f" with torch {record.torch_version}" if record.torch_version else ""
+        how = (f"from the cache (captured {when}{made_by}, in {record.duration:.1f} s)"
                if self.capture.cached else f"at this build ({record.duration:.1f} s)")
         said: list[b.Block] = [b.Paragraph(
             ["Captured from ", b.Code(self.script), f" {how}: {status_text(self.capture)}."]
@@ -177,10 +178,12 @@ class CaptureKind:
         shown = " ".join(request.argument.split())
         capture: Capture | None
         if config.capture == "never":
-            capture = cache.lookup(capture_key)
+            # the same code captured by another Python or torch (CI's, on a docs host
+            # without torch) rather than nothing: the page says which torch made it
+            capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
             if capture is None:
                 self._fail(context, request, f"no cached capture of {shown} matches its "
-                           "script, dependencies, options, Python and torch "
+                           "script, dependencies, arguments and environment "
                            "(torchtrace_capture = 'never')", row="missing")
                 return []
         elif not interpreter.has_torch and _imports_torch([script, *depends]):
