@@ -187,7 +187,7 @@ class CaptureKind:
                            "(torchtrace_capture = 'never')", row="missing")
                 return []
         elif not interpreter.has_torch and _imports_torch([script, *depends]):
-            capture = cache.lookup(capture_key)
+            capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
             if capture is None:
                 reason = ("imports torch, which the Python building these docs cannot "
                           "import; with torch installed, this build would show its report.")
