@@ -340,3 +340,38 @@ def test_a_real_torch_compile_capture(make_site: SiteMaker, tmp_path: Path) -> N
     again = make_site("capture", srcdir=srcdir, freshenv=False)  # unchanged: the cache
     assert warnings_of(again) == "" and record.read_text() == made
     assert re.search(r"scripts/compiled\.py cached [\d.]+ s ok", page_text(again))
+
+
+def test_without_flock_a_lock_file_is_taken_over_when_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where ``fcntl`` is missing (Windows), a key's lock is a file made with O_EXCL: a build
+    waits while another holds it, and takes over one its holder left behind long ago."""
+    import threading
+
+    from sphinx_torchtrace.trace.capture import LOCKS, CaptureCache
+
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # import fcntl raises ImportError
+    cache = CaptureCache(tmp_path / "cache", stale_after=30)
+    lock = tmp_path / "cache" / LOCKS / "k.lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("12345")
+    old = time.time() - 3600
+    os.utime(lock, (old, old))
+    with cache._lock("k", timeout=1):  # stale: taken over at once
+        assert lock.exists()
+    assert not lock.exists()
+
+    lock.write_text("12345")  # a live holder: wait for it
+    taken = threading.Event()
+
+    def take() -> None:
+        with cache._lock("k", timeout=1):
+            taken.set()
+
+    waiter = threading.Thread(target=take)
+    waiter.start()
+    assert not taken.wait(1.0)
+    lock.unlink()
+    assert taken.wait(10.0)
+    waiter.join()
