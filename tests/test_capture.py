@@ -342,6 +342,25 @@ def test_a_real_torch_compile_capture(make_site: SiteMaker, tmp_path: Path) -> N
     assert re.search(r"scripts/compiled\.py cached [\d.]+ s ok", page_text(again))
 
 
+def test_entries_unused_for_a_month_are_removed(
+    make_site: SiteMaker, tmp_path: Path, counted: Path
+) -> None:
+    cache = tmp_path / "cache"
+    conf = {"torchtrace_capture_cache": str(cache)}
+    srcdir = copy_testroot("capture", tmp_path / "site")
+    make_site("capture", srcdir=srcdir, confoverrides=conf)
+    (used,) = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    stale = cache / ("0" * 64)
+    (stale / "trace").mkdir(parents=True)
+    (stale / "record.json").write_text("{}")
+    old = time.time() - 31 * 86400
+    os.utime(stale / "record.json", (old, old))
+    os.utime(used / "record.json", (old, old))  # old, but found by this build: kept
+    again = make_site("capture", srcdir=srcdir, freshenv=False, confoverrides=conf)
+    assert warnings_of(again) == "" and len(runs(counted)) == 1
+    assert sorted(p.name for p in cache.iterdir() if not p.name.startswith(".")) == [used.name]
+
+
 def test_without_flock_a_lock_file_is_taken_over_when_stale(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

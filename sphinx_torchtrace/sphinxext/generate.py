@@ -56,6 +56,8 @@ def generate_pages(app: Sphinx) -> None:
                 continue
             kind = _kind_for(kinds, request.path, options)
             requests.extend(kind.generate(context, request, options))
+    for done in context.finish:
+        done()
     note_tables(app, registry, config.generated_dir)
     note_moved(app, registry)
     removed = write_all(Path(app.srcdir) / config.generated_dir, context.wanted)

@@ -35,6 +35,8 @@ from pathlib import Path
 CACHE_FORMAT = 1
 RECORD = "record.json"
 LOCKS = ".locks"  # a lock file per key, beside the entries
+#: An entry no build made or found for this many days is removed (CaptureCache.prune).
+UNUSED_DAYS = 30
 TRACE = "trace"
 #: What a record keeps of the program's stderr: its last lines, at most this many bytes.
 STDERR_TAIL_BYTES = 4000
@@ -398,7 +400,33 @@ class CaptureCache:
         record = CaptureRecord.from_file(entry / RECORD)
         if record is None or record.key != key or not (entry / TRACE).is_dir():
             return None
+        try:
+            os.utime(entry / RECORD)  # used now: see prune()
+        except OSError:
+            pass
         return Capture(entry, record, cached=True)
+
+    def prune(self, max_age_days: float = UNUSED_DAYS) -> list[str]:
+        """Remove the entries no build has used for ``max_age_days`` (a record's time is
+        when it was last made or found); returns their keys.  An entry is moved aside
+        before it is removed, so a build reading it at that moment finds all or nothing."""
+        cutoff = time.time() - max_age_days * 86400
+        removed = []
+        try:
+            entries = [e for e in self.folder.iterdir() if not e.name.startswith(".")]
+        except OSError:
+            return []
+        for entry in entries:
+            try:
+                if not entry.is_dir() or (entry / RECORD).stat().st_mtime >= cutoff:
+                    continue
+                aside = Path(tempfile.mkdtemp(prefix=f".old-{entry.name}-", dir=self.folder))
+                os.replace(entry, aside / "entry")
+            except OSError:
+                continue
+            shutil.rmtree(aside, ignore_errors=True)
+            removed.append(entry.name)
+        return removed
 
     def lookup_source(self, source_key: str) -> Capture | None:
         """The newest entry of the same code made by any Python and torch: what a docs host

@@ -268,7 +268,12 @@ class CaptureKind:
         path = (Path(app.confdir, folder) if folder is not None
                 else Path(app.doctreedir, DEFAULT_FOLDER))
         caches: dict[Path, CaptureCache] = context.shared.setdefault("capture-caches", {})
-        return caches.setdefault(path, CaptureCache(path))
+        cache = caches.get(path)
+        if cache is None:
+            cache = caches[path] = CaptureCache(path)
+            # once a build, after every lookup: entries no build used for a month
+            context.finish.append(cache.prune)
+        return cache
 
 
 def _inside(path: Path, root: Path) -> bool:
