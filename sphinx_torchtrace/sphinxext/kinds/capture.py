@@ -33,7 +33,7 @@ from ...trace.capture import (
     glob_depends,
     local_imports,
 )
-from ..built import CaptureRow, Generated, key
+from ..built import CaptureRow, Generated, Problem, key
 from ..doctree import DoctreeBuilder
 from ..options import CaptureOptions, parse_capture_options
 from ..scan import TraceRequest, resolve_argument
@@ -240,6 +240,9 @@ class CaptureKind:
             problem = context.built.problems.pop(trace_key, None)
             if inner is None:
                 if problem is not None:
+                    if notes:  # one warning: how the capture ended, and why no report
+                        problem = Problem(f"{notes[0][1]}; its trace cannot be shown: "
+                                          f"{problem.message}", "capture", problem.logs)
                     context.built.problems[key(request.docname, DIRECTIVE,
                                                request.argument)] = problem
                 return more
