@@ -378,7 +378,7 @@ def _run(args: argparse.Namespace) -> int:
     if not args.quiet:
         _note(f"TORCH_TRACE={trace_dir}")
     try:
-        returncode, _ = run_program(program, trace_dir, stdout=None)
+        returncode, _ = run_program(program, trace_dir, stdout=None, own_session=False)
     except OSError as e:
         raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
     status = returncode if returncode is not None and returncode >= 0 else (

@@ -259,3 +259,32 @@ def test_run_serve_previews_the_report(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="Ctrl+C is a signal to the process group")
+def test_run_ctrl_c_stops_the_program_and_still_reports(tmp_path: Path) -> None:
+    """Ctrl+C reaches the program as in a shell; its partial trace still gets a report and
+    the exit status says it was interrupted (130)."""
+    import signal
+
+    log = DATA / "shared/tlparse-inputs/inputs/multi_rank_logs/dedicated_log_torch_trace_rank_0.log"
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import os, shutil, time\n"
+        f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
+        " 'dedicated_log_torch_trace_rank_0_x.log'))\n"
+        "print('training', flush=True)\n"
+        "time.sleep(300)\n", encoding="utf-8")
+    out = tmp_path / "out"
+    command = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_torchtrace", "run", "-q", "-o", str(out), "--",
+         sys.executable, str(program)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    assert command.stdout is not None
+    assert command.stdout.readline() == "training\n"
+    os.killpg(command.pid, signal.SIGINT)  # what a terminal's Ctrl+C does
+    rest, err = command.communicate(timeout=300)
+    assert command.returncode == 130, err
+    assert rest.splitlines()[-1] == str(out / "index.html") and (out / "index.html").is_file()
+    assert "the program exited with status 130" in err

@@ -314,34 +314,44 @@ def run_program(
     timeout: float | None = None,
     stdout: int | None = subprocess.DEVNULL,
     stderr_path: Path | None = None,
+    own_session: bool = True,
 ) -> tuple[int | None, bool]:
     """Run ``argv`` with ``TORCH_TRACE=trace_dir``: (exit status, timed out).
 
     stdout and stderr go where they are told (inherited: ``None``); a program past its
-    timeout is killed with everything it started (its own process group)."""
+    timeout is killed with everything it started (``own_session``: its own process group).
+    Without ``own_session`` it shares the terminal: Ctrl+C reaches it as in a shell, and
+    its exit status is returned once it has ended (its partial trace has a report too)."""
     trace_dir.mkdir(parents=True, exist_ok=True)
     stderr_file = open(stderr_path, "wb") if stderr_path is not None else None  # noqa: SIM115
     try:
         process = subprocess.Popen(
             list(argv), cwd=cwd, env=capture_environment(trace_dir, env),
             stdin=subprocess.DEVNULL if stderr_path is not None else None,
-            stdout=stdout, stderr=stderr_file, start_new_session=os.name == "posix",
+            stdout=stdout, stderr=stderr_file,
+            start_new_session=own_session and os.name == "posix",
         )
         try:
             return process.wait(timeout=timeout), False
         except subprocess.TimeoutExpired:
-            _kill(process)
+            _kill(process, own_session)
             return None, True
         except KeyboardInterrupt:
-            _kill(process)
-            raise
+            if own_session:
+                _kill(process, own_session)
+                raise
+            try:  # the program got the same Ctrl+C: let it end as it does
+                return process.wait(), False
+            except KeyboardInterrupt:
+                _kill(process, own_session)
+                raise
     finally:
         if stderr_file is not None:
             stderr_file.close()
 
 
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    if os.name == "posix":
+def _kill(process: subprocess.Popen[bytes], group: bool = True) -> None:
+    if group and os.name == "posix":
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except OSError:
