@@ -2,7 +2,8 @@
 
 ``diff`` and ``summary`` need no docs project and import nothing of Sphinx; ``build`` makes a
 Sphinx project around the logs (in the user's cache folder) and runs Sphinx in-process;
-``serve`` previews its output on 127.0.0.1.  Exit codes: 0 fine,
+``serve`` previews its output on 127.0.0.1; ``run`` runs a program under ``TORCH_TRACE`` and
+builds its report (its exit status is the program's).  Exit codes: 0 fine,
 1 a regression of a listed kind (``diff``), 2 unreadable input or a failed build.  Every
 error is one line on stderr, never a traceback: this runs in CI logs people skim.
 """
@@ -13,6 +14,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -171,6 +173,31 @@ def _parser() -> argparse.ArgumentParser:
         "-p", "--port", type=int, default=8000, help="the port (default 8000; 0: any free one)"
     )
     serve.set_defaults(run=_serve)
+
+    run = commands.add_parser(
+        "run",
+        help="run a program under TORCH_TRACE, then build its report",
+        description="Run PROGRAM with TORCH_TRACE set to a new folder (its output streamed, "
+        "Inductor's caches off), build the report of the trace it wrote as build does and "
+        "print where it is.  The exit status is the program's (2 when no report could be "
+        "made of a program that succeeded).",
+    )
+    run.add_argument(
+        "-o", "--output", metavar="OUT", default="torchtrace_out",
+        help="output folder (default: ./torchtrace_out)",
+    )
+    shown = run.add_mutually_exclusive_group()
+    shown.add_argument("--open", action="store_true", help="open the report in a browser")
+    shown.add_argument("--serve", action="store_true", help="then preview it on 127.0.0.1")
+    run.add_argument(
+        "-p", "--port", type=int, default=8000, help="--serve's port (default 8000; 0: any)"
+    )
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    run.add_argument(
+        "program", metavar="-- PROGRAM", nargs=argparse.REMAINDER,
+        help="the command to run, after --: python train.py --epochs 1",
+    )
+    run.set_defaults(run=_run)
     return parser
 
 
@@ -323,6 +350,61 @@ def _show(args: argparse.Namespace) -> int:
         # indented: a line of a log never starts a line here (a payload's tab: two spaces)
         _say(f"    {line[1:]}" if line.startswith("\t") else f"  {line}")
     return 0
+
+
+# -- run ------------------------------------------------------------------------------------
+
+
+def _run(args: argparse.Namespace) -> int:
+    program = list(args.program)
+    if program[:1] == ["--"]:
+        program = program[1:]
+    if not program:
+        raise InputError("give the program to run after --: run -- python train.py")
+    try:
+        from .sphinxext.standalone import StandaloneBuildError, build_site, cache_home, serve
+    except ImportError:
+        raise InputError("run needs Sphinx to build the report: pip install sphinx") from None
+    from .trace.capture import run_program
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    trace_dir = cache_home() / "runs" / f"{stamp}-{os.getpid()}"
+    if not args.quiet:
+        _note(f"TORCH_TRACE={trace_dir}")
+    try:
+        returncode, _ = run_program(program, trace_dir, stdout=None, own_session=False)
+    except OSError as e:
+        raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
+    status = returncode if returncode is not None and returncode >= 0 else (
+        128 - returncode if returncode is not None else 2)
+    if not args.quiet or status:
+        _note(f"the program exited with status {status}")
+    if not any(trace_dir.glob("dedicated_log_torch_trace_*.log*")):
+        _error(f"the program wrote no trace log in {trace_dir} (does it run torch.compile?)")
+        return status or 2
+    try:
+        index = build_site([trace_dir], Path(args.output), quiet=args.quiet)
+    except StandaloneBuildError as e:
+        _error(str(e))
+        return status or 2
+    _say(str(index))
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(index.resolve().as_uri())
+    elif args.serve:
+        try:
+            serve(index.parent, args.port, ready=lambda line: print(line, flush=True))
+        except OSError as e:
+            raise InputError(f"cannot serve on 127.0.0.1:{args.port}: {e.strerror or e}") from None
+        except KeyboardInterrupt:
+            pass
+    return status
+
+
+def _note(line: str) -> None:
+    """A progress line on stderr (stdout is the program's, then the report's path)."""
+    print(console_text(f"{PROG}: {line}"), file=sys.stderr, flush=True)
 
 
 # -- serve ----------------------------------------------------------------------------------

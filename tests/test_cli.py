@@ -197,3 +197,94 @@ def test_version() -> None:
 
     result = run("--version")
     assert result.returncode == 0 and result.stdout.strip() == f"sphinx-torchtrace {__version__}"
+
+
+def test_run_captures_a_program_and_passes_its_exit_status_on(tmp_path: Path) -> None:
+    """``run -- python prog.py ARGS``: the program runs with TORCH_TRACE set to a new folder,
+    its output streamed; then the report is built and its path printed; the exit status is
+    the program's, even a failing one (the partial trace still has its report)."""
+    log = DATA / "shared/tlparse-inputs/inputs/multi_rank_logs/dedicated_log_torch_trace_rank_0.log"
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import os, shutil, sys\n"
+        f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
+        " 'dedicated_log_torch_trace_rank_0_x.log'))\n"
+        "assert os.environ['TORCHINDUCTOR_FORCE_DISABLE_CACHES'] == '1'\n"
+        "print('hello from the program', sys.argv[1:])\n"
+        "sys.exit(int(sys.argv[1]))\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = run("run", "-o", out, "--", sys.executable, program, "5", "--flag", cwd=tmp_path)
+    assert result.returncode == 5, result.stderr
+    assert result.stdout.splitlines() == [
+        "hello from the program ['5', '--flag']", str(out / "index.html")]
+    assert (out / "index.html").is_file() and list((out / "torchtrace").rglob("*.html"))
+    assert re.search(r"^sphinx-torchtrace: TORCH_TRACE=.*/runs/", result.stderr, re.M)
+    assert "the program exited with status 5" in result.stderr
+    assert "Traceback" not in result.stderr
+
+    ok = run("run", "-q", "-o", out, "--", sys.executable, program, "0", cwd=tmp_path)
+    assert ok.returncode == 0 and ok.stderr == "", ok.stderr
+
+    silent = tmp_path / "silent.py"
+    silent.write_text("print('no torch here')\n", encoding="utf-8")
+    none = run("run", "-o", out, "--", sys.executable, silent, cwd=tmp_path)
+    assert none.returncode == 2 and "wrote no trace log" in none.stderr
+    missing = run("run", "--", "no-such-program-xyz")
+    assert missing.returncode == 2 and "cannot run no-such-program-xyz" in missing.stderr
+    nothing = run("run")
+    assert nothing.returncode == 2 and "give the program to run after --" in nothing.stderr
+
+
+def test_run_serve_previews_the_report(tmp_path: Path) -> None:
+    """``run --serve``: the report is served on 127.0.0.1, as ``serve`` does."""
+    log = DATA / "shared/tlparse-inputs/inputs/multi_rank_logs/dedicated_log_torch_trace_rank_0.log"
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import os, shutil\n"
+        f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
+        " 'dedicated_log_torch_trace_rank_0_x.log'))\n", encoding="utf-8")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_torchtrace", "run", "-q", "-o", str(tmp_path / "out"),
+         "--serve", "--port", "0", "--", sys.executable, str(program)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().strip() == str(tmp_path / "out" / "index.html")
+        line = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        with urllib.request.urlopen(url.group() + "index.html", timeout=30) as response:
+            assert b"Compile report" in response.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="Ctrl+C is a signal to the process group")
+def test_run_ctrl_c_stops_the_program_and_still_reports(tmp_path: Path) -> None:
+    """Ctrl+C reaches the program as in a shell; its partial trace still gets a report and
+    the exit status says it was interrupted (130)."""
+    import signal
+
+    log = DATA / "shared/tlparse-inputs/inputs/multi_rank_logs/dedicated_log_torch_trace_rank_0.log"
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import os, shutil, time\n"
+        f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
+        " 'dedicated_log_torch_trace_rank_0_x.log'))\n"
+        "print('training', flush=True)\n"
+        "time.sleep(300)\n", encoding="utf-8")
+    out = tmp_path / "out"
+    command = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_torchtrace", "run", "-q", "-o", str(out), "--",
+         sys.executable, str(program)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    assert command.stdout is not None
+    assert command.stdout.readline() == "training\n"
+    os.killpg(command.pid, signal.SIGINT)  # what a terminal's Ctrl+C does
+    rest, err = command.communicate(timeout=300)
+    assert command.returncode == 130, err
+    assert rest.splitlines()[-1] == str(out / "index.html") and (out / "index.html").is_file()
+    assert "the program exited with status 130" in err

@@ -14,6 +14,9 @@ from .conftest import SiteMaker, warnings_of
         ("torchtrace_path_rewrites", ["/home/"], "dict of"),
         ("torchtrace_sidebar_frames", -1, "0 or more"),
         ("torchtrace_generated_dir", "../out", "sub-folder"),
+        ("torchtrace_capture", "sometimes", "must be one of 'auto', 'always', 'never'"),
+        ("torchtrace_capture_timeout", 0, "seconds above 0"),
+        ("torchtrace_capture_cache", "", "must be a folder"),
     ],
 )
 def test_a_bad_value_warns_and_the_build_goes_on(

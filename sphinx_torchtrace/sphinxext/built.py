@@ -68,6 +68,17 @@ class Problem:
     logs: list[Path] = field(default_factory=list)  # a change to one reads the page again
 
 
+@dataclass(frozen=True)
+class CaptureRow:
+    """One ``torchtrace-capture`` of this build, for the ``torchtrace-captures`` table."""
+
+    docname: str
+    script: str  # as the directive names it
+    outcome: str  # "ran", "cached", "skipped" (no torch), "missing" (never mode, no match)
+    duration: float | None  # seconds the capture took (when it ran, in this build or before)
+    status: str  # "ok", "failed (exit status 1)", "timed out after 5 s", or why not run
+
+
 #: (docname of the page holding it, directive name, its argument with spaces collapsed)
 Key = tuple[str, str, str]
 
@@ -82,8 +93,10 @@ class Built:
     #: The content digest of the inputs behind each page (generated, or holding a
     #: directive): a page is read again when it changes, not when a file's time does.
     digests: dict[str, str] = field(default_factory=dict)
+    captures: list[CaptureRow] = field(default_factory=list)  # in the order they were made
 
     def clear(self) -> None:
+        self.captures.clear()
         self.directives.clear()
         self.pages.clear()
         self.problems.clear()

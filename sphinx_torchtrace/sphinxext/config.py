@@ -35,6 +35,9 @@ class TorchTraceConfig:
     regressions: dict[str, bool | float | None]  # which torchtrace-diff changes warn
     graph_break_registry: bool  # read the installed torch's graph-break registry
     warn_divergence: bool  # ranks of a trace that diverge are a torchtrace.divergence warning
+    capture: str  # torchtrace-capture: "auto" (cache, else run), "always" (run), "never"
+    capture_cache: str | None  # the captures' folder (None: in the doctree folder)
+    capture_timeout: float  # seconds a capture may run unless its :timeout: says
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""
@@ -84,6 +87,29 @@ def _count(value: Any) -> int:
     return value
 
 
+def _capture_mode(value: Any) -> str:
+    if value not in CAPTURE_MODES:
+        raise ValueError(f"must be one of {', '.join(map(repr, CAPTURE_MODES))}")
+    return str(value)
+
+
+def _folder(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a folder (a path, relative to conf.py's folder) or None")
+    return value
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
+        raise ValueError("must be a number of seconds above 0")
+    return float(value)
+
+
+#: ``torchtrace_capture``: use the cache, else run; always run; only use the cache.
+CAPTURE_MODES = ("auto", "always", "never")
+
 #: name: (default, check); each check returns the value to use or raises ValueError.
 VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "torchtrace_generated_dir": (DEFAULT_GENERATED_DIR, _generated_dir),
@@ -116,6 +142,15 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # docs build with -W fails on a job whose ranks ran different graphs.  Off: a note on
     # the overview only.
     "torchtrace_warn_divergence": (False, _flag),
+    # ``torchtrace-capture``: "auto" runs a script when no cached capture matches its
+    # content, "always" runs every one, "never" uses the cache only (a warning when none
+    # matches: a docs host without torch can publish what CI captured).
+    "torchtrace_capture": ("auto", _capture_mode),
+    # Where captures are kept (a folder CI can persist, relative to conf.py's folder);
+    # None: ``torchtrace-captures`` in the doctree folder.
+    "torchtrace_capture_cache": (None, _folder),
+    # Seconds a capture may run before it is stopped (a directive's :timeout: overrides).
+    "torchtrace_capture_timeout": (600.0, _seconds),
 }
 
 _CHECKED = "_torchtrace_checked"

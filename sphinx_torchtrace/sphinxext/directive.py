@@ -19,10 +19,12 @@ from sphinx.util.docutils import SphinxDirective
 from .built import Problem, built, key
 from .doctree import mark_output
 from .options import (
+    CAPTURE_OPTION_SPEC,
     DIFF_OPTION_SPEC,
     OPTION_SPEC,
     TREND_OPTION_SPEC,
     AnyOption,
+    parse_capture_options,
     parse_diff_options,
     parse_options,
     parse_trend_options,
@@ -99,3 +101,16 @@ class TorchTraceTrendDirective(InputDirective):
 
     def check_options(self) -> None:
         parse_trend_options(self.options)
+
+
+class TorchTraceCaptureDirective(InputDirective):
+    """``.. torchtrace-capture:: scripts/train.py``: the report of a script run at build
+    time (or found in the captures' cache)."""
+
+    directive_name = "torchtrace-capture"
+    option_spec: ClassVar[dict[str, Any]] = AnyOption(
+        dict.fromkeys(CAPTURE_OPTION_SPEC, directives.unchanged)
+    )
+
+    def check_options(self) -> None:
+        parse_capture_options(self.options)

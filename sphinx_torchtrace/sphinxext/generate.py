@@ -16,6 +16,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from .built import built
+from .captures_table import note_tables
 from .config import torchtrace_config
 from .files import stub_format, write_all
 from .kinds import KINDS, InputKind
@@ -55,6 +56,9 @@ def generate_pages(app: Sphinx) -> None:
                 continue
             kind = _kind_for(kinds, request.path, options)
             requests.extend(kind.generate(context, request, options))
+    for done in context.finish:
+        done()
+    note_tables(app, registry, config.generated_dir)
     note_moved(app, registry)
     removed = write_all(Path(app.srcdir) / config.generated_dir, context.wanted)
     _remove_outputs(app, config.generated_dir, suffix, removed)

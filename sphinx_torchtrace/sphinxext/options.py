@@ -8,6 +8,8 @@ an option means (the scan once dropped ranks the directive rejected).
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -189,6 +191,94 @@ class TrendOptions:
 def parse_trend_options(raw: Mapping[str, str | None]) -> TrendOptions:
     values = checked_options(raw, TREND_OPTION_SPEC)
     return TrendOptions(labels=values.get("labels") or ())
+
+
+def args_option(value: str | None) -> tuple[str, ...]:
+    """``:args:``: the script's arguments, split as a shell would (quotes group, nothing
+    is expanded)."""
+    try:
+        return tuple(shlex.split(value or ""))
+    except ValueError as err:
+        raise ValueError(f"cannot split the arguments: {err}") from None
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def env_option(value: str | None) -> tuple[tuple[str, str], ...]:
+    """``:env: NAME=value NAME2="two words"``: variables set for the script."""
+    pairs = []
+    for item in args_option(value):
+        name, sep, text = item.partition("=")
+        if not sep or not _ENV_NAME.match(name):
+            raise ValueError(f"expected NAME=value items, got {item!r}")
+        pairs.append((name, text))
+    if not pairs:
+        raise ValueError("expected NAME=value items")
+    return tuple(pairs)
+
+
+def timeout_option(value: str | None) -> float:
+    """Seconds a capture may run (a number above 0)."""
+    try:
+        seconds = float((value or "").strip())
+    except ValueError:
+        raise ValueError("expected a number of seconds") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError("expected a number of seconds above 0")
+    return seconds
+
+
+def depends_option(value: str | None) -> tuple[str, ...]:
+    """``:depends: model/*.py, data/config.json``: globs of the files whose bytes count."""
+    globs = tuple(p for p in re.split(r"[,\s]+", value or "") if p)
+    if not globs:
+        raise ValueError("expected one or more globs, relative to the page")
+    return globs
+
+
+def folder_option(value: str | None) -> str:
+    text = (value or "").strip()
+    if not text:
+        raise ValueError("expected a folder, relative to the page")
+    return text
+
+
+#: The ``torchtrace-capture`` directive's options: the report's (as ``torchtrace``'s), and
+#: how the script runs.
+CAPTURE_OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
+    **{k: OPTION_SPEC[k] for k in ("name", "latest", "ranks", "sections", "no-source")},
+    "args": args_option,
+    "env": env_option,
+    "timeout": timeout_option,
+    "depends": depends_option,
+    "cwd": folder_option,
+}
+
+
+@dataclass(frozen=True)
+class CaptureOptions:
+    """A ``torchtrace-capture`` directive's options, checked."""
+
+    trace: TraceOptions
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    timeout: float | None = None  # None: torchtrace_capture_timeout
+    depends: tuple[str, ...] | None = None  # None: the local modules the script imports
+    cwd: str | None = None  # None: the script's folder
+
+
+def parse_capture_options(raw: Mapping[str, str | None]) -> CaptureOptions:
+    """``torchtrace-capture`` options as the scan found them; ValueError names the bad one."""
+    values = checked_options(raw, CAPTURE_OPTION_SPEC)
+    return CaptureOptions(
+        trace=from_directive(values),
+        args=values.get("args") or (),
+        env=values.get("env") or (),
+        timeout=values.get("timeout"),
+        depends=values.get("depends"),
+        cwd=values.get("cwd"),
+    )
 
 
 # -- what each option does on each input kind ----------------------------------------------

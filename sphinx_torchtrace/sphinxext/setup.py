@@ -10,8 +10,14 @@ from ..site.naming import generated_prefix
 from .assets import add_assets
 from .break_index import setup_break_index
 from .built import changed_inputs, forget_built
+from .captures_table import CapturesTable
 from .config import add_config_values
-from .directive import TorchTraceDiffDirective, TorchTraceDirective, TorchTraceTrendDirective
+from .directive import (
+    TorchTraceCaptureDirective,
+    TorchTraceDiffDirective,
+    TorchTraceDirective,
+    TorchTraceTrendDirective,
+)
 from .doctree import chart_node, plain_when_missing
 from .domain import TorchTraceDomain
 from .fold import setup_folds
@@ -44,6 +50,8 @@ def setup_extension(app: Sphinx) -> None:
     app.add_directive("torchtrace", TorchTraceDirective)
     app.add_directive("torchtrace-diff", TorchTraceDiffDirective)
     app.add_directive("torchtrace-trend", TorchTraceTrendDirective)
+    app.add_directive("torchtrace-capture", TorchTraceCaptureDirective)
+    app.add_directive("torchtrace-captures", CapturesTable)
     app.add_directive("torchtrace-page", TorchTracePage)
     app.add_directive("torchtrace-warnings", WarningsTable)
     app.add_directive("torchtrace-options", OptionsTable)

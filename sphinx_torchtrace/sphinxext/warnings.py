@@ -35,6 +35,9 @@ SPHINX_KINDS: dict[str, str] = {
     "torchtrace_warn_divergence = True",
     "moved": "after a recapture, an object name (run/[13/0]) stands for another function or "
     "file than in the last build: links to it in your pages may now mean something else",
+    "capture": "a torchtrace-capture script failed or timed out (the end of its stderr is "
+    "quoted; the trace it wrote so far is shown), is not a file inside the source folder, or "
+    "has no cached capture while torchtrace_capture = 'never'",
     "path": "a page or download the extension made still holds an absolute machine path (under "
     "/home, /tmp, /srv ... or a Windows drive) after the path rewrites: add a rule to "
     "torchtrace_path_rewrites",

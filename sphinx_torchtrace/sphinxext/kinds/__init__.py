@@ -10,11 +10,14 @@ first appear (a comparison reuses the traces the site already shows).
 from __future__ import annotations
 
 from .base import InputKind
+from .capture import CaptureKind
 from .debug_dir import DebugDirKind
 from .diff import DiffKind
 from .trace import TraceKind
 from .trend import TrendKind
 
-KINDS: tuple[InputKind, ...] = (DebugDirKind(), TraceKind(), DiffKind(), TrendKind())
+KINDS: tuple[InputKind, ...] = (
+    DebugDirKind(), TraceKind(), DiffKind(), TrendKind(), CaptureKind()
+)
 
 __all__ = ["KINDS", "InputKind"]

@@ -65,6 +65,10 @@ class Context:
     #: The folder of each input's pages (docname), and the directive that claimed it.
     folders: dict[str, TraceRequest] = field(default_factory=dict)
     _digests: dict[int, str] = field(default_factory=dict)  # by id() of a Generated
+    #: What a kind keeps for the rest of this build (the captures' cache, by its folder).
+    shared: dict[str, Any] = field(default_factory=dict)
+    #: Called once every directive is generated (a cache that drops what no build used).
+    finish: list[Callable[[], object]] = field(default_factory=list)
 
     @property
     def srcdir(self) -> Path:

@@ -1,0 +1,301 @@
+"""``torchtrace-capture``: a report of the project's current code, captured at build time.
+
+At ``builder-inited`` the script runs (or its cached capture is found: the cache is keyed
+by content, :mod:`...trace.capture`) and the trace it wrote becomes the input of the trace
+kind, exactly as a ``.. torchtrace::`` of that folder: same pages, same objects.  Only
+scripts inside the source folder run; nothing of a trace is ever executed.  A script that
+fails or times out is one ``torchtrace.capture`` warning at the directive, and the trace
+it wrote so far is still shown; one that imports torch where no torch is installed is
+not run: the directive says so in a note (a docs host without torch is not an error).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from ...site import blocks as b
+from ...site.blocks import Page
+from ...trace.capture import (
+    FAILED,
+    TIMED_OUT,
+    Capture,
+    CaptureCache,
+    CaptureSpec,
+    glob_depends,
+    local_imports,
+)
+from ..built import CaptureRow, Generated, Problem, key
+from ..doctree import DoctreeBuilder
+from ..options import CaptureOptions, parse_capture_options
+from ..scan import TraceRequest, resolve_argument
+from .base import Context
+from .trace import DIRECTIVE as TRACE_DIRECTIVE
+from .trace import TraceKind
+
+DIRECTIVE = "torchtrace-capture"
+#: The folder of captures in the doctree folder, unless ``torchtrace_capture_cache`` says.
+DEFAULT_FOLDER = "torchtrace-captures"
+#: stderr lines a warning quotes (the page shows the whole tail the record keeps).
+WARNED_LINES = 3
+
+
+@dataclass
+class CapturedTrace:
+    """A capture's report: the trace kind's pages, and at the directive, how it was made."""
+
+    script: str
+    capture: Capture | None  # None: not run (``reason`` says why)
+    inner: Generated | None  # the trace kind's, when the capture wrote a log
+    reason: str = ""
+    capture_notes: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def rewrite(self) -> Callable[[str], str]:
+        return self.inner.rewrite if self.inner is not None else _unchanged
+
+    @property
+    def notes(self) -> list[tuple[str, str]]:
+        return self.capture_notes + (self.inner.notes if self.inner is not None else [])
+
+    @property
+    def logs(self) -> list[Path]:
+        return self.inner.logs if self.inner is not None else []
+
+    def page(self, docname: str) -> Page:
+        if self.inner is None:
+            raise KeyError(docname)
+        return self.inner.page(docname)
+
+    def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
+        if self.inner is None:
+            raise KeyError(docname)
+        return self.inner.page_nodes(directive, docname)
+
+    def meanings(self) -> dict[str, str]:
+        return self.inner.meanings() if self.inner is not None else {}
+
+    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+        """How the report was made (run now, or from the cache, and how it ended), then the
+        trace's own summary."""
+        # the trace's path rewrites apply to its stderr too (home folders, site-packages)
+        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
+        out = builder.blocks(self.blocks())
+        if self.inner is not None:
+            out += self.inner.summary_nodes(directive)
+        return out
+
+    def blocks(self) -> list[b.Block]:
+        if self.capture is None:
+            return [b.Admonition("note", [b.Paragraph(
+                ["Not captured in this build: ", b.Code(self.script), " ", self.reason]
+            )])]
+        record = self.capture.record
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(record.started))
+        made_by = f" with torch {record.torch_version}" if record.torch_version else ""
+        how = (f"from the cache (captured {when}{made_by}, in {record.duration:.1f} s)"
+               if self.capture.cached else f"at this build ({record.duration:.1f} s)")
+        said: list[b.Block] = [b.Paragraph(
+            ["Captured from ", b.Code(self.script), f" {how}: {status_text(self.capture)}."]
+        )]
+        if record.status != "ok":
+            shown: list[b.Block] = (
+                [b.Paragraph(["The end of its stderr:"])] if record.stderr_tail else []
+            )
+            if record.stderr_tail:
+                shown.append(b.CodeBlock(record.stderr_tail))
+            said.append(b.Admonition("warning", shown or [b.Paragraph(["No stderr."])]))
+        if self.inner is None:
+            said.append(b.Paragraph(["It wrote no trace log."]))
+        return said
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+def status_text(capture: Capture) -> str:
+    """``ok``, ``failed (exit status 1)``, ``timed out``."""
+    record = capture.record
+    if record.status == TIMED_OUT:
+        return "timed out (stopped)"
+    if record.status == FAILED:
+        return f"failed (exit status {record.returncode})"
+    return "ok"
+
+
+class CaptureKind:
+    """A script run under ``TORCH_TRACE`` (its report is the trace kind's)."""
+
+    directive = DIRECTIVE
+
+    def parse_options(self, raw: dict[str, str]) -> CaptureOptions:
+        return parse_capture_options(raw)
+
+    def accepts(self, path: str, options: CaptureOptions) -> bool:
+        return True
+
+    def generate(
+        self, context: Context, request: TraceRequest, options: CaptureOptions
+    ) -> list[TraceRequest]:
+        srcdir = context.srcdir.resolve()
+        script = Path(request.path)
+        page_dir = context.source_dir(request)
+        if not _inside(script, srcdir) or not script.is_file():
+            self._fail(context, request, f"no script at {request.argument!r} inside the "
+                       "source folder: only scripts of the docs' sources are run")
+            return []
+        cwd = None
+        if options.cwd is not None:
+            cwd = Path(resolve_argument(options.cwd, page_dir, context.srcdir))
+            if not _inside(cwd, srcdir) or not cwd.is_dir():
+                self._fail(context, request, f":cwd: {options.cwd!r} is no folder inside the "
+                           "source folder")
+                return []
+        # the table names scripts from the source folder, whichever page runs them
+        listed = script.resolve().relative_to(srcdir).as_posix()
+        if options.depends is not None:
+            depends = glob_depends(options.depends, page_dir, srcdir)
+        else:
+            depends = local_imports(script, srcdir)
+        config = context.config
+        spec = CaptureSpec(
+            script=script.resolve(), root=srcdir, args=options.args, env=options.env,
+            cwd=cwd.resolve() if cwd is not None else None,
+            timeout=options.timeout or config.capture_timeout, depends=tuple(depends),
+        )
+        cache = self._cache(context)
+        interpreter = cache.interpreter(spec)
+        capture_key = spec.key(interpreter)
+        shown = " ".join(request.argument.split())
+        capture: Capture | None
+        if config.capture == "never":
+            # the same code captured by another Python or torch (CI's, on a docs host
+            # without torch) rather than nothing: the page says which torch made it
+            capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
+            if capture is None:
+                self._fail(context, request, f"no cached capture of {shown} matches its "
+                           "script, dependencies, arguments and environment "
+                           "(torchtrace_capture = 'never')", row="missing")
+                return []
+        elif not interpreter.has_torch and _imports_torch([script, *depends]):
+            capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
+            if capture is None:
+                reason = ("imports torch, which the Python building these docs cannot "
+                          "import; with torch installed, this build would show its report.")
+                self._register(context, request, CapturedTrace(shown, None, None, reason))
+                context.built.captures.append(
+                    CaptureRow(request.docname, listed, "skipped", None, "torch not installed")
+                )
+                return []
+        else:
+            ran: set[str] = context.shared.setdefault("captures-ran", set())
+            rerun = config.capture == "always" and capture_key not in ran
+            capture = cache.get_or_run(spec, capture_key, rerun=rerun)
+            if not capture.cached:
+                ran.add(capture_key)
+        return self._report(context, request, options, shown, listed, capture)
+
+    def _report(
+        self, context: Context, request: TraceRequest, options: CaptureOptions, shown: str,
+        listed: str, capture: Capture,
+    ) -> list[TraceRequest]:
+        record = capture.record
+        notes: list[tuple[str, str]] = []
+        if record.status != "ok":
+            lines = [line.strip() for line in record.stderr_tail.splitlines() if line.strip()]
+            end = " | ".join(lines[-WARNED_LINES:]) or "(nothing on stderr)"
+            kept = ("the trace it wrote so far is shown" if capture.has_logs()
+                    else "it wrote no trace log")
+            cached = " (cached)" if capture.cached else ""
+            notes.append(("capture", f"capture of {shown} {status_text(capture)}{cached} "
+                          f"after {record.duration:.1f} s; {kept}; its stderr ends: {end}"))
+        elif not capture.has_logs():
+            notes.append(("capture", f"capture of {shown} ran but wrote no trace log (does "
+                          "it call torch.compile?)"))
+        context.built.captures.append(CaptureRow(
+            request.docname, listed, "cached" if capture.cached else "ran", record.duration,
+            status_text(capture),
+        ))
+        inner: Generated | None = None
+        more: list[TraceRequest] = []
+        if capture.has_logs():
+            raw = dict(request.raw_options)
+            for option in ("args", "env", "timeout", "depends", "cwd"):
+                raw.pop(option, None)
+            raw.setdefault("name", Path(request.path).stem)
+            sub = TraceRequest(request.docname, request.argument, os.fspath(capture.trace_dir),
+                               raw)
+            more = TraceKind().generate(context, sub, options.trace)
+            trace_key = key(request.docname, TRACE_DIRECTIVE, request.argument)
+            inner = context.built.directives.pop(trace_key, None)
+            problem = context.built.problems.pop(trace_key, None)
+            if inner is None:
+                if problem is not None:
+                    if notes:  # one warning: how the capture ended, and why no report
+                        problem = Problem(f"{notes[0][1]}; its trace cannot be shown: "
+                                          f"{problem.message}", "capture", problem.logs)
+                    context.built.problems[key(request.docname, DIRECTIVE,
+                                               request.argument)] = problem
+                return more
+        self._register(context, request, CapturedTrace(shown, capture, inner,
+                                                       capture_notes=notes))
+        return more
+
+    def _register(self, context: Context, request: TraceRequest, made: CapturedTrace) -> None:
+        """What the directive stands for; its page is read again when the capture's
+        outcome changes too (run now, from the cache, skipped), since it says which."""
+        context.register(request, DIRECTIVE, made)
+        outcome = "skipped" if made.capture is None else f"{made.capture.cached}"
+        before = context.built.digests.get(request.docname, "")
+        context.built.digests[request.docname] = hashlib.sha256(
+            (before + outcome).encode()).hexdigest()
+
+    def _fail(self, context: Context, request: TraceRequest, message: str,
+              row: str = "not run") -> None:
+        shown = " ".join(request.argument.split())
+        context.built.captures.append(CaptureRow(request.docname, shown, row, None, message))
+        context.fail(request, DIRECTIVE, message, "capture")
+
+    def _cache(self, context: Context) -> CaptureCache:
+        folder = context.config.capture_cache
+        app = context.app
+        path = (Path(app.confdir, folder) if folder is not None
+                else Path(app.doctreedir, DEFAULT_FOLDER))
+        caches: dict[Path, CaptureCache] = context.shared.setdefault("capture-caches", {})
+        cache = caches.get(path)
+        if cache is None:
+            cache = caches[path] = CaptureCache(path)
+            # once a build, after every lookup: entries no build used for a month
+            context.finish.append(cache.prune)
+        return cache
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root)
+    except OSError:
+        return False
+
+
+def _imports_torch(files: list[Path]) -> bool:
+    """Whether any of these files imports torch (read, not run)."""
+    for path in files:
+        try:
+            tree = ast.parse(path.read_bytes(), os.fspath(path))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == "torch" or n.startswith("torch.") for n in names):
+                return True
+    return False

@@ -1,0 +1,3 @@
+project = "capture"
+extensions = ["sphinx_torchtrace"]
+exclude_patterns = ["_build"]

@@ -1,0 +1,1 @@
+GREETING = "hello from the program"
