@@ -160,6 +160,8 @@ def test_ranks_that_repeat_share_pages(make_site: SiteMaker, tmp_path: Path) -> 
     assert "8 ranks in 2 classes" in words
     assert "ranks 0, 2, 4, 6 (4 ranks, alike): the first rank" in words
     assert "ranks 1, 3, 5, 7 (4 ranks, alike): differs in" in words
+    # the per-rank sections: one tab per class, not one per rank
+    assert overview.count("Ranks 0, 2, 4, 6<") >= 3 and "Rank 2<" not in overview
     # rank 1 logged its first compile as rank 0 did: one page, which says so
     shared = (eight.outdir / page_file(frames["dist/rank1/[0/0]"])).read_text(encoding="utf-8")  # type: ignore[attr-defined]
     assert "Also ranks 1-7:" in re.sub(r"<[^>]+>", "", shared)

@@ -145,3 +145,21 @@ def test_a_touched_log_reads_nothing_a_changed_one_its_pages(
     read = set(read_docnames(third))
     assert "index" in read and pages <= read | {p for p in pages if p.endswith("frame-none")}
     assert "other" not in read
+
+
+def test_a_download_made_piece_by_piece_is_written_only_when_it_changes(tmp_path: Path) -> None:
+    """A thousand ranks' events are written as they are made, never held whole; the file
+    is replaced only when its bytes change (a watcher would rebuild for nothing), and no
+    temporary file is left beside it."""
+    from sphinx_torchtrace.sphinxext.files import write_all
+
+    root = tmp_path / "torchtrace"
+    target = root / "_raw" / "events.json"
+    write_all(root, {target: lambda: iter(["[", "1,", "2", "]\n"])})
+    assert target.read_text(encoding="utf-8") == "[1,2]\n"
+    before = target.stat().st_mtime_ns, target.stat().st_ino
+    write_all(root, {target: lambda: ["[1,", "2]\n"]})  # the same bytes, other pieces
+    assert (target.stat().st_mtime_ns, target.stat().st_ino) == before
+    write_all(root, {target: lambda: ["[3]\n"]})
+    assert target.read_text(encoding="utf-8") == "[3]\n"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["events.json"]
