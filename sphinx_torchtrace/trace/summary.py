@@ -810,12 +810,30 @@ def _known_labels(rank: RankTrace) -> list[str]:
 
 
 def divergence(trace: Trace) -> Divergence:
-    """How the ranks of a job differ: compile ids, cache hit/miss patterns, statuses.
+    """How the ranks of a job differ: compile ids, cache hit/miss patterns, statuses,
+    graph shapes, collectives, schedules.
 
     Ranks of one job usually compile the same code the same way; a difference
     is a common cause of hangs (collectives in different graphs) and of uneven
-    compile times (one rank missing the cache).
+    compile times (one rank missing the cache).  Reading a thousand ranks' graphs costs
+    seconds, and the glance, the overview and the directive's note all ask: the answer
+    for the traces asked last is kept (by identity, a weak reference telling a live
+    trace from one whose ``id()`` was reused).
     """
+    found = _DIVERGENCE.get(id(trace))
+    if found is not None and found[0]() is trace:
+        return found[1]
+    result = _divergence(trace)
+    _DIVERGENCE[id(trace)] = (weakref.ref(trace), result)
+    while len(_DIVERGENCE) > _PHASE_TIMES_KEPT:
+        _DIVERGENCE.popitem(last=False)
+    return result
+
+
+_DIVERGENCE: OrderedDict[int, tuple[weakref.ref[Trace], Divergence]] = OrderedDict()
+
+
+def _divergence(trace: Trace) -> Divergence:
     result = Divergence()
     if not trace.is_multi_rank:
         return result
