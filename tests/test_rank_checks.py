@@ -208,3 +208,36 @@ def test_diff_compares_each_pair_of_rank_classes_once(tmp_path: Path) -> None:
     assert "rank 5: changed frame multi_rank_gloo.py:forward:" in lines
     changed = [line for line in lines if "compile time" not in line]  # times: every rank
     assert not any(line.startswith(("rank 0: ", "rank 1: ")) for line in changed)
+
+
+def test_a_thousand_ranks_keep_a_bounded_number_of_logs_open(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    """Each rank's payloads are read back from its log; with more ranks than
+    ``OPEN_LOGS`` the logs read least recently are closed (the usual limit is 1,024 open
+    files, a job has more ranks), and a closed log is opened again when read."""
+    import os
+    import sys
+
+    import pytest
+
+    from sphinx_torchtrace.trace import reader
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setattr(reader, "OPEN_LOGS", 3)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_ranks import rank_copies
+
+    rank_copies(tmp_path / "logs", 8)
+    trace = load_trace(tmp_path / "logs")
+
+    def open_logs() -> int:
+        targets = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+                   if os.path.exists(f"/proc/self/fd/{fd}")]
+        return sum(1 for t in targets if t.startswith(str(tmp_path / "logs")))
+
+    first = [[a.text() for c in r.compiles for a in c.artifacts] for r in trace.ranks]
+    assert open_logs() <= 3
+    again = [[a.text() for c in r.compiles for a in c.artifacts] for r in trace.ranks]
+    assert again == first and any(any(t) for t in first)  # closed logs read again, alike
+    assert open_logs() <= 3

@@ -33,6 +33,7 @@ import tempfile
 import threading
 import weakref
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -121,6 +122,32 @@ def load_json(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> Any:
 # -- payloads --------------------------------------------------------------------
 
 
+#: Plain logs kept open at once across all stores (see ``PayloadStore._plain_fd``).
+OPEN_LOGS = 256
+_OPEN: OrderedDict[int, weakref.ref[PayloadStore]] = OrderedDict()
+_OPEN_LOCK = threading.Lock()
+
+
+def _close_box(box: list[int]) -> None:
+    if box and box[0] >= 0:
+        try:
+            os.close(box[0])
+        except OSError:
+            pass
+        box[0] = -1
+
+
+def _opened(store: PayloadStore) -> None:
+    """Mark a store's log as read last; close the logs read least recently past the cap."""
+    with _OPEN_LOCK:
+        _OPEN[id(store)] = weakref.ref(store)
+        _OPEN.move_to_end(id(store))
+        for key in list(_OPEN)[: max(0, len(_OPEN) - OPEN_LOGS)]:
+            other = _OPEN[key]()
+            if other is None or other._close_if_idle():
+                del _OPEN[key]
+
+
 class PayloadStore:
     """Reads payload bytes back from a log file on demand; none stay in memory.
 
@@ -141,7 +168,9 @@ class PayloadStore:
         self._source: io.BufferedIOBase | None = None  # where decompression goes on
         self._source_pid = 0  # forked Sphinx workers must not share one stream position
         self._lock = threading.Lock()
-        self._fd: int | None = None  # the plain log, open once: a build reads it 10^4 times
+        #: The plain log, open while it is among the :data:`OPEN_LOGS` read last (a build
+        #: reads it 10^4 times); in a box its finalizer closes, should the store go first.
+        self._fd: list[int] | None = None
 
     def read_raw(self, offset: int, length: int) -> bytes:
         if length <= 0 or offset < 0:
@@ -149,7 +178,9 @@ class PayloadStore:
         if not self.compressed:
             try:
                 if hasattr(os, "pread"):  # positionless: threads and forked workers share it
-                    return os.pread(self._plain_fd(), length, offset)
+                    _opened(self)  # read last: others past the cap are closed, never this one
+                    with self._lock:  # held while reading: an open log is closed only idle
+                        return os.pread(self._plain_fd(), length, offset)
                 with open(self.path, "rb") as f:  # pragma: no cover - Windows
                     f.seek(offset)
                     return f.read(length)
@@ -160,14 +191,28 @@ class PayloadStore:
             return self._pread(offset, max(0, min(length, self._spilled - offset)))
 
     def _plain_fd(self) -> int:
-        """The log opened once, closed with the store; a log replaced on disk meanwhile
-        (a recapture) is still read as it was when the model was built."""
-        with self._lock:
-            if self._fd is None:
-                fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-                weakref.finalize(self, os.close, fd)
-                self._fd = fd
-            return self._fd
+        """The log, opened once and kept open (``self._lock`` held), so a log replaced on
+        disk meanwhile (a recapture) is still read as it was when the model was built;
+        past :data:`OPEN_LOGS` open logs (a thousand-rank job, where the usual limit is
+        1,024 open files), the ones read least recently are closed, and opened again when
+        next read."""
+        if self._fd is None or self._fd[0] < 0:
+            box = [os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))]
+            weakref.finalize(self, _close_box, box)
+            self._fd = box
+        return self._fd[0]
+
+    def _close_if_idle(self) -> bool:
+        """Close the log unless a read holds it now; whether it was closed."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self._fd is not None:
+                _close_box(self._fd)
+                self._fd = None
+            return True
+        finally:
+            self._lock.release()
 
     def _fill(self, end: int) -> None:
         """Decompress the log into the spill file up to ``end`` (a damaged stream ends it)."""
