@@ -241,3 +241,32 @@ def test_a_thousand_ranks_keep_a_bounded_number_of_logs_open(
     again = [[a.text() for c in r.compiles for a in c.artifacts] for r in trace.ranks]
     assert again == first and any(any(t) for t in first)  # closed logs read again, alike
     assert open_logs() <= 3
+
+
+def test_many_logs_are_parsed_by_workers_then_read_from_the_cache(tmp_path: Path) -> None:
+    """A folder of eight or more logs is parsed in worker processes (one per core, fresh
+    ones every few logs: a cold thousand-rank build is mostly parsing, and memory a
+    parsing process keeps); the build then reads each model from the cache, the same
+    model a plain read gives."""
+    import sys
+
+    from sphinx_torchtrace.trace.loader import PARALLEL_LOGS, warm_cache
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_ranks import rank_copies
+
+    rank_copies(tmp_path / "logs", PARALLEL_LOGS)
+    logs = sorted((tmp_path / "logs").iterdir())
+    cache = tmp_path / "cache"
+    warm_cache(logs, cache)
+    cached = [p for p in cache.rglob("*") if p.is_file()]
+    assert len(cached) == PARALLEL_LOGS  # each model made by a worker, not by this process
+    mtimes = sorted(p.stat().st_mtime_ns for p in cached)
+
+    def shape(trace: object) -> list[object]:
+        return [(r.rank, r.path, [(c.label, c.status, c.digest, len(c.artifacts))
+                                  for c in r.compiles]) for r in trace.ranks]  # type: ignore[attr-defined]
+
+    assert shape(load_trace(tmp_path / "logs", cache_dir=cache)) == shape(
+        load_trace(tmp_path / "logs"))
+    assert sorted(p.stat().st_mtime_ns for p in cached) == mtimes  # read, not made again

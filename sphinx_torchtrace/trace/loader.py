@@ -22,6 +22,7 @@ it.  A log path given directly may be a link: that is the user's choice.
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 import re
 import stat
@@ -34,6 +35,8 @@ from .builder import RankBuilder
 from .diagnostics import Diagnostic, TraceReadError
 from .model import RankTrace, Trace
 from .reader import CHUNK_SIZE, DEFAULT_MAX_LOG_BYTES, LogReader, file_sha256, load_json
+
+logger = logging.getLogger(__name__)
 
 RANK_LOG = re.compile(r"^dedicated_log_torch_trace_rank_(\d+)(?:_[^/]*)?\.log(?:\.gz)?$")
 TRACE_LOG = re.compile(r"^dedicated_log_torch_trace_.*\.log(?:\.gz)?$")
@@ -311,6 +314,8 @@ def load_trace(
         logs = [Path(p) for p in path]
         chained = True
     strings: dict[int, str] = {}
+    if cache_dir is not None and not chained:
+        warm_cache(logs, cache_dir, display_root, max_bytes)
     for log in logs:
         rank = read_log(
             log,
@@ -339,6 +344,50 @@ def load_trace(
         trace.diagnostics.extend(rank.diagnostics)
     _ranks_from_file_names(trace, logs, display_root)
     return trace
+
+
+#: Logs from which a folder's logs are parsed in worker processes (see :func:`warm_cache`).
+PARALLEL_LOGS = 8
+#: Logs a worker parses before a fresh one takes over (its memory is returned).
+LOGS_PER_WORKER = 32
+
+
+def warm_cache(
+    logs: Sequence[Path],
+    cache_dir: str | os.PathLike[str],
+    display_root: str | os.PathLike[str] | None = None,
+    max_bytes: int = DEFAULT_MAX_LOG_BYTES,
+) -> None:
+    """Build and cache the models of many logs (a job's ranks) in worker processes, one
+    per core, before they are loaded from the cache one by one.  Parsing is most of a
+    cold many-rank build, and a process that parsed a thousand logs keeps much of the
+    memory it used (the allocator cannot return pages that the models' objects pin):
+    loaded from the cache, a thousand ranks' models cost a third of that.  Where processes
+    cannot be forked, or for a few logs, nothing happens: the logs are read as always.
+    """
+    import multiprocessing
+
+    if len(logs) < PARALLEL_LOGS or "fork" not in multiprocessing.get_all_start_methods():
+        return
+    workers = max(1, min(os.cpu_count() or 1, len(logs)))
+    jobs = [(os.fspath(log), os.fspath(cache_dir), display_root, max_bytes) for log in logs]
+    try:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(workers, maxtasksperchild=LOGS_PER_WORKER) as pool:
+            pool.starmap(_cache_one, jobs, chunksize=1)
+    except (OSError, RuntimeError, ValueError) as e:  # no processes here: read as always
+        logger.debug("logs read in this process: %s", e)
+
+
+def _cache_one(
+    log: str, cache_dir: str, display_root: str | os.PathLike[str] | None, max_bytes: int
+) -> None:
+    """In a worker: the model of one log, cached (an unreadable log is said when the
+    build reads it itself)."""
+    try:
+        read_log(log, display_root=display_root, cache_dir=cache_dir, max_bytes=max_bytes)
+    except Exception as e:  # noqa: BLE001 - the build reads the log again and says why
+        logger.debug("not cached: %s: %s", log, e)
 
 
 def _ranks_from_file_names(
