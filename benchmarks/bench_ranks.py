@@ -9,6 +9,9 @@ payloads; payload md5s recomputed), of two kinds:
 ``alike``
     the ranks differ in their rank numbers and in their numbers: each rank's metrics
     (times) and timing events are its own;
+``same``
+    as ``alike``, every rank a copy of rank 0 (the "N alike ranks cost at most 1.2x one
+    rank" target: compare with the one-rank build);
 ``differs``
     as ``alike``, and every rank but 0 and 1 differs in one compile, by turns: one graph
     line of its own (rank ``r``'s number in it: a page per rank), one extra compile (the
@@ -53,10 +56,12 @@ def rank_copies(dest: Path, ranks: int, source: Path = GLOO, kind: str = "copies
     changed as ``kind`` says (``copies``: only its rank number; see the module's doc)."""
     dest.mkdir(parents=True, exist_ok=True)
     logs = sorted(source.glob("*.log"), key=lambda p: int(_RANK_IN_NAME.findall(p.name)[0]))
+    if kind == "same":
+        logs = logs[:1]
     originals = [read_records(log) for log in logs]
     for r in range(ranks):
         records = [_copy(record, r) for record in originals[r % len(logs)]]
-        if kind in ("alike", "differs") and r >= len(logs):
+        if kind in ("alike", "same", "differs") and r >= len(logs):
             _own_numbers(records, r)
         if kind == "differs" and r >= len(logs):
             [_one_graph_line, _extra_compile, _other_break][r % 3](records, r)
@@ -168,7 +173,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--ranks", type=int, nargs="+", default=[8, 64, 256, 1024])
     parser.add_argument("--kinds", nargs="+", default=["alike", "differs"],
-                        choices=["alike", "differs", "copies"])
+                        choices=["alike", "same", "differs", "copies"])
     parser.add_argument("--keep", type=Path, help="build here and keep it (default: a temp dir)")
     args = parser.parse_args()
     base = args.keep or Path(tempfile.mkdtemp(prefix="bench-ranks-"))

@@ -107,6 +107,10 @@ def test_the_default_limit_and_a_bad_value(make_site: SiteMaker, tmp_path: Path)
 
 
 def test_several_ranks_keep_their_first_compiles(tmp_path: Path) -> None:
+    """The cap takes each rank's n-th compile before any rank's (n+1)-th; a compile shown
+    on an earlier rank's pages (it logged the same) costs no page, so it does not count."""
+    from .tools.hostile_log import format_record, read_records
+
     logs = tmp_path / "trace"
     logs.mkdir()
     for rank in (0, 1):
@@ -119,11 +123,24 @@ def test_several_ranks_keep_their_first_compiles(tmp_path: Path) -> None:
     trace = load_trace(logs)
     assert len(trace.ranks) == 2
     plan = plan_trace("run", trace, "torchtrace", max_frames=5)
-    paged = [
-        (f.rank is trace.ranks[1], f.compile.label)
-        for f in plan.frames
-        if not f.compile.id.is_unknown
-    ]
+    paged = [(f.rank is trace.ranks[1], f.compile.label, f.same_as is not None)
+             for f in plan.frames if not f.compile.id.is_unknown]
+    # alike ranks: rank 1's compiles are rank 0's pages, so rank 0 keeps 5 of its own
+    assert paged == [(False, f"[{i}/0]", False) for i in range(5)] + [
+        (True, f"[{i}/0]", True) for i in range(5)]
+    assert len(plan.past_limit) == 2
+
+    # rank 1 compiled from other lines: its compiles need pages, the cap shares them out
+    log = logs / "dedicated_log_torch_trace_rank_1_x.log"
+    records = read_records(log)
+    for record in records:
+        if record.kind == "dynamo_start":
+            record.envelope["dynamo_start"]["stack"][-1]["line"] += 1000
+    log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
+    trace = load_trace(logs)
+    plan = plan_trace("run", trace, "torchtrace", max_frames=5)
+    paged = [(f.rank is trace.ranks[1], f.compile.label)
+             for f in plan.frames if not f.compile.id.is_unknown]
     assert paged == [(False, "[0/0]"), (False, "[1/0]"), (False, "[2/0]")] + [
         (True, "[0/0]"),
         (True, "[1/0]"),

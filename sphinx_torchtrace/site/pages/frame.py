@@ -506,8 +506,11 @@ def _sizes_only_blocks(view: _Frame, previous: Compile) -> list[Block]:
     whole: list[Inline] = []
     if graph is not None and graph.has_page:
         whole = ["The whole graph is on ", PageLink(graph.docname, "its page"), "."]
-    elif graph is not None and graph.inline:
+    elif graph is not None and graph.inline and graph.docname == view.frame.docname:
         whole = ["The whole graph is ", view.anchor_link(graph.anchor, "below"), "."]
+    elif graph is not None and graph.inline:  # alike on an earlier rank: shown on its page
+        whole = ["The whole graph is on ", place_link(graph.docname, graph.anchor,
+                                                        "an earlier rank's page"), "."]
     elif graph is not None and graph.raw_path:
         whole = ["The whole graph is a ", Download(graph.raw_path, "download"), "."]
     return sizes_only_blocks(
