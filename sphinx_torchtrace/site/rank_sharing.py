@@ -5,8 +5,8 @@ differs from the others in that frame only.  Sharing is decided frame by frame: 
 whose records equal (rank numbers aside) those of the same compile id on an earlier rank is
 shown on that rank's pages; a compile that differs gets pages of its own, which say what
 differs from the first rank's (its *counterpart*).  Ranks whose compiles are all alike form
-a *class*, shown as one line.  Everything is decided from digests, one compile at a time:
-cost grows with the bytes logged, memory with the distinct frames.
+a *class*, shown as one line.  Everything is decided from digests (made once per compile,
+kept in the model cache): the pages grow with the distinct frames, not with the ranks.
 """
 
 from __future__ import annotations
@@ -16,11 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..trace import Compile, Trace, compare
-from ..trace.rank_digest import (
-    compile_digest,
-    outside_digest,
-    without_rank_numbers,
-)
+from ..trace.rank_digest import class_key, compile_digest, without_rank_numbers
 from ..trace.summary import rank_number
 from .naming import item_name, occurrences
 
@@ -50,19 +46,17 @@ def share_frames(trace: Trace) -> Sharing:
     """Decide sharing for the compiles of every rank (before the frame cap: a compile shown
     on another's pages costs no page, so it does not count towards the cap).
 
-    Each compile is digested once; nothing is held but the digests and the first compile of
-    each distinct (compile id, occurrence, digest).  A rank's class key is the sequence of
-    its compiles' keys and its records outside compiles.
+    Each compile is digested once; nothing more is held than the first compile of each
+    distinct (compile id, occurrence, digest).  Ranks of one class have one
+    :func:`~..trace.rank_digest.class_key`.
     """
     out = Sharing()
     firsts: dict[tuple[str, int, bytes], Compile] = {}
     first_of_id: dict[tuple[str, int], Compile] = {}
-    classes: dict[tuple[object, ...], int] = {}
+    classes: dict[bytes, int] = {}
     for i, rank in enumerate(trace.ranks):
-        keys: list[object] = []
         for c in rank.compiles:
             key = (c.label, c.occurrence, compile_digest(c))
-            keys.append(key)
             found = firsts.get(key)
             if found is not None:
                 out.repeats[id(c)] = found
@@ -71,8 +65,7 @@ def share_frames(trace: Trace) -> Sharing:
             counterpart = first_of_id.setdefault((c.label, c.occurrence), c)
             if counterpart is not c:
                 out.counterparts[id(c)] = counterpart
-        keys.append(outside_digest(rank))
-        first = classes.setdefault(tuple(keys), i)
+        first = classes.setdefault(class_key(rank), i)
         if first != i:
             out.class_of[i] = first
     return out

@@ -52,7 +52,8 @@ def compile_digest(c: Compile) -> bytes:
     d.feed([[e.cache, e.result, e.artifact] for e in c.cache_events])
     d.feed([[e.kind, e.data] for e in c.shape_events])
     d.feed([c.tensor_descriptions, c.links])
-    return d.digest()
+    c.digest = d.digest().hex()  # once: a compile's records do not change
+    return bytes.fromhex(c.digest)
 
 
 def outside_digest(rank: RankTrace) -> bytes:
