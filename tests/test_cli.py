@@ -180,11 +180,7 @@ def test_serve_previews_a_report_on_localhost(tmp_path: Path) -> None:
     )
     try:
         assert server.stdout is not None
-        line = server.stdout.readline()
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert url, line
-        with urllib.request.urlopen(url.group() + "index.html", timeout=30) as response:
-            assert b"Compile report" in response.read()
+        _serves_the_report(server.stdout.readline())
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -251,11 +247,7 @@ def test_run_serve_previews_the_report(tmp_path: Path) -> None:
     try:
         assert server.stdout is not None
         assert server.stdout.readline().strip() == str(tmp_path / "out" / "index.html")
-        line = server.stdout.readline()
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert url, line
-        with urllib.request.urlopen(url.group() + "index.html", timeout=30) as response:
-            assert b"Compile report" in response.read()
+        _serves_the_report(server.stdout.readline())
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -288,3 +280,11 @@ def test_run_ctrl_c_stops_the_program_and_still_reports(tmp_path: Path) -> None:
     assert command.returncode == 130, err
     assert rest.splitlines()[-1] == str(out / "index.html") and (out / "index.html").is_file()
     assert "the program exited with status 130" in err
+
+
+def _serves_the_report(line: str) -> None:
+    """The line a preview prints names a URL on 127.0.0.1 that answers with the report."""
+    url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    assert url, line
+    with urllib.request.urlopen(url.group() + "index.html", timeout=30) as response:
+        assert b"Compile report" in response.read()

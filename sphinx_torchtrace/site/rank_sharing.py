@@ -89,8 +89,10 @@ def compile_differences(original: Compile, c: Compile) -> list[tuple[str, str]]:
         other = theirs.get(name)
         if other is None:
             out.append((name, "logged here only"))
-        elif not _same(text(), other()):
-            out.append((name, _how_texts_differ(other(), text())))
+            continue
+        new, old = text(), other()  # each payload read once from its log
+        if not _same(new, old):
+            out.append((name, _how_texts_differ(old, new)))
     out += [(name, "logged there only") for name in theirs if name not in mine]
     failures = [[f.kind, f.reason] for f in c.failures]
     if failures != [[f.kind, f.reason] for f in original.failures]:
