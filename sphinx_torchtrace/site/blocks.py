@@ -203,11 +203,29 @@ class Target:
 
 @dataclass
 class ObjectTarget:
-    """Declares a ``torchtrace`` domain object here (in ``objects.inv``, linkable)."""
+    """Declares a ``torchtrace`` domain object here (in ``objects.inv``, linkable), and the
+    objects in ``also`` at the same anchor: ``(objtype, name, status)`` of objects it stands
+    for (the same graph of ranks that logged alike).  A thousand ranks' names then cost a
+    thousand domain entries, not a thousand targets in a row, whose ids docutils hands on
+    from each target to the next: quadratic, 15 MB of doctree for one page of 256 ranks."""
 
     objtype: str
     name: str
     status: str = ""
+    also: tuple[tuple[str, str, str], ...] = ()
+
+
+#: Objects declared in a row each at an anchor of its own; those past it share the last one.
+OWN_ANCHORS = 16
+
+
+def object_targets(objects: Sequence[tuple[str, str, str]]) -> list[ObjectTarget]:
+    """``(objtype, name, status)`` objects declared in a row: each at an anchor of its own,
+    and past :data:`OWN_ANCHORS` at the last of those."""
+    targets = [ObjectTarget(*o) for o in objects[:OWN_ANCHORS]]
+    if len(objects) > OWN_ANCHORS:
+        targets[-1].also = tuple(objects[OWN_ANCHORS:])
+    return targets
 
 
 @dataclass

@@ -11,7 +11,8 @@ from .domain import TorchTraceDomain
 
 
 def object_target(directive: SphinxDirective, block: b.ObjectTarget) -> nodes.target:
-    """Declares a ``torchtrace`` object where it stands (an anchor, and ``objects.inv``)."""
+    """Declares a ``torchtrace`` object where it stands (an anchor, and ``objects.inv``),
+    and the objects it stands for at the same anchor."""
     document = directive.state.document
     node_id = make_id(directive.env, document, f"torchtrace-{block.objtype}", block.name)
     target = nodes.target("", "", ids=[node_id])
@@ -19,4 +20,6 @@ def object_target(directive: SphinxDirective, block: b.ObjectTarget) -> nodes.ta
     domain = directive.env.get_domain("torchtrace")
     assert isinstance(domain, TorchTraceDomain)
     domain.note_object(block.objtype, block.name, node_id, block.status, target)
+    for objtype, name, status in block.also:
+        domain.note_object(objtype, name, node_id, status, target)
     return target

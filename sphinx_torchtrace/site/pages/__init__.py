@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...trace.rank_digest import number_ranges
 from ...trace.summary import rank_number
-from ..blocks import AnchorLink, Block, ObjectTarget, Page, Paragraph
+from ..blocks import AnchorLink, Block, ObjectTarget, Page, Paragraph, object_targets
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 
 
@@ -16,7 +16,7 @@ def build_page(plan: TracePlan, docname: str, settings: PageSettings) -> Page:
     """The page at ``docname`` (KeyError if the plan has no such page), declaring also the
     objects it stands for (an identical graph's, a repeating rank's)."""
     page = _page(plan, docname, settings)
-    shared = [ObjectTarget(t, name, status) for t, name, status in plan.shared_objects(docname)]
+    shared = object_targets(plan.shared_objects(docname))
     if shared:
         page.blocks[:0] = shared
     frame, item = plan.page_of(docname)

@@ -35,6 +35,7 @@ from ..blocks import (
     Target,
     inline_text,
     joined,
+    object_targets,
     place_link,
 )
 from ..plan import (
@@ -254,7 +255,7 @@ def inline_graph(
     title = _title(frame, graph, _phase(frame.compile, artifact))
     text = maybe_strip(artifact.text(), settings.no_source)
     names = [graph.name, *plan.aliases_of(graph)]
-    blocks: list[Block] = [ObjectTarget("graph", name) for name in names]
+    blocks: list[Block] = list(object_targets([("graph", name, "") for name in names]))
     for block in graph_blocks(plan, frame, graph, settings, anchors=f"{graph.anchor}-"):
         if isinstance(block, Section):
             if block.anchor:

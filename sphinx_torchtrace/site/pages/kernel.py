@@ -27,6 +27,7 @@ from ..blocks import (
     Target,
     inline_text,
     joined,
+    object_targets,
     place_link,
 )
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
@@ -119,7 +120,7 @@ def inline_kernel(
     source and launches, which are lines of that code (linked), its sections as headings."""
     short = kernel.name[len(frame.name) + 1 :]
     names = [kernel.name, *plan.aliases_of(kernel)]
-    blocks: list[Block] = [ObjectTarget("kernel", name) for name in names]
+    blocks: list[Block] = list(object_targets([("kernel", name, "") for name in names]))
     for block in kernel_blocks(frame, kernel, settings, anchors=f"{kernel.anchor}-"):
         if isinstance(block, Section):
             if block.anchor:
