@@ -26,7 +26,7 @@ from sphinx.testing.util import SphinxTestApp
 from sphinx_torchtrace.render.paths import PathRewriter, project_roots, trace_rules
 from sphinx_torchtrace.site.naming import label_segment
 from sphinx_torchtrace.site.source import strip_source
-from sphinx_torchtrace.sphinxext.publish_check import surviving_paths
+from sphinx_torchtrace.sphinxext.publish_check import SCAN_PIECE, paths_in_file, surviving_paths
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.loader import TRACE_LOG
 
@@ -278,6 +278,22 @@ def test_surviving_paths() -> None:
     ]
 
 
+def test_a_big_download_is_scanned_piece_by_piece_and_nothing_is_missed(tmp_path: Path) -> None:
+    """A path across the edge of a piece, one in a line longer than a piece, one in the last
+    line without a newline: each found once, in order."""
+    log = tmp_path / "events.json"
+    filler = b'{"name": "x", "ts": 1}\n'
+    head = filler * (SCAN_PIECE // len(filler))  # the first path straddles the piece's end
+    long_line = b'"' + b"a" * (SCAN_PIECE + 10) + b' /gpfs/alice/run/x.py"\n'
+    log.write_bytes(head + b'"/scratch/bob/a/b.py"\n' + long_line + filler * 3
+                    + b'"/home/carol/c/d.py"')
+    assert paths_in_file(log) == ["/scratch/bob/a/b.py", "/gpfs/alice/run/x.py",
+                                  "/home/carol/c/d.py"]
+    assert paths_in_file(tmp_path / "missing.json") == []
+    (tmp_path / "empty.json").write_bytes(b"")
+    assert paths_in_file(tmp_path / "empty.json") == []
+
+
 #: Machine paths the publish check must find: folder names with a space, an apostrophe or
 #: non-ASCII letters, and the roots of cluster and shared storage.
 MACHINE_PATHS = [
@@ -328,7 +344,7 @@ ADVERSARIAL_HERE = [
 @pytest.mark.parametrize("setup,call", [
     ("from sphinx_torchtrace.render.paths import PathRewriter; f = PathRewriter()", "f(text)"),
     ("from sphinx_torchtrace.site.source import strip_source as f", "f(text)"),
-    ("from sphinx_torchtrace.sphinxext.publish_check import surviving_paths as f", "f(text)"),
+    ("from sphinx_torchtrace.sphinxext.publish_check import SCAN_PIECE, paths_in_file, surviving_paths as f", "f(text)"),
     (
         "from sphinx_torchtrace.trace.loader import _earliest_time as f",
         "f(text.encode()); f(('\"ts\": ' + text).encode())",
