@@ -87,3 +87,28 @@ def test_counts_per_kind_like_tlparse_stats() -> None:
     assert rank.problem_counts == {"md5": 1}
     assert rank.stats["chromium_event"] == 50
     assert rank.stats["str"] == 12
+
+
+def test_the_ranks_of_a_job_share_their_equal_texts(tmp_path: Path) -> None:
+    """Two ranks' models hold one copy of each text they both logged (configs, stacks,
+    reasons), and the same values as each log read alone: a thousand ranks fit in memory."""
+    from sphinx_torchtrace.trace.loader import read_log
+
+    gloo = DATA / "captured" / "multi_rank_gloo"
+    trace = load_trace(gloo)
+    alone = [read_log(p) for p in resolve_logs(gloo)]
+    for rank, own in zip(trace.ranks, alone, strict=True):
+        assert [m.data for c in rank.compiles for m in c.metrics] == [
+            m.data for c in own.compiles for m in c.metrics]
+        assert [c.tensor_descriptions for c in rank.compiles] == [
+            c.tensor_descriptions for c in own.compiles]
+        assert [c.stack for c in rank.compiles] == [c.stack for c in own.compiles]
+    first, second = ([m.data for c in r.compiles for m in c.compilation_metrics]
+                     for r in trace.ranks)
+    configs = [(a[k], b[k]) for a, b in zip(first, second, strict=False) for k in a
+               if k.endswith("_config") and isinstance(a.get(k), str) and a[k] == b.get(k)]
+    assert configs and all(a is b for a, b in configs)
+    frames = [(x.filename, y.filename) for c, d in zip(trace.ranks[0].compiles,
+              trace.ranks[1].compiles, strict=False) for x, y in zip(c.stack or [], d.stack or [],
+              strict=False)]
+    assert frames and all(x is y for x, y in frames if x == y)
