@@ -344,7 +344,7 @@ ADVERSARIAL_HERE = [
 @pytest.mark.parametrize("setup,call", [
     ("from sphinx_torchtrace.render.paths import PathRewriter; f = PathRewriter()", "f(text)"),
     ("from sphinx_torchtrace.site.source import strip_source as f", "f(text)"),
-    ("from sphinx_torchtrace.sphinxext.publish_check import SCAN_PIECE, paths_in_file, surviving_paths as f", "f(text)"),
+    ("from sphinx_torchtrace.sphinxext.publish_check import surviving_paths as f", "f(text)"),
     (
         "from sphinx_torchtrace.trace.loader import _earliest_time as f",
         "f(text.encode()); f(('\"ts\": ' + text).encode())",

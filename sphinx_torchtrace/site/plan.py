@@ -508,6 +508,14 @@ class TracePlan:
         """A graph or kernel page: ``big · [0/0] · dynamo_output_graph``."""
         return TITLE_SEPARATOR.join([*self.title_parts(frame), what])
 
+    def own_events(self, rank_plan: RankPlan) -> bool:
+        """Whether a rank's chromium events are a download of their own: not for a rank
+        that logged as an earlier one did (its events are in the all-ranks timeline), so a
+        thousand alike ranks do not write a thousand more timelines."""
+        return bool(rank_plan.rank.chromium_events) and (
+            rank_plan.same_as is None or self.events_all_path is None
+        )
+
     def rank_plan(self, rank: RankTrace) -> RankPlan | None:
         if self._rank_plans is None or len(self._rank_plans) != len(self.ranks):
             self._rank_plans = {id(r.rank): r for r in self.ranks}

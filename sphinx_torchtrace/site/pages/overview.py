@@ -1096,15 +1096,24 @@ def _timeline(view: _Overview) -> list[Block]:
         ]
     )
     items: list[list[Block]] = []
+    alike: dict[int, list[int]] = {}  # ranks without a file of their own, by their class's first
     for rank in view.trace.ranks:
-        prefix = f"Rank {summary.rank_number(view.trace, rank)}: " if view.multi else ""
+        number = summary.rank_number(view.trace, rank)
+        prefix = f"Rank {number}: " if view.multi else ""
         rank_plan = view.plan.rank_plan(rank)
-        if rank.chromium_events and rank_plan is not None:
+        if rank_plan is not None and view.plan.own_events(rank_plan):
             path = rank_plan.events_path
             count = f"{len(rank.chromium_events)} events, "
             items.append(item(prefix, count, Download(path, posixpath.basename(path))))
+        elif rank.chromium_events and rank_plan is not None and rank_plan.same_as is not None:
+            first = summary.rank_number(view.trace, rank_plan.same_as.rank)
+            alike.setdefault(first, []).append(number)
         elif view.multi:
             items.append(item(f"{prefix}no events"))
+    for first, numbers in alike.items():
+        word = "Rank" if len(numbers) == 1 else "Ranks"
+        items.append(item(f"{word} {number_ranges(numbers)}, which logged as rank {first} did: "
+                          "in the timeline of all ranks"))
     merged = view.plan.events_all_path
     if merged is not None:
         items.insert(0, item("All ranks in one timeline (one process per rank): ",

@@ -283,9 +283,9 @@ def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
 
     out: dict[str, Content] = {}
     for rank_plan in plan.ranks:
-        rank = rank_plan.rank
-        if rank.chromium_events:
-            out[rank_plan.events_path] = text_of(partial(summary.chromium_events_json, rank))
+        if plan.own_events(rank_plan):
+            events = partial(summary.chromium_events_json, rank_plan.rank)
+            out[rank_plan.events_path] = text_of(events)
     if plan.events_all_path is not None:
         trace = plan.trace
         out[plan.events_all_path] = lambda: map(shown, summary.chromium_events_all_ranks(trace))
