@@ -8,6 +8,7 @@ into eight ranks (``benchmarks/bench_ranks.py``: rank numbers rewritten, md5s re
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import sys
@@ -22,6 +23,7 @@ from sphinx_torchtrace.site.blocks import (
     ObjectTarget,
     Paragraph,
     Section,
+    Table,
     inline_text,
 )
 from sphinx_torchtrace.site.pages import build_page
@@ -165,6 +167,48 @@ def test_ranks_that_repeat_share_pages(make_site: SiteMaker, tmp_path: Path) -> 
     # rank 1 logged its first compile as rank 0 did: one page, which says so
     shared = (eight.outdir / page_file(frames["dist/rank1/[0/0]"])).read_text(encoding="utf-8")  # type: ignore[attr-defined]
     assert "Also ranks 1-7:" in re.sub(r"<[^>]+>", "", shared)
+
+
+def test_ranks_that_differ_in_times_cost_a_line_and_a_table_in_all(tmp_path: Path) -> None:
+    """Ranks with their own times: the ranks that differ in the same metrics are one line,
+    and each differing value is one row with its spread over the ranks (lowest, highest,
+    how many), as many rows for 16 ranks as for 8; each class's first rank alone has a
+    timeline of its own, the others are in the timeline of all ranks."""
+    shapes = []
+    for n in (8, 16):
+        trace = load_trace(rank_copies(tmp_path / f"logs{n}", n, GLOO, "alike"))
+        plan = plan_trace("dist", trace, "torchtrace")
+        page = build_page(plan, plan.index_docname, PageSettings())
+        (ranks,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "ranks"]
+        said = [inline_text(b.content) for b in walk(ranks) if isinstance(b, Paragraph)]
+        lines = [t.split(" in ")[0] for t in said if ": same as rank" in t]
+        (values,) = [b for b in walk(ranks) if isinstance(b, Dropdown)
+                     and inline_text(b.title).startswith("Values that differ")]
+        (table,) = [b for b in walk(values) if isinstance(b, Table)]
+        spreads = [inline_text(r[4]) for r in table.rows]
+        assert all(re.fullmatch(r"\S+ \(rank \d+\)( to \S+ \(rank \d+\), \d+ ranks)?", s)
+                   for s in spreads), spreads[:3]
+        assert f"(rank {n - 1}), {n // 2 - 1} ranks" in " ".join(spreads)  # 3, 5, .. n-1
+        shapes.append((len(lines), len(table.rows)))
+        downloads = [d.path.rsplit("/", 1)[1] for d in walk(page) if isinstance(d, Download)]
+        assert {"chromium-events-rank0.json", "chromium-events-rank1.json",
+                "chromium-events-all-ranks.json"} <= set(downloads)
+        assert "chromium-events-rank2.json" not in downloads
+    assert lines == ["ranks 2, 4, 6, 8, 10, 12, 14: same as rank 0; differ",
+                     "ranks 3, 5, 7, 9, 11, 13, 15: same as rank 1; differ"]
+    assert shapes[0] == shapes[1]
+
+
+def walk(value: object) -> list[object]:
+    """Every block reachable from ``value``."""
+    out = [value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            out.extend(walk(getattr(value, f.name)))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            out.extend(walk(v))
+    return out
 
 
 RECOMPILES = SHARED / "recompiles" / "dedicated_log_torch_trace_afr5b1tf.log"

@@ -54,7 +54,7 @@ from ..blocks import (
 )
 from ..naming import break_object_name
 from ..plan import FramePlan, PageSettings, RankPlan, TracePlan
-from ..rank_sharing import VALUES_SHOWN, ValueDifference
+from ..rank_sharing import VALUES_SHOWN
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING, STATUS_ORDER
 from ..words import _
@@ -1150,8 +1150,6 @@ def _ranks(view: _Overview) -> list[Block]:
 
 #: Ranks the overview's table lists unfolded; more are folded (their classes come first).
 RANK_ROWS_SHOWN = 32
-#: Ranks whose differing metric values are shown as a table (each is one line more).
-VALUE_TABLES_SHOWN = 16
 
 
 def _rank_classes(view: _Overview) -> list[Block]:
@@ -1209,47 +1207,75 @@ def _shown_ranks(view: _Overview, rank_plan: RankPlan) -> str:
 
 def _repeating_ranks(view: _Overview) -> list[Block]:
     """What ranks logged differently in the compiles they share (metrics and timing events,
-    never other records), and the differing values."""
+    never other records): ranks that differ in the same metrics are one line, and one table
+    gives each differing value's spread over the ranks, so a thousand ranks cost what one
+    does."""
     repeats = [r for r in view.plan.ranks if r.differences]
     if not repeats:
         return []
+    lines: dict[tuple[int | None, tuple[str, ...]], list[int]] = {}
+    for r in repeats:
+        m = summary.rank_number(view.trace, r.same_as.rank) if r.same_as else None
+        lines.setdefault((m, tuple(r.differences)), []).append(
+            summary.rank_number(view.trace, r.rank))
     items: list[list[Block]] = []
-    for i, r in enumerate(repeats):
+    for (m, differences), numbers in lines.items():
+        same = f"same as rank {m}; " if m is not None else ""
+        verb = "differs" if len(numbers) == 1 else "differ"
+        items.append(item(Strong(_ranks_text(numbers)), f": {same}{verb} in "
+                          + ", ".join(differences)))
+    intro = Paragraph(["What ranks logged differently in the compiles they share with an "
+                       "earlier rank (metrics, mostly times):"])
+    return [intro, BulletList(items), _value_spreads(view, repeats)]
+
+
+def _value_spreads(view: _Overview, repeats: Sequence[RankPlan]) -> Block:
+    """Each differing value: as the compile's page shows it, and the other ranks' values
+    (the lowest and the highest, with their ranks, where they are numbers)."""
+    spreads: dict[tuple[str, str, str, str], list[tuple[str, int]]] = {}
+    for r in repeats:
         n = summary.rank_number(view.trace, r.rank)
-        original = r.same_as
-        m = summary.rank_number(view.trace, original.rank) if original else None
-        same = f"same as rank {m}; " if original else ""
-        entry = item(Strong(f"rank {n}"), f": {same}differs in " + ", ".join(r.differences))
-        if r.changed_values and i < VALUE_TABLES_SHOWN:
-            entry.append(_changed_values(r.changed_values, n, "shown" if m is None else m))
-        items.append(entry)
-    intro = Paragraph(
-        [
-            "What ranks logged differently in the compiles they share with an earlier rank "
-            "(metrics, mostly times), with the values"
-            + (f" for the first {VALUE_TABLES_SHOWN} ranks" if len(repeats) > VALUE_TABLES_SHOWN
-               else "")
-            + ":"
-        ]
-    )
-    return [intro, BulletList(items)]
-
-
-def _changed_values(values: Sequence[ValueDifference], n: object, m: object) -> Block:
+        for v in r.changed_values:
+            key = (v.compile, v.record, v.key, v.original)
+            if key in spreads or len(spreads) < VALUES_SHOWN:
+                spreads.setdefault(key, []).append((v.value, n))
     rows: list[Row] = [
-        [[v.compile], [v.record], [Code(v.key)], [Code(v.original)], [Code(v.value)]]
-        for v in values
+        [[label], [record], [Code(key)], [Code(original)], _spread_cell(values)]
+        for (label, record, key, original), values in spreads.items()
     ]
     blocks: list[Block] = [
-        Table(["Compile", "Record", "Metric", f"Rank {m}", f"Rank {n}"], rows,
-              widths=[1, 2, 2, 2, 2])
+        Table(["Compile", "Record", "Metric", "On its page", "Other ranks"], rows,
+              widths=[1, 2, 2, 2, 3])
     ]
-    if len(values) >= VALUES_SHOWN:
+    if len(spreads) >= VALUES_SHOWN:
         blocks.append(Paragraph([
-            f"The first {VALUES_SHOWN} differing values; the differences above count "
-            "them all."
+            f"The first {VALUES_SHOWN} differing values; the lines above count them all."
         ]))
-    return Dropdown([f"Values that differ ({len(values)})"], blocks)
+    return Dropdown([f"Values that differ ({len(spreads)})"], blocks)
+
+
+def _spread_cell(values: Sequence[tuple[str, int]]) -> list[Inline]:
+    """``424242 (rank 3)``; ``12.5 (rank 7) to 13.1 (rank 2), 63 ranks``."""
+    if len(values) == 1:
+        value, n = values[0]
+        return [Code(value), f" (rank {n})"]
+    numbers = [(_number(v), n) for v, n in values]
+    if all(x is not None for x, _ in numbers):
+        low = min(range(len(values)), key=lambda i: numbers[i][0] or 0.0)
+        high = max(range(len(values)), key=lambda i: numbers[i][0] or 0.0)
+        return [Code(values[low][0]), f" (rank {values[low][1]}) to ", Code(values[high][0]),
+                f" (rank {values[high][1]}), {len(values)} ranks"]
+    distinct = len({v for v, _ in values})
+    value, n = values[0]
+    return [f"{len(values)} ranks, {distinct} value{'s' if distinct != 1 else ''}, such as ",
+            Code(value), f" (rank {n})"]
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _rank_row(row: summary.RankRow) -> Row:
