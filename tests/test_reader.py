@@ -289,3 +289,30 @@ def test_a_log_replaced_on_disk_is_read_as_it_was_loaded(tmp_path: Path) -> None
     new.write_bytes(record_line({"artifact": {"name": "z"}}, "x" * 200 + "\n"))
     new.replace(path)  # how capture tools and editors write a file: a new file, renamed
     assert [r.payload.text() for r in records] == ["first capture\n", "the second payload\n"]
+
+
+@pytest.mark.parametrize("form", ["lf", "crlf", "gzip"])
+def test_payloads_read_together_are_those_read_one_by_one(form: str, tmp_path: Path) -> None:
+    """The timeline of all ranks reads a rank's events in pieces of the log: each payload
+    as read alone, for CRLF and gzip logs too, and past the edge of a piece."""
+    from sphinx_torchtrace.trace.reader import read_payloads
+
+    data = SIMPLE.read_bytes()
+    log = tmp_path / "x.log"
+    if form == "crlf":
+        data = data.replace(b"\n", b"\r\n")
+    log.write_bytes(gzip.compress(data) if form == "gzip" else data)
+    trace = load_trace(log)
+    payloads = [a.payload for r in trace.ranks for c in r.compiles for a in c.artifacts
+                if a.payload is not None]
+    payloads += [e.payload for r in trace.ranks for e in r.chromium_events]
+    payloads.sort(key=lambda p: p.offset)
+    assert len(payloads) > 50
+    alone = [p.read_bytes() for p in payloads]
+    assert list(read_payloads(payloads)) == alone
+    reader_module.READ_WINDOW, window = 4096, reader_module.READ_WINDOW
+    try:
+        assert list(read_payloads(payloads)) == alone
+        assert list(read_payloads(payloads[::-1])) == alone[::-1]
+    finally:
+        reader_module.READ_WINDOW = window

@@ -160,10 +160,17 @@ class ChromiumEvent:
 
     def decode(self) -> dict[str, Any] | None:
         """The event as a dict; None when it is not a JSON object, nests too deeply or is huge."""
-        if self.payload.size > MAX_RECORD_BYTES:
-            return None
+        return self.parse(self.payload.read_bytes()) if self.readable else None
+
+    @property
+    def readable(self) -> bool:
+        return self.payload.size <= MAX_RECORD_BYTES
+
+    @staticmethod
+    def parse(data: bytes) -> dict[str, Any] | None:
+        """An event's payload bytes as a dict (see :meth:`decode`)."""
         try:
-            value = load_json(self.payload.read_bytes())
+            value = load_json(data)
         except ValueError:
             return None
         return value if isinstance(value, dict) else None

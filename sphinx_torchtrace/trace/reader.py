@@ -34,7 +34,7 @@ import threading
 import weakref
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -282,6 +282,35 @@ class Payload:
     def text(self) -> str:
         """The payload as torch wrote it, with invalid UTF-8 replaced."""
         return self.read_bytes().decode("utf-8", "replace")
+
+
+#: Bytes of a plain log read at once for payloads that lie close together.
+READ_WINDOW = 4 << 20
+
+
+def read_payloads(payloads: Sequence[Payload]) -> Iterator[bytes]:
+    """Each payload's bytes, in order, as :meth:`Payload.read_bytes` gives them; payloads of
+    one plain log that lie within :data:`READ_WINDOW` of each other (a rank's timing
+    events, read for the timeline of all ranks) are read in one piece, not one read each."""
+    i = 0
+    while i < len(payloads):
+        first = payloads[i]
+        if first.store.compressed or first.length > READ_WINDOW:
+            yield first.read_bytes()
+            i += 1
+            continue
+        start, end, j = first.offset, first.offset + first.length, i + 1
+        while j < len(payloads):
+            p = payloads[j]
+            apart = p.offset < end or p.offset + p.length - start > READ_WINDOW
+            if p.store is not first.store or apart:
+                break
+            end, j = p.offset + p.length, j + 1
+        block = first.store.read_raw(start, end - start)
+        for p in payloads[i:j]:
+            raw = block[p.offset - start : p.offset - start + p.length]
+            yield payload_body(raw.replace(b"\r\n", b"\n") if p.crlf else raw)
+        i = j
 
 
 @dataclass(slots=True)
