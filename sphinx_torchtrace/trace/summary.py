@@ -610,10 +610,8 @@ def chromium_phase_times(rank: RankTrace, limit: int = 12) -> list[EventTime]:
     known = _phase_times_of(rank)
     if known is None:
         clock = _PhaseClock()
-        for event in rank.chromium_events:
-            data = _decoded(event)
-            if data is not None:
-                clock.add(data)
+        for data in decoded_events(rank):
+            clock.add(data)
         known = _remember_phase_times(rank, clock.times())
     return known[:limit]
 
@@ -667,14 +665,6 @@ def _remember_phase_times(rank: RankTrace, times: list[EventTime]) -> list[Event
     while len(_PHASE_TIMES) > _PHASE_TIMES_KEPT:
         _PHASE_TIMES.popitem(last=False)
     return times
-
-
-def _decoded(event: ChromiumEvent) -> dict[str, Any] | None:
-    """An event's JSON object; None for one that cannot be read (nested too deep too)."""
-    try:
-        return event.decode()
-    except RecursionError:
-        return None
 
 
 def _thread_key(value: Any) -> str:
