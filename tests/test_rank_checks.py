@@ -243,6 +243,41 @@ def test_a_thousand_ranks_keep_a_bounded_number_of_logs_open(
     assert open_logs() <= 3
 
 
+def test_a_thousand_gzip_ranks_keep_a_bounded_number_of_files_open(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    """A gzip log read back is decompressed into a spill file: past ``OPEN_LOGS`` logs, the
+    ones read least recently close their stream and drop their spill (a thousand ranks'
+    spills would be a thousand open files and gigabytes on disk); read again, alike."""
+    import gzip
+    import os
+    import sys
+
+    import pytest
+
+    from sphinx_torchtrace.trace import reader
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setattr(reader, "OPEN_LOGS", 3)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_ranks import rank_copies
+
+    for log in rank_copies(tmp_path / "plain", 8).iterdir():
+        (tmp_path / "logs").mkdir(exist_ok=True)
+        (tmp_path / "logs" / f"{log.name}.gz").write_bytes(gzip.compress(log.read_bytes()))
+
+    def open_files() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_files()
+    trace = load_trace(tmp_path / "logs")
+    first = [[a.text() for c in r.compiles for a in c.artifacts] for r in trace.ranks]
+    assert open_files() - before <= 2 * 3
+    again = [[a.text() for c in r.compiles for a in c.artifacts] for r in trace.ranks]
+    assert again == first and any(any(t) for t in first)  # dropped spills made again, alike
+    assert open_files() - before <= 2 * 3
+
+
 def test_many_logs_are_parsed_by_workers_then_read_from_the_cache(tmp_path: Path) -> None:
     """A folder of eight or more logs is parsed in worker processes (one per core, fresh
     ones every few logs: a cold thousand-rank build is mostly parsing, and memory a

@@ -122,8 +122,10 @@ def load_json(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> Any:
 # -- payloads --------------------------------------------------------------------
 
 
-#: Plain logs kept open at once across all stores (see ``PayloadStore._plain_fd``).
-OPEN_LOGS = 256
+#: Logs kept open at once across all stores (see ``PayloadStore._plain_fd``): a plain log
+#: is one open file, a gzip log two (its stream and its spill).  macOS allows a process
+#: 256 open files, Linux 1,024, and a job may have thousands of ranks.
+OPEN_LOGS = 64
 _OPEN: OrderedDict[int, weakref.ref[PayloadStore]] = OrderedDict()
 _OPEN_LOCK = threading.Lock()
 
@@ -186,6 +188,7 @@ class PayloadStore:
                     return f.read(length)
             except OSError as e:
                 raise TraceReadError(self.path, e.strerror or str(e)) from e
+        _opened(self)
         with self._lock:
             self._fill(min(offset + length, self.max_bytes))
             return self._pread(offset, max(0, min(length, self._spilled - offset)))
@@ -203,13 +206,20 @@ class PayloadStore:
         return self._fd[0]
 
     def _close_if_idle(self) -> bool:
-        """Close the log unless a read holds it now; whether it was closed."""
+        """Close the log unless a read holds it now; whether it was closed.  A gzip log's
+        spill goes too (a thousand ranks' spills would be gigabytes of temporary files):
+        its next read decompresses it again."""
         if not self._lock.acquire(blocking=False):
             return False
         try:
             if self._fd is not None:
                 _close_box(self._fd)
                 self._fd = None
+            if self._source is not None and self._source_pid == os.getpid():
+                self._source.close()
+            if self._spill is not None:
+                self._spill.close()
+            self._source, self._spill, self._spilled, self._complete = None, None, 0, False
             return True
         finally:
             self._lock.release()
