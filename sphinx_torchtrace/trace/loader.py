@@ -354,7 +354,7 @@ def share_strings(rank: RankTrace, seen: dict[str, str]) -> None:
     """Equal texts of a rank's model made one object with those of the ranks read before
     (``seen``: each text once).  A job's ranks log the same configs, keys, stacks and
     reasons: read apart, each holds copies, 0.6 MB a rank, and a thousand ranks' models
-    are held at once; shared, 0.25 MB.  Only the texts change identity, never a value."""
+    are held at once; shared, 0.3 MB.  Only the texts change identity, never a value."""
     for c in rank.compiles:
         for m in c.metrics:
             m.data = _shared_dict(m.data, seen)
