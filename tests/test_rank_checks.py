@@ -305,3 +305,13 @@ def test_many_logs_are_parsed_by_workers_then_read_from_the_cache(tmp_path: Path
     assert shape(load_trace(tmp_path / "logs", cache_dir=cache)) == shape(
         load_trace(tmp_path / "logs"))
     assert sorted(p.stat().st_mtime_ns for p in cached) == mtimes  # read, not made again
+    import multiprocessing
+
+    def no_workers(*args: object, **kwargs: object) -> None:
+        raise AssertionError("workers started for models the cache holds")
+
+    context, multiprocessing.get_context = multiprocessing.get_context, no_workers  # type: ignore[assignment]
+    try:  # a rebuild: every model cached, none loaded twice (by a worker, then here)
+        warm_cache(logs, cache)
+    finally:
+        multiprocessing.get_context = context

@@ -418,6 +418,9 @@ def warm_cache(
 
     if len(logs) < PARALLEL_LOGS or "fork" not in multiprocessing.get_all_start_methods():
         return
+    logs = [log for log in logs if not _cached(log, cache_dir, max_bytes)]
+    if len(logs) < PARALLEL_LOGS:  # most are cached already (a rebuild): load them here
+        return
     workers = max(1, min(os.cpu_count() or 1, len(logs)))
     jobs = [(os.fspath(log), os.fspath(cache_dir), display_root, max_bytes) for log in logs]
     try:
@@ -426,6 +429,27 @@ def warm_cache(
             pool.starmap(_cache_one, jobs, chunksize=1)
     except (OSError, RuntimeError, ValueError) as e:  # no processes here: read as always
         logger.debug("logs read in this process: %s", e)
+
+
+def _cached(log: Path, cache_dir: str | os.PathLike[str], max_bytes: int) -> bool:
+    """Whether the model cache holds a log's model (as :func:`read_log` would look for it)."""
+    from .cache import cache_path
+
+    try:
+        sha256, compressed = file_sha256(log)
+    except OSError:
+        return False
+    variant = _variant(None, max_bytes)
+    return cache_path(cache_dir, sha256, compressed=compressed, variant=variant).is_file()
+
+
+def _variant(strings: dict[int, str] | None, max_bytes: int) -> str:
+    """The cache variant of a log's model: read with borrowed strings, or another cap (a
+    model cut elsewhere is cached apart)."""
+    from .cache import strings_variant
+
+    cap = "" if max_bytes == DEFAULT_MAX_LOG_BYTES else f"m{max_bytes}"
+    return "-".join(p for p in (strings_variant(strings), cap) if p)
 
 
 def _cache_one(
@@ -483,7 +507,7 @@ def read_log(
                 c.digest = compile_digest(c).hex()
         return rank
 
-    from .cache import load_cached, strings_variant
+    from .cache import load_cached
     from .rank_digest import compile_digest
 
     if cache_dir is None:
@@ -494,15 +518,12 @@ def read_log(
             pass
         return rank
 
-    # A model read with another cap may be cut elsewhere: cached apart.
-    cap = "" if max_bytes == DEFAULT_MAX_LOG_BYTES else f"m{max_bytes}"
-    parts = [strings_variant(strings), cap]
     return load_cached(
         log,
         cache_dir,
         build,
         display_path=display,
-        variant="-".join(p for p in parts if p),
+        variant=_variant(strings, max_bytes),
         max_bytes=max_bytes,
     )
 
