@@ -286,7 +286,10 @@ class Payload:
     crlf: bool = False  # the record's lines end in CRLF (a log written in text mode on Windows)
 
     def read_bytes(self) -> bytes:
-        raw = self.store.read_raw(self.offset, self.length)
+        return self.body_of(self.store.read_raw(self.offset, self.length))
+
+    def body_of(self, raw: bytes) -> bytes:
+        """The payload from its lines as they are in the file (``raw``)."""
         return payload_body(raw.replace(b"\r\n", b"\n") if self.crlf else raw)
 
     def text(self) -> str:
@@ -318,8 +321,7 @@ def read_payloads(payloads: Sequence[Payload]) -> Iterator[bytes]:
             end, j = p.offset + p.length, j + 1
         block = first.store.read_raw(start, end - start)
         for p in payloads[i:j]:
-            raw = block[p.offset - start : p.offset - start + p.length]
-            yield payload_body(raw.replace(b"\r\n", b"\n") if p.crlf else raw)
+            yield p.body_of(block[p.offset - start : p.offset - start + p.length])
         i = j
 
 
