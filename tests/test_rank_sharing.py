@@ -138,3 +138,27 @@ def test_sharing_is_per_frame_and_a_differing_frame_shows_what_differs(
     words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", overview))
     label = frame.compile.label
     assert f"rank 2 : differs in rank2/{label} ; its other compiles as rank 0" in words
+
+
+def test_rank_numbers_are_left_out_wherever_a_case_blind_match_finds_them() -> None:
+    """Ranks are told alike with the numbers after ``rank`` (any case) left out: the fast
+    path for ASCII text finds what matching the text case-blind finds, on every text of
+    the corpus's distributed logs and on text made to tell the two apart."""
+    from sphinx_torchtrace.trace.rank_digest import without_rank_numbers
+
+    blind = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
+    made = ["rank3", "RANK_12 and Rank=4", "rAnK: 7", "rAnK: 7 rank 8", "ranks 0-3", "rank",
+            "xrank99999999", "frank0", "RAN\u212a 5 rank2", "\u00e9 rank 3", "rank-\u0663",
+            "rank" * 1000 + "1"]
+    data = Path(__file__).parent / "data"
+    logs = [*data.glob("captured/*/*rank*.log"), *data.glob("corpus/ddp_*/*.log")]
+    assert len(logs) >= 8
+    texts = [a.text() for log in logs for rank in load_trace(log).ranks
+             for c in rank.compiles for a in c.artifacts]
+    texts = [t for t in texts if "ank" in t.lower()]
+    assert len(texts) > 50
+    for text in made + texts:
+        # a text with no "ank" nor "ANK" is not searched (a mixed-case "rAnK" stays)
+        expected = blind.sub(r"\1#", text) if "ank" in text or "ANK" in text else text
+        assert without_rank_numbers(text) == expected, text[:80]
+    assert without_rank_numbers("RANK_12 and Rank=4, rank 0") == "RANK_# and Rank=#, rank #"

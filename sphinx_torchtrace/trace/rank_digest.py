@@ -18,6 +18,9 @@ from .model import Compile, RankTrace
 #: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``: a rank number in a payload, ignored when
 #: ranks are compared (bounded repetitions: linear).
 _RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
+#: The same, in lower-case text: ten times faster than ignoring case, which stops the
+#: regex engine from looking for its ``rank`` as a literal.
+_LOWER_RANK_MENTION = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}")
 
 
 class _Digest:
@@ -80,7 +83,18 @@ def without_rank_numbers(text: str) -> str:
     only keep two ranks apart, never hide a difference."""
     if "ank" not in text and "ANK" not in text:
         return text
-    return _RANK_MENTION.sub(r"\1#", text)
+    if not text.isascii():  # case folding beyond ASCII (the Kelvin sign is a "k")
+        return _RANK_MENTION.sub(r"\1#", text)
+    # ASCII: its lower case has the same length, so its matches are the text's
+    parts: list[str] = []
+    last = 0
+    for m in _LOWER_RANK_MENTION.finditer(text.lower()):
+        parts += (text[last : m.end(1)], "#")
+        last = m.end()
+    if not parts:
+        return text
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def class_key(rank: RankTrace) -> bytes:
