@@ -20,8 +20,9 @@ from .model import ChromiumEvent, RankTrace
 from .reader import MAX_JSON_DEPTH, read_payloads
 
 #: The C scanner behind ``json.loads``: a value and where it ends, with none of the
-#: Python layers around it (half the cost of decoding a small event).
-_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # typeshed: a decoder is what it takes
+#: Python layers around it (half the cost of decoding a small event).  (typeshed types its
+#: argument wrongly: it takes the decoder whose settings it follows.)
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 #: JSON's whitespace (``str.strip()`` would take more: ``json.loads`` refuses those).
 _WHITESPACE = " \t\n\r"
 #: A ``"pid": 123`` key and its integer value, before the next key or the object's end.
