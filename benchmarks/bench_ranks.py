@@ -153,7 +153,9 @@ def measured(cmd: list[str], cwd: Path) -> tuple[float, float]:
 
 
 def sphinx(src: Path, out: Path) -> tuple[float, float]:
-    cmd = [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(out)]
+    """A build into ``out``, its doctrees beside it (as ``sphinx-build -M`` keeps them)."""
+    cmd = [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d", str(_doctrees(out)),
+           str(src), str(out)]
     return measured(cmd, src)
 
 
@@ -167,15 +169,21 @@ def tlparse(logs: Path, out: Path) -> tuple[float, float]:
 
 def site_only(src: Path, out: Path) -> float:
     """A cold build of the site with the logs' models in the cache (as a CI job that keeps
-    ``.doctrees/torchtrace-cache`` builds): what the pages cost, reading the logs aside."""
-    cache = out / ".doctrees" / "torchtrace-cache"
+    the doctree folder's ``torchtrace-cache`` builds): what the pages cost, reading the
+    logs aside."""
+    cache = _doctrees(out) / "torchtrace-cache"
     kept = out.parent / "models-kept"
     shutil.move(cache, kept)
     shutil.rmtree(out)
+    shutil.rmtree(cache.parent)
     shutil.rmtree(src / "torchtrace", ignore_errors=True)
     cache.parent.mkdir(parents=True)
     shutil.move(kept, cache)
     return sphinx(src, out)[0]
+
+
+def _doctrees(out: Path) -> Path:
+    return out.parent / f"{out.name}-doctrees"
 
 
 def weight(src: Path, out: Path) -> tuple[int, int]:

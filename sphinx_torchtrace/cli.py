@@ -362,7 +362,8 @@ def _run(args: argparse.Namespace) -> int:
     if not program:
         raise InputError("give the program to run after --: run -- python train.py")
     try:
-        from .sphinxext.standalone import StandaloneBuildError, build_site, cache_home, serve
+        from .sphinxext.cache_dirs import cache_home
+        from .sphinxext.standalone import StandaloneBuildError, build_site, serve
     except ImportError:
         raise InputError("run needs Sphinx to build the report: pip install sphinx") from None
     from .trace.capture import run_program

@@ -16,6 +16,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from .built import built
+from .cache_dirs import MODEL_CACHE, settle_caches
 from .captures_table import note_tables
 from .config import torchtrace_config
 from .files import stub_format, write_all
@@ -31,6 +32,7 @@ def generate_pages(app: Sphinx) -> None:
     suffix, parser = stub_format(app)
     registry = built(app)
     registry.clear()
+    caches = settle_caches(app)
     context = Context(
         app=app,
         config=config,
@@ -38,7 +40,8 @@ def generate_pages(app: Sphinx) -> None:
         gen_dir=config.generated_dir,
         suffix=suffix,
         parser=parser,
-        cache_dir=os.path.join(app.doctreedir, "torchtrace-cache"),
+        caches=caches,
+        cache_dir=os.fspath(caches / MODEL_CACHE),
         # builders that assemble one document need graph and kernel pages in a toctree
         detail_toctree=app.builder.name not in ("html", "dirhtml", "linkcheck"),
     )

@@ -35,6 +35,7 @@ from ..site.artifacts import size_text
 from ..site.characters import console_text
 from ..trace import TraceReadError
 from ..trace.loader import choose_logs
+from .cache_dirs import cache_home
 
 _CONF = """\
 # Written by `sphinx-torchtrace build`: a project around the linked traces.
@@ -50,12 +51,6 @@ show_warning_types = True  # "[torchtrace.md5]": what suppress_warnings takes (d
 
 class StandaloneBuildError(Exception):
     """The build failed; the message is one line for the command's stderr."""
-
-
-def cache_home() -> Path:
-    """Where the projects of ``build`` live: ``$XDG_CACHE_HOME/sphinx-torchtrace``."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "sphinx-torchtrace"
 
 
 def build_site(

@@ -59,7 +59,9 @@ class Context:
     gen_dir: str
     suffix: str  # of the stubs, and the parser they are written for
     parser: str
-    cache_dir: str
+    #: The folder of the extension's caches (the doctree folder, unless it is published).
+    caches: Path
+    cache_dir: str  # the model cache, in it
     detail_toctree: bool  # builders of one document list graph and kernel pages too
     wanted: dict[Path, Content] = field(default_factory=dict)  # file -> text (None: keep)
     #: The folder of each input's pages (docname), and the directive that claimed it.

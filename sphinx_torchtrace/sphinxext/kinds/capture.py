@@ -34,6 +34,7 @@ from ...trace.capture import (
     local_imports,
 )
 from ..built import CaptureRow, Generated, Problem, key
+from ..cache_dirs import CAPTURES
 from ..doctree import DoctreeBuilder
 from ..options import CaptureOptions, parse_capture_options
 from ..scan import TraceRequest, resolve_argument
@@ -43,7 +44,6 @@ from .trace import TraceKind
 
 DIRECTIVE = "torchtrace-capture"
 #: The folder of captures in the doctree folder, unless ``torchtrace_capture_cache`` says.
-DEFAULT_FOLDER = "torchtrace-captures"
 #: stderr lines a warning quotes (the page shows the whole tail the record keeps).
 WARNED_LINES = 3
 
@@ -268,8 +268,7 @@ class CaptureKind:
     def _cache(self, context: Context) -> CaptureCache:
         folder = context.config.capture_cache
         app = context.app
-        path = (Path(app.confdir, folder) if folder is not None
-                else Path(app.doctreedir, DEFAULT_FOLDER))
+        path = Path(app.confdir, folder) if folder is not None else context.caches / CAPTURES
         caches: dict[Path, CaptureCache] = context.shared.setdefault("capture-caches", {})
         cache = caches.get(path)
         if cache is None:
