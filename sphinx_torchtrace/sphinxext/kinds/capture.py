@@ -43,7 +43,6 @@ from .trace import DIRECTIVE as TRACE_DIRECTIVE
 from .trace import TraceKind
 
 DIRECTIVE = "torchtrace-capture"
-#: The folder of captures in the doctree folder, unless ``torchtrace_capture_cache`` says.
 #: stderr lines a warning quotes (the page shows the whole tail the record keeps).
 WARNED_LINES = 3
 
