@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from sphinx_torchtrace.trace import load_trace, summary
 
 from .conftest import DATA, SiteMaker, warnings_of
@@ -315,3 +317,43 @@ def test_many_logs_are_parsed_by_workers_then_read_from_the_cache(tmp_path: Path
         warm_cache(logs, cache)
     finally:
         multiprocessing.get_context = context
+
+
+def test_a_rebuild_of_many_logs_reads_each_log_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild of a job's ranks reads each log once to know its model cached, and loads
+    the model under that digest without reading the log again; a log written since it
+    was read is read again."""
+    import sys
+
+    from sphinx_torchtrace.trace import cache as cache_module
+    from sphinx_torchtrace.trace import reader
+    from sphinx_torchtrace.trace.loader import PARALLEL_LOGS, read_log
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_ranks import rank_copies
+
+    rank_copies(tmp_path / "logs", PARALLEL_LOGS)
+    cache = tmp_path / "cache"
+    first = load_trace(tmp_path / "logs", cache_dir=cache)
+    read: list[str] = []
+    real = reader.file_sha256
+
+    def counted(path: object) -> tuple[str, bool]:
+        read.append(str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    for module in (reader, cache_module):
+        monkeypatch.setattr(module, "file_sha256", counted)
+    again = load_trace(tmp_path / "logs", cache_dir=cache)
+    assert sorted(read) == sorted(str(p) for p in (tmp_path / "logs").iterdir())
+    assert [r.sha256 for r in again.ranks] == [r.sha256 for r in first.ranks]
+
+    log = next((tmp_path / "logs").iterdir())
+    known = reader.file_digest(log)
+    with log.open("a", encoding="utf-8") as f:
+        f.write("\n")  # a blank line: the same model, another file
+    read.clear()
+    rank = read_log(log, cache_dir=cache, known=known)
+    assert read == [str(log)] and rank.sha256 == real(log)[0] != known.sha256

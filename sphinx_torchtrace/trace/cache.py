@@ -52,7 +52,7 @@ from typing import Any, Literal, Union
 
 from .compile_id import CompileId
 from .model import Compile, RankTrace, StackTrieNode
-from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore, file_sha256
+from .reader import DEFAULT_MAX_LOG_BYTES, FileDigest, Payload, PayloadStore, file_sha256
 
 logger = logging.getLogger(__name__)
 
@@ -605,6 +605,7 @@ def load_cached(
     display_path: str | None = None,
     variant: str = "",
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
+    known: FileDigest | None = None,
 ) -> RankTrace:
     """The model of a log from the cache when it holds a valid one, else ``build()`` (cached).
 
@@ -613,14 +614,18 @@ def load_cached(
     ``variant`` names inputs besides the log that change the model (e.g. a
     digest of borrowed interned strings, or a non-default ``max_bytes``, the
     bytes ``build`` reads of the log at most).  Errors of ``build`` pass
-    through; the cache itself never raises.
+    through; the cache itself never raises.  ``known``: the log's digest, taken earlier
+    in this build (it is not read again while its file is as it was then).
     """
     path = os.fspath(log_path)
     display = display_path or path
     try:
         model_codec()  # an unsupported model type: no cache rather than an error
         before = os.stat(path)
-        sha256, compressed = file_sha256(path)
+        if known is not None and known.holds_for(before):
+            sha256, compressed = known.sha256, known.compressed
+        else:
+            sha256, compressed = file_sha256(path)
         target = cache_path(cache_dir, sha256, compressed=compressed, variant=variant)
     except (OSError, UnsupportedTypeError) as e:
         logger.debug("no cache for %s: %s", path, e)

@@ -35,7 +35,15 @@ from typing import Any
 from .builder import RankBuilder
 from .diagnostics import Diagnostic, TraceReadError
 from .model import RankTrace, Trace
-from .reader import CHUNK_SIZE, DEFAULT_MAX_LOG_BYTES, LogReader, file_sha256, load_json
+from .reader import (
+    CHUNK_SIZE,
+    DEFAULT_MAX_LOG_BYTES,
+    FileDigest,
+    LogReader,
+    file_digest,
+    file_sha256,
+    load_json,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -316,8 +324,9 @@ def load_trace(
         chained = True
     strings: dict[int, str] = {}
     shared: dict[str, str] | None = {} if len(logs) > 1 and not chained else None
+    digests: dict[str, FileDigest] = {}
     if cache_dir is not None and not chained:
-        warm_cache(logs, cache_dir, display_root, max_bytes)
+        digests = warm_cache(logs, cache_dir, display_root, max_bytes)
     for log in logs:
         rank = read_log(
             log,
@@ -325,6 +334,7 @@ def load_trace(
             strings=strings if chained else None,
             cache_dir=cache_dir,
             max_bytes=max_bytes,
+            known=digests.get(os.fspath(log)),
         )
         if not chained and _has_missing_strings(rank):
             borrowed = _sibling_strings(log, rank.pids, max_bytes)
@@ -335,6 +345,7 @@ def load_trace(
                     strings=borrowed,
                     cache_dir=cache_dir,
                     max_bytes=max_bytes,
+                    known=digests.get(os.fspath(log)),
                 )
         if rank.rank is None:
             # The log never said (no torch.distributed context): trust its file name.
@@ -406,9 +417,10 @@ def warm_cache(
     cache_dir: str | os.PathLike[str],
     display_root: str | os.PathLike[str] | None = None,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
-) -> None:
+) -> dict[str, FileDigest]:
     """Build and cache the models of many logs (a job's ranks) in worker processes, one
-    per core, before they are loaded from the cache one by one.  Parsing is most of a
+    per core, before they are loaded from the cache one by one; the digests of the logs
+    it read, by path, so that loading them does not read them again.  Parsing is most of a
     cold many-rank build, and a process that parsed a thousand logs keeps much of the
     memory it used (the allocator cannot return pages that the models' objects pin):
     loaded from the cache, a thousand ranks' models cost a third of that.  Where processes
@@ -417,10 +429,16 @@ def warm_cache(
     import multiprocessing
 
     if len(logs) < PARALLEL_LOGS or "fork" not in multiprocessing.get_all_start_methods():
-        return
-    logs = [log for log in logs if not _cached(log, cache_dir, max_bytes)]
+        return {}
+    digests: dict[str, FileDigest] = {}
+    for log in logs:
+        try:
+            digests[os.fspath(log)] = file_digest(log)
+        except OSError:
+            pass
+    logs = [log for log in logs if not _cached(digests.get(os.fspath(log)), cache_dir, max_bytes)]
     if len(logs) < PARALLEL_LOGS:  # most are cached already (a rebuild): load them here
-        return
+        return digests
     workers = max(1, min(os.cpu_count() or 1, len(logs)))
     jobs = [(os.fspath(log), os.fspath(cache_dir), display_root, max_bytes) for log in logs]
     try:
@@ -429,18 +447,21 @@ def warm_cache(
             pool.starmap(_cache_one, jobs, chunksize=1)
     except (OSError, RuntimeError, ValueError) as e:  # no processes here: read as always
         logger.debug("logs read in this process: %s", e)
+    return digests
 
 
-def _cached(log: Path, cache_dir: str | os.PathLike[str], max_bytes: int) -> bool:
-    """Whether the model cache holds a log's model (as :func:`read_log` would look for it)."""
+def _cached(
+    digest: FileDigest | None, cache_dir: str | os.PathLike[str], max_bytes: int
+) -> bool:
+    """Whether the model cache holds the model of the log of this digest (as
+    :func:`read_log` would look for it)."""
     from .cache import cache_path
 
-    try:
-        sha256, compressed = file_sha256(log)
-    except OSError:
+    if digest is None:  # unreadable: the build says why
         return False
     variant = _variant(None, max_bytes)
-    return cache_path(cache_dir, sha256, compressed=compressed, variant=variant).is_file()
+    path = cache_path(cache_dir, digest.sha256, compressed=digest.compressed, variant=variant)
+    return path.is_file()
 
 
 def _variant(strings: dict[int, str] | None, max_bytes: int) -> str:
@@ -492,10 +513,12 @@ def read_log(
     strings: dict[int, str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
+    known: FileDigest | None = None,
 ) -> RankTrace:
     """Build the model of one log file (from the cache in ``cache_dir``, if given).
 
-    At most ``max_bytes`` of the log (decompressed) are read.
+    At most ``max_bytes`` of the log (decompressed) are read.  ``known``: the log's digest,
+    taken earlier in this build (see :func:`~.cache.load_cached`).
     """
     display = display_path(log, display_root)
 
@@ -525,6 +548,7 @@ def read_log(
         display_path=display,
         variant=_variant(strings, max_bytes),
         max_bytes=max_bytes,
+        known=known,
     )
 
 

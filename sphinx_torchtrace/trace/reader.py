@@ -844,6 +844,29 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
+@dataclass(frozen=True)
+class FileDigest:
+    """A file's sha256 and gzip-ness, with the file's state before they were read: they
+    stand for the file while its state is that one (a write changes its times)."""
+
+    sha256: str
+    compressed: bool
+    state: tuple[int, int, int, int]
+
+    def holds_for(self, now: os.stat_result) -> bool:
+        return self.state == file_state(now)
+
+
+def file_state(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def file_digest(path: str | os.PathLike[str]) -> FileDigest:
+    """:func:`file_sha256`, kept with the file's state (see :class:`FileDigest`)."""
+    before = os.stat(path)
+    return FileDigest(*file_sha256(path), file_state(before))
+
+
 def file_sha256(path: str | os.PathLike[str]) -> tuple[str, bool]:
     """The sha256 of a file, streamed, and whether the file is gzip (read on the way)."""
     digest = hashlib.sha256()
