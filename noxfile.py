@@ -83,8 +83,9 @@ def tests_torch(session: nox.Session) -> None:
 def demo(session: nox.Session) -> None:
     """Build the demo docs from the bundled traces and say where they are."""
     session.install("-e", ".[docs]")
-    out = "demo_docs/_build/html"
-    session.run("sphinx-build", "-b", "html", "demo_docs", out, *session.posargs)
+    out = "demo_docs/_build/html"  # the doctrees beside it, as sphinx-build -M keeps them
+    session.run("sphinx-build", "-b", "html", "-d", "demo_docs/_build/doctrees", "demo_docs",
+                out, *session.posargs)
     session.log(f"Demo docs built: open {out}/index.html")
 
 
