@@ -6,7 +6,7 @@ trace logs) hold what the pages rewrite or leave out.  They live in the doctree 
 which Sphinx keeps apart from its output (``sphinx-build -M``, ``make``, ``-d``, Read the
 Docs), except in a build without ``-d``: there it is ``<outdir>/.doctrees``, inside the
 folder a CI job publishes whole (a GitHub Pages artifact takes hidden folders too) and an
-EPUB build packs.  Such a build keeps them in the user's cache instead, a folder per
+EPUB build walks.  Such a build keeps them in the user's cache instead, a folder per
 doctree folder; a folder that no build used for 30 days is removed.
 """
 
