@@ -419,8 +419,8 @@ def warm_cache(
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
 ) -> dict[str, FileDigest]:
     """Build and cache the models of many logs (a job's ranks) in worker processes, one
-    per core, before they are loaded from the cache one by one; the digests of the logs
-    it read, by path, so that loading them does not read them again.  Parsing is most of a
+    per core, before they are loaded from the cache one by one.  Returns the digests it
+    took, by path, so that loading the logs does not read them again.  Parsing is most of a
     cold many-rank build, and a process that parsed a thousand logs keeps much of the
     memory it used (the allocator cannot return pages that the models' objects pin):
     loaded from the cache, a thousand ranks' models cost a third of that.  Where processes
