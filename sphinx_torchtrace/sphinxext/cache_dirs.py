@@ -23,7 +23,7 @@ from sphinx.application import Sphinx
 
 logger = logging.getLogger(__name__)
 
-#: The caches' names, in the folder :func:`caches_folder` gives.
+#: The caches' names, in the folder :func:`settle_caches` gives.
 MODEL_CACHE = "torchtrace-cache"
 CAPTURES = "torchtrace-captures"
 #: Seconds after which a folder of the user's cache that no build used is removed.
@@ -38,25 +38,16 @@ def cache_home() -> Path:
     return Path(base) / "sphinx-torchtrace"
 
 
-def caches_folder(app: Sphinx) -> Path:
-    """The folder of this build's caches: its doctree folder, unless that lies inside
-    its output folder."""
+def settle_caches(app: Sphinx) -> Path:
+    """The folder of this build's caches: its doctree folder, unless that lies inside its
+    output folder.  Then it is a folder of the user's cache, marked as used, the caches an
+    earlier version left in the output moved there, and the folders no build used for 30
+    days removed.  A folder that cannot be written is no error: the caches then do
+    without it."""
     doctrees = Path(app.doctreedir).resolve()
     if not doctrees.is_relative_to(Path(app.outdir).resolve()):
         return doctrees
-    digest = hashlib.sha256(os.fsencode(doctrees)).hexdigest()[:16]
-    return cache_home() / "doctrees" / digest
-
-
-def settle_caches(app: Sphinx) -> Path:
-    """:func:`caches_folder`, ready: where it is the user's cache, marked as used, the
-    caches an earlier version left in the output moved there, and the folders no build
-    used for 30 days removed.  A folder that cannot be written is no error: the caches
-    then do without it."""
-    folder = caches_folder(app)
-    doctrees = Path(app.doctreedir)
-    if folder == doctrees.resolve():
-        return folder
+    folder = cache_home() / "doctrees" / hashlib.sha256(os.fsencode(doctrees)).hexdigest()[:16]
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / _USED).touch()

@@ -10,13 +10,12 @@ then what changed is written.  This module knows no kind by name.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from sphinx.application import Sphinx
 
 from .built import built
-from .cache_dirs import MODEL_CACHE, settle_caches
+from .cache_dirs import settle_caches
 from .captures_table import note_tables
 from .config import torchtrace_config
 from .files import stub_format, write_all
@@ -32,7 +31,6 @@ def generate_pages(app: Sphinx) -> None:
     suffix, parser = stub_format(app)
     registry = built(app)
     registry.clear()
-    caches = settle_caches(app)
     context = Context(
         app=app,
         config=config,
@@ -40,8 +38,7 @@ def generate_pages(app: Sphinx) -> None:
         gen_dir=config.generated_dir,
         suffix=suffix,
         parser=parser,
-        caches=caches,
-        cache_dir=os.fspath(caches / MODEL_CACHE),
+        caches=settle_caches(app),
         # builders that assemble one document need graph and kernel pages in a toctree
         detail_toctree=app.builder.name not in ("html", "dirhtml", "linkcheck"),
     )

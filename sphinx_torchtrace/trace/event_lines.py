@@ -59,9 +59,9 @@ def event_line(data: bytes, pid: int | None = None) -> tuple[str, dict[str, Any]
     if pid is None:
         return line, value
     m = _top_level_pid(line, value)
-    value["pid"] = pid
     if m is None:
-        return json.dumps(value, default=str), value
+        return _with_pid(value, pid)
+    value["pid"] = pid
     return line[: m.start(1)] + str(pid) + line[m.end(1) :], value
 
 
@@ -100,6 +100,11 @@ def _encoded(data: bytes, pid: int | None) -> tuple[str, dict[str, Any]] | None:
         return None
     if value is None:
         return None
-    if pid is not None:
-        value["pid"] = pid
+    if pid is None:
+        return json.dumps(value, default=str), value
+    return _with_pid(value, pid)
+
+
+def _with_pid(value: dict[str, Any], pid: int) -> tuple[str, dict[str, Any]]:
+    value["pid"] = pid
     return json.dumps(value, default=str), value

@@ -26,6 +26,7 @@ from ...site.blocks import Page
 from ...site.naming import label_segment
 from ...trace import TraceReadError, resolve_logs
 from ..built import Built, Generated, Problem, content_digest, key
+from ..cache_dirs import MODEL_CACHE
 from ..config import TorchTraceConfig
 from ..doctree import DoctreeBuilder
 from ..files import Content, stub
@@ -61,7 +62,6 @@ class Context:
     parser: str
     #: The folder of the extension's caches (the doctree folder, unless it is published).
     caches: Path
-    cache_dir: str  # the model cache, in it
     detail_toctree: bool  # builders of one document list graph and kernel pages too
     wanted: dict[Path, Content] = field(default_factory=dict)  # file -> text (None: keep)
     #: The folder of each input's pages (docname), and the directive that claimed it.
@@ -71,6 +71,11 @@ class Context:
     shared: dict[str, Any] = field(default_factory=dict)
     #: Called once every directive is generated (a cache that drops what no build used).
     finish: list[Callable[[], object]] = field(default_factory=list)
+
+    @property
+    def cache_dir(self) -> str:
+        """The model cache, in :attr:`caches`."""
+        return os.fspath(self.caches / MODEL_CACHE)
 
     @property
     def srcdir(self) -> Path:
