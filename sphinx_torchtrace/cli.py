@@ -269,7 +269,7 @@ def _summary(args: argparse.Namespace) -> int:
         "graph_breaks": t.graph_breaks,
         "graph_break_reasons": t.graph_break_reasons,  # distinct: (registry id, place)
         "recompiles": t.recompiles,
-        "recompiled_functions": len(t.recompiled),
+        "recompiled_functions": len(t.recompiled_by_function),  # each once, on any rank
         "errors": t.errors,
         "distinct_errors": t.distinct_errors,
         "cache": t.cache,
@@ -291,7 +291,7 @@ def _summary(args: argparse.Namespace) -> int:
         ("frames", str(t.frames)),
         ("compile ids", f"{t.compile_ids} ({statuses})"),
         ("graph breaks", f"{t.graph_breaks} ({t.graph_break_reasons} distinct)"),
-        ("recompiles", f"{t.recompiles} (in {len(t.recompiled)} functions)"),
+        ("recompiles", f"{t.recompiles} (in {len(t.recompiled_by_function)} functions)"),
         ("errors", f"{t.errors} ({t.distinct_errors} distinct)"),
         ("cache lookups", cache),
         ("compile time", seconds),

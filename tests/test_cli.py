@@ -128,6 +128,15 @@ def test_summary_numbers() -> None:
     assert errors["errors"] == 1
 
 
+def test_summary_counts_a_function_recompiled_on_every_rank_once(tmp_path: Path) -> None:
+    (log,) = (DATA / "shared" / "recompiles").glob("*.log")
+    for r in range(4):  # a job whose 4 ranks ran the same program
+        shutil.copy(log, tmp_path / f"dedicated_log_torch_trace_rank_{r}_x.log")
+    data = json.loads(run("summary", tmp_path, "--json").stdout)
+    assert (data["recompiles"], data["recompiled_functions"]) == (48, 3)  # was (48, 12)
+    assert "recompiles:     48 (in 3 functions)" in run("summary", tmp_path).stdout
+
+
 def test_build_a_standalone_site(tmp_path: Path) -> None:
     out = tmp_path / "site"
     result = run("build", SIMPLE_LOG, "-o", out, cwd=tmp_path)

@@ -111,6 +111,62 @@ def test_several_ranks_show_the_divergence_first() -> None:
     assert not any(isinstance(b, Section) for b in bare) and isinstance(bare[0], Admonition)
 
 
+def _rank_copies(dest: Path, source: Path, ranks: int) -> Path:
+    """``ranks`` copies of a one-process log, as a job whose ranks ran the same program."""
+    (log,) = source.glob("*.log")
+    dest.mkdir()
+    for r in range(ranks):
+        (dest / f"dedicated_log_torch_trace_rank_{r}_x.log").write_bytes(log.read_bytes())
+    return dest
+
+
+def test_several_ranks_say_their_figures_add_up_the_ranks(tmp_path: Path) -> None:
+    # Four ranks that ran the same program: the glance said "12 functions compiled" and
+    # listed each recompiled function once per rank ("static_fn 4, auto_fn 5, limited_fn 3,
+    # static_fn 4, ... and 4 more functions": there are 3), right under "All 4 ranks
+    # compiled the same compile ids".
+    plan = plan_of(_rank_copies(tmp_path / "job", SHARED / "recompiles", 4), "job")
+    (glance,) = triage_blocks(plan, DEFAULT)
+    assert isinstance(glance, Section)
+    said = lines_of(list(glance.blocks), "torchtrace-triage")
+    assert said == [
+        "Compiled: 3 functions on each of the 4 ranks "
+        "(60 compile ids, 60 attempts in all 4 ranks): 56 ok, 4 error",
+        "Graph breaks: none",
+        "Recompiles: 48 recompiles in all 4 ranks: static_fn 4 on each rank, "
+        "auto_fn 5 on each rank, limited_fn 3 on each rank",
+        "Compile errors: 4 compile errors in all 4 ranks (1 distinct)",
+        "Cache lookups: 112 misses in all 4 ranks",
+        "Compile time: 114.6 s in all 4 ranks; 28.7 s on rank 0, the slowest",
+    ]
+    t = summary.triage(plan.trace)
+    assert t.frames == 12 and t.frames_per_rank == (3, 3)
+    assert [(f.shown, f.per_rank) for f in t.recompiled_by_function] == [
+        ("static_fn", [4] * 4), ("auto_fn", [5] * 4), ("limited_fn", [3] * 4),
+    ]
+
+
+def test_ranks_that_differ_show_the_range_and_the_slowest_rank() -> None:
+    plan = plan_of(DATA / "corpus" / "ddp_4ranks_divergent", "div")
+    (glance,) = triage_blocks(plan, DEFAULT)
+    assert isinstance(glance, Section)
+    said = lines_of(list(glance.blocks), "torchtrace-triage")
+    assert said[0].startswith("Compiled: 2 to 4 functions on each of the 4 ranks (10 compile ids")
+    t = summary.triage(plan.trace)
+    per_rank = [
+        sum(summary.compile_seconds(c) or 0.0 for c in r.compiles if not c.id.is_unknown)
+        for r in plan.trace.ranks
+    ]
+    assert t.slowest is not None and t.slowest[1] == max(per_rank)
+    assert t.slowest[0] == plan.trace.ranks[per_rank.index(max(per_rank))].rank
+    assert said[-1].endswith(f"; {t.slowest[1]:.1f} s on rank {t.slowest[0]}, the slowest")
+    (gloo,) = triage_blocks(plan_of(GLOO, "dist"), DEFAULT)
+    assert isinstance(gloo, Section)
+    two = lines_of(list(gloo.blocks), "torchtrace-triage")
+    assert two[0].startswith("Compiled: 5 functions on each of the 2 ranks (")
+    assert "in both ranks" in two[0]
+
+
 def test_the_directive_shows_the_summary_on_its_own_page(make_site: SiteMaker) -> None:
     app = make_site("multi", "html")
     html = (app.outdir / "training.html").read_text(encoding="utf-8")

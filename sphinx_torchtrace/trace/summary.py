@@ -1266,7 +1266,8 @@ class Triage:
     """
 
     ranks: int
-    frames: int  # distinct code objects compiled (frame ids, per rank)
+    frames: int  # distinct code objects compiled (frame ids, per rank, summed)
+    frames_per_rank: tuple[int, int]  # (fewest, most) of them on one rank
     compile_ids: int  # distinct compile ids (repeats after a reset counted apart)
     attempts: int  # compilations logged, restarted attempts included
     statuses: dict[str, int]  # status -> compile ids, over the ids' attempts' worst
@@ -1275,27 +1276,45 @@ class Triage:
     errors: int  # compile errors, a graph break that made torch skip the frame included
     distinct_errors: int
     recompiled: list[RecompiledFunction]  # per function that recompiled (all ranks)
+    #: The same, each function once however many ranks recompiled it.
+    recompiled_by_function: list[FunctionRecompiles]
     cache: dict[str, int]  # hit / miss / bypass lookups
     compile_seconds: float | None  # whole-frame compile time summed; None when never logged
     divergence: Divergence | None  # for several ranks
+    #: (rank number, its compile seconds) of the rank that spent the most: what held the
+    #: job up, where a sum over the ranks is not a time anyone waited; None for one rank.
+    slowest: tuple[int, float] | None = None
 
     @property
     def recompiles(self) -> int:
         return sum(len(fn.recompiles) for fn in self.recompiled)
 
 
+
+@dataclass
+class FunctionRecompiles:
+    """One function's recompiles over the ranks that recompiled it: on a job's ranks, the
+    same function recompiles on each, and is one function to a reader, not one per rank."""
+
+    shown: str  # as :attr:`RecompiledFunction.shown`
+    per_rank: list[int]  # recompiles on each rank that recompiled it
+
+
 def triage(trace_or_rank: Trace | RankTrace) -> Triage:
     """The first-screen figures of a whole trace (all ranks) or of one rank."""
     ranks = trace_or_rank.ranks if isinstance(trace_or_rank, Trace) else [trace_or_rank]
-    frames = compile_ids = attempts = 0
+    compile_ids = attempts = 0
+    per_rank: list[int] = []
     groups: list[EventGroup] = []
     statuses: Counter[str] = Counter()
     recompiled: list[RecompiledFunction] = []
+    by_function: dict[tuple[str, int], FunctionRecompiles] = {}
     total, timed = 0.0, False
-    for rank in ranks:
+    spent: list[tuple[float, int]] = []  # (compile seconds, -position) of each timed rank
+    for position, rank in enumerate(ranks):
         known = [c for c in rank.compiles if not c.id.is_unknown]
         attempts += len(known)
-        frames += len({(c.id.compiled_autograd_id, c.id.frame_id) for c in known})
+        per_rank.append(len({(c.id.compiled_autograd_id, c.id.frame_id) for c in known}))
         by_id: dict[tuple[Any, int], list[Compile]] = {}
         for c in known:
             by_id.setdefault((c.id.frame, c.occurrence), []).append(c)
@@ -1304,18 +1323,32 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
             str(combined_status(m for c in group for m in c.metrics)) for group in by_id.values()
         )
         groups += failure_groups(known)
-        recompiled.extend(fn for fn in recompiled_functions(rank) if fn.recompiles)
-        for c in known:
-            seconds = compile_seconds(c)
-            if seconds is not None:
-                total, timed = total + seconds, True
+        own = [fn for fn in recompiled_functions(rank) if fn.recompiles]
+        recompiled.extend(own)
+        nth: Counter[str] = Counter()  # two functions one rank shows alike stay two
+        for fn in own:
+            nth[fn.shown] += 1
+            key = (fn.shown, nth[fn.shown])
+            by_function.setdefault(key, FunctionRecompiles(fn.shown, [])).per_rank.append(
+                len(fn.recompiles)
+            )
+        times = [s for c in known if (s := compile_seconds(c)) is not None]
+        for seconds in times:
+            total, timed = total + seconds, True
+        if times:
+            spent.append((sum(times), -position))
     counts = break_counts(groups)  # a break on several ranks is one distinct break
     all_compiles = [c for r in ranks for c in r.compiles]
     several = isinstance(trace_or_rank, Trace) and trace_or_rank.is_multi_rank
     multi = trace_or_rank if several and isinstance(trace_or_rank, Trace) else None
+    slowest = None
+    if multi is not None and spent:
+        seconds, position = max(spent)  # the first such rank, where several spent as much
+        slowest = (rank_number(multi, multi.ranks[-position]), seconds)
     return Triage(
         ranks=len(ranks),
-        frames=frames,
+        frames=sum(per_rank),
+        frames_per_rank=(min(per_rank, default=0), max(per_rank, default=0)),
         compile_ids=compile_ids,
         attempts=attempts,
         statuses=dict(statuses),
@@ -1324,8 +1357,10 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         errors=counts.errors,
         distinct_errors=counts.distinct_errors,
         recompiled=recompiled,
+        recompiled_by_function=list(by_function.values()),
         cache=cache_totals(all_compiles),
         compile_seconds=total if timed else None,
         divergence=divergence(multi) if multi is not None else None,
+        slowest=slowest,
     )
 

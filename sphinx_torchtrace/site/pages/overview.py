@@ -226,12 +226,26 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     def plural(n: int, noun: str, nouns: str | None = None) -> str:
         return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
 
+    # Several ranks: the figures add up every rank's, and say so (the ranks compile the
+    # same functions: "320 functions compiled" would read as 320 of them).
+    several = plan.trace.is_multi_rank
+    in_all = _in_all(t.ranks) if several else ""
     lines: list[list[Inline]] = []
-    compiled: list[Inline] = [
-        to("directory", "compile-directory", plural(t.frames, "function")),
-        f" compiled ({plural(t.compile_ids, 'compile id')}, "
-        f"{plural(t.attempts, 'attempt')})",
-    ]
+    if several:
+        fewest, most = t.frames_per_rank
+        each = str(most) if fewest == most else f"{fewest} to {most}"
+        noun = f"{each} function{'' if most == 1 else 's'}"
+        compiled: list[Inline] = [
+            to("directory", "compile-directory", noun),
+            f" on each of the {t.ranks} ranks ({plural(t.compile_ids, 'compile id')}, "
+            f"{plural(t.attempts, 'attempt')}{in_all})",
+        ]
+    else:
+        compiled = [
+            to("directory", "compile-directory", plural(t.frames, "function")),
+            f" compiled ({plural(t.compile_ids, 'compile id')}, "
+            f"{plural(t.attempts, 'attempt')})",
+        ]
     statuses = [s for s in STATUS_ORDER if t.statuses.get(s)]
     if statuses:
         compiled.append(": ")
@@ -242,7 +256,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if t.graph_breaks:
         total = plural(t.graph_breaks, "graph break")
         breaks = [to("failures", "failures-and-restarts", total)]
-        breaks.append(f" ({t.graph_break_reasons} distinct)")
+        breaks.append(f"{in_all} ({t.graph_break_reasons} distinct)")
     lines.append([_("Graph breaks:"), " ", *breaks])
     recompiles: list[Inline] = [
         to("recompiles", "recompiles-explained", plural(t.recompiles, "recompile"))
@@ -250,31 +264,38 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         else _("none")
     ]
     if t.recompiled:
+        by_function = t.recompiled_by_function
         per_function: list[list[Inline]] = [
-            [Code(maybe_strip(fn.shown, settings.no_source)), f" {len(fn.recompiles)}"]
-            for fn in t.recompiled[:8]
+            [Code(maybe_strip(fn.shown, settings.no_source)), _recompile_counts(fn, t.ranks)]
+            for fn in by_function[:8]
         ]
-        recompiles += [": ", *joined(per_function)]
-        if len(t.recompiled) > 8:
-            recompiles.append(f" and {len(t.recompiled) - 8} more functions")
+        recompiles += [f"{in_all}: ", *joined(per_function)]
+        if len(by_function) > 8:
+            recompiles.append(f" and {len(by_function) - 8} more functions")
     lines.append([_("Recompiles:"), " ", *recompiles])
     errors: list[Inline] = [_("none")]
     if t.errors:
         total = plural(t.errors, "compile error")
         errors = [to("failures", "failures-and-restarts", total)]
-        errors.append(f" ({t.distinct_errors} distinct)")
+        errors.append(f"{in_all} ({t.distinct_errors} distinct)")
     lines.append([_("Compile errors:"), " ", *errors])
     if t.cache:
         cache_text = ", ".join(
             plural(n, result, result + "es" if result.endswith("s") else None)
             for result, n in t.cache.items()
         )
-        lines.append([_("Cache lookups:"), " ", to("cache", "compile-caches", cache_text)])
-    if t.compile_seconds is not None:
         lines.append(
-            [_("Compile time:"), " ",
-             to("times", "compile-time", f"{t.compile_seconds:.1f} s in all")]
+            [_("Cache lookups:"), " ", to("cache", "compile-caches", cache_text), in_all]
         )
+    if t.compile_seconds is not None:
+        spent: list[Inline] = [
+            _("Compile time:"), " ",
+            to("times", "compile-time", f"{t.compile_seconds:.1f} s{in_all or ' in all'}"),
+        ]
+        if t.slowest is not None:
+            number, seconds = t.slowest
+            spent.append(f"; {seconds:.1f} s on rank {number}, the slowest")
+        lines.append(spent)
     blocks: list[Block] = []
     if t.divergence is not None:
         if t.divergence.any:
@@ -283,6 +304,23 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
             blocks.append(Paragraph([_divergence_none_text(t.ranks)]))
     blocks.append(Lines(lines, classes=["torchtrace-facts", "torchtrace-triage"]))
     return [Section([_("At a glance")], blocks, anchor="at-a-glance")] if titled else blocks
+
+
+def _in_all(ranks: int) -> str:
+    """What a figure summed over several ranks is said with."""
+    return " in both ranks" if ranks == 2 else f" in all {ranks} ranks"
+
+
+def _recompile_counts(fn: summary.FunctionRecompiles, ranks: int) -> str:
+    """`` 4`` on one rank; over several, how many on each rank that recompiled it."""
+    counts = fn.per_rank
+    if ranks == 1:
+        return f" {counts[0]}"
+    fewest, most = min(counts), max(counts)
+    each = str(most) if fewest == most else f"{fewest} to {most}"
+    if len(counts) == ranks:
+        return f" {each} on each rank"
+    return f" {each} on {len(counts)} rank{'' if len(counts) == 1 else 's'}"
 
 
 def _divergence_none_text(ranks: int) -> str:
@@ -314,7 +352,7 @@ def _header(view: _Overview) -> list[Block]:
         [[_("Ranks")], _ranks_fact(view)],
         [[_("Captured")], [_capture_fact(view.trace)]],
         [[_("Log")], _log_fact(view.trace)],
-        [[_("Compilations")], [_compilations_fact(summary.triage(view.trace))]],
+        [[_("Compilations")], [_compilations_fact(summary.triage(view.trace), view.multi)]],
         [[_("Settings")], _settings_fact(view.configs)],
         [[_("Report")], _report_fact(view.settings)],
     ]
@@ -378,7 +416,7 @@ def _ranks_fact(view: _Overview) -> list[Inline]:
     if not view.multi:
         rank = trace.ranks[0].rank
         return ["single process" if rank is None else f"rank {rank}"]
-    numbers = ", ".join(str(summary.rank_number(trace, r)) for r in trace.ranks)
+    numbers = number_ranges(summary.rank_number(trace, r) for r in trace.ranks)
     fact: list[Inline] = [f"{len(trace.ranks)} processes: {numbers}"]
     if "ranks" in view.wanted:
         ranks = AnchorLink(view.plan.index_docname, "ranks", "Ranks")
@@ -405,12 +443,13 @@ def _log_fact(trace: Trace) -> list[Inline]:
     return fact
 
 
-def _compilations_fact(t: summary.Triage) -> str:
+def _compilations_fact(t: summary.Triage, multi: bool) -> str:
     """The glance's figures again (the same function): compile ids by status, attempts."""
     parts = [f"{t.statuses[s]} {s}" for s in STATUS_ORDER if t.statuses.get(s)]
     ids = f"{t.compile_ids} compile id{'s' if t.compile_ids != 1 else ''}"
     attempts = f"{t.attempts} attempt{'s' if t.attempts != 1 else ''}"
-    return f"{ids} ({attempts})" + (": " + ", ".join(parts) if parts else "")
+    in_all = _in_all(t.ranks) if multi else ""
+    return f"{ids} ({attempts}){in_all}" + (": " + ", ".join(parts) if parts else "")
 
 
 def _settings_fact(configs: Sequence[dict[str, dict[str, Any]]]) -> list[Inline]:
