@@ -32,6 +32,7 @@ from sphinx_torchtrace.trace import load_trace, summary
 from sphinx_torchtrace.trace.graph_breaks import parse_message
 
 from .conftest import SiteMaker
+from .test_hostile_values import page_text
 
 DATA = Path(__file__).parent / "data"
 SHARED = DATA / "shared"
@@ -144,6 +145,10 @@ def test_several_ranks_say_their_figures_add_up_the_ranks(tmp_path: Path) -> Non
     assert [(f.shown, f.per_rank) for f in t.recompiled_by_function] == [
         ("static_fn", [4] * 4), ("auto_fn", [5] * 4), ("limited_fn", [3] * 4),
     ]
+    text = page_text(overview_page(plan, DEFAULT))
+    assert "4 processes: 0-3" in text  # a thousand ranks are one run, not 1,000 numbers
+    assert "4 ranks in 1 class of ranks that logged alike" in text
+    assert "60 compile ids (60 attempts) in all 4 ranks: 56 ok, 4 error" in text
 
 
 def test_ranks_that_differ_show_the_range_and_the_slowest_rank() -> None:

@@ -1224,7 +1224,8 @@ def _rank_classes(view: _Overview) -> list[Block]:
                 head.append(f"; its other compiles as {_shown_ranks(view, members[0])}")
         items.append(item(*head))
     intro = Paragraph([
-        f"{len(plan.ranks)} ranks in {len(classes)} classes of ranks that logged alike "
+        f"{len(plan.ranks)} ranks in {len(classes)} "
+        f"{'class' if len(classes) == 1 else 'classes'} of ranks that logged alike "
         "(every record but metrics and timing events, rank numbers aside). A compile that "
         "equals the same compile id of an earlier rank is shown on that rank's pages; one "
         "that differs has pages of its own, which list what differs."
