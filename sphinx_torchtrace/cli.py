@@ -280,15 +280,25 @@ def _summary(args: argparse.Namespace) -> int:
     if trace.is_multi_rank:
         data["rank_classes"] = classes  # ranks that logged the same, as their pages are shared
         data["divergence"] = diverging
+        data["frames_per_rank"] = list(t.frames_per_rank)  # the fewest and the most
+        if t.slowest is not None:
+            data["slowest_rank"] = {"rank": t.slowest[0], "compile_seconds": t.slowest[1]}
     if args.json:
         print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
         return 0
     seconds = "-" if t.compile_seconds is None else f"{t.compile_seconds:.2f} s"
+    frames = str(t.frames)
+    if trace.is_multi_rank:  # the figures add up the ranks': say what one rank did
+        fewest, most = t.frames_per_rank
+        each = str(most) if fewest == most else f"{fewest} to {most}"
+        frames += f" ({each} on each of the {t.ranks} ranks)"
+        if t.slowest is not None:
+            seconds += f" ({t.slowest[1]:.2f} s on rank {t.slowest[0]}, the slowest)"
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(t.statuses.items())) or "none"
     cache = ", ".join(f"{n} {r}" for r, n in t.cache.items()) or "none"
     rows = [
         ("ranks", str(t.ranks)),
-        ("frames", str(t.frames)),
+        ("frames", frames),
         ("compile ids", f"{t.compile_ids} ({statuses})"),
         ("graph breaks", f"{t.graph_breaks} ({t.graph_break_reasons} distinct)"),
         ("recompiles", f"{t.recompiles} (in {len(t.recompiled_by_function)} functions)"),

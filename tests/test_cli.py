@@ -134,7 +134,11 @@ def test_summary_counts_a_function_recompiled_on_every_rank_once(tmp_path: Path)
         shutil.copy(log, tmp_path / f"dedicated_log_torch_trace_rank_{r}_x.log")
     data = json.loads(run("summary", tmp_path, "--json").stdout)
     assert (data["recompiles"], data["recompiled_functions"]) == (48, 3)  # was (48, 12)
-    assert "recompiles:     48 (in 3 functions)" in run("summary", tmp_path).stdout
+    assert data["frames_per_rank"] == [3, 3] and data["slowest_rank"]["rank"] == 0
+    text = run("summary", tmp_path).stdout
+    assert "recompiles:     48 (in 3 functions)" in text
+    assert "frames:         12 (3 on each of the 4 ranks)" in text
+    assert re.search(r"compile time: +[0-9.]+ s \([0-9.]+ s on rank 0, the slowest\)", text)
 
 
 def test_build_a_standalone_site(tmp_path: Path) -> None:
