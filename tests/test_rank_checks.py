@@ -61,6 +61,41 @@ def test_the_overview_says_the_shapes_diverge() -> None:
     assert "Diverging graph shapes" in said and "f32[6, 16] (rank 0: f32[8, 16])" in said
 
 
+def test_a_compile_id_is_compared_over_its_attempts_and_its_functions() -> None:
+    """The capture's rank 2 compiles other functions under [0/0] and [1/0]. Its [0/0]
+    broke, then its restart compiled an empty graph: the id is *empty*, as rank 2's page,
+    the glance and tlparse say (the statuses check said *break*, the first attempt's). And
+    the ranks' [1/0] are three different functions, which the checks never said."""
+    from sphinx_torchtrace.site.pages.overview import triage_blocks
+    from sphinx_torchtrace.site.plan import PageSettings, plan_trace
+
+    d = summary.divergence(load_trace(DIVERGENT))
+    assert [(x.label, x.ranks_by_status) for x in d.status_splits] == [
+        ("[0/0]", {"ok": [0, 1, 3], "empty": [2]}),
+        ("[1/0]", {"ok": [0, 1, 3], "break": [2]}),
+    ]
+    assert [(x.label, x.ranks_by_function) for x in d.function_splits] == [
+        ("[0/0]", {"forward": [0, 1, 3], "<lambda>": [2]}),
+        ("[1/0]", {"reduce_stats": [0, 3], "reduce_stats_and_max": [1],
+                   "forward_with_break": [2]}),
+    ]
+    said = inline_texts(triage_blocks(plan_trace("ddp", load_trace(DIVERGENT), "torchtrace"),
+                                      PageSettings()))
+    assert "[1/0]: reduce_stats on ranks 0, 3; reduce_stats_and_max on rank 1; " \
+        "forward_with_break on rank 2" in said
+    assert "[0/0]: ok on ranks 0-1, 3; empty on rank 2" in said
+    for alike in (DATA / "corpus" / "ddp_4ranks", GLOO):
+        assert summary.divergence(load_trace(alike)).function_splits == []
+
+
+def inline_texts(blocks: object) -> str:
+    """Every text of some page blocks, one piece a line."""
+    from .test_hostile_values import block_strings
+
+    assert isinstance(blocks, list)
+    return "\n".join(text for b in blocks for text in block_strings(b))
+
+
 INPUTS = DATA / "shared" / "tlparse-inputs"
 
 
@@ -101,7 +136,8 @@ def test_summary_gives_the_rank_classes_and_what_diverges() -> None:
     folder = INPUTS / "inputs/multi_rank_logs"
     text = run("summary", folder).stdout
     assert "rank classes:   3: 0, 2 | 1 | 3\n" in text  # ranks 0 and 2 logged the same
-    assert "diverging:      compile ids, statuses, cache patterns, graph shapes\n" in text
+    diverging = "compile ids, functions, statuses, cache patterns, graph shapes"
+    assert f"diverging:      {diverging}\n" in text
     data = json.loads(run("summary", folder, "--json").stdout)
     assert data["rank_classes"] == [[0, 2], [1], [3]]
     assert "collective schedules" in json.loads(
@@ -116,8 +152,8 @@ def test_divergence_can_fail_a_ci_docs_build(make_site: SiteMaker) -> None:
     loud = make_site("simple", pages={"index.rst": page},
                      confoverrides={"torchtrace_warn_divergence": True})
     (line,) = [w for w in warnings_of(loud).splitlines() if "torchtrace.divergence" in w]
-    assert "index.rst:4: WARNING: the ranks diverge in compile ids, statuses, cache patterns, " \
-           "graph shapes" in line
+    assert "index.rst:4: WARNING: the ranks diverge in compile ids, functions, statuses, " \
+           "cache patterns, graph shapes" in line
 
 
 ORDER = DATA / "captured" / "ranks_collective_order"

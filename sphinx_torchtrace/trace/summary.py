@@ -765,10 +765,20 @@ class RuntimeSpread:
 
 @dataclass
 class StatusSplit:
-    """One compile id with different statuses on different ranks."""
+    """One compile id with different statuses on different ranks (each rank's status over
+    the id's attempts, as its page and the glance say it)."""
 
     label: str
     ranks_by_status: dict[str, list[int]]
+
+
+@dataclass
+class FunctionSplit:
+    """One compile id naming different functions on different ranks: the ranks compiled
+    different code under the same number, so its pages are not comparable."""
+
+    label: str
+    ranks_by_function: dict[str, list[int]]
 
 
 @dataclass
@@ -776,6 +786,7 @@ class Divergence:
     missing_ids: list[MissingIds] = field(default_factory=list)
     cache_groups: list[RankGroup] = field(default_factory=list)  # empty when all agree
     status_splits: list[StatusSplit] = field(default_factory=list)
+    function_splits: list[FunctionSplit] = field(default_factory=list)
     #: Ranks grouped by the input shapes their Dynamo graphs were compiled for; empty
     #: when all agree (ranks running graphs of different shapes often explain a hang).
     shape_groups: list[RankGroup] = field(default_factory=list)
@@ -792,8 +803,8 @@ class Divergence:
     @property
     def any(self) -> bool:
         return bool(self.missing_ids or self.cache_groups or self.status_splits
-                    or self.shape_groups or self.schedule_groups or self.collective_groups
-                    or self.runtime_differs)
+                    or self.function_splits or self.shape_groups or self.schedule_groups
+                    or self.collective_groups or self.runtime_differs)
 
     @property
     def runtime_differs(self) -> bool:
@@ -859,14 +870,19 @@ def _divergence(trace: Trace) -> Divergence:
         result.cache_groups = [RankGroup(r, descriptions[p]) for p, r in patterns.items()]
 
     statuses: dict[str, dict[str, list[int]]] = {}
+    functions: dict[str, dict[str, list[int]]] = {}
     for n, rank in zip(numbers, trace.ranks, strict=True):
-        for c in rank.compiles:
-            if not c.id.is_unknown:
-                by_status = statuses.setdefault(c.label, {})
-                if n not in by_status.get(c.status, []):
-                    by_status.setdefault(c.status, []).append(n)
+        for label, attempts in _compile_ids(rank).items():
+            status = str(combined_status(m for c in attempts for m in c.metrics))
+            statuses.setdefault(label, {}).setdefault(status, []).append(n)
+            name = function_name(attempts[0])
+            if name is not None:
+                functions.setdefault(label, {}).setdefault(name, []).append(n)
     result.status_splits = [
         StatusSplit(label, s) for label, s in statuses.items() if len(s) > 1
+    ]
+    result.function_splits = [
+        FunctionSplit(label, f) for label, f in functions.items() if len(f) > 1
     ]
     result.shape_groups = _shape_groups(numbers, trace.ranks)
     for name, signature in SCHEDULE_ARTIFACTS.items():
@@ -878,9 +894,20 @@ def _divergence(trace: Trace) -> Divergence:
     return result
 
 
+def _compile_ids(rank: RankTrace) -> dict[str, list[Compile]]:
+    """A rank's compile ids (``[0/0]``, ``[0/0] #2``), each with its attempts in log order."""
+    found: dict[str, list[Compile]] = {}
+    for c in rank.compiles:
+        if not c.id.is_unknown:
+            label = str(c.id.frame) + (f" #{c.occurrence}" if c.occurrence > 1 else "")
+            found.setdefault(label, []).append(c)
+    return found
+
+
 def diverging_kinds(d: Divergence) -> list[str]:
     """What the ranks differ in, by name (``compile ids``, ``graph shapes`` ...)."""
-    kinds = [("compile ids", d.missing_ids), ("statuses", d.status_splits),
+    kinds = [("compile ids", d.missing_ids), ("functions", d.function_splits),
+             ("statuses", d.status_splits),
              ("cache patterns", d.cache_groups), ("graph shapes", d.shape_groups),
              ("collectives parity", d.collective_groups),
              ("runtime estimates", d.runtime_differs)]

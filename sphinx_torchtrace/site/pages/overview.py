@@ -324,8 +324,8 @@ def _recompile_counts(fn: summary.FunctionRecompiles, ranks: int) -> str:
 
 
 def _divergence_none_text(ranks: int) -> str:
-    return (f"All {ranks} ranks compiled the same compile ids, with the same statuses, caches, "
-            "graph input shapes and collectives.")
+    return (f"All {ranks} ranks compiled the same functions under the same compile ids, with "
+            "the same statuses, caches, graph input shapes and collectives.")
 
 
 def _introduction() -> Paragraph:
@@ -1341,7 +1341,8 @@ def _divergence(view: _Overview) -> Block:
     if not d.any:
         return Paragraph(
             [
-                "No divergence: every rank compiled the same compile ids, with the same statuses, "
+                "No divergence: every rank compiled the same functions under the same compile "
+                "ids, with the same statuses, "
                 "the same cache hits and misses, graphs of the same input shapes issuing the "
                 "same collectives in the same order, and the same schedules where Inductor "
                 "logged them."
@@ -1352,6 +1353,14 @@ def _divergence(view: _Overview) -> Block:
         details = [item(*_missing_ids(m)) for m in d.missing_ids]
         kinds.append(
             item(Strong("Diverging compile ids"), ": not every rank compiled the same functions.")
+            + [BulletList(details)]
+        )
+    if d.function_splits:
+        details = [item(*_function_split(s)) for s in d.function_splits[:20]]
+        kinds.append(
+            item(Strong("Different functions under one compile id"),
+                 ": the ranks compiled different code under the same number, so their "
+                 "pages of that compile id are not comparable.")
             + [BulletList(details)]
         )
     if d.status_splits:
@@ -1424,6 +1433,14 @@ def _missing_ids(missing: summary.MissingIds) -> list[Inline]:
         out.append(f" and {len(missing.labels) - 12} more")
     out.append(f": missing on {_ranks_text(missing.missing_on)}")
     return out
+
+
+def _function_split(split: summary.FunctionSplit) -> list[Inline]:
+    parts: list[list[Inline]] = [
+        [Code(name), f" on {_ranks_text(numbers)}"]
+        for name, numbers in split.ranks_by_function.items()
+    ]
+    return [Code(split.label), ": ", *joined(parts, "; ")]
 
 
 def _status_split(split: summary.StatusSplit) -> list[Inline]:
