@@ -146,8 +146,9 @@ def test_rank_numbers_are_left_out_wherever_a_case_blind_match_finds_them() -> N
     the corpus's distributed logs and on text made to tell the two apart."""
     from sphinx_torchtrace.trace.rank_digest import without_rank_numbers
 
-    blind = re.compile(r"(rank[ _=:\-]{0,3})[0-9]{1,7}", re.IGNORECASE)
+    blind = re.compile(r"(rank['\" _=:\-]{0,4})[0-9]{1,7}", re.IGNORECASE)
     made = ["rank3", "RANK_12 and Rank=4", "rAnK: 7", "rAnK: 7 rank 8", "ranks 0-3", "rank",
+            "{'size': 4, 'rank': 2}", '{"rank": 12}',
             "xrank99999999", "frank0", "RAN\u212a 5 rank2", "\u00e9 rank 3", "rank-\u0663",
             "rank" * 1000 + "1"]
     data = Path(__file__).parent / "data"
@@ -162,3 +163,64 @@ def test_rank_numbers_are_left_out_wherever_a_case_blind_match_finds_them() -> N
         expected = blind.sub(r"\1#", text) if "ank" in text or "ANK" in text else text
         assert without_rank_numbers(text) == expected, text[:80]
     assert without_rank_numbers("RANK_12 and Rank=4, rank 0") == "RANK_# and Rank=#, rank #"
+
+
+CORPUS = Path(__file__).parent / "data" / "corpus"
+CAPTURED = Path(__file__).parent / "data" / "captured"
+
+
+def test_what_differs_between_any_two_processes_is_left_out_and_nothing_else() -> None:
+    """Real ranks log object addresses, UUIDs, temporary folders, measured durations and
+    config settings in a set's order, all of their own: left out of what ranks are
+    compared on. A shape, a small number, a graph line, the order of two ops are not."""
+    from sphinx_torchtrace.trace.rank_digest import comparable
+
+    same = [
+        ("___check_obj_id(G['torch'], 139962313686640)",
+         "___check_obj_id(G['torch'], 94524242570160)"),
+        ("# graph id: 139961427217104", "# graph id: 139979212118672"),
+        ("<function f at 0x7f4b583c9b20>", "<function f at 0x7f4f784d1b20>"),
+        ("NULL + __compiled_fn_13_33fe20b4_5c7a_4516_82bf_40f4a303c784)",
+         "NULL + __compiled_fn_13_609e7c26_415a_4a7a_ad04_d2eb2a9138e7)"),
+        ("os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_user/tmp66o2th__'",
+         "os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_user/tmpdw1z131c'"),
+        ("Guard latency = 85.96 us", "Guard latency = 133.78 us"),
+        ("setup_fake_process_groups({'0': {'size': 4, 'rank': 2}})",
+         "setup_fake_process_groups({'0': {'size': 4, 'rank': 0}})"),
+        ("x = 1\ntorch._inductor.config.a = 1\ntorch._inductor.config.b = 2\ny = 2",
+         "x = 1\ntorch._inductor.config.b = 2\ntorch._inductor.config.a = 1\ny = 2"),
+    ]
+    for a, b in same:
+        assert a != b and comparable(a) == comparable(b), a
+    different = [
+        ('L_x_: "f32[8, 16][16, 1]cpu"', 'L_x_: "f32[6, 16][16, 1]cpu"'),
+        ("size=(123456789,)", "size=(123456788,)"),  # 9 digits: a size, not an address
+        ("a = all_reduce(x)\nb = all_gather(y)", "b = all_gather(y)\na = all_reduce(x)"),
+        ("torch._inductor.config.a = 1\nx = 1\ntorch._inductor.config.b = 2",
+         "torch._inductor.config.b = 2\nx = 1\ntorch._inductor.config.a = 1"),
+        ("/tmp/torchinductor_user/tmp66o2th__/x.py", "/tmp/torchinductor_user/tmp66o2th__/y.py"),
+        ("ratio = 85.96 us", "ratio = 85.97 us"),
+        ("0xdeadbeef12 + 1", "0xdeadbeef12 + 2"),
+    ]
+    for a, b in different:
+        assert comparable(a) != comparable(b), a
+
+
+def test_real_ranks_that_ran_alike_are_one_class_and_those_that_did_not_are_apart() -> None:
+    """The 4 ranks of a real DDP job logged the same but for what differs between any two
+    processes: one class (each was its own class, with every frame a page of its own). In
+    the collective-order capture, rank 1 had other shapes and rank 3 another collective
+    order: the classes are what the cross-rank checks say."""
+    from sphinx_torchtrace.site.rank_sharing import rank_classes
+
+    assert rank_classes(load_trace(CORPUS / "ddp_4ranks")) == [[0, 1, 2, 3]]
+    order = load_trace(CAPTURED / "ranks_collective_order")
+    assert rank_classes(order) == [[0, 2], [1], [3]]
+    plan = plan_trace("order", order, "torchtrace")
+    [frame] = plan.own_frames(plan.ranks[1])
+    shown = dict(frame.differences)
+    assert shown["dynamo_output_graph"] == (
+        '3 of 23 lines differ, in numbers only; first: "f32[8, → "f32[6,'
+    )
+    rank3 = {f.compile.label: dict(f.differences) for f in plan.own_frames(plan.ranks[3])}
+    assert "in numbers only" not in rank3["[0/0]"]["dynamo_output_graph"]  # the order

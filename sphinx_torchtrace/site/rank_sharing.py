@@ -2,11 +2,13 @@
 
 The ranks of a job log nearly the same: a rank that compiled one function for other shapes
 differs from the others in that frame only.  Sharing is decided frame by frame: a compile
-whose records equal (rank numbers aside) those of the same compile id on an earlier rank is
-shown on that rank's pages; a compile that differs gets pages of its own, which say what
-differs from the first rank's (its *counterpart*).  Ranks whose compiles are all alike form
-a *class*, shown as one line.  Everything is decided from digests (made once per compile,
-kept in the model cache): the pages grow with the distinct frames, not with the ranks.
+whose records equal (rank numbers, addresses and the like aside:
+:func:`~..trace.rank_digest.comparable`) those of the same compile id on an earlier rank
+is shown on that rank's pages; a compile that differs gets pages of its own, which say
+what differs from the first rank's (its *counterpart*).  Ranks whose compiles are all
+alike form a *class*, shown as one line.  Everything is decided from digests (made once
+per compile, kept in the model cache): the pages grow with the distinct frames, not with
+the ranks.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..trace import Compile, Trace, compare
-from ..trace.rank_digest import class_key, compile_digest, without_rank_numbers
+from ..trace.rank_digest import class_key, comparable, compile_digest
 from ..trace.summary import rank_number
 from .naming import item_name, occurrences
 
@@ -71,6 +73,11 @@ def share_frames(trace: Trace) -> Sharing:
     return out
 
 
+#: What comparing ranks leaves out of their records, as pages say it: what differs between
+#: any two processes (see :func:`~..trace.rank_digest.comparable`).
+SET_ASIDE = ("rank numbers, object addresses and ids, temporary folders, measured durations "
+             "and the order of config settings aside")
+
 #: Differences a frame page lists at most (the rest counted).
 FRAME_DIFFERENCES_SHOWN = 30
 
@@ -94,9 +101,12 @@ def compile_differences(original: Compile, c: Compile) -> list[tuple[str, str]]:
         if not _same(new, old):
             out.append((name, _how_texts_differ(old, new)))
     out += [(name, "logged there only") for name in theirs if name not in mine]
-    failures = [[f.kind, f.reason] for f in c.failures]
-    if failures != [[f.kind, f.reason] for f in original.failures]:
-        out.append(("failures", f"{len(c.failures)} (there: {len(original.failures)})"))
+    failures = [[f.kind, comparable(f.reason)] for f in c.failures]
+    if failures != [[f.kind, comparable(f.reason)] for f in original.failures]:
+        mine_n, theirs_n = len(c.failures), len(original.failures)
+        count = f"{mine_n}, for other reasons" if mine_n == theirs_n else (
+            f"{mine_n} (there: {theirs_n})")
+        out.append(("failures", count))
     cache = [(e.cache, e.result) for e in c.cache_events]
     if cache != [(e.cache, e.result) for e in original.cache_events]:
         out.append(("cache", ", ".join(f"{k} {r}" for k, r in cache) or "no lookups"))
@@ -113,16 +123,42 @@ def _items(c: Compile) -> dict[str, Callable[[], str]]:
 
 
 def _same(a: str, b: str) -> bool:
-    return a == b or without_rank_numbers(a) == without_rank_numbers(b)
+    return a == b or comparable(a) == comparable(b)
 
 
 def _how_texts_differ(old: str, new: str) -> str:
-    old_lines, new_lines = old.split("\n"), new.split("\n")
+    """``3 of 23 lines differ, in numbers only; first: "f32[8, → "f32[6,``: lines counted
+    as ranks are compared (an address that differs is no difference), and the first change
+    shown, as numbers that differ may be a shape (that matters) or an id."""
+    old_lines, new_lines = comparable(old).split("\n"), comparable(new).split("\n")
     if len(old_lines) != len(new_lines):
         return f"{len(new_lines)} lines (there: {len(old_lines)})"
-    changed = sum(1 for a, b in zip(old_lines, new_lines, strict=True) if a != b)
-    numbers = " (numbers only)" if compare.differ_only_in_numbers(old, new) else ""
-    return f"{changed} of {len(new_lines)} lines differ{numbers}"
+    changed = [(a, b) for a, b in zip(old_lines, new_lines, strict=True) if a != b]
+    numbers = ", in numbers only" if compare.differ_only_in_numbers(old, new) else ""
+    first = f"; first: {_first_change(*changed[0])}" if changed else ""
+    return f"{len(changed)} of {len(new_lines)} lines differ{numbers}{first}"
+
+
+#: Characters of each side of a change a frame page shows.
+CHANGE_SHOWN = 40
+
+
+def _first_change(old: str, new: str) -> str:
+    """The first word (run of non-blanks) that differs between two lines, each side
+    cut at :data:`CHANGE_SHOWN` characters."""
+    old_words, new_words = old.split(), new.split()
+    for a, b in zip(old_words, new_words, strict=False):
+        if a != b:
+            return f"{_cut(a)} → {_cut(b)}"
+    if len(old_words) == len(new_words):  # the blanks differ
+        return "in its spacing"
+    longer = old_words if len(old_words) > len(new_words) else new_words
+    extra = _cut(longer[min(len(old_words), len(new_words))])
+    return f"{extra} → …" if longer is old_words else f"… → {extra}"
+
+
+def _cut(word: str) -> str:
+    return word if len(word) <= CHANGE_SHOWN else word[: CHANGE_SHOWN - 1] + "…"
 
 
 def rank_classes(trace: Trace) -> list[list[int]]:

@@ -10,6 +10,7 @@ from ...trace.rank_digest import number_ranges
 from ...trace.summary import rank_number
 from ..blocks import AnchorLink, Block, ObjectTarget, Page, Paragraph, object_targets
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
+from ..rank_sharing import SET_ASIDE
 
 
 def build_page(plan: TracePlan, docname: str, settings: PageSettings) -> Page:
@@ -37,7 +38,7 @@ def _repeating_ranks_note(plan: TracePlan, frame: FramePlan) -> list[Block]:
         Paragraph(
             [
                 f"Also {word} {number_ranges(numbers)}: they logged the same for this compile "
-                "(rank numbers aside), so this page stands for theirs (what they logged "
+                f"({SET_ASIDE}), so this page stands for theirs (what they logged "
                 "differently, metrics and times, is under ",
                 AnchorLink(plan.index_docname, "ranks", "Ranks"),
                 ").",

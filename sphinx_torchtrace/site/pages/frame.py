@@ -59,6 +59,7 @@ from ..blocks import (
     place_link,
 )
 from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
+from ..rank_sharing import SET_ASIDE
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING
 from ..words import _
@@ -531,7 +532,7 @@ def _across_ranks_section(view: _Frame) -> Section | None:
         f"{where.split(' ')[0]} compiled the same compile id (",
         ObjectLink("frame", other.name),
         "), and this rank logged it differently, so this compile has pages of its own. "
-        "Graphs and kernels that are alike (rank numbers aside) are shown once, on its "
+        f"Graphs and kernels that are alike ({SET_ASIDE}) are shown once, on its "
         "pages; what differs:",
     ])
     graphs = {g.name[len(view.frame.name) + 1 :]: g for g in view.frame.graphs}
@@ -545,7 +546,7 @@ def _across_ranks_section(view: _Frame) -> Section | None:
             name = [place_link(graph.docname, graph.anchor, what)]
         rows.append([name, [detail]])
     if not rows:
-        rows.append([["—"], ["only its metrics and times (rank numbers aside)"]])
+        rows.append([["—"], [f"only its metrics and times ({SET_ASIDE})"]])
     table = Table([f"What differs from {where}", "How"], rows, widths=[2, 3])
     return Section([_("Compared with the first rank")], [intro, table], anchor="across-ranks")
 

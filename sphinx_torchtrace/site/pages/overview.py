@@ -54,7 +54,7 @@ from ..blocks import (
 )
 from ..naming import break_object_name
 from ..plan import FramePlan, PageSettings, RankPlan, TracePlan
-from ..rank_sharing import VALUES_SHOWN
+from ..rank_sharing import SET_ASIDE, VALUES_SHOWN
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING, STATUS_ORDER
 from ..words import _
@@ -1226,7 +1226,7 @@ def _rank_classes(view: _Overview) -> list[Block]:
     intro = Paragraph([
         f"{len(plan.ranks)} ranks in {len(classes)} "
         f"{'class' if len(classes) == 1 else 'classes'} of ranks that logged alike "
-        "(every record but metrics and timing events, rank numbers aside). A compile that "
+        f"(every record but metrics and timing events; {SET_ASIDE}). A compile that "
         "equals the same compile id of an earlier rank is shown on that rank's pages; one "
         "that differs has pages of its own, which list what differs."
     ])
