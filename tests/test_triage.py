@@ -81,6 +81,26 @@ def test_triage_lists_recompiles_per_function_and_errors() -> None:
     assert t.compile_seconds is not None and 20 < t.compile_seconds < 40
 
 
+def test_a_recompile_counts_by_its_id_and_under_the_function_it_compiled() -> None:
+    """``[0/1] #5`` (after a reset, no reason logged) is a recompile, as its page says:
+    the glance said "Recompiles: none" beside a frame page "Why it compiled again". And
+    frame ids start again after a reset: ``[0/*]`` compiled ``dtype_fn``, then ``f``, which
+    were one function of 7 recompiles; a compile naming no function is its frame's latest."""
+    backends = summary.triage(load_trace(str(DATA / "corpus" / "backends")))
+    (forward,) = backends.recompiled
+    assert forward.function == "forward" and len(forward.recompiles) == 5
+    assert [rc.compile.label for rc in forward.recompiles][-1] == "[0/1] #5"
+    assert forward.recompiles[-1].reasons == []
+    limit = summary.triage(load_trace(str(DATA / "corpus" / "recompile_limit")))
+    assert [(fn.function, len(fn.recompiles)) for fn in limit.recompiled] == [
+        ("dtype_fn", 1), ("f", 6), ("const_fn", 1),
+    ]
+    shared = summary.triage(load_trace(str(SHARED / "recompiles")))
+    assert [(fn.function, len(fn.recompiles)) for fn in shared.recompiled] == [
+        ("static_fn", 4), ("auto_fn", 5), ("limited_fn", 3),
+    ]
+
+
 def test_overview_opens_with_the_answer_each_figure_a_link() -> None:
     plan = plan_of(SHARED / "recompiles", "big")
     page = overview_page(plan, DEFAULT)

@@ -469,24 +469,35 @@ def _guard_failure(rank: RankTrace, reason: str) -> GuardFailure:
     return GuardFailure(label, previous, guard or text, explain_guard(guard or text))
 
 
+#: (compiled autograd id, frame id, function name): one function's compiles.
+_FunctionKey = tuple[int | None, int | None, str | None]
+
+
 def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
     """Per frame that recompiled, each recompile with its guard failures."""
-    by_frame: dict[tuple[int | None, int | None], RecompiledFunction] = {}
-    counts: Counter[tuple[int | None, int | None]] = Counter()
+    # By frame id and function: frame ids start again after torch._dynamo.reset().  A
+    # compile that names no function (one torch gave up on) is its frame's latest one's.
+    keys: dict[int, _FunctionKey] = {}
+    latest: dict[tuple[int | None, int | None], str | None] = {}
+    counts: Counter[_FunctionKey] = Counter()
     for c in rank.compiles:
-        if c.id.is_unknown or c.id.attempt:
+        if c.id.is_unknown:
             continue
-        key = (c.id.compiled_autograd_id, c.id.frame_id)
-        counts[key] += 1
+        frame = (c.id.compiled_autograd_id, c.id.frame_id)
+        name = latest[frame] = function_name(c) or latest.get(frame)
+        keys[id(c)] = (*frame, name)
+        if not c.id.attempt:
+            counts[keys[id(c)]] += 1
+    by_frame: dict[_FunctionKey, RecompiledFunction] = {}
     for c in rank.compiles:
-        if not c.recompile_reasons or c.id.is_unknown:
+        if c.id.is_unknown or not (c.recompile_reasons or _compiled_again(c)):
             continue
-        key = (c.id.compiled_autograd_id, c.id.frame_id)
+        key = keys[id(c)]
         entry = by_frame.get(key)
         if entry is None:
             ca = "" if key[0] is None else f"!{key[0]}/"
             entry = by_frame[key] = RecompiledFunction(
-                function_name(c), f"[{ca}{key[1]}/*]", counts[key], place=function_place(c)
+                key[2], f"[{ca}{key[1]}/*]", counts[key], place=function_place(c)
             )
         reasons = [_guard_failure(rank, r) for r in c.recompile_reasons if isinstance(r, str)]
         entry.recompiles.append(Recompile(c, reasons))
@@ -497,6 +508,12 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
         twice = names[fn.function] > 1 or fn.function is None
         fn.shown = f"{name} ({fn.place})" if twice and fn.place else name
     return functions
+
+
+def _compiled_again(c: Compile) -> bool:
+    """``[x/n]``, ``n > 0``, first attempt: a recompile by its id, where torch logged no
+    reason (after a reset, say): its page says what it came after, so the glance counts it."""
+    return (c.id.frame_compile_id or 0) > 0 and not c.id.attempt
 
 
 def recompile_limits(configs: Sequence[dict[str, dict[str, Any]]]) -> list[int]:
