@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -264,9 +265,26 @@ def test_divergence_across_ranks_like_tlparse() -> None:
         ("[0/0]", {"error": [0, 2], "ok": [1, 3]}),
     ]
     rows = summary.rank_rows(trace)
-    assert [(r.number, r.compiles, r.chromium_events) for r in rows] == [
+    assert [(r.number, r.attempts, r.chromium_events) for r in rows] == [
         (0, 1, 6), (1, 15, 544), (2, 1, 6), (3, 7, 179),
     ]
+
+
+def test_the_ranks_rows_add_up_to_the_glance() -> None:
+    """Each rank's row counts compile ids by their status over their attempts, as the
+    glance does: the rows add up to its figures (they counted attempts: a rank's "3 break"
+    was in no total)."""
+    data = Path(__file__).parent / "data"
+    for folder in [data / "corpus" / "ddp_4ranks", data / "corpus" / "ddp_4ranks_divergent",
+                   data / "captured" / "ranks_collective_order", INPUTS / "multi_rank_logs"]:
+        trace = load_trace(folder)
+        rows, t = summary.rank_rows(trace), summary.triage(trace)
+        added: Counter[str] = Counter()
+        for row in rows:
+            added.update(row.statuses)
+        assert dict(added) == t.statuses, folder
+        assert sum(r.compile_ids for r in rows) == t.compile_ids
+        assert sum(r.attempts for r in rows) == t.attempts
 
 
 def test_no_divergence_between_identical_ranks() -> None:

@@ -1178,10 +1178,14 @@ def _cache_description(pattern: tuple[tuple[str, str, str], ...]) -> str:
 
 @dataclass
 class RankRow:
+    """A rank's figures, counted as the glance counts them (compile ids, each with its
+    status over its attempts), so that the ranks' rows add up to the glance's."""
+
     number: int
     rank: RankTrace
-    compiles: int
-    statuses: dict[str, int]
+    compile_ids: int
+    attempts: int
+    statuses: dict[str, int]  # status -> compile ids
     seconds: float | None  # None when no compilation logged its time
     chromium_events: int
 
@@ -1190,14 +1194,19 @@ def rank_rows(trace: Trace) -> list[RankRow]:
     rows = []
     for rank in trace.ranks:
         known = [c for c in rank.compiles if not c.id.is_unknown]
+        ids = _compile_ids(rank)
         times = [s for c in known if (s := compile_seconds(c)) is not None]
         total = sum(times) if times else None
+        statuses = Counter(
+            str(combined_status(m for c in group for m in c.metrics)) for group in ids.values()
+        )
         rows.append(
             RankRow(
                 rank_number(trace, rank),
                 rank,
+                len(ids),
                 len(known),
-                dict(Counter(c.status for c in known)),
+                dict(statuses),
                 total,
                 len(rank.chromium_events),
             )

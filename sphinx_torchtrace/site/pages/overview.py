@@ -1176,7 +1176,7 @@ def _ranks(view: _Overview) -> list[Block]:
         ]
     )
     header = [
-        "Rank", "Log", "Size", "Compilations", "Statuses", "Compile time", "Chromium events",
+        "Rank", "Log", "Size", "Compile ids", "Statuses", "Compile time", "Chromium events",
     ]
     rows = [_rank_row(row) for row in summary.rank_rows(view.trace)]
     table: Block = Table(header, rows, widths=[1, 4, 1, 1, 2, 1, 1])
@@ -1324,7 +1324,7 @@ def _rank_row(row: summary.RankRow) -> Row:
         [str(row.number)],
         [Code(row.rank.path)],
         [size_text(row.rank.size)],
-        [str(row.compiles)],
+        [f"{row.compile_ids} ({row.attempts} attempt{'' if row.attempts == 1 else 's'})"],
         [statuses or "—"],
         [seconds_text(row.seconds)],
         [str(row.chromium_events)],
