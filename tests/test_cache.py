@@ -311,6 +311,8 @@ def test_gzip_log_caches_its_payloads(tmp_path: Path) -> None:
     plain = read_log(SMALL)
     assert plain.sha256 != second.sha256  # each names its own file's bytes
     plain.path, plain.sha256 = second.path, second.sha256
+    assert second.file_size == log.stat().st_size < plain.file_size  # the gzip file
+    plain.file_size = second.file_size
     assert_same_model(second, plain)  # payload bytes included
     assert second.compiles[0].artifacts[0].payload is not None
     assert second.compiles[0].artifacts[0].payload.store.compressed

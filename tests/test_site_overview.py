@@ -279,7 +279,7 @@ def test_diverging_ranks_are_explained() -> None:
     ranks = sections(page)["ranks"]
     rows = table(ranks, "Rank")
     assert list(rows.header) == [
-        "Rank", "Log", "Size", "Compilations", "Statuses", "Compile time", "Chromium events",
+        "Rank", "Log", "Size", "Compile ids", "Statuses", "Compile time", "Chromium events",
     ]
     assert [inline_text(r[0]) for r in rows.rows] == ["0", "1", "2", "3"]
     (warning,) = of_type(ranks, Admonition)

@@ -3,9 +3,11 @@ whole failures, extern calls per site, and every artifact reachable."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
+from sphinx_torchtrace.site.artifacts import size_text
 from sphinx_torchtrace.site.blocks import (
     Admonition,
     AnchorLink,
@@ -169,6 +171,24 @@ def test_several_ranks_say_their_figures_add_up_the_ranks(tmp_path: Path) -> Non
     assert "4 processes: 0-3" in text  # a thousand ranks are one run, not 1,000 numbers
     assert "4 ranks in 1 class of ranks that logged alike" in text
     assert "60 compile ids (60 attempts) in all 4 ranks: 56 ok, 4 error" in text
+
+
+def test_log_sizes_are_the_files_and_say_their_text_where_it_differs() -> None:
+    """A gzip log's size is the file's, with its text beside it (the file table showed the
+    unpacked size beside the .gz name and its sha256); a text log of two ranks is one file,
+    not two of its size each."""
+    gz = page_text(overview_page(plan_of(DATA / "corpus" / "ddp_4ranks", "ddp"), DEFAULT))
+    on_disk = sum(p.stat().st_size for p in (DATA / "corpus" / "ddp_4ranks").glob("*.gz"))
+    assert f"4 files, {size_text(on_disk)} in all, 8.2 MiB of text (listed below)" in gz
+    assert re.search(r"^36\d\.\d KiB \(2\.0 MiB unpacked\)$", gz, re.MULTILINE)
+    log = DATA / "captured" / "torch_logs" / "ranks.log"
+    from sphinx_torchtrace.trace.text_log import load_text_log
+
+    trace = load_text_log(log, display_path=str(log))
+    assert len(trace.ranks) == 2
+    text = page_text(overview_page(plan_trace("ranks", trace, "torchtrace"), DEFAULT))
+    assert f"{log} ({size_text(log.stat().st_size)}), sha256 " in text
+    assert "The 1 log file" in text and "2 files" not in text
 
 
 def test_ranks_that_differ_show_the_range_and_the_slowest_rank() -> None:

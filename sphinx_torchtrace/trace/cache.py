@@ -649,10 +649,10 @@ def load_cached(
             logger.debug("ignoring the cache file %s: %s", target, e)
         else:
             _move(rank, display)
-            rank.sha256 = sha256
+            rank.sha256, rank.file_size = sha256, before.st_size
             return rank
     rank = build()
-    rank.sha256 = sha256
+    rank.sha256, rank.file_size = sha256, before.st_size
     try:
         after = os.stat(path)
     except OSError:

@@ -537,6 +537,7 @@ def read_log(
         rank = build()
         try:
             rank.sha256 = file_sha256(log)[0]  # another read of the file: ~1 GB/s
+            rank.file_size = os.stat(log).st_size
         except OSError:
             pass
         return rank

@@ -303,6 +303,9 @@ class RankTrace:
     #: The sha256 of the log file, so a published report can be traced to its run ("" when
     #: the file could not be read again).
     sha256: str = ""
+    #: Bytes of the log file on disk (a gzip log's compressed size; ``size`` is what was
+    #: read of its text); 0 when unknown.
+    file_size: int = 0
 
     @property
     def problem_counts(self) -> Counter[str]:

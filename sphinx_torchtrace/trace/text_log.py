@@ -182,7 +182,7 @@ def load_text_log(
     except OSError:
         sha256 = ""
     for rank in trace.ranks:
-        rank.sha256 = sha256
+        rank.sha256, rank.file_size = sha256, size
     return trace
 
 

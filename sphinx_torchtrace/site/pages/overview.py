@@ -383,12 +383,22 @@ def _header(view: _Overview) -> list[Block]:
 def _rank_files(trace: Trace) -> Dropdown:
     """Each rank's log with its size and sha256: what a published report was made from."""
     rows: list[list[Inlines]] = [
-        [[str(summary.rank_number(trace, r))], [Code(r.path)], [size_text(r.size)],
+        [[str(summary.rank_number(trace, r))], [Code(r.path)], [log_size_text(r)],
          [Code(r.sha256)] if r.sha256 else ["not read"]]
         for r in trace.ranks
     ]
     table = capped_table(["Rank", "File", "Size", "sha256"], rows, where="the trace folder")
-    return Dropdown([f"The {len(trace.ranks)} log files"], table)
+    files = len({r.path for r in trace.ranks})  # a text log holds several ranks
+    return Dropdown([f"The {files} log file{'' if files == 1 else 's'}"], table)
+
+
+def log_size_text(rank: RankTrace) -> str:
+    """The log file's size, and the text read of it where that differs: a gzip log's
+    unpacked text, or the part of a log read up to the size limit."""
+    if not rank.file_size or rank.file_size == rank.size:
+        return size_text(rank.size)
+    what = "unpacked" if rank.path.endswith(".gz") else "read"
+    return f"{size_text(rank.file_size)} ({size_text(rank.size)} {what})"
 
 
 def _torch_versions(trace: Trace) -> list[Inline]:
@@ -433,11 +443,14 @@ def _capture_fact(trace: Trace) -> str:
 
 
 def _log_fact(trace: Trace) -> list[Inline]:
-    if trace.is_multi_rank:
-        total = sum(r.size for r in trace.ranks)
-        return [f"{len(trace.ranks)} files, {size_text(total)} in all (listed below)"]
+    files = {r.path: r for r in trace.ranks}  # a text log holds several ranks
+    if len(files) > 1:
+        on_disk = sum(r.file_size or r.size for r in files.values())
+        text = sum(r.size for r in files.values())
+        read = f", {size_text(text)} of text" if text != on_disk else ""
+        return [f"{len(files)} files, {size_text(on_disk)} in all{read} (listed below)"]
     rank = trace.ranks[0]
-    fact: list[Inline] = [Code(rank.path), f" ({size_text(rank.size)})"]
+    fact: list[Inline] = [Code(rank.path), f" ({log_size_text(rank)})"]
     if rank.sha256:
         fact += [", sha256 ", Code(rank.sha256)]
     return fact
@@ -1323,7 +1336,7 @@ def _rank_row(row: summary.RankRow) -> Row:
     return [
         [str(row.number)],
         [Code(row.rank.path)],
-        [size_text(row.rank.size)],
+        [log_size_text(row.rank)],
         [f"{row.compile_ids} ({row.attempts} attempt{'' if row.attempts == 1 else 's'})"],
         [statuses or "—"],
         [seconds_text(row.seconds)],
