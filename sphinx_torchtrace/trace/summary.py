@@ -921,6 +921,10 @@ def _compile_ids(rank: RankTrace) -> dict[str, list[Compile]]:
     return found
 
 
+def _graphs_logged(n: int) -> str:
+    return f"{n} graph{'' if n == 1 else 's'} logged"
+
+
 def diverging_kinds(d: Divergence) -> list[str]:
     """What the ranks differ in, by name (``compile ids``, ``graph shapes`` ...)."""
     kinds = [("compile ids", d.missing_ids), ("functions", d.function_splits),
@@ -997,7 +1001,7 @@ def _artifact_groups(
         return []
     first = per_label[next(iter(signatures))]
     return [
-        RankGroup(group, f"{len(s.splitlines())} graph(s) logged" if s else "nothing logged",
+        RankGroup(group, _graphs_logged(len(s.splitlines())) if s else "nothing logged",
                   [label for label, item in per_label[s].items() if first.get(label) != item])
         for s, group in signatures.items()
     ]

@@ -667,13 +667,19 @@ def _outside_paragraph(frame: FramePlan) -> Paragraph:
     c = frame.compile
     records = len(c.artifacts) + len(c.metrics) + c.chromium_event_count
     names = sorted({a.name for a in c.artifacts})
+    if c.metrics:
+        names.append(f"{len(c.metrics)} metrics record{'s' if len(c.metrics) != 1 else ''}")
+    if c.chromium_event_count:
+        n = c.chromium_event_count
+        names.append(f"{n} chromium event{'s' if n != 1 else ''}")
     listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more kinds" if len(names) > 6 else "")
+    one = records == 1
     return Paragraph(
         [
-            f"{records} record{'s' if records != 1 else ''} logged outside any compilation"
+            f"{records} record{'' if one else 's'} logged outside any compilation"
             + (f" ({listed})" if listed else "")
-            + " are on ",
-            PageLink(frame.docname, "their own page"),
+            + (" is on " if one else " are on "),
+            PageLink(frame.docname, "its own page" if one else "their own page"),
             ".",
         ]
     )
