@@ -152,6 +152,21 @@ def test_build_a_standalone_site(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_build_names_the_logs_as_the_user_did(tmp_path: Path) -> None:
+    """The pages name each log by the path the user gave (the project's link to it,
+    ``traces/t0/...``, is a path nobody has), whatever its characters."""
+    folder = tmp_path / "my logs\\1"  # a blank and a backslash: no regex, no escape
+    folder.mkdir()
+    shutil.copy(SIMPLE_LOG, folder / "dedicated_log_torch_trace_a.log")
+    out = tmp_path / "out"
+    result = run("build", folder.name, "-o", out, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    pages = " ".join(p.read_text(encoding="utf-8") for p in (out / "torchtrace").rglob("*.html"))
+    words = re.sub(r"<[^>]+>", "", pages)
+    assert "my logs\\1/dedicated_log_torch_trace_a.log" in words
+    assert "traces/t0" not in words
+
+
 def test_build_says_what_it_reads_and_where_warnings_are(tmp_path: Path) -> None:
     """On stderr: which log each path stood for (a folder of two logs: the one used, and
     why), a line per stage, and warnings at the user's file and line, not the project's

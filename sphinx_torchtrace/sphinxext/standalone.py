@@ -118,10 +118,10 @@ def _write_project(
     returns each project path a warning may name → the user's path it stands for."""
     traces = src / "traces"
     traces.mkdir(parents=True, exist_ok=True)
-    _write(src / "conf.py", _CONF.format(theme=_theme()))
     taken: set[str] = set()
     pages: list[str] = []
     user: dict[str, str] = {}
+    shown_as: dict[str, str] = {}
     for i, path in enumerate(paths):
         name = _slug(path, taken)
         link = traces / f"t{i}"
@@ -139,12 +139,16 @@ def _write_project(
         user[os.fspath(src / f"{name}.rst")] = shown
         user[os.fspath(link)] = shown
         user[f"traces/t{i}"] = shown
+        # the pages name the logs as the user did, not by the project's link to them
+        shown_as[rf"(?<![\w./-])traces/t{i}(?![\w.-])"] = shown.replace("\\", "\\\\")
     for stale in traces.iterdir():  # links of an earlier build with more paths
         if stale.name not in {f"t{i}" for i in range(len(paths))}:
             stale.unlink()
     for stale in src.glob("*.rst"):
         if stale.stem not in pages and stale.name != "index.rst":
             stale.unlink()
+    conf = _CONF.format(theme=_theme()) + f"torchtrace_path_rewrites = {shown_as!r}\n"
+    _write(src / "conf.py", conf)
     toctree = "".join(f"   {p}\n" for p in pages)
     _write(src / "index.rst",
            f"Compile report\n==============\n\n.. toctree::\n   :maxdepth: 1\n\n{toctree}")
