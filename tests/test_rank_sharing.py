@@ -224,3 +224,36 @@ def test_real_ranks_that_ran_alike_are_one_class_and_those_that_did_not_are_apar
     )
     rank3 = {f.compile.label: dict(f.differences) for f in plan.own_frames(plan.ranks[3])}
     assert "in numbers only" not in rank3["[0/0]"]["dynamo_output_graph"]  # the order
+
+
+def test_the_fast_path_leaves_out_what_the_expressions_leave_out() -> None:
+    """ASCII text is searched with ``str.find`` and ``bytes.translate`` before any regular
+    expression runs (a hundred milliseconds a rank, else): it must give what the
+    expressions give, rule after rule, on every artifact text of the corpus's logs and on
+    text made to tell them apart."""
+    from sphinx_torchtrace.trace.volatile import volatile_by_regex, without_volatile
+
+    made = [
+        "1234567890", "x1234567890", "1234567890.5", "(1234567890)", ".1234567890 ",
+        "123456789012345678901", "12345678901234567890", "a 1234567890_", "0x1234567890abc",
+        "0x12345", "10x1234567", "id 0x7f4b583c9b20>", "0x" + "a" * 17, "0x7F4B583C9B20",
+        "33fe20b4_5c7a_4516_82bf_40f4a303c784", "ab33fe20b4-5c7a-4516-82bf-40f4a303c784",
+        "33fe20b4-5c7a-4516-82bf-40f4a303c784f", "33fe20b4-5c7a_4516-82bf-40f4a303c784",
+        "-33fe2000-1234-4516-8200-123456789012-", "Guard latency = 85.96 us", "took 3s",
+        "TIME: 12 ms", "timeout 5 s", "elapsed=1.5ms; time 2 ns", "runtime 3 s", "time  s",
+        "/tmp/tmpabcdefgh", "/tmp/tmpabcdefgh/x", "C:\\tmp\\tmpab_cd123\\y", "/tmp/tmpABCDEFGH",
+        "/x/tmpabcdefghi/", "'/tmp/tmp12345678'", "x/tmp/tmp12345678\ny",
+        "torch._inductor.config.b = 1\ntorch._inductor.config.a = 2", "",
+    ]
+    data = Path(__file__).parent / "data"
+    logs = [*data.glob("captured/*/*.log"), *data.glob("corpus/ddp_*/*.log*"),
+            *data.glob("corpus/backends/*.log*"), *data.glob("shared/*/*.log")]
+    texts = [a.text() for log in logs for rank in load_trace(log).ranks
+             for c in rank.compiles for a in c.artifacts]
+    assert len(texts) > 1000
+    changed = 0
+    for text in made + texts:
+        fast = without_volatile(text)
+        assert fast == volatile_by_regex(text), text[:80]
+        changed += fast != text
+    assert changed > 100  # the corpus has what the rules are for

@@ -2,16 +2,11 @@
 are told alike.
 
 The ranks of a job log nearly the same, each naming its own rank number here and there
-(``rank3`` in a path, ``'rank': 3`` in a record), and each logging what any process has
-of its own: object addresses (``___check_obj_id(G['torch'], 139962313686640)`` in
-guards, ``# graph id: 1399...`` in graphs, ``at 0x7f4b583c9b20`` in reprs), ids it drew
-(``__compiled_fn_13_<uuid>``), temporary folders (``/tmp/torchinductor_user/tmp66o2th__``),
-durations it measured (``Guard latency = 85.96 us``) and config settings in another order
-(a repro script's ``torch._inductor.config.x = ...`` lines follow a set's order, which
-differs from one process to the next).  Those are left out of texts compared
-(:func:`comparable`).  A compile's digest covers every record of it but its metrics
-(times, mostly), so two ranks' compiles are alike when their digests are; a rank's *class
-key* is its compiles' digests and what it logged outside them.
+(``rank3`` in a path, ``'rank': 3`` in a record), and each logging what any process logs
+of its own (addresses, UUIDs, temporary folders, durations: :mod:`.volatile`).  Texts are
+compared without those (:func:`comparable`).  A compile's digest covers every record of
+it but its metrics (times, mostly), so two ranks' compiles are alike when their digests
+are; a rank's *class key* is its compiles' digests and what it logged outside them.
 """
 
 from __future__ import annotations
@@ -22,6 +17,7 @@ import re
 from collections.abc import Iterable
 
 from .model import Compile, RankTrace
+from .volatile import without_volatile
 
 #: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``, ``'rank': 2``: a rank number in a
 #: payload, ignored when ranks are compared (bounded repetitions: linear).
@@ -29,26 +25,10 @@ _RANK_MENTION = re.compile(r"(rank['\" _=:\-]{0,4})[0-9]{1,7}", re.IGNORECASE)
 #: The same, in lower-case text: ten times faster than ignoring case, which stops the
 #: regex engine from looking for its ``rank`` as a literal.
 _LOWER_RANK_MENTION = re.compile(r"(rank['\" _=:\-]{0,4})[0-9]{1,7}")
-#: An object's address or id: ``0x7f4b583c9b20``, or a whole number of 10 digits or more
-#: (CPython's ids are addresses, above 2**32 on 64-bit machines; epoch nanoseconds too).
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b|(?<![\w.])[0-9]{10,20}(?![\w.])")
-#: A UUID, spelt with ``-`` or ``_`` (``__compiled_fn_13_33fe20b4_5c7a_4516_...``).
-_UUID = re.compile(
-    r"[0-9a-f]{8}([-_])[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{12}(?![0-9a-f])"
-)
-#: A folder ``tempfile`` named (``tmp`` and 8 characters of its alphabet).
-_TEMP_FOLDER = re.compile(r"(?<=[/\\])tmp[a-z0-9_]{8}(?=[/\\'\"]|$)", re.MULTILINE)
-#: A duration measured while compiling, said in a text: ``Guard latency = 85.96 us``.
-_DURATION = re.compile(
-    r"((?:latency|time|took|elapsed)[ :=]{1,4})[0-9]+(?:\.[0-9]+)?[ ]?(?:ns|us|µs|ms|s)\b",
-    re.IGNORECASE,
-)
-#: A line setting a config option in a repro script: ``torch._inductor.config.x = 1``.
-_CONFIG_LINE = re.compile(r"^(?:torch\.[\w.]*config|[\w.]*config)\.[\w.]+ = ")
 
 
 class _Digest:
-    """A blake2b digest fed values (text or JSON), rank numbers in them ignored."""
+    """A blake2b digest fed values (text or JSON), as :func:`comparable` makes them."""
 
     def __init__(self) -> None:
         self.h = hashlib.blake2b(digest_size=20)
@@ -101,48 +81,9 @@ def outside_digest(rank: RankTrace) -> bytes:
 
 
 def comparable(text: str) -> str:
-    """``text`` as ranks are compared: rank numbers, object addresses, UUIDs, measured
-    durations and temporary folder names left out, and each run of config settings in one order (see
-    the module's doc).
-    Only what torch itself makes differ between processes: whatever else differs (a
-    shape, a graph line, the order of ops) keeps two ranks apart."""
-    text = without_rank_numbers(text)
-    if "0x" in text or _LONG_NUMBER.search(text):
-        text = _ADDRESS.sub("#", text)
-    if _UUID_HINT.search(text):
-        text = _UUID.sub("#", text)
-    if _DURATION_HINT.search(text):
-        text = _DURATION.sub(r"\1#", text)
-    if "/tmp" in text or "\\tmp" in text:
-        text = _TEMP_FOLDER.sub("tmp#", text)
-    if "config." in text and "\n" in text:
-        text = _settings_in_order(text)
-    return text
-
-
-#: Whether :data:`_UUID` may match.
-_UUID_HINT = re.compile(r"[0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}")
-#: Whether :data:`_DURATION` may match (its case-blind regex cannot look for a literal).
-_DURATION_HINT = re.compile(r"[0-9] ?[nuµm]?s\b")
-#: Ten digits in a row: whether :data:`_ADDRESS` has anything to do (found in C, fast).
-_LONG_NUMBER = re.compile(r"[0-9]{10}")
-
-
-def _settings_in_order(text: str) -> str:
-    """Each run of consecutive config-setting lines sorted: settings of distinct options
-    commute, and torch writes them in a set's order."""
-    lines = text.split("\n")
-    out: list[str] = []
-    run: list[str] = []
-    for line in lines:
-        if _CONFIG_LINE.match(line):
-            run.append(line)
-            continue
-        out += sorted(run)
-        run = []
-        out.append(line)
-    out += sorted(run)
-    return "\n".join(out)
+    """``text`` as ranks are compared: rank numbers and what differs between any two
+    processes (:func:`.volatile.without_volatile`) left out."""
+    return without_volatile(without_rank_numbers(text))
 
 
 def without_rank_numbers(text: str) -> str:
