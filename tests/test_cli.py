@@ -165,6 +165,12 @@ def test_build_names_the_logs_as_the_user_did(tmp_path: Path) -> None:
     words = re.sub(r"<[^>]+>", "", pages)
     assert "my logs\\1/dedicated_log_torch_trace_a.log" in words
     assert "traces/t0" not in words
+    again = run("build", folder, "-o", tmp_path / "abs", cwd=tmp_path)  # an absolute path
+    assert again.returncode == 0, again.stderr
+    pages = " ".join(p.read_text(encoding="utf-8")
+                     for p in (tmp_path / "abs" / "torchtrace").rglob("*.html"))
+    words = re.sub(r"<[^>]+>", "", pages)
+    assert "my logs\\1/dedicated_log_torch_trace_a.log" in words and str(tmp_path) not in words
 
 
 def test_build_says_what_it_reads_and_where_warnings_are(tmp_path: Path) -> None:

@@ -139,8 +139,10 @@ def _write_project(
         user[os.fspath(src / f"{name}.rst")] = shown
         user[os.fspath(link)] = shown
         user[f"traces/t{i}"] = shown
-        # the pages name the logs as the user did, not by the project's link to them
-        shown_as[rf"(?<![\w./-])traces/t{i}(?![\w.-])"] = shown.replace("\\", "\\\\")
+        # The pages name the logs as the user did, not by the project's link to them; an
+        # absolute path by its name alone (a published report shows no machine's folders).
+        named = path.name if path.is_absolute() else shown
+        shown_as[rf"(?<![\w./-])traces/t{i}(?![\w.-])"] = named.replace("\\", "\\\\")
     for stale in traces.iterdir():  # links of an earlier build with more paths
         if stale.name not in {f"t{i}" for i in range(len(paths))}:
             stale.unlink()

@@ -132,7 +132,15 @@ class _Overview:
             numbers = [summary.rank_number(self.trace, r) for r in members]
             title = (f"Rank {numbers[0]}" if len(numbers) == 1
                      else f"Ranks {number_ranges(numbers)}")
-            tabs.append(Tab(title, body(members[0]), sync=f"rank-{numbers[0]}"))
+            shown = body(members[0])
+            if len(numbers) > 1 and shown:  # one rank's figures stand for the class's
+                others = _ranks_text(numbers[1:])
+                shown.insert(0, Paragraph([
+                    f"As rank {numbers[0]} logged it: {others} logged alike, each as much "
+                    "(their own times and metrics are under ",
+                    AnchorLink(self.plan.index_docname, "ranks", "Ranks"), ").",
+                ]))
+            tabs.append(Tab(title, shown, sync=f"rank-{numbers[0]}"))
         blocks: list[Block] = [TabSet(tabs)]
         if len(classes) > RANK_TABS:
             rest = sum(len(m) for m in list(classes.values())[RANK_TABS:])
@@ -929,7 +937,7 @@ def _failure_places(view: _Overview, group: graph_breaks.EventGroup) -> list[Inl
 
 
 def _recompiles(view: _Overview) -> list[Block]:
-    if not any(c.recompile_reasons for c in view.compiles):
+    if not any(summary.recompiled_functions(r) for r in view.trace.ranks):  # as the glance
         return []
     limits = summary.recompile_limits(view.configs)
     limit_text = ", later ".join(map(str, limits)) + " in this run" if limits else "8 by default"
@@ -957,13 +965,14 @@ def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
     blocks: list[Block] = []
     for fn in functions:
         n = len(fn.recompiles)
+        versions = max(fn.versions, n + 1)  # a recompile has an earlier version, logged or not
+        frame: list[Inline] = [" (", Code(fn.frame_label), ")"] if fn.function else []
         blocks.append(
             Paragraph(
                 [
                     Strong(maybe_strip(fn.shown, view.settings.no_source)),
-                    " (",
-                    Code(fn.frame_label),
-                    f"): {fn.versions} versions, {n} recompile{'s' if n != 1 else ''}.",
+                    *frame,
+                    f": {versions} versions, {n} recompile{'s' if n != 1 else ''}.",
                 ]
             )
         )
