@@ -86,6 +86,20 @@ def test_a_compile_id_is_compared_over_its_attempts_and_its_functions() -> None:
     assert "[0/0]: ok on ranks 0-1, 3; empty on rank 2" in said
     for alike in (DATA / "corpus" / "ddp_4ranks", GLOO):
         assert summary.divergence(load_trace(alike)).function_splits == []
+    # a frame page compares a compile with the first rank's of its id only where both
+    # compiled one function (rank 2's <lambda> was "logged differently" from forward)
+    plan = plan_trace("ddp", load_trace(DIVERGENT), "torchtrace")
+    compared = {(f.rank.rank, f.compile.label): f.counterpart is not None
+                for r in plan.ranks for f in plan.own_frames(r)}
+    assert compared[(3, "[0/0]")] and compared[(3, "[1/0]")]  # forward, reduce_stats
+    assert not compared[(2, "[0/0]")] and not compared[(1, "[1/0]")]
+    from sphinx_torchtrace.site.pages.overview import overview_page
+
+    from .test_hostile_values import page_text
+
+    text = page_text(overview_page(plan, PageSettings()))
+    assert "4 ranks in 4 classes: no two ranks logged alike" in text
+    assert "rank 3: differs in ddp/rank3/[0/0], ddp/rank3/[1/0]\n" in text  # no "other compiles"
 
 
 def inline_texts(blocks: object) -> str:
@@ -136,7 +150,7 @@ def test_summary_gives_the_rank_classes_and_what_diverges() -> None:
     folder = INPUTS / "inputs/multi_rank_logs"
     text = run("summary", folder).stdout
     assert "rank classes:   3: 0, 2 | 1 | 3\n" in text  # ranks 0 and 2 logged the same
-    diverging = "compile ids, functions, statuses, cache patterns, graph shapes"
+    diverging = "compile ids, functions, statuses, cache patterns"  # kernel vs fn: no shapes
     assert f"diverging:      {diverging}\n" in text
     data = json.loads(run("summary", folder, "--json").stdout)
     assert data["rank_classes"] == [[0, 2], [1], [3]]

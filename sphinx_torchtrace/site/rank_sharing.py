@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..trace import Compile, Trace, compare
 from ..trace.rank_digest import class_key, comparable, compile_digest
-from ..trace.summary import rank_number
+from ..trace.summary import function_name, rank_number
 from .naming import item_name, occurrences
 
 
@@ -65,7 +65,8 @@ def share_frames(trace: Trace) -> Sharing:
                 continue
             firsts[key] = c
             counterpart = first_of_id.setdefault((c.label, c.occurrence), c)
-            if counterpart is not c:
+            # another function under the same number is not compared (nothing is alike)
+            if counterpart is not c and function_name(counterpart) == function_name(c):
                 out.counterparts[id(c)] = counterpart
         first = classes.setdefault(class_key(rank), i)
         if first != i:

@@ -1134,10 +1134,12 @@ def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]
     """Ranks grouped by the input shapes of the compile ids they share with the first
     rank (ids only some ranks have are "diverging compile ids" already); each group says
     which inputs differ from the first group's, and what the first group had."""
-    signatures: dict[tuple[tuple[str, tuple[str, ...]], ...], list[int]] = {}
+    # keyed by compile id and function: another function under the same id is not compared
+    signatures: dict[tuple[tuple[tuple[str, str], tuple[str, ...]], ...], list[int]] = {}
     for n, rank in zip(numbers, ranks, strict=True):
         signature = tuple(
-            (c.label, inputs) for c in rank.compiles if (inputs := graph_inputs(c))
+            ((c.label, function_name(c) or ""), inputs)
+            for c in rank.compiles if (inputs := graph_inputs(c))
         )
         signatures.setdefault(signature, []).append(n)
     first_group = next(iter(signatures.values()), [])
@@ -1148,15 +1150,16 @@ def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]
         own = dict(signature)
         said = []
         labels = []
-        for label in own:
-            theirs = first.get(label)
-            if theirs is None or theirs == own[label]:
+        for key in own:
+            theirs = first.get(key)
+            if theirs is None or theirs == own[key]:
                 continue
+            label = key[0]
             labels.append(label)
             changed = [f"{mine} (rank {first_group[0]}: {other.split(' ', 1)[-1]})"
-                       for mine, other in zip(own[label], theirs, strict=False) if mine != other]
-            if len(own[label]) != len(theirs):
-                changed.append(f"{len(own[label])} inputs (rank {first_group[0]}: {len(theirs)})")
+                       for mine, other in zip(own[key], theirs, strict=False) if mine != other]
+            if len(own[key]) != len(theirs):
+                changed.append(f"{len(own[key])} inputs (rank {first_group[0]}: {len(theirs)})")
             said.append(f"{label} {', '.join(changed[:3])}")
         if not said:  # the same shapes wherever it compiled what the first rank did
             alike.extend(n for n in group if n not in alike)

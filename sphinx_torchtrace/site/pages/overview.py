@@ -1243,20 +1243,31 @@ def _rank_classes(view: _Overview) -> list[Block]:
         elif not own:
             head.append(f": as {_shown_ranks(view, members[0])} (every compile on their pages)")
         else:
-            head.append(": differs in ")
-            head += joined([[ObjectLink("frame", f.name)] for f in own[:FRAMES_LISTED]])
-            if len(own) > FRAMES_LISTED:
-                head.append(f" and {len(own) - FRAMES_LISTED} more compiles")
-            shared = [f for f in plan.frames_of(members[0]) if f.same_as is not None]
+            # the records outside any compilation are no compile: named apart, not counted
+            compiles = [f for f in own if not f.compile.id.is_unknown]
+            parts: list[list[Inline]] = [
+                [ObjectLink("frame", f.name)] for f in compiles[:FRAMES_LISTED]
+            ]
+            if len(compiles) > FRAMES_LISTED:
+                parts.append([f"{len(compiles) - FRAMES_LISTED} more compiles"])
+            outside = [f for f in own if f.compile.id.is_unknown]
+            if outside:
+                parts.append([ObjectLink("frame", outside[0].name, "its records outside any "
+                                         "compilation")])
+            head += [": differs in ", *joined(parts, ", ")]
+            shared = [f for f in plan.frames_of(members[0])
+                      if f.same_as is not None and not f.compile.id.is_unknown]
             if shared:
                 head.append(f"; its other compiles as {_shown_ranks(view, members[0])}")
         items.append(item(*head))
+    alike = len(classes) < len(plan.ranks)
     intro = Paragraph([
         f"{len(plan.ranks)} ranks in {len(classes)} "
-        f"{'class' if len(classes) == 1 else 'classes'} of ranks that logged alike "
-        f"(every record but metrics and timing events; {SET_ASIDE}). A compile that "
-        "equals the same compile id of an earlier rank is shown on that rank's pages; one "
-        "that differs has pages of its own, which list what differs."
+        f"{'class' if len(classes) == 1 else 'classes'}"
+        + (" of ranks that logged alike" if alike else ": no two ranks logged alike")
+        + f" (every record compared but metrics and timing events; {SET_ASIDE}). A compile "
+        "that equals the same compile id of an earlier rank is shown on that rank's pages; "
+        "one that differs has pages of its own, which list what differs."
     ])
     return [intro, BulletList(items)]
 
