@@ -257,3 +257,22 @@ def test_the_fast_path_leaves_out_what_the_expressions_leave_out() -> None:
         assert fast == volatile_by_regex(text), text[:80]
         changed += fast != text
     assert changed > 100  # the corpus has what the rules are for
+
+
+def test_a_shared_page_anchors_every_rank_it_stands_for_at_its_frame(tmp_path: Path) -> None:
+    """Rank 1's [4/0] page stands for ranks 5 and 7 too, 42 objects in all: past the 16
+    anchors a page gives, rank 7's frame shared the last one, a kernel of rank 5, and its
+    links landed there. Frames come first, and the rest share the page's top."""
+    from sphinx_torchtrace.site.blocks import OWN_ANCHORS, object_targets
+
+    plan = plan_trace("dist", load_trace(rank_copies(tmp_path / "logs", 8, GLOO, "differs")),
+                      "torchtrace")
+    docname = next(f.docname for f in plan.frames
+                   if f.rank.rank == 7 and f.compile.label == "[4/0]")
+    objects = plan.shared_objects(docname)
+    assert len(objects) > OWN_ANCHORS
+    targets = object_targets(objects)
+    frames = {o[1] for o in objects if o[0] == "frame"}
+    assert frames and {t.name for t in targets if t.objtype == "frame"} == frames
+    declared = [t.name for t in targets] + [o[1] for o in targets[0].also]
+    assert sorted(declared) == sorted(o[1] for o in objects)  # each once

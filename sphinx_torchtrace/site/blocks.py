@@ -215,16 +215,20 @@ class ObjectTarget:
     also: tuple[tuple[str, str, str], ...] = ()
 
 
-#: Objects declared in a row each at an anchor of its own; those past it share the last one.
+#: Objects declared in a row each at an anchor of its own; those past it share the first.
 OWN_ANCHORS = 16
+_FIRST = {"frame": 0, "graph": 1, "kernel": 2}
 
 
 def object_targets(objects: Sequence[tuple[str, str, str]]) -> list[ObjectTarget]:
-    """``(objtype, name, status)`` objects declared in a row: each at an anchor of its own,
-    and past :data:`OWN_ANCHORS` at the last of those."""
+    """``(objtype, name, status)`` objects declared in a row, frames first: each at an
+    anchor of its own, and past :data:`OWN_ANCHORS` at the first of those, the top of the
+    page (a later one is another object's: a link to rank 7's frame landed on a kernel of
+    rank 5)."""
+    objects = sorted(objects, key=lambda o: _FIRST.get(o[0], 3))
     targets = [ObjectTarget(*o) for o in objects[:OWN_ANCHORS]]
     if len(objects) > OWN_ANCHORS:
-        targets[-1].also = tuple(objects[OWN_ANCHORS:])
+        targets[0].also = tuple(objects[OWN_ANCHORS:])
     return targets
 
 
