@@ -276,3 +276,23 @@ def test_a_shared_page_anchors_every_rank_it_stands_for_at_its_frame(tmp_path: P
     assert frames and {t.name for t in targets if t.objtype == "frame"} == frames
     declared = [t.name for t in targets] + [o[1] for o in targets[0].also]
     assert sorted(declared) == sorted(o[1] for o in objects)  # each once
+
+
+def test_values_that_differ_are_compared_with_the_page_that_shows_them(tmp_path: Path) -> None:
+    """Odd ranks copy rank 1, whose [0/0_1] is shown on rank 0's page: their values were
+    compared with rank 1's, "on its page" a value no page shows, and each compile got two
+    rows. Each value is compared with the compile whose page shows it."""
+    plan = plan_trace("dist", load_trace(rank_copies(tmp_path / "logs", 8, GLOO, "alike")),
+                      "torchtrace")
+    by_name = {f.name: f for f in plan.frames}
+    originals: dict[tuple[str, str, str], set[str]] = {}
+    for r in plan.ranks:
+        for v in r.changed_values:
+            originals.setdefault((v.compile, v.record, v.key), set()).add(v.original)
+    assert originals
+    pages = {f"{f.name.split('/')[1]} {f.compile.label}": f for f in by_name.values()
+             if f.same_as is None}
+    for (label, _record, key), values in originals.items():
+        page = pages[label]  # "rank1 [4/0]": the page that shows it
+        shown = {str(m.data.get(key)) for m in page.compile.metrics}
+        assert values <= shown, (label, key, values, shown)

@@ -608,17 +608,30 @@ def plan_trace(
                 _plan_kernels(frame, taken, planned)
             plan.frames.append(frame)
             planned[id(compile_)] = frame
+        shown = shared  # each compile beside the one whose page shows it
         if rank_plan.same_as is not None:  # its class's first rank: compiles in one order
             original = rank_plan.same_as.rank
             shared = list(zip(original.compiles, rank.compiles, strict=False))
+            # the values a reader finds "on its page": an earlier rank's, maybe
+            shown = [(_shown_compile(planned, a), c) for a, c in shared]
             if len(original.chromium_events) != len(rank.chromium_events):
                 rank_plan.differences.append(
                     f"{len(rank.chromium_events)} timing events "
                     f"(rank {rank_number(trace, original)}: {len(original.chromium_events)})"
                 )
-        differences, rank_plan.changed_values = metric_differences(shared)
+        differences, _ = metric_differences(shared)  # what it differs in from its class's
+        _, rank_plan.changed_values = metric_differences(
+            shown, lambda c: f"{names[id(planned[id(c)].rank)]} {c.label}"
+            if id(c) in planned else c.label
+        )
         rank_plan.differences[:0] = differences
     return plan
+
+
+def _shown_compile(planned: dict[int, FramePlan], compile_: Compile) -> Compile:
+    """The compile whose page shows ``compile_``: itself, or the earlier rank's it repeats."""
+    frame = planned.get(id(compile_))
+    return frame.same_as.compile if frame is not None and frame.same_as is not None else compile_
 
 
 def compile_order(compiles: Sequence[Compile]) -> list[Compile]:

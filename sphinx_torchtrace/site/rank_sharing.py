@@ -180,7 +180,7 @@ _VALUE_CHARS = 300
 class ValueDifference:
     """One metric value a rank logged differently in a compile it shares with another."""
 
-    compile: str  # the compile's label, ``[0/0]``
+    compile: str  # the label of the compile shown, ``rank0 [0/0]``
     record: str  # the metrics record's kind
     key: str
     original: str  # as JSON, cut at _VALUE_CHARS
@@ -189,10 +189,11 @@ class ValueDifference:
 
 def metric_differences(
     pairs: Sequence[tuple[Compile, Compile]],
+    label: Callable[[Compile], str] = lambda c: c.label,
 ) -> tuple[list[str], list[ValueDifference]]:
     """What a rank logged differently in the compiles it shares (pairs of the shown compile
     and its own: metrics, times mostly): a summary by metric name, and the differing values
-    (at most :data:`VALUES_SHOWN`)."""
+    (at most :data:`VALUES_SHOWN`), each with the ``label`` of the compile shown."""
     keys: dict[str, int] = {}
     values: list[ValueDifference] = []
     for a, b in pairs:
@@ -203,7 +204,7 @@ def metric_differences(
                     continue
                 keys[key] = keys.get(key, 0) + 1
                 if len(values) < VALUES_SHOWN:
-                    values.append(ValueDifference(a.label, ma.kind, key, _value(va), _value(vb)))
+                    values.append(ValueDifference(label(a), ma.kind, key, _value(va), _value(vb)))
     out = [
         f"{key} ({n} record{'s' if n != 1 else ''})"
         for key, n in sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[:DIFFERENCES_SHOWN]
