@@ -275,9 +275,16 @@ def test_the_ranks_rows_add_up_to_the_glance() -> None:
     glance does: the rows add up to its figures (they counted attempts: a rank's "3 break"
     was in no total)."""
     data = Path(__file__).parent / "data"
-    for folder in [data / "corpus" / "ddp_4ranks", data / "corpus" / "ddp_4ranks_divergent",
-                   data / "captured" / "ranks_collective_order", INPUTS / "multi_rank_logs"]:
-        trace = load_trace(folder)
+    from sphinx_torchtrace.trace.text_log import load_text_log
+
+    text_log = load_text_log(data / "captured" / "torch_logs" / "ranks.log")
+    # a text log has no metrics: its ids' statuses are what its lines say, as the
+    # directory's badges (the glance said "4 missing" beside [0/0] *break*)
+    assert summary.triage(text_log).statuses == {"break": 3, "missing": 1}
+    for trace in [*(load_trace(folder) for folder in [
+            data / "corpus" / "ddp_4ranks", data / "corpus" / "ddp_4ranks_divergent",
+            data / "captured" / "ranks_collective_order", INPUTS / "multi_rank_logs"]), text_log]:
+        folder = trace.ranks[0].path
         rows, t = summary.rank_rows(trace), summary.triage(trace)
         added: Counter[str] = Counter()
         for row in rows:

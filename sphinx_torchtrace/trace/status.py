@@ -56,6 +56,12 @@ def attempts_status(rank: RankTrace, compile_: Compile) -> Status:
     return _over(rank, rank.attempts(compile_) or [compile_])
 
 
+def status_over(rank: RankTrace, members: list[Compile]) -> Status:
+    """The status of a compile id over its attempts: from their metrics, or for a text log
+    (no metrics) from what its lines say."""
+    return _over(rank, members)
+
+
 def _over(rank: RankTrace, members: list[Compile]) -> Status:
     if rank.source == "torch_logs":
         return combined_text_status(members)

@@ -23,7 +23,7 @@ from .event_lines import event_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
 from .model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
 from .reader import load_json, read_payloads
-from .status import combined_status
+from .status import status_over
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
 
 #: Keys of the overview's sections, in page order (the directive's ``:sections:`` option).
@@ -890,7 +890,7 @@ def _divergence(trace: Trace) -> Divergence:
     functions: dict[str, dict[str, list[int]]] = {}
     for n, rank in zip(numbers, trace.ranks, strict=True):
         for label, attempts in _compile_ids(rank).items():
-            status = str(combined_status(m for c in attempts for m in c.metrics))
+            status = str(status_over(rank, attempts))
             statuses.setdefault(label, {}).setdefault(status, []).append(n)
             name = function_name(attempts[0])
             if name is not None:
@@ -1205,7 +1205,7 @@ def rank_rows(trace: Trace) -> list[RankRow]:
         times = [s for c in known if (s := compile_seconds(c)) is not None]
         total = sum(times) if times else None
         statuses = Counter(
-            str(combined_status(m for c in group for m in c.metrics)) for group in ids.values()
+            str(status_over(rank, group)) for group in ids.values()
         )
         rows.append(
             RankRow(
@@ -1380,7 +1380,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
             by_id.setdefault((c.id.frame, c.occurrence), []).append(c)
         compile_ids += len(by_id)
         statuses.update(
-            str(combined_status(m for c in group for m in c.metrics)) for group in by_id.values()
+            str(status_over(rank, group)) for group in by_id.values()
         )
         groups += failure_groups(known)
         own = [fn for fn in recompiled_functions(rank) if fn.recompiles]
