@@ -301,7 +301,7 @@ def _summary(args: argparse.Namespace) -> int:
         ("frames", frames),
         ("compile ids", f"{t.compile_ids} ({statuses})"),
         ("graph breaks", f"{t.graph_breaks} ({t.graph_break_reasons} distinct)"),
-        ("recompiles", f"{t.recompiles} (in {len(t.recompiled_by_function)} functions)"),
+        ("recompiles", f"{t.recompiles} (in {_functions(len(t.recompiled_by_function))})"),
         ("errors", f"{t.errors} ({t.distinct_errors} distinct)"),
         ("cache lookups", cache),
         ("compile time", seconds),
@@ -314,6 +314,10 @@ def _summary(args: argparse.Namespace) -> int:
     for label, value in rows:
         _say(f"{label + ':':<15} {value}")
     return 0
+
+
+def _functions(n: int) -> str:
+    return f"{n} function{'' if n == 1 else 's'}"
 
 
 def _diverging(trace: Trace) -> list[str]:

@@ -33,12 +33,15 @@ def _repeating_ranks_note(plan: TracePlan, frame: FramePlan) -> list[Block]:
     if not repeats:
         return []
     numbers = [rank_number(plan.trace, f.rank) for f in repeats]
-    word = "rank" if len(numbers) == 1 else "ranks"
+    one = len(numbers) == 1
+    who = f"rank {numbers[0]}: it" if one else f"ranks {number_ranges(numbers)}: they"
+    what = "these records" if frame.compile.id.is_unknown else "this compile"
     return [
         Paragraph(
             [
-                f"Also {word} {number_ranges(numbers)}: they logged the same for this compile "
-                f"({SET_ASIDE}), so this page stands for theirs (what they logged "
+                f"Also {who} logged the same for {what} "
+                f"({SET_ASIDE}), so this page stands for {'its' if one else 'theirs'} (what "
+                f"{'it' if one else 'they'} logged "
                 "differently, metrics and times, is under ",
                 AnchorLink(plan.index_docname, "ranks", "Ranks"),
                 ").",

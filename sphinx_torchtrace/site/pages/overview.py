@@ -326,13 +326,15 @@ def _recompile_counts(fn: summary.FunctionRecompiles, ranks: int) -> str:
         return f" {counts[0]}"
     fewest, most = min(counts), max(counts)
     each = str(most) if fewest == most else f"{fewest} to {most}"
+    times = "time" if most == 1 else "times"
     if len(counts) == ranks:
-        return f" {each} on each rank"
-    return f" {each} on {len(counts)} rank{'' if len(counts) == 1 else 's'}"
+        return f" {each} {times} on each rank"
+    return f" {each} {times} on {len(counts)} rank{'' if len(counts) == 1 else 's'}"
 
 
 def _divergence_none_text(ranks: int) -> str:
-    return (f"All {ranks} ranks compiled the same functions under the same compile ids, with "
+    every = "Both ranks" if ranks == 2 else f"All {ranks} ranks"
+    return (f"{every} compiled the same functions under the same compile ids, with "
             "the same statuses, caches, graph input shapes and collectives.")
 
 
@@ -1179,8 +1181,10 @@ def _timeline(view: _Overview) -> list[Block]:
             items.append(item(f"{prefix}no events"))
     for first, numbers in alike.items():
         word = "Rank" if len(numbers) == 1 else "Ranks"
-        items.append(item(f"{word} {number_ranges(numbers)}, which logged as rank {first} did: "
-                          "in the timeline of all ranks"))
+        their = "its" if len(numbers) == 1 else "their"
+        items.append(item(f"{word} {number_ranges(numbers)}, which logged as rank {first} did "
+                          f"but for {their} times and timing events: in the timeline of all "
+                          "ranks"))
     merged = view.plan.events_all_path
     if merged is not None:
         items.insert(0, item("All ranks in one timeline (one process per rank): ",
