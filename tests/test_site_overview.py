@@ -270,8 +270,8 @@ def test_each_rank_has_its_synchronized_tab() -> None:
         f"{plan.root}/_raw/chromium-events-all-ranks.json",  # every rank in one timeline
         *(f"{plan.root}/_raw/chromium-events-rank{n}.json" for n in (0, 1, 3)),
     ]  # rank 2 logged as rank 0 did: its events are in the timeline of all ranks
-    assert "Rank 2, which logged as rank 0 did but for its times and timing events: in the "
-        "timeline of all ranks" in texts(timeline)
+    said = "Rank 2, which logged as rank 0 did but for its times and timing events: in the "
+    assert said + "timeline of all ranks" in texts(timeline)
     assert AnchorLink(plan.index_docname, "ranks", "Ranks") in of_type(page.blocks[1:4], AnchorLink)
 
 
