@@ -136,8 +136,8 @@ class _Overview:
             if len(numbers) > 1 and shown:  # one rank's figures stand for the class's
                 others = _ranks_text(numbers[1:])
                 shown.insert(0, Paragraph([
-                    f"As rank {numbers[0]} logged it: {others} logged alike, each as much "
-                    "(their own times and metrics are under ",
+                    f"Rank {numbers[0]}'s figures, which {others} logged alike (their own "
+                    "times and metrics are under ",
                     AnchorLink(self.plan.index_docname, "ranks", "Ranks"), ").",
                 ]))
             tabs.append(Tab(title, shown, sync=f"rank-{numbers[0]}"))
