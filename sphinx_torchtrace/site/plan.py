@@ -619,11 +619,12 @@ def plan_trace(
                     f"{len(rank.chromium_events)} timing events "
                     f"(rank {rank_number(trace, original)}: {len(original.chromium_events)})"
                 )
-        differences, _ = metric_differences(shared)  # what it differs in from its class's
-        _, rank_plan.changed_values = metric_differences(
-            shown, lambda c: f"{names[id(planned[id(c)].rank)]} {c.label}"
-            if id(c) in planned else c.label
-        )
+        def page_label(c: Compile) -> str:
+            return f"{names[id(planned[id(c)].rank)]} {c.label}" if id(c) in planned else c.label
+
+        differences, rank_plan.changed_values = metric_differences(shown, page_label)
+        if any(a is not b for (a, _), (b, _) in zip(shared, shown, strict=True)):
+            differences, _ = metric_differences(shared)  # what it differs in from its class's
         rank_plan.differences[:0] = differences
     return plan
 
