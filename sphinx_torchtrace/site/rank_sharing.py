@@ -14,6 +14,7 @@ the ranks.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -217,5 +218,8 @@ def metric_differences(
 def _value(value: object) -> str:
     if value is None:
         return "(not logged)"
+    kind = type(value)
+    if kind is int or (kind is float and math.isfinite(value)):  # type: ignore[arg-type]
+        return repr(value)  # what json.dumps writes, without its machinery (most values)
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= _VALUE_CHARS else text[:_VALUE_CHARS] + f"… ({len(text)} chars)"
