@@ -163,3 +163,41 @@ def test_a_download_made_piece_by_piece_is_written_only_when_it_changes(tmp_path
     write_all(root, {target: lambda: ["[3]\n"]})
     assert target.read_text(encoding="utf-8") == "[3]\n"
     assert sorted(p.name for p in target.parent.iterdir()) == ["events.json"]
+
+
+def test_a_rebuild_that_removes_pages_rewrites_every_page_s_navigation(tmp_path: Path) -> None:
+    """A trace recaptured with fewer compiles loses pages: every other page's sidebar (the
+    global toctree) listed them, and Sphinx rewrote only the changed pages, so the others
+    kept thousands of dead links (the demo, after a rebuild)."""
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        'extensions = ["sphinx_torchtrace"]\nhtml_theme = "alabaster"\n'
+        'html_sidebars = {"**": ["globaltoc.html"]}\n', encoding="utf-8")
+    (src / "index.rst").write_text(
+        "Home\n====\n\n.. toctree::\n\n   run\n   other\n", encoding="utf-8")
+    (src / "other.rst").write_text("Other\n=====\n\nText.\n", encoding="utf-8")
+    logs = sorted((SHARED.parent / "captured" / "multi_rank_gloo").glob("*.log"))
+    shutil.copy(logs[0], src / "trace.log")
+    (src / "run.rst").write_text("Run\n===\n\n.. torchtrace:: trace.log\n", encoding="utf-8")
+    out = tmp_path / "out"
+
+    def build() -> None:
+        subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d",
+                        str(tmp_path / "dt"), str(src), str(out)], check=True)
+
+    build()
+    before = {p.relative_to(out) for p in out.rglob("*.html")}
+    shutil.copy(SIMPLE_LOG, src / "trace.log")  # a log of one compile
+    build()
+    after = {p.relative_to(out) for p in out.rglob("*.html")}
+    assert before - after, "the new log has fewer pages"
+    for page in out.rglob("*.html"):
+        for href in re.findall(r'href="([^"#?]+)', page.read_text(encoding="utf-8")):
+            if "://" not in href and href.endswith(".html"):
+                assert (page.parent / href).resolve().exists(), (page, href)

@@ -94,8 +94,12 @@ class Built:
     #: directive): a page is read again when it changes, not when a file's time does.
     digests: dict[str, str] = field(default_factory=dict)
     captures: list[CaptureRow] = field(default_factory=list)  # in the order they were made
+    #: Whether this build added or removed generated pages: every page's navigation lists
+    #: them, so every page is written again (see :func:`.generate.rewrite_navigation`).
+    pages_changed: bool = False
 
     def clear(self) -> None:
+        self.pages_changed = False
         self.captures.clear()
         self.directives.clear()
         self.pages.clear()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 
 from .built import built
 from .cache_dirs import settle_caches
@@ -60,8 +61,19 @@ def generate_pages(app: Sphinx) -> None:
         done()
     note_tables(app, registry, config.generated_dir)
     note_moved(app, registry)
+    added = any(path.suffix == suffix and not path.exists() for path in context.wanted)
     removed = write_all(Path(app.srcdir) / config.generated_dir, context.wanted)
+    registry.pages_changed = added or any(r.endswith(suffix) for r in removed)
     _remove_outputs(app, config.generated_dir, suffix, removed)
+
+
+def rewrite_navigation(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    """env-updated: when this build added or removed generated pages, every page again.
+    A theme's navigation (furo's sidebar, the global toctree) lists every page, and Sphinx
+    writes only the pages that changed: the others kept links to a recaptured trace's
+    removed pages (thousands of dead links in the demo after a rebuild), or lacked its new
+    ones."""
+    return sorted(env.found_docs) if built(app).pages_changed else []
 
 
 def _remove_outputs(app: Sphinx, gen_dir: str, suffix: str, removed: list[str]) -> None:

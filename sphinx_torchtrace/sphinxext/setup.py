@@ -21,7 +21,7 @@ from .directive import (
 from .doctree import chart_node, plain_when_missing
 from .domain import TorchTraceDomain
 from .fold import setup_folds
-from .generate import generate_pages
+from .generate import generate_pages, rewrite_navigation
 from .input_guard import setup_input_guard
 from .latex import LatexLongLines
 from .options_table import OptionsTable
@@ -79,6 +79,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_break_index(app)
     app.connect("builder-inited", install_translations)
     app.connect("builder-inited", generate_pages)
+    app.connect("env-updated", rewrite_navigation)
     app.connect("builder-inited", add_assets)
     app.connect("config-inited", _exclude_side_files)
     app.connect("missing-reference", plain_when_missing, priority=900)  # after intersphinx
