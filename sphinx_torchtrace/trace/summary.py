@@ -1375,13 +1375,9 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         known = [c for c in rank.compiles if not c.id.is_unknown]
         attempts += len(known)
         per_rank.append(len({(c.id.compiled_autograd_id, c.id.frame_id) for c in known}))
-        by_id: dict[tuple[Any, int], list[Compile]] = {}
-        for c in known:
-            by_id.setdefault((c.id.frame, c.occurrence), []).append(c)
-        compile_ids += len(by_id)
-        statuses.update(
-            str(status_over(rank, group)) for group in by_id.values()
-        )
+        ids = _compile_ids(rank)  # as the ranks table and the checks count them
+        compile_ids += len(ids)
+        statuses.update(str(status_over(rank, group)) for group in ids.values())
         groups += failure_groups(known)
         own = [fn for fn in recompiled_functions(rank) if fn.recompiles]
         recompiled.extend(own)
