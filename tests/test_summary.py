@@ -53,19 +53,26 @@ def test_graph_breaks_are_grouped_by_break_and_place_not_repeated() -> None:
 def test_compile_errors_come_first_with_their_exception_type() -> None:
     rank = _rank(SHARED / "compile_error")
     groups = summary.failure_groups(rank.compiles)
-    assert [g.category for g in groups] == ["error"] * 5 + ["graph_break"]
+    assert [g.category for g in groups] == ["error"] * 6 + ["graph_break"]
     failing = groups[0]
     assert failing.type == "BackendCompilerFailed"
     assert failing.message.headline == (
         "backend='failing_backend' raised: "
         "RuntimeError: intentional failure in custom backend 'failing_backend'"
     )
-    assert _labels(failing.compiles) == ["[0/0]", "[0/0] #2"]  # the same id, after reset()
+    # The script raised case 1 to its caller and suppressed the same failure after reset():
+    # one error, two outcomes, two rows (each compile's suppress_errors says which).
+    assert _labels(failing.compiles) == ["[0/0]"] and failing.outcome == "raised"
+    suppressed = groups[1]
+    assert suppressed.message.key == failing.message.key
+    assert _labels(suppressed.compiles) == ["[0/0] #2"] and suppressed.outcome == "eager"
     types = sorted(g.type or "" for g in groups if g.category == "error")
     assert types == [
-        "BackendCompilerFailed", "BackendCompilerFailed", "InductorError", "TorchRuntimeError",
-        "Unsupported",
+        "BackendCompilerFailed", "BackendCompilerFailed", "BackendCompilerFailed",
+        "InductorError", "TorchRuntimeError", "Unsupported",
     ]
+    # fullgraph=True is not logged: a raised Unsupported is not called a fallback
+    assert next(g for g in groups if g.type == "Unsupported").outcome == "not_recorded"
     fake = next(g for g in groups if g.type == "TorchRuntimeError")
     assert fake.location == "/home/user/project/compile_error.py:53"
 

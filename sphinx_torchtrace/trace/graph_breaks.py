@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .model import Compile, Failure
+from .outcome import Outcome, failure_outcome
 
 #: Where torch chains one graph break to the next.
 CHAIN_MARKER = "While handling this graph break, another graph break occurred"
@@ -241,6 +242,8 @@ class BreakEvent:
     message: BreakMessage
     type: str | None = None  # the exception type of an error
     in_metrics: bool = True  # recorded by the compilation metrics (restart or fail reason)
+    #: What followed an error, as the log records it (:mod:`.outcome`); None for a break.
+    outcome: Outcome | None = None
 
     @property
     def failure(self) -> Failure:
@@ -248,17 +251,71 @@ class BreakEvent:
 
     @property
     def location(self) -> str | None:
-        """``file:line`` in user code, where torch said."""
+        """``file:line`` in the user's code: the innermost frame outside torch, the
+        standard library and site-packages (see :func:`failure_places`)."""
+        return self.places[0]
+
+    @property
+    def torch_location(self) -> str | None:
+        """Where in torch it was raised, when torch named a frame of its own."""
+        return self.places[1]
+
+    @property
+    def places(self) -> tuple[str | None, str | None]:
+        named: str | None = None
         if self.message.location is not None:
-            return self.message.location.location
+            named = self.message.location.location
         for f in self.failures:
-            if f.user_location:
-                return f.user_location
-        data = _metrics_data(self.compile)
-        filename, lineno = data.get("fail_user_frame_filename"), data.get("fail_user_frame_lineno")
-        if self.category == "error" and filename:
-            return f"{filename}:{lineno}" if lineno is not None else str(filename)
-        return None
+            named = named or f.user_location
+        if named is None and self.category == "error":
+            data = _metrics_data(self.compile)
+            filename = data.get("fail_user_frame_filename")
+            lineno = data.get("fail_user_frame_lineno")
+            if filename:
+                named = f"{filename}:{lineno}" if lineno is not None else str(filename)
+        return failure_places(self.compile, self.failure.reason, named)
+
+
+def is_library_file(filename: str) -> bool:
+    """Torch, the standard library and installed packages: not the code a reader wrote."""
+    f = filename.replace("\\", "/")
+    return (
+        "/site-packages/" in f
+        or "/dist-packages/" in f
+        or "/torch/_" in f
+        or "/lib/python3" in f
+        or f.startswith(("<frozen", "<string>"))
+    )
+
+
+_STACK_ENTRY = re.compile(r"^Line: (\d+), Name: (.*), Filename: (.+)$")
+
+
+def failure_places(
+    compile_: Compile, reason: str, named: str | None
+) -> tuple[str | None, str | None]:
+    """(the user's line, torch's line) of a failure torch placed at ``named``.
+
+    torch names the innermost frame it was tracing, which may be torch's own code it
+    inlined (a higher-order op, a custom op's wrapper).  The user's line is then the
+    innermost frame outside libraries among: the message's user traceback, the frames of
+    the logged Python traceback, and the compile's logged stack (the root frame's line).
+    """
+    if named is None or not is_library_file(named.rsplit(":", 1)[0]):
+        return named, None
+    candidates = list(parse_message(reason).user_traceback) if reason else []
+    data = _metrics_data(compile_)
+    for text in data.get("exception_stack_trace") or []:
+        if isinstance(text, str):
+            candidates += _frames(text.splitlines()[:MAX_LINES])
+    user = [f for f in candidates if not is_library_file(f.filename)]
+    if user:
+        return user[-1].location, named
+    for entry in reversed(data.get("stack_trace") or []):
+        match = _STACK_ENTRY.match(str(entry)) if isinstance(entry, str) else None
+        if match and not is_library_file(match.group(3)):
+            return f"{match.group(3)}:{match.group(1)}", named
+    return named, None
 
 
 def _metrics_data(compile_: Compile) -> dict[str, Any]:
@@ -295,7 +352,9 @@ def break_events(compiles: Sequence[Compile]) -> list[BreakEvent]:
             records = [*breaks, error] if i == 0 and breaks else [error]
             text = _text(records[0].reason)
             message = parse_message(text)
-            events.append(BreakEvent("error", c, records, message, error.type))
+            found = failure_outcome(c)
+            outcome = found.outcome if found is not None else "not_recorded"
+            events.append(BreakEvent("error", c, records, message, error.type, outcome=outcome))
         if not errors:
             after = (c.id.frame, c.occurrence, c.id.attempt + 1)
             left = restarts_of.get(after, 0) - repeated.get(after, 0)
@@ -328,6 +387,9 @@ class EventGroup:
     location: str | None
     message: BreakMessage  # the first event's
     events: list[BreakEvent] = field(default_factory=list)
+    #: What followed the errors of the row (raised, ran eagerly ...): a raised and a
+    #: suppressed error of one type are two rows.  None for graph breaks.
+    outcome: Outcome | None = None
 
     @property
     def compiles(self) -> list[Compile]:
@@ -344,18 +406,19 @@ class EventGroup:
     @property
     def identity(self) -> tuple[Any, ...]:
         """What makes two rows (of two ranks, say) the same distinct break."""
-        return (self.category, self.type, self.key, self.location)
+        return (self.category, self.type, self.key, self.location, self.outcome)
 
 
 def event_groups(events: Iterable[BreakEvent]) -> list[EventGroup]:
-    """Rows: errors first, then graph breaks; one per (kind, parts, user location)."""
+    """Rows: errors first, then graph breaks; one per (kind, parts, user location, and
+    for errors what followed them)."""
     groups: dict[tuple[Any, ...], EventGroup] = {}
     for e in events:
-        key = (e.category, e.type, e.message.key, e.location)  # an EventGroup's identity
+        key = (e.category, e.type, e.message.key, e.location, e.outcome)  # its identity
         group = groups.get(key)
         if group is None:
             group = groups[key] = EventGroup(
-                e.category, e.type, e.message.key, e.location, e.message
+                e.category, e.type, e.message.key, e.location, e.message, outcome=e.outcome
             )
         group.events.append(e)
     order = {"error": 0, "graph_break": 1}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -31,7 +30,7 @@ from ...site.pages import build_page
 from ...site.pages.overview import triage_blocks
 from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ...site.source import maybe_strip
-from ...trace import STATUS_LEGEND, Trace, TraceReadError, summary
+from ...trace import Trace, TraceReadError, summary
 from ...trace.break_registry import installed_registry
 from ...trace.inputs import detect_kind
 from ...trace.loader import choose_logs, rank_logs
@@ -106,14 +105,13 @@ class GeneratedTrace:
         raise TypeError(f"no nodes for {type(block).__name__}")
 
     def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
-        """The trace's statuses, the answer at a glance, and the way into its pages."""
+        """The answer at a glance and the way into the trace's pages.
+
+        The glance's figures are the only ones said here: a count of its own (attempts as
+        compilations, records outside any compile as one) contradicted the line below it.
+        """
         plan = self.plan
-        compiles = [c for r in plan.trace.ranks for c in r.compiles]  # past the frame cap too
-        counts: Counter[str] = Counter(c.status for c in compiles)
-        statuses = ", ".join(f"{counts[s]} {s}" for s in STATUS_LEGEND if counts[s])
-        said = b.Paragraph(
-            ["Trace ", plan.label, f": {len(compiles)} compilations ({statuses})."]
-        )
+        said = b.Paragraph(["Trace ", plan.label, ", at a glance:"])
         builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
         glance = triage_blocks(plan, self.settings, titled=False)  # the answer first
         out = builder.blocks([said, *glance, b.Toctree([plan.index_docname])])
