@@ -254,8 +254,9 @@ def test_one_absurd_metric_leaves_the_others_shown(value: Any, tmp_path: Path) -
     )
     pages = every_page(write(tmp_path, text))
     frame = frame_page_text(pages)
-    assert "Backend compile time\n1.250 s" in frame  # the metric table's other rows
-    assert "Guards\n7" in frame and "Graph operators\n3" in frame
+    # the metric table's other rows
+    assert "backend_compile_time_s (Backend compile time)\n1.250 s" in frame
+    assert "guard_count (Guards)\n7" in frame and "graph_op_count (Graph operators)\n3" in frame
     assert "Graph: 3 operators" in frame  # the facts line keeps the sane counts
     overview = pages["torchtrace/hostile/index"]
     assert "Compile time charts" in overview
@@ -263,7 +264,8 @@ def test_one_absurd_metric_leaves_the_others_shown(value: Any, tmp_path: Path) -
     assert "inf s" not in overview and "nan s" not in overview
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         logged = str(value) if len(str(value)) <= 40 else str(value)[:37] + "..."
-        assert f"Entire frame compile time\n{logged}\n" in frame  # as text, as logged
+        label = "entire_frame_compile_time_s (Entire frame compile time)"
+        assert f"{label}\n{logged}\n" in frame  # as text, as logged
 
 
 @pytest.mark.parametrize("value", ABSURD_NUMBERS + WRONG_TYPES, ids=short_id)
@@ -352,7 +354,7 @@ def test_wrong_shapes_everywhere(tmp_path: Path) -> None:
     for no_source in (False, True):
         pages = every_page(write(tmp_path, text), PageSettings(no_source=no_source))
         frame = frame_page_text(pages, "frame-2-0")  # the compile whose metrics are odd
-        assert "Failure type\n1\n" in frame and "Guards\n7" in frame
+        assert "fail_type (Failure type)\n1\n" in frame and "guard_count (Guards)\n7" in frame
         assert "Compile directory" in pages["torchtrace/hostile/index"]
 
 

@@ -61,6 +61,33 @@ def previous_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
     return None
 
 
+def left_code(compile_: Compile) -> bool:
+    """Whether a compile left code torch could run, guarded: no failure, and its metrics do
+    not say ``has_guarded_code: false``.  A failed compile leaves no guards to fail."""
+    if compile_.status == "error":
+        return False
+    return all(m.data.get("has_guarded_code") is not False for m in compile_.compilation_metrics)
+
+
+def is_recompile(rank: RankTrace, compile_: Compile) -> bool:
+    """The one definition of a recompile, every count and page uses it.
+
+    A compile is a recompile when torch logged why (its ``recompile_reasons``: a guard of
+    each cached version failed), or when it is ``[x/n]``, ``n > 0`` (its first attempt)
+    and the version it follows left guarded code (or is not in the log).  A compile after a
+    version that failed is *compiled again*, not recompiled: the failed version left no
+    guards, so no guard can have failed, and the log records no reason.
+    """
+    if compile_.id.is_unknown:
+        return False
+    if compile_.recompile_reasons:
+        return True
+    if not (compile_.id.frame_compile_id or 0) > 0 or compile_.id.attempt:
+        return False
+    previous = previous_compile(rank, compile_)
+    return previous is None or left_code(previous)
+
+
 def next_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
     """The first later compile whose :func:`previous_compile` is this one (its recompile)."""
     if compile_.id.frame_id is None:

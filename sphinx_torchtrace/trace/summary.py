@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from .compare import is_recompile, previous_compile
 from .event_lines import event_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
 from .model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
@@ -247,15 +248,37 @@ def _configs_of(data: dict[str, Any], parsed: dict[str, dict[str, Any] | None]) 
 
 
 def compile_configs(trace: Trace) -> list[dict[str, dict[str, Any]]]:
-    """Distinct ``dynamo_config``/``inductor_config`` pairs of all compilation metrics, in order."""
+    """The ``dynamo_config``/``inductor_config`` pairs in the order the run used them: one
+    entry per change (a return to an earlier configuration is a change too)."""
+    return [config for config, _ in config_runs(trace)]
+
+
+def config_runs(trace: Trace) -> list[tuple[dict[str, dict[str, Any]], int]]:
+    """Each configuration the compilation metrics logged, with the number of compiles in a
+    row that logged it, in log order.
+
+    Read on the first rank that logged one (ranks of a job run the same settings); a
+    configuration only another rank logged is added after, as one more change.
+    """
     parsed: dict[str, dict[str, Any] | None] = {}
-    configs: list[dict[str, dict[str, Any]]] = []
+    runs: list[tuple[dict[str, dict[str, Any]], int]] = []
     for rank in trace.ranks:
+        own: list[tuple[dict[str, dict[str, Any]], int]] = []
         for c in rank.compiles:
             found = _configs_of(_metrics_data(c), parsed)
-            if found and found not in configs:
-                configs.append(found)
-    return configs
+            if not found:
+                continue
+            if own and own[-1][0] == found:
+                own[-1] = (found, own[-1][1] + 1)
+            else:
+                own.append((found, 1))
+        if not runs:
+            runs = own
+            continue
+        for config, count in own:
+            if all(config != seen for seen, _ in runs):
+                runs.append((config, count))
+    return runs
 
 
 def compile_config(trace: Trace) -> dict[str, dict[str, Any]]:
@@ -266,24 +289,43 @@ def compile_config(trace: Trace) -> dict[str, dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Setting:
-    """A key setting as logged: its values in order (more than one if it changed mid-run)."""
+    """A key setting as logged: its values in run order, each with the number of compiles in
+    a row that logged it (more than one value where it changed mid-run)."""
 
     config: str  # "dynamo" or "inductor"
     key: str
-    values: list[str]  # JSON text of each distinct value
+    values: list[str]  # JSON text of each value, a new one where it changed
     usual: str
+    compiles: tuple[int, ...] = ()  # compiles in a row with each value, where counted
+
+    @property
+    def changes(self) -> int:
+        return len(self.values) - 1
 
 
-def notable_settings(configs: Sequence[dict[str, dict[str, Any]]]) -> list[Setting]:
-    """Key settings that differ from PyTorch's usual default at some point: what the user set."""
+def notable_settings(
+    configs: Sequence[dict[str, dict[str, Any]]], counts: Sequence[int] = ()
+) -> list[Setting]:
+    """Key settings that differ from PyTorch's usual default at some point: what the user set.
+
+    ``counts`` are the compiles of each configuration (:func:`config_runs`); with them, each
+    value says how many compiles in a row logged it.
+    """
     out = []
     for section, defaults in NOTABLE_SETTINGS.items():
         for key, usual in defaults.items():
             values: list[Any] = []
-            for config in configs:
+            compiles: list[int] = []
+            for i, config in enumerate(configs):
                 mapping = config.get(section) or {}
-                if key in mapping and mapping[key] not in values:
+                if key not in mapping:
+                    continue
+                n = counts[i] if i < len(counts) else 0
+                if values and mapping[key] == values[-1]:
+                    compiles[-1] += n
+                else:
                     values.append(mapping[key])
+                    compiles.append(n)
             if any(v != usual for v in values):
                 out.append(
                     Setting(
@@ -291,6 +333,7 @@ def notable_settings(configs: Sequence[dict[str, dict[str, Any]]]) -> list[Setti
                         key,
                         [json.dumps(v, default=str) for v in values],
                         json.dumps(usual),
+                        tuple(compiles) if counts else (),
                     )
                 )
     return out
@@ -334,6 +377,20 @@ def function_name(compile_: Compile) -> str | None:
     if compile_.stack:
         return compile_.stack[-1].name or None
     return None
+
+
+def compiled_function(rank: RankTrace, compile_: Compile) -> tuple[str | None, str | None]:
+    """(name, ``file:line``) of the function a compile compiled, from the records that say:
+    its metrics, else its other attempts', else the version it follows (a compile torch gave
+    up on early, past the recompile limit say, logs no code name), else its stack."""
+    candidates = [compile_, *rank.attempts(compile_)]
+    previous = previous_compile(rank, compile_)
+    if previous is not None:
+        candidates.append(previous)
+    for c in candidates:
+        if _metrics_data(c).get("co_name"):
+            return function_name(c), function_place(c)
+    return function_name(compile_), function_place(compile_)
 
 
 def function_place(compile_: Compile) -> str | None:
@@ -490,7 +547,7 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
             counts[keys[id(c)]] += 1
     by_frame: dict[_FunctionKey, RecompiledFunction] = {}
     for c in rank.compiles:
-        if c.id.is_unknown or not (c.recompile_reasons or _compiled_again(c)):
+        if not is_recompile(rank, c):
             continue
         key = keys[id(c)]
         entry = by_frame.get(key)
@@ -508,12 +565,6 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
         twice = names[fn.function] > 1 or fn.function is None
         fn.shown = f"{name} ({fn.place})" if twice and fn.place else name
     return functions
-
-
-def _compiled_again(c: Compile) -> bool:
-    """``[x/n]``, ``n > 0``, first attempt: a recompile by its id, where torch logged no
-    reason (after a reset, say): its page says what it came after, so the glance counts it."""
-    return (c.id.frame_compile_id or 0) > 0 and not c.id.attempt
 
 
 def recompile_limits(configs: Sequence[dict[str, dict[str, Any]]]) -> list[int]:

@@ -15,7 +15,8 @@ from typing import Any, TypeGuard
 
 from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
 from ...trace import summary as trace_summary
-from ...trace.graph_breaks import BreakMessage, parse_message
+from ...trace.graph_breaks import BreakMessage, failure_places, parse_message
+from ...trace.outcome import failure_outcome
 from ...trace.provenance import provenance_view, provenance_views
 from ...trace.status import attempts_status
 from ...trace.timings import MAX_SECONDS, plausible
@@ -119,6 +120,24 @@ METRIC_LABELS: dict[str, str] = {
     "fail_user_frame_filename": "Failed in file",
     "fail_user_frame_lineno": "Failed at line",
 }
+
+#: Metrics named after GPU work: glossed only on a run that logged a CUDA or Triton version.
+GPU_METRICS = frozenset(
+    {
+        "triton_compile_time_us",
+        "runtime_triton_autotune_time_us",
+        "runtime_cudagraphify_time_us",
+        "cudagraph_skip_reason",
+    }
+)
+#: Metrics named after a remote cache: glossed only where the run logged one.
+REMOTE_CACHE_METRICS = frozenset(
+    {
+        "remote_cache_time_saved_s",
+        "inductor_fx_remote_cache_hit_count",
+        "inductor_fx_remote_cache_miss_count",
+    }
+)
 
 #: Counts worth showing even at zero; other fields are left out when zero.
 ZERO_MEANS_SOMETHING = frozenset(
@@ -263,31 +282,10 @@ def _attempts(view: _Frame) -> list[FramePlan]:
 
 
 def _function_of(view: _Frame) -> tuple[str | None, Inline | None]:
-    """The function compiled and where it is defined.
-
-    From this compile's metrics, its other attempts', else the compile it follows:
-    a compile that failed early logs no code name.  Last resort: the start stack.
-    """
-    frames = [view.frame, *_attempts(view)]
-    if view.previous is not None:
-        previous_frame = view.plan.frame_for(view.previous)
-        frames += [previous_frame] if previous_frame is not None else []
-    for f in frames:
-        for m in f.compile.compilation_metrics:
-            if m.data.get("co_name"):
-                return _named_function(m.data)
-    stack = view.compile.stack
-    if stack:
-        return stack[-1].name, Code(stack[-1].filename)
-    return None, None
-
-
-def _named_function(data: Mapping[str, Any]) -> tuple[str | None, Inline | None]:
-    name, filename, line = data.get("co_name"), data.get("co_filename"), data.get("co_firstlineno")
-    where = None
-    if filename:
-        where = Code(str(filename) + (f":{line}" if line is not None else ""))
-    return (str(name) if name else None), where
+    """The function compiled and where it is defined, as the directory names it
+    (:func:`.summary.compiled_function`: a compile that failed early logs no code name)."""
+    name, place = trace_summary.compiled_function(view.frame.rank, view.compile)
+    return name, (Code(place) if place else None)
 
 
 def _attempt_badge(plan: TracePlan, frame: FramePlan, text: str) -> Inline:
@@ -320,7 +318,23 @@ def _status_paragraph(view: _Frame) -> Paragraph:
     if c.restarted:
         content.append(f" {RESTARTED_TEXT}")
     content += _whole_frame_status(view)
+    content += _outcome(view)
     return Paragraph(content)
+
+
+def _outcome(view: _Frame) -> list[Inline]:
+    """What followed a failure, in the log's terms, and the record that shows it."""
+    found = failure_outcome(view.compile)
+    if found is None:
+        return []
+    fields = f"{', '.join(found.fields)} in " if found.fields else ""
+    record = f"{found.record}, " if found.record != "failure" else ""
+    where = f"{record}line {found.line} of the log"
+    anchor = "metrics" if found.record in METRICS_TITLES else "failures"
+    return [
+        " ", Strong(found.headline.capitalize() + ":"), f" {found.because} (",
+        f"{fields}", view.anchor_link(anchor, where), ")",
+    ]
 
 
 def _facts(view: _Frame, fn_name: str | None, fn_where: Inline | None) -> Lines:
@@ -449,8 +463,23 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
             ),
             CodeBlock(view.strip(guard), "text"),
         ]
+    if not compare.left_code(previous):
+        return [
+            Paragraph(
+                [
+                    "Compiled again after ", before, ", which failed and left no compiled "
+                    "code (so no guard of it failed). The log records no reason for this "
+                    "compile.",
+                ]
+            )
+        ]
     return [
-        Paragraph(["Compiled after ", before, ", whose guards did not fit the new inputs."])
+        Paragraph(
+            [
+                "Compiled after ", before, ". The log records no reason for this recompile "
+                "(no recompile reasons, no failed guard).",
+            ]
+        )
     ]
 
 
@@ -580,9 +609,16 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
     reason = failure.reason
     message = parse_message(reason)
     head: list[Inline] = [Strong(failure.type or failure.kind.replace("_", " "))]
-    where = message.location.location if message.location else failure.user_location
+    named = message.location.location if message.location else failure.user_location
+    if named is None and failure.kind == "failure":
+        data = view.compile.compilation_metrics[0].data if view.compile.compilation_metrics else {}
+        filename, lineno = data.get("fail_user_frame_filename"), data.get("fail_user_frame_lineno")
+        named = f"{filename}:{lineno}" if filename and lineno is not None else None
+    where, in_torch = failure_places(view.compile, reason, named)
     if where:
         head += [" at ", Code(view.strip(where))]
+    if in_torch:
+        head += [" (raised in library code at ", Code(view.strip(in_torch)), ")"]
     head.append(f" (line {failure.line} of the log)" + (":" if message.parts else "."))
     blocks: list[Block] = [Paragraph(head)]
     if not message.parts and reason.strip():
@@ -701,7 +737,7 @@ def _metrics_title(records: Sequence[Metrics], record: Metrics) -> str:
 def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
     """The fields a reader looks for as a table, and the whole record as JSON, folded."""
     rows: list[list[Inlines]] = [
-        [[label], metric_value(key, record.data[key])]
+        [metric_label(record.data, key, label), metric_value(key, record.data[key])]
         for key, label in METRIC_LABELS.items()
         if _worth_showing(key, record.data.get(key))
     ]
@@ -725,6 +761,21 @@ def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
     shown = abridged_record(shown)
     blocks.append(Dropdown([title], [CodeBlock(view.strip(json_text(shown)), "json")]))
     return blocks
+
+
+def metric_label(data: Mapping[str, Any], key: str, label: str) -> Inlines:
+    """torch's key, and plain words for it only where they apply to this run: a GPU or
+    remote-cache gloss on a run that logged no GPU or remote cache would state a fact the
+    log does not (torch times these phases under these names on every run)."""
+    gloss = label
+    if key in GPU_METRICS and not (data.get("cuda_version") or data.get("triton_version")):
+        gloss = ""
+    if key in REMOTE_CACHE_METRICS and not (
+        data.get("remote_cache_version") is not None
+        or data.get("inductor_fx_remote_cache_backend_type")
+    ):
+        gloss = ""
+    return [Code(key), *([f" ({gloss})"] if gloss else [])]
 
 
 def _worth_showing(key: str, value: object) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, graph_breaks, summary
 from ...trace.break_registry import BreakRegistry
+from ...trace.outcome import OUTCOME_WORDS
 from ...trace.rank_digest import number_ranges
 from ...trace.timings import MAX_SECONDS, plausible
 from ...version import __version__
@@ -83,12 +84,14 @@ class _Overview:
     settings: PageSettings
     names: summary.FrameNames = field(init=False)
     configs: list[dict[str, dict[str, Any]]] = field(init=False)
+    config_runs: list[tuple[dict[str, dict[str, Any]], int]] = field(init=False)
     wanted: frozenset[str] = field(init=False)
     declared: set[str] = field(init=False, default_factory=set)  # graph-break objects
 
     def __post_init__(self) -> None:
         self.names = summary.FrameNames(self.plan.frames)
-        self.configs = summary.compile_configs(self.plan.trace)
+        self.config_runs = summary.config_runs(self.plan.trace)
+        self.configs = [config for config, _ in self.config_runs]
         self.wanted = frozenset(k for k in summary.SECTION_KEYS if self.settings.shows(k))
 
     @property
@@ -209,8 +212,13 @@ def past_limit_blocks(plan: TracePlan) -> list[Block]:
         ]
     )
     rows: list[Row] = []
-    for p in plan.past_limit:
-        row: Row = [[Code(p.compile.label)], _function_cell(p.compile), [Badge(p.compile.status)]]
+    places: dict[str | None, set[str | None]] = {}
+    functions = [summary.compiled_function(p.rank.rank, p.compile) for p in plan.past_limit]
+    for name, place in functions:
+        places.setdefault(name, set()).add(place)
+    for p, function in zip(plan.past_limit, functions, strict=True):
+        cell = _function_cell(function, places, False)
+        row: Row = [[Code(p.compile.label)], cell, [Badge(p.compile.status)]]
         rows.append([[p.rank.name or "—"], *row] if multi else row)
     header = [*(["Rank"] if multi else []), "Compile id", "Function", "Status"]
     table = Table(header, rows, classes=["torchtrace-past-limit"])
@@ -363,7 +371,7 @@ def _header(view: _Overview) -> list[Block]:
         [[_("Captured")], [_capture_fact(view.trace)]],
         [[_("Log")], _log_fact(view.trace)],
         [[_("Compilations")], [_compilations_fact(summary.triage(view.trace), view.multi)]],
-        [[_("Settings")], _settings_fact(view.configs)],
+        [[_("Settings")], _settings_fact(view.configs, [n for _, n in view.config_runs])],
         [[_("Report")], _report_fact(view.settings)],
     ]
     blocks: list[Block] = [
@@ -475,24 +483,24 @@ def _compilations_fact(t: summary.Triage, multi: bool) -> str:
     return f"{ids} ({attempts}){in_all}" + (": " + ", ".join(parts) if parts else "")
 
 
-def _settings_fact(configs: Sequence[dict[str, dict[str, Any]]]) -> list[Inline]:
+def _settings_fact(
+    configs: Sequence[dict[str, dict[str, Any]]], counts: Sequence[int] = ()
+) -> list[Inline]:
     if not configs:
         return ["not logged (the compilation metrics carry no configuration)"]
-    changed = summary.notable_settings(configs)
+    changed = summary.notable_settings(configs, counts)
     if not changed:
         return ["PyTorch's usual defaults for the key settings"]
-    parts: list[list[Inline]] = [
-        [
-            f"{s.config} ",
-            Code(s.key),
-            " = ",
-            Code(" → ".join(s.values)),
-            " (usually ",
-            Code(s.usual),
-            ")",
-        ]
-        for s in changed
-    ]
+    parts: list[list[Inline]] = []
+    for s in changed:
+        values: list[Inline] = []
+        for i, value in enumerate(s.values):
+            values += [" → "] if i else []
+            values.append(Code(value))
+            if s.changes and i < len(s.compiles):
+                values.append(f" ({_plural(s.compiles[i], 'compile')})")
+        usual: list[Inline] = [" (usually ", Code(s.usual), ")"]
+        parts.append([f"{s.config} ", Code(s.key), " = ", *values, *usual])
     return joined(parts, "; ")
 
 
@@ -654,10 +662,14 @@ def _directory_of(view: _Overview, rank: RankTrace) -> list[Block]:
     outside = [_outside_paragraph(f) for f in mine if f.compile.id.is_unknown]
     if not frames:
         return [Paragraph(["No compilations in this log."]), *outside]
+    functions = {id(f.compile): summary.compiled_function(rank, f.compile) for f in frames}
+    places: dict[str | None, set[str | None]] = {}
+    for name, place in functions.values():
+        places.setdefault(name, set()).add(place)
     rows: list[Row] = [
         [
             _attempt_cell(view, f),
-            _function_cell(f.compile),
+            _function_cell(functions[id(f.compile)], places, view.settings.no_source),
             [f.compile.status],
             [seconds_text(summary.compile_seconds(f.compile))],
             [str(len(f.compile.graphs))],
@@ -702,11 +714,20 @@ def _attempt_cell(view: _Overview, frame: FramePlan) -> list[Inline]:
     return [PageLink(frame.docname, frame.compile.label)]
 
 
-def _function_cell(compile_: Compile) -> list[Inline]:
-    if compile_.id.is_unknown:
-        return [Emphasis("(outside any compilation)")]
-    name = summary.function_name(compile_)
-    return [Code(name)] if name else ["—"]
+def _function_cell(
+    function: tuple[str | None, str | None],
+    places: dict[str | None, set[str | None]],
+    no_source: bool,
+) -> list[Inline]:
+    """The function's name, with its ``file:line`` where the name alone does not tell it
+    apart: a name two functions share, and every ``<lambda>``."""
+    name, place = function
+    if not name:
+        return ["—"]
+    cell: list[Inline] = [Code(name)]
+    if place and (len(places.get(name, ())) > 1 or name.startswith("<")):
+        cell += [" ", Code(maybe_strip(place, no_source))]
+    return cell
 
 
 # -- charts ---------------------------------------------------------------------------------
@@ -831,7 +852,14 @@ def _distinct_errors(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
                               *linked(g.message.headline), f" ({_plural(g.count, 'time')}"]
         if g.location:
             head += [" at ", Code(maybe_strip(g.location, view.settings.no_source))]
+        in_torch = g.events[0].torch_location if g.events else None
+        if in_torch:
+            shown = maybe_strip(in_torch, view.settings.no_source)
+            head += [", raised in library code at ", Code(shown)]
         head += ") in ", *view.links(g.compiles)
+        if g.outcome is not None:
+            head.append(f"; {OUTCOME_WORDS[g.outcome]} (each compile's page says which record "
+                        "shows it)")
         entry: list[Block] = [Paragraph(head)]
         text = g.message.text.strip()
         if text and text != g.message.headline:
@@ -869,6 +897,8 @@ def _failure_kind(group: graph_breaks.EventGroup) -> list[Inline]:
     kind: list[Inline] = [summary.FAILURE_KINDS.get(group.category, group.category)]
     if group.type:
         kind += [": ", Code(group.type)]
+    if group.outcome is not None:  # what followed, as the log records it
+        kind.append(f"; {OUTCOME_WORDS[group.outcome]}")
     return kind
 
 
