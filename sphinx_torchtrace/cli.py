@@ -31,6 +31,7 @@ from .trace.diff import (
     parse_fail_on,
     regressions,
 )
+from .trace.graph_breaks import kinds_text
 from .trace.rank_digest import number_ranges
 from .trace.reader import record_lines
 from .trace.summary import divergence as summary_divergence
@@ -268,10 +269,12 @@ def _summary(args: argparse.Namespace) -> int:
         "statuses": t.statuses,
         "graph_breaks": t.graph_breaks,
         "graph_break_reasons": t.graph_break_reasons,  # distinct: (registry id, place)
+        "graph_break_kinds": t.graph_break_kinds,  # distinct registry ids (or types)
         "recompiles": t.recompiles,
         "recompiled_functions": len(t.recompiled_by_function),  # each once, on any rank
         "errors": t.errors,
         "distinct_errors": t.distinct_errors,
+        "error_kinds": t.error_kinds,
         "cache": t.cache,
         "compile_seconds": t.compile_seconds,
     }
@@ -300,9 +303,9 @@ def _summary(args: argparse.Namespace) -> int:
         ("ranks", str(t.ranks)),
         ("frames", frames),
         ("compile ids", f"{t.compile_ids} ({statuses})"),
-        ("graph breaks", f"{t.graph_breaks} ({t.graph_break_reasons} distinct)"),
+        ("graph breaks", _kinds(t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons)),
         ("recompiles", f"{t.recompiles} (in {_functions(len(t.recompiled_by_function))})"),
-        ("errors", f"{t.errors} ({t.distinct_errors} distinct)"),
+        ("errors", _kinds(t.errors, t.error_kinds, t.distinct_errors)),
         ("cache lookups", cache),
         ("compile time", seconds),
     ]
@@ -314,6 +317,11 @@ def _summary(args: argparse.Namespace) -> int:
     for label, value in rows:
         _say(f"{label + ':':<15} {value}")
     return 0
+
+
+def _kinds(n: int, kinds: int, places: int) -> str:
+    """``6 (5 kinds, 6 places)``: the glance's figures, in the table's words."""
+    return str(n) + kinds_text(n, kinds, places)
 
 
 def _functions(n: int) -> str:

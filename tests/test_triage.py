@@ -158,7 +158,7 @@ def test_several_ranks_say_their_figures_add_up_the_ranks(tmp_path: Path) -> Non
         "Graph breaks: none",
         "Recompiles: 48 recompiles in all 4 ranks: static_fn 4 times on each rank, "
         "auto_fn 5 times on each rank, limited_fn 3 times on each rank",
-        "Compile errors: 4 compile errors in all 4 ranks (1 distinct)",
+        "Compile errors: 4 compile errors in all 4 ranks (1 kind, 1 place)",
         "Cache lookups: 112 misses in all 4 ranks",
         "Compile time: 114.6 s in all 4 ranks; 28.7 s on rank 0, the slowest",
     ]

@@ -427,16 +427,29 @@ def event_groups(events: Iterable[BreakEvent]) -> list[EventGroup]:
 
 @dataclass(frozen=True)
 class BreakCounts:
-    """The figures every page and command says of graph breaks and errors."""
+    """The figures every page and command says of graph breaks and errors, defined once.
+
+    - ``graph_breaks``: each graph break torch logged that did not stop its frame, once
+      however many records repeat it (:func:`break_events`; a chained break is part of the
+      break that caused it, not one of its own);
+    - ``break_kinds``: distinct kinds among them (the first part's registry id, else its
+      type line);
+    - ``distinct_breaks``: distinct places: rows of the failures table (kind and user line);
+    - ``errors``, ``error_kinds`` (exception type and message parts), ``distinct_errors``
+      (rows: kind, user line and what followed): the same for compile errors.
+    """
 
     graph_breaks: int
     distinct_breaks: int
     errors: int
     distinct_errors: int
+    break_kinds: int = 0
+    error_kinds: int = 0
 
 
 def break_counts(groups: Sequence[EventGroup]) -> BreakCounts:
-    """Events and distinct rows by category; rows of several ranks with one key count once."""
+    """Events, kinds and distinct rows by category; rows of several ranks with one key
+    count once."""
     breaks = [g for g in groups if g.category == "graph_break"]
     errors = [g for g in groups if g.category == "error"]
     return BreakCounts(
@@ -444,4 +457,18 @@ def break_counts(groups: Sequence[EventGroup]) -> BreakCounts:
         len({g.identity for g in breaks}),
         sum(g.count for g in errors),
         len({g.identity for g in errors}),
+        len({g.message.first_part.key for g in breaks}),
+        len({(g.type, g.key) for g in errors}),
     )
+
+
+def counts_text(n: int, noun: str, kinds: int, places: int) -> str:
+    """``6 graph breaks (5 kinds, 6 places)``: what every surface says of them."""
+    return f"{n} {noun if n == 1 else noun + 's'}" + kinds_text(n, kinds, places)
+
+
+def kinds_text(n: int, kinds: int, places: int) -> str:
+    """`` (5 kinds, 6 places)`` after a count of more than one break or error."""
+    if n <= 1:
+        return ""
+    return f" ({kinds} kind{'' if kinds == 1 else 's'}, {places} place{'' if places == 1 else 's'})"

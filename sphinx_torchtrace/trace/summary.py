@@ -1383,15 +1383,20 @@ class Triage:
     attempts: int  # compilations logged, restarted attempts included
     statuses: dict[str, int]  # status -> compile ids, over the ids' attempts' worst
     graph_breaks: int  # graph breaks that did not stop the frame (one event each)
-    graph_break_reasons: int  # distinct breaks among them: rows of the failures table
+    graph_break_reasons: int  # distinct places among them: rows of the failures table
     errors: int  # compile errors, a graph break that made torch skip the frame included
-    distinct_errors: int
+    distinct_errors: int  # rows of the failures table (kind, place, what followed)
     recompiled: list[RecompiledFunction]  # per function that recompiled (all ranks)
     #: The same, each function once however many ranks recompiled it.
     recompiled_by_function: list[FunctionRecompiles]
     cache: dict[str, int]  # hit / miss / bypass lookups
     compile_seconds: float | None  # whole-frame compile time summed; None when never logged
     divergence: Divergence | None  # for several ranks
+    #: ``ok`` compile ids that logged a graph break torch resumed from without a restart
+    #: (a data-dependent jump): ok by their metrics, split by a break all the same.
+    ok_with_breaks: int = 0
+    graph_break_kinds: int = 0  # distinct kinds of graph break (:class:`BreakCounts`)
+    error_kinds: int = 0  # distinct kinds of compile error
     #: (rank number, its compile seconds) of the rank that spent the most: what held the
     #: job up, where a sum over the ranks is not a time anyone waited; None for one rank.
     slowest: tuple[int, float] | None = None
@@ -1414,7 +1419,7 @@ class FunctionRecompiles:
 def triage(trace_or_rank: Trace | RankTrace) -> Triage:
     """The first-screen figures of a whole trace (all ranks) or of one rank."""
     ranks = trace_or_rank.ranks if isinstance(trace_or_rank, Trace) else [trace_or_rank]
-    compile_ids = attempts = 0
+    compile_ids = attempts = ok_with_breaks = 0
     per_rank: list[int] = []
     groups: list[EventGroup] = []
     statuses: Counter[str] = Counter()
@@ -1428,7 +1433,11 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         per_rank.append(len({(c.id.compiled_autograd_id, c.id.frame_id) for c in known}))
         ids = _compile_ids(rank)  # as the ranks table and the checks count them
         compile_ids += len(ids)
-        statuses.update(str(status_over(rank, group)) for group in ids.values())
+        for group in ids.values():
+            status = str(status_over(rank, group))
+            statuses[status] += 1
+            if status == "ok" and any(f.kind == "graph_break" for c in group for f in c.failures):
+                ok_with_breaks += 1
         groups += failure_groups(known)
         own = [fn for fn in recompiled_functions(rank) if fn.recompiles]
         recompiled.extend(own)
@@ -1463,6 +1472,9 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         graph_break_reasons=counts.distinct_breaks,
         errors=counts.errors,
         distinct_errors=counts.distinct_errors,
+        ok_with_breaks=ok_with_breaks,
+        graph_break_kinds=counts.break_kinds,
+        error_kinds=counts.error_kinds,
         recompiled=recompiled,
         recompiled_by_function=list(by_function.values()),
         cache=cache_totals(all_compiles),

@@ -319,6 +319,14 @@ def _status_paragraph(view: _Frame) -> Paragraph:
         content.append(f" {RESTARTED_TEXT}")
     content += _whole_frame_status(view)
     content += _outcome(view)
+    breaks = sum(f.kind == "graph_break" for f in c.failures)
+    if c.status == "ok" and breaks:
+        content += [
+            f" It logged {breaks} graph break{'s' if breaks > 1 else ''} that torch resumed "
+            "from without a restart (",
+            view.anchor_link("failures", "below"),
+            "): the frame is split there, and the code at the break runs in Python.",
+        ]
     return Paragraph(content)
 
 
@@ -609,6 +617,10 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
     reason = failure.reason
     message = parse_message(reason)
     head: list[Inline] = [Strong(failure.type or failure.kind.replace("_", " "))]
+    error = next((f for f in view.compile.failures if f.kind == "failure"), None)
+    if failure.kind == "graph_break" and error is not None:
+        # one event, as the overview counts it: the break that made the compile fail
+        head = [Strong("Compile error"), f" ({error.type or 'failure'}): a graph break"]
     named = message.location.location if message.location else failure.user_location
     if named is None and failure.kind == "failure":
         data = view.compile.compilation_metrics[0].data if view.compile.compilation_metrics else {}

@@ -266,13 +266,19 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if statuses:
         compiled.append(": ")
         counts: list[list[Inline]] = [[f"{t.statuses[s]} ", Badge(s)] for s in statuses]
+        if t.ok_with_breaks:  # never plain ok beside a break it logged
+            n = t.ok_with_breaks
+            counts[statuses.index("ok")].append(
+                f" ({n} of them with a graph break torch resumed from, no restart)"
+            )
         compiled += joined(counts)
     lines.append([_("Compiled:"), " ", *compiled])
     breaks: list[Inline] = [_("none")]
     if t.graph_breaks:
         total = plural(t.graph_breaks, "graph break")
         breaks = [to("failures", "failures-and-restarts", total)]
-        breaks.append(f"{in_all} ({t.graph_break_reasons} distinct)")
+        kinds = graph_breaks.kinds_text(t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons)
+        breaks.append(in_all + kinds)
     lines.append([_("Graph breaks:"), " ", *breaks])
     recompiles: list[Inline] = [
         to("recompiles", "recompiles-explained", plural(t.recompiles, "recompile"))
@@ -293,7 +299,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if t.errors:
         total = plural(t.errors, "compile error")
         errors = [to("failures", "failures-and-restarts", total)]
-        errors.append(f"{in_all} ({t.distinct_errors} distinct)")
+        errors.append(in_all + graph_breaks.kinds_text(t.errors, t.error_kinds, t.distinct_errors))
     lines.append([_("Compile errors:"), " ", *errors])
     if t.cache:
         cache_text = ", ".join(
@@ -793,9 +799,12 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
     the explanation, the hints as a list, what torch chained after it, and its debug context
     folded."""
     items: list[list[Block]] = []
+    kinds: dict[str, list[graph_breaks.EventGroup]] = {}
     for g in groups:
-        if g.category != "graph_break":
-            continue
+        if g.category == "graph_break":
+            kinds.setdefault(g.message.first_part.key, []).append(g)
+    for rows in kinds.values():
+        g = rows[0]
         first = g.message.first_part
         entry: list[Block] = []
         name = break_object_name(view.plan.label, first.key)
@@ -805,10 +814,12 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
         head: list[Inline] = [Strong(first.type)]
         if first.registry_id:
             head += [" (", _registry_link(first), ")"]
-        head.append(f": {_plural(g.count, 'time')}")
-        if g.location:
-            head += [" at ", Code(maybe_strip(g.location, view.settings.no_source))]
-        head += [" in ", *view.links(g.compiles)]
+        head.append(f": {_plural(sum(r.count for r in rows), 'time')}")
+        for row in rows:  # each place of this kind, with its compiles
+            head.append(f"; {row.count} at " if len(rows) > 1 else " at ")
+            place = row.location or "a place torch did not name"
+            head += [Code(maybe_strip(place, view.settings.no_source)) if row.location else place]
+            head += [" in ", *view.links(row.compiles)]
         entry.append(Paragraph(head))
         if first.explanation:
             entry.append(Paragraph(["Why: ", *linked(first.explanation)]))
@@ -876,17 +887,18 @@ def _distinct_errors(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
 
 
 def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
-    """``3 graph breaks (2 distinct), 1 compile error``: the glance and the table alike."""
+    """``3 graph breaks (2 kinds, 3 places); 1 compile error``: the glance and the table
+    alike."""
     parts = []
     if counts.graph_breaks:
-        parts.append(
-            f"{_plural(counts.graph_breaks, 'graph break')} ({counts.distinct_breaks} distinct)"
-        )
+        parts.append(graph_breaks.counts_text(
+            counts.graph_breaks, "graph break", counts.break_kinds, counts.distinct_breaks
+        ))
     if counts.errors:
-        parts.append(
-            f"{_plural(counts.errors, 'compile error')} ({counts.distinct_errors} distinct)"
-        )
-    return ", ".join(parts) or "none"
+        parts.append(graph_breaks.counts_text(
+            counts.errors, "compile error", counts.error_kinds, counts.distinct_errors
+        ))
+    return "; ".join(parts) or "none"
 
 
 def _plural(n: int, noun: str) -> str:
