@@ -27,6 +27,9 @@ from sphinx_torchtrace.trace.status import frame_status  # noqa: E402
 LOG_SUFFIXES = (".log", ".txt", ".gz")
 
 
+#: What a capture program printed, kept beside its log as ground truth: not a log.
+PROGRAM_OUTPUT = "program-output.txt"
+
 #: Folders of other input kinds (TORCH_COMPILE_DEBUG folders, TORCH_LOGS text): their
 #: files are not trace logs, though a trace log written beside them is.
 OTHER_INPUTS = {"debug_dir", "torch_logs", "spyre"}
@@ -41,6 +44,7 @@ def bundled_logs() -> list[Path]:
         and p.suffix in LOG_SUFFIXES
         and "expected" not in p.relative_to(DATA).parts
         and p.name != "README.md"
+        and p.name != PROGRAM_OUTPUT
         and (
             OTHER_INPUTS.isdisjoint(p.relative_to(DATA).parts)
             or p.name.startswith("dedicated_log_torch_trace")

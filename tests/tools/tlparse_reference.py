@@ -723,6 +723,7 @@ def discover_inputs(root: Path = DATA_DIR) -> list[Path]:
         for p in root.rglob("*")
         if p.is_file()
         and (p.suffix in (".log", ".txt") or p.name.endswith(".log.gz"))
+        and p.name != "program-output.txt"  # a capture program's output, not a log
         and exp not in p.resolve().parents
     )
     dirs = sorted({p.parent for p in logs if RANK_LOG_RE.match(p.name)})

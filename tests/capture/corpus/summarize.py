@@ -114,6 +114,12 @@ DESC = {
     "explain": "torch._dynamo.explain on a function with 3 breaks and on a module, then torch.compile of the same function",
     "inline_modules_off": "inline_inbuilt_nn_modules=False: CNN train + inference, one compiled function applied to two Linear instances, a module with a forward hook",
     "methods_closures": "compile of a bound method, a decorated method, a staticmethod, a __call__ object, closures from a factory, a lambda, a functools.partial, module.compile()",
+    "failures_raised_suppressed": "the same failures RAISED (suppress_errors=False, caught) and SUPPRESSED (suppress_errors=True, eager fallback): failing custom backend, fake-tensor shape error, custom op without fake kernel, ValueError in user code, InternalTorchDynamoError; a failed compile compiled again ([N/0] failed, [N/1] ok); fullgraph=True breaks; stdout in program-output.txt",
+    "two_runs_one_folder": "the same small program (compiled MLP train step + no_grad call + helper) run twice as two processes into one TORCH_TRACE folder, one shared inductor cache: two logs of one rank, the second with cache hits; stdout in program-output.txt",
+    "many_lambdas": "153 small compiled frames: 141 lambdas on their own lines (+2 recompiled), two lambdas on one line, lambdas from a factory, named functions, two nested `inner`s, two `forward`s; mostly backend eager; stdout in program-output.txt",
+    "scan_errors": "higher-order ops scan / cond / map / associative_scan that work, and buggy combine / branch functions caught (UncapturedHigherOrderOpError, TorchRuntimeError), compiled by the caller or by torch's own HOP wrapper (frames run_flattened_scan, _cond_op_wrapper, run_flattened_map); stdout in program-output.txt",
+    "decode_recompile_limit": "recompile_limit=4: a decode loop (growing kv-cache, int position indexing a Python list) recompiling every step until the limit ([0/4], eager after); a function compiled under automatic_dynamic_shapes=False then True; stdout in program-output.txt",
+    "torchrun_ranks": "torchrun --standalone --nproc-per-node 4 on gloo: FSDP2 fully_shard MLP (3 sharded Linear layers), torch.compile of the root, 2 SGD steps; graph breaks at each sharded layer; one log per rank; stdout in program-output.txt",
     "big_training": "(big) 7-block transformer LM, every block different; compiled model + loss + AdamW step + foreach grad clipping + EMA, seq lengths 16-40, eval, generate + compiled top-k sampling",
     "big_many_models": "(big) zoo of 20 distinct models (MLP, LeNet, VGG, ResNet bottleneck, MobileNet+SE, DenseNet, UNet piece, LSTM, GRU, transformer, ViT, autoencoder, VAE, GCN, MoE, WaveNet, ConvNeXt, DLRM, PixelShuffle, RealNVP) each trained 1 step and run in eval",
 }
@@ -153,7 +159,8 @@ def main():
         loops = sum(a["loops"] for _, a in rows)
         if loops:
             notes.append(f"'graph break in loop' x{loops}")
-        what = DESC.get(key, "") + ("" if not notes else ". " + "; ".join(notes))
+        # torch-<version>/<scenario>: the same scenario captured with another torch
+        what = DESC.get(key, DESC.get(os.path.basename(key), "")) + ("" if not notes else ". " + "; ".join(notes))
         cells = []
         for rel, a in rows:
             total_plain += a["size"]
