@@ -277,6 +277,7 @@ def _summary(args: argparse.Namespace) -> int:
         "error_kinds": t.error_kinds,
         "cache": t.cache,
         "compile_seconds": t.compile_seconds,
+        "not_shown": trace.not_shown,  # the folder's other logs of one process, not read
     }
     classes = rank_classes(trace) if trace.is_multi_rank else []
     diverging = _diverging(trace)
@@ -309,6 +310,9 @@ def _summary(args: argparse.Namespace) -> int:
         ("cache lookups", cache),
         ("compile time", seconds),
     ]
+    if trace.not_shown:  # earlier runs in the folder: the figures are the newest run's
+        rows.append(("not shown", f"{len(trace.not_shown)} other log(s) of one process in "
+                     "the folder (name a log file to read another)"))
     if trace.is_multi_rank:
         shown = " | ".join(number_ranges(c) for c in classes[:CLASSES_SHOWN])
         more = f" and {len(classes) - CLASSES_SHOWN} more" if len(classes) > CLASSES_SHOWN else ""

@@ -19,7 +19,9 @@ TEXT_LOG = DATA / "captured" / "torch_logs" / "options.log"
 PINNED = {
     ("error", ("GB0142",), "graph_break_kinds.py:51"),
     ("error", ("GB0025", "GB7000"), "graph_break_kinds.py:200"),  # a break in a loop, chained
-    ("graph_break", ("GB0156",), "__init__.py:505"),
+    # a break torch named in library code is placed at the user's line that led there
+    ("graph_break", ("GB0156",), "graph_break_kinds.py:157"),
+    ("graph_break", ("GB0156",), "graph_break_kinds.py:162"),
     ("graph_break", ("GB0025",), "graph_break_kinds.py:39"),  # torch._dynamo.graph_break()
     ("graph_break", ("GB0059",), "graph_break_kinds.py:45"),  # print
     ("graph_break", ("GB0059",), "graph_break_kinds.py:51"),  # open
@@ -32,12 +34,12 @@ PINNED = {
     ("graph_break", ("GB0036",), "graph_break_kinds.py:92"),  # dynamic shape operator
     ("graph_break", ("GB0109",), "graph_break_kinds.py:98"),  # tolist()
     ("graph_break", ("GB0098",), "graph_break_kinds.py:108"),  # torch.compiler.disable
-    ("graph_break", ("GB0007",), "inspect.py:940"),  # a skipped function (inspect)
+    ("graph_break", ("GB0007",), "graph_break_kinds.py:113"),  # inspect (torch said inspect.py)
     ("graph_break", ("GB0007",), "graph_break_kinds.py:118"),
     ("graph_break", ("GB0007",), "graph_break_kinds.py:124"),
     ("graph_break", ("GB0007",), "graph_break_kinds.py:129"),
     ("graph_break", ("GB0007",), "graph_break_kinds.py:134"),
-    ("graph_break", ("GB4198",), "copy.py:153"),  # deepcopy of a tensor
+    ("graph_break", ("GB4198",), "graph_break_kinds.py:139"),  # deepcopy (torch said copy.py)
     ("graph_break", ("GB0291",), "graph_break_kinds.py:145"),  # logging
     ("graph_break", ("GB0007",), "graph_break_kinds.py:151"),
     ("graph_break", ("GB0007",), "graph_break_kinds.py:163"),

@@ -169,3 +169,25 @@ def test_the_build_warns_once_about_mixed_runs_unless_told(
     for options in ("   :ranks: 0, 1\n", "   :latest:\n"):
         _status, warnings = _build(make_site, folder, options)
         assert "torchtrace.mixed_runs" not in warnings, (options, warnings)
+
+
+def test_a_folder_of_two_runs_names_on_the_page_the_run_it_does_not_show(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    """Two processes into one TORCH_TRACE folder (the second with cache hits): the page
+    says which log it shows, which it does not and how to show it, not only the console."""
+    folder = tmp_path / "trace"
+    shutil.copytree(DATA / "corpus" / "two_runs_one_folder", folder)
+    (folder / "program-output.txt").unlink()
+    first_run = "dedicated_log_torch_trace_ezk7tcca.log"  # cold: cache misses
+    second_run = "dedicated_log_torch_trace_2dudqaud.log"  # warm: recorded later
+    trace = load_trace(folder)
+    assert [Path(r.path).name for r in trace.ranks] == [second_run]
+    assert [Path(p).name for p in trace.not_shown] == [first_run]
+    for options in ("", "   :latest:\n"):  # :latest: is the same choice, said out loud
+        _status, warnings = _build(make_site, folder, options)
+        assert "torchtrace.mixed_runs" not in warnings  # one run per directive is a choice
+        (overview,) = sorted(tmp_path.glob("simple-*/_build/html/torchtrace/mixed/index.html"))[-1:]
+        text = overview.read_text(encoding="utf-8")
+        assert "Not shown" in text and first_run in text and second_run in text, options
+        assert "Name a log file in the directive" in text

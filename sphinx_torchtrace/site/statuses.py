@@ -15,9 +15,8 @@ STATUS_MEANING: dict[str, str] = {
     "in its metrics.",
     "break": "Dynamo could not trace the whole frame (a graph break, or a restart of its "
     "analysis): the frame is split, and the code around the break runs in Python.",
-    "error": "The compilation failed: its metrics record a failure type. What followed (torch "
-    "raised the error to the program, or ran the frame eagerly) is said on the compile's page "
-    "where the log records it.",
+    "error": "The compilation failed: its metrics record a failure type. What torch did next "
+    "is said on the compile's page, where the log records it.",
     "empty": "Dynamo captured no operator worth compiling: the graph is empty, and the frame "
     "runs as Python.",
     "missing": "No compilation metrics were logged for this compile: it may have been cut "

@@ -220,7 +220,12 @@ class RankBuilder:
 
     def _start_occurrence(self, compile_id: CompileId) -> None:
         frame_key = _key(compile_id)[:3]
-        if frame_key in self._started:
+        # A compile id that already finished (its metrics logged) starts again: after a
+        # reset.  A compile past the recompile limit logs its metrics with no dynamo_start,
+        # so a finished id counts as started: the next function to take the id after
+        # torch._dynamo.reset() is another compile, not more records of the failed one.
+        finished = any(c.metrics for c in self._attempts.get(frame_key, ()))
+        if frame_key in self._started or finished:
             # The same id again: torch._dynamo.reset() restarted the counters.
             self._occurrences[frame_key] = self._occurrences.get(frame_key, 1) + 1
             for old in self._attempts.pop(frame_key, []):

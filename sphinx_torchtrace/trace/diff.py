@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .comparability import RunFacts, differences, run_facts
-from .compare import DIFF_ARTIFACT, recompile_reason_entries
+from .compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
 from .graph_breaks import break_events
 from .model import Compile, RankTrace, Trace
 from .rank_digest import class_key, number_ranges
@@ -148,6 +148,8 @@ class FrameFacts:
     log: str  # the log's path as shown: with a compile's first line, the evidence
     status: str
     versions: int  # compile ids of the frame (1 = compiled once)
+    #: Its recompiles, as every page counts them (:func:`.compare.is_recompile`).
+    recompiles: int
     recompile_reasons: list[str]
     guards: list[str]
     graph: str | None  # the last Dynamo graph, line numbers removed
@@ -158,6 +160,8 @@ class FrameFacts:
     errors: list[BreakSite]
     seconds: float | None
     cache: dict[str, int]
+    #: Graph breaks as the glance counts them (each event once; ``breaks`` is their places).
+    graph_breaks: int = 0
 
     def evidence(self, last: bool = False) -> str:
         """``log:line`` of the frame's first compile (or its last: a recompile's record)."""
@@ -193,7 +197,7 @@ def frames_of(rank: RankTrace, rewrite: Callable[[str], str] | None = None) -> l
         label = f"[{'' if ca is None else f'!{ca}/'}{frame_id}/*]"
         if compiles[0].occurrence > 1:
             label += f" #{compiles[0].occurrence}"
-        out.append(_facts(key, label, compiles, line, rewrite, rank.path))
+        out.append(_facts(key, label, compiles, line, rewrite, rank))
     return out
 
 
@@ -225,12 +229,14 @@ def _facts(
     compiles: list[Compile],
     line: int | None,
     rewrite: Callable[[str], str] | None,
-    log: str = "",
+    rank: RankTrace,
 ) -> FrameFacts:
+    log = rank.path
     metrics = [m for c in compiles for m in c.metrics]
     breaks: list[BreakSite] = []
     errors: list[BreakSite] = []
-    for event in break_events(compiles):
+    events = break_events(compiles)
+    for event in events:
         f = event.failure
         parts = event.message.parts
         site = _site(f.reason, f.user_location, event.compile, key, rewrite,
@@ -269,6 +275,7 @@ def _facts(
         log=log,
         status=str(combined_status(metrics)),
         versions=versions,
+        recompiles=sum(is_recompile(rank, c) for c in compiles),
         recompile_reasons=reasons,
         guards=_guards(compiles),
         graph=graph,
@@ -278,6 +285,7 @@ def _facts(
         breaks=breaks,
         errors=errors,
         seconds=sum(seconds) if seconds else None,
+        graph_breaks=sum(e.category == "graph_break" for e in events),
         cache=cache_totals(compiles),
     )
 

@@ -354,7 +354,11 @@ def break_events(compiles: Sequence[Compile]) -> list[BreakEvent]:
             message = parse_message(text)
             found = failure_outcome(c)
             outcome = found.outcome if found is not None else "not_recorded"
-            events.append(BreakEvent("error", c, records, message, error.type, outcome=outcome))
+            # a built-in error torch raised as InternalTorchDynamoError is named so
+            shown = error.type
+            if found is not None and found.raised_as and error.type:
+                shown = f"{found.raised_as} ({error.type})"
+            events.append(BreakEvent("error", c, records, message, shown, outcome=outcome))
         if not errors:
             after = (c.id.frame, c.occurrence, c.id.attempt + 1)
             left = restarts_of.get(after, 0) - repeated.get(after, 0)

@@ -208,6 +208,8 @@ class LogChoice:
     among: int = 0  # candidate logs in the directory (0: a file was named)
     by: str = ""  # "recorded time", "modification time", "ranks"; "" for a file or a list
     mixed: str | None = None  # why the directory looks like more than one run, if it does
+    #: The folder's other logs of one process, not read: earlier runs, or other programs.
+    others: list[Path] = field(default_factory=list)
 
     def describe(self) -> str:
         """``using x.log (newest of 3 logs by recorded time)``, ``using 4 rank logs ...``."""
@@ -259,7 +261,9 @@ def choose_logs(
     newest, by = _newest_log(listing)
     if newest is None:
         raise TraceReadError(str(p), "the directory holds no log file")
-    return LogChoice([newest], skipped, len(_candidates(listing)), by)
+    candidates = _candidates(listing)
+    others = [c for c in candidates if c != newest]
+    return LogChoice([newest], skipped, len(candidates), by, others=others)
 
 
 def _mixed_runs(listing: _Listing, groups: dict[int, list[Path]]) -> str | None:
@@ -319,6 +323,8 @@ def load_trace(
             trace.diagnostics.append(
                 Diagnostic("mixed_runs", choice.mixed, display_path(path, display_root))
             )
+        trace.not_shown = [display_path(p, display_root) for p in choice.others]
+        trace.chosen_by = choice.by
     else:
         logs = [Path(p) for p in path]
         chained = True

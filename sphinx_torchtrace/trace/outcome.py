@@ -20,6 +20,7 @@ Nothing here guesses: where no record decides, the outcome is ``not_recorded``.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,6 +32,11 @@ Outcome = Literal["raised", "eager", "limit", "not_recorded"]
 ALWAYS_RAISED = frozenset({"UncapturedHigherOrderOpError", "ResumePrologueTracingError"})
 #: Failure types torch treats as a graph break it cannot resume from ("soft" failures).
 GRAPH_BREAK_TYPES = frozenset({"Unsupported", "UserError", "RecompileLimitExceeded"})
+#: Built-in exception types ``_compile`` lets through as they are; any other built-in
+#: exception raised while compiling is re-raised as ``InternalTorchDynamoError`` (its
+#: ``fail_type`` keeps the original name).
+PASSED_THROUGH = frozenset({"AssertionError", "IndexError"})
+INTERNAL = "InternalTorchDynamoError"
 #: Words torch writes in a message when it runs the frame eagerly after a soft failure.
 _EAGER_WORDS = ("frame skipped", "fall back to eager", "skip tracing the frame")
 _LIMIT_WORDS = ("recompile limit exceeded", "cache_size_limit reached", "cache limit")
@@ -50,6 +56,8 @@ class FailureOutcome:
     record: str  # the record kind the fields were read from ("failure": a text log's line)
     line: int  # its line in the log
     fields: tuple[str, ...]
+    #: The type torch raised it as, where not ``fail_type`` (``InternalTorchDynamoError``).
+    raised_as: str | None = None
 
     @property
     def headline(self) -> str:
@@ -125,27 +133,44 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
             record.kind, record.line, ("fail_type",),
         )
     suppress = data.get("config_suppress_errors")
+    wrapped = wrapped_as(fail_type)
+    shown = fail_type
+    if wrapped is not None:
+        shown += f" (which torch wraps as {wrapped}, an error inside torch.compile)"
     if suppress is False:
         return FailureOutcome(
             "raised",
-            f"suppress_errors was false and {fail_type} is not a graph break: torch raised "
-            "it to the program.",
-            record.kind, record.line, ("fail_type", "config_suppress_errors"),
+            f"suppress_errors was false and {shown} is not a graph break: torch raised "
+            f"it to the program{f' as {wrapped}' if wrapped else ''}.",
+            record.kind, record.line, ("fail_type", "config_suppress_errors"), wrapped,
         )
     if suppress is True:
         return FailureOutcome(
             "eager",
-            "suppress_errors was true: torch logged the error and ran the frame eagerly "
+            f"suppress_errors was true: torch logged {shown} and ran the frame eagerly "
             "(unless the function was compiled with fullgraph=True, which the log does not "
             "record).",
-            record.kind, record.line, ("fail_type", "config_suppress_errors"),
+            record.kind, record.line, ("fail_type", "config_suppress_errors"), wrapped,
         )
     return FailureOutcome(
         "not_recorded",
         "The log does not record suppress_errors for this compile, so it does not say "
         "whether torch raised the error to the program or ran the frame eagerly.",
-        record.kind, record.line, ("fail_type",),
+        record.kind, record.line, ("fail_type",), wrapped,
     )
+
+
+def wrapped_as(fail_type: str) -> str | None:
+    """``InternalTorchDynamoError`` for a built-in exception type torch re-raises as one
+    (a ``KeyError`` from inside Dynamo's tracing is torch's error, not the program's)."""
+    found = getattr(builtins, fail_type, None)
+    if (
+        isinstance(found, type)
+        and issubclass(found, Exception)
+        and fail_type not in PASSED_THROUGH
+    ):
+        return INTERNAL
+    return None
 
 
 def _eager_words(compile_: Compile) -> tuple[str, int] | None:

@@ -393,6 +393,15 @@ def compiled_function(rank: RankTrace, compile_: Compile) -> tuple[str | None, s
     return function_name(compile_), function_place(compile_)
 
 
+def function_label(rank: RankTrace, compile_: Compile) -> str | None:
+    """The function as a title names it: ``<lambda>`` and other nameless code objects with
+    ``file.py:12`` (a hundred lambdas are otherwise a hundred alike titles)."""
+    name, place = compiled_function(rank, compile_)
+    if name and name.startswith("<") and place:
+        return f"{name} {place.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+    return name
+
+
 def function_place(compile_: Compile) -> str | None:
     """``file.py:12``: where the compiled function starts (metrics, else its stack), so two
     functions of one name in two files are told apart."""
@@ -528,6 +537,15 @@ def _guard_failure(rank: RankTrace, reason: str) -> GuardFailure:
 
 #: (compiled autograd id, frame id, function name): one function's compiles.
 _FunctionKey = tuple[int | None, int | None, str | None]
+
+
+def _functions_of(rank: RankTrace, known: list[Compile]) -> set[_FunctionKey]:
+    """The functions compiled, each once: by frame id and name, as recompiles are told
+    apart (frame ids start again after ``torch._dynamo.reset()``, so one id may name two)."""
+    return {
+        (c.id.compiled_autograd_id, c.id.frame_id, compiled_function(rank, c)[0])
+        for c in known
+    }
 
 
 def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
@@ -1377,7 +1395,7 @@ class Triage:
     """
 
     ranks: int
-    frames: int  # distinct code objects compiled (frame ids, per rank, summed)
+    frames: int  # functions compiled: by frame id and name, per rank, summed (a reset reuses ids)
     frames_per_rank: tuple[int, int]  # (fewest, most) of them on one rank
     compile_ids: int  # distinct compile ids (repeats after a reset counted apart)
     attempts: int  # compilations logged, restarted attempts included
@@ -1430,7 +1448,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
     for position, rank in enumerate(ranks):
         known = [c for c in rank.compiles if not c.id.is_unknown]
         attempts += len(known)
-        per_rank.append(len({(c.id.compiled_autograd_id, c.id.frame_id) for c in known}))
+        per_rank.append(len(_functions_of(rank, known)))
         ids = _compile_ids(rank)  # as the ranks table and the checks count them
         compile_ids += len(ids)
         for group in ids.values():

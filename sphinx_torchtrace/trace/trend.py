@@ -29,7 +29,7 @@ class TrendCell:
 
     status: str | None = None
     graph_breaks: int = 0  # distinct breaks (reason and user location)
-    recompiles: int = 0  # compile ids past the first
+    recompiles: int = 0  # as the glance counts them (:func:`.compare.is_recompile`)
     seconds: float | None = None
     label: str | None = None  # its compile id in that run: "[0/*]"
     evidence: str | None = None  # log:line of its first compile
@@ -121,8 +121,8 @@ def _cell(facts: FrameFacts | None) -> TrendCell:
         return TrendCell()
     return TrendCell(
         status=facts.status,
-        graph_breaks=len(facts.breaks),
-        recompiles=max(0, facts.versions - 1),
+        graph_breaks=facts.graph_breaks,  # as the glance counts them
+        recompiles=facts.recompiles,
         seconds=facts.seconds,
         label=facts.label,
         evidence=facts.evidence(),

@@ -247,7 +247,7 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
         docnames = [g.docname for g in frame.graphs if g.has_page]
         docnames += [k.docname for k in frame.kernels if k.has_page]
         blocks.append(Toctree(docnames, hidden=True))
-    title = plan.frame_title(frame, fn_name)
+    title = plan.frame_title(frame, trace_summary.function_label(frame.rank, c))
     # [-/-] is no compilation: linked from the overview, in a toctree only where one
     # document holds every page (LaTeX)
     listed = plan.in_sidebar(frame, settings.sidebar_limit)
@@ -268,7 +268,7 @@ def _neighbour_links(view: _Frame) -> list[Block]:
 
 def _short_title(plan: TracePlan, frame: FramePlan) -> str:
     """A neighbour as its sidebar names it, without the trace's label (the page has it)."""
-    return plan.frame_title(frame, trace_summary.function_name(frame.compile)).split(
+    return plan.frame_title(frame, trace_summary.function_label(frame.rank, frame.compile)).split(
         TITLE_SEPARATOR, 1
     )[-1]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ...trace import Artifact, Compile, compare
 from ...trace.provenance import ProvenanceView, provenance_views
-from ...trace.summary import function_name
+from ...trace.summary import function_label
 from ..api_names import api_link, graph_operators
 from ..artifacts import group_nodes, language_of, size_text
 from ..blocks import (
@@ -147,7 +147,8 @@ def breadcrumbs(plan: TracePlan, frame: FramePlan, trail: Inlines) -> Lines:
     """Trace › frame › this page (› with the graph between for a kernel): where a page of
     thousands sits, each step a link back."""
     parts: list[Inline] = [PageLink(plan.index_docname, plan.label), BREADCRUMB]
-    frame_title = plan.frame_title(frame, function_name(frame.compile)).split(TITLE_SEPARATOR, 1)[1]
+    label = function_label(frame.rank, frame.compile)
+    frame_title = plan.frame_title(frame, label).split(TITLE_SEPARATOR, 1)[1]
     parts += [PageLink(frame.docname, frame_title), BREADCRUMB, *trail]
     return Lines([parts], classes=["torchtrace-breadcrumbs"])
 

@@ -376,6 +376,7 @@ def _header(view: _Overview) -> list[Block]:
         [[_("Ranks")], _ranks_fact(view)],
         [[_("Captured")], [_capture_fact(view.trace)]],
         [[_("Log")], _log_fact(view.trace)],
+        *_other_runs_rows(view.trace),
         [[_("Compilations")], [_compilations_fact(summary.triage(view.trace), view.multi)]],
         [[_("Settings")], _settings_fact(view.configs, [n for _, n in view.config_runs])],
         [[_("Report")], _report_fact(view.settings)],
@@ -402,6 +403,25 @@ def _header(view: _Overview) -> list[Block]:
     if view.configs:
         blocks.append(_configuration(view.configs))
     return blocks
+
+
+def _other_runs_rows(trace: Trace) -> list[Row]:
+    """Where a folder held more logs of one process than the trace shows (earlier runs,
+    other programs): which, how the shown one was chosen, and how to show another."""
+    if not trace.not_shown:
+        return []
+    shown = [Code(p) for p in trace.not_shown[:8]]
+    more = len(trace.not_shown) - len(shown)
+    cell: list[Inline] = [*joined([[c] for c in shown])]
+    if more:
+        cell.append(f" and {more} more")
+    by = f", the newest by {trace.chosen_by}" if trace.chosen_by else ""
+    cell.append(
+        f": the folder holds {len(trace.not_shown) + 1} logs of one process (runs of a "
+        f"program, or other programs); this report shows the log above{by}. Name a log "
+        "file in the directive (one directive per run) to show another."
+    )
+    return [[[_("Not shown")], cell]]
 
 
 def _rank_files(trace: Trace) -> Dropdown:
@@ -994,8 +1014,9 @@ def _recompiles(view: _Overview) -> list[Block]:
             "shape or dtype, so PyTorch compiles one more version of it. Each version costs "
             "compile time; after ",
             Code("recompile_limit"),
-            f" versions ({limit_text}) PyTorch stops compiling the function and runs it as "
-            "ordinary Python. Each row names the earlier version whose check failed.",
+            f" versions ({limit_text}) PyTorch compiles no new version of the function: a "
+            "call that fits none of its versions runs eagerly. Each row names the earlier "
+            "version whose check failed, where the log records it.",
         ]
     )
     bodies = view.for_ranks(view.trace.ranks, lambda r: _recompiles_of(view, r))

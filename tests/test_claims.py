@@ -1,0 +1,228 @@
+"""Every claim a page makes is the word of a record it can point to, on every corpus log.
+
+Links and numbers are checked elsewhere (``test_site_invariants``); this checks what the
+sentences say:
+
+- an outcome after a failure (raised to the program, ran eagerly, no new version past the
+  recompile limit) is stated only where the record it names, at the line it names, holds
+  the fields that decide it; where no record decides, the page says the log does not say;
+- the programs' own output (``program-output.txt``: what they caught, what returned) never
+  contradicts an outcome the pages state;
+- a recompile is counted, and a frame page says a guard did not fit, only where torch
+  logged a reason or the version before left guarded code;
+- the directive, the glance, the failures table, ``summary`` and the ranks table say the
+  same counts, and an ``ok`` compile that logged a graph break is never plain ``ok``.
+
+Marked ``corpus``: run by ``nox -s tests`` and CI on every corpus log.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sphinx_torchtrace.site.pages.frame import frame_page
+from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
+from sphinx_torchtrace.trace import Compile, Trace, compare, load_trace, summary
+from sphinx_torchtrace.trace.graph_breaks import break_counts
+from sphinx_torchtrace.trace.outcome import ALWAYS_RAISED, failure_outcome
+from sphinx_torchtrace.trace.reader import record_lines
+
+from .conftest import DATA, SHARED
+from .test_site_invariants import corpus_traces
+
+pytestmark = pytest.mark.corpus
+
+#: Frame pages are built (without Sphinx) for the logs up to this size: the claims are the
+#: same sentences on a big log, and the model-level checks cover every log.
+PAGE_BYTES = 4_000_000
+EVENT = re.compile(r"^EVENT (\S+) fn=(\S+)(?: exc=(\S+))?")
+
+
+def _inputs() -> list[str]:
+    shared = [p.relative_to(DATA).as_posix() for p in sorted(SHARED.iterdir())
+              if p.is_dir() and p.name != "tlparse-inputs" and any(p.glob("*.log"))]
+    return corpus_traces() + shared
+
+
+@cache
+def _trace(rel: str) -> Trace:
+    return load_trace(DATA / rel)
+
+
+def _size(rel: str) -> int:
+    path = DATA / rel
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files)
+
+
+def _compiles(trace: Trace) -> Iterator[tuple[Any, Compile]]:
+    for rank in trace.ranks:
+        for c in rank.compiles:
+            if not c.id.is_unknown:
+                yield rank, c
+
+
+def _record(rank: Any, line: int) -> dict[str, Any]:
+    """The JSON envelope of the record at ``line`` of the rank's log, read from the file
+    (the line whole: ``sphinx-torchtrace show`` cuts long lines for a terminal)."""
+    path = _log_path(rank)
+    opened = gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(  # noqa: SIM115
+        path, encoding="utf-8"
+    )
+    with opened as f:
+        text = next(itertools.islice(f, line - 1, None))
+    assert record_lines(path, line, max_payload=0)[0][:200] == text[:200]  # what show prints
+    return json.loads(text[text.index("{") :])
+
+
+def _log_path(rank: Any) -> Path:
+    path = Path(rank.path)
+    return path if path.is_absolute() else Path.cwd() / path
+
+
+@pytest.mark.parametrize("rel", _inputs())
+def test_an_outcome_is_the_word_of_the_record_it_names(rel: str) -> None:
+    for rank, c in _compiles(_trace(rel)):
+        found = failure_outcome(c)
+        if found is None:
+            assert c.status != "error" or rank.source == "torch_logs", (rel, c.label)
+            continue
+        if found.record == "failure":
+            assert found.outcome == "not_recorded", (rel, c.label)
+            continue
+        data = _record(rank, found.line)[found.record]  # the very record, from the file
+        fail_type = data.get("fail_type")
+        assert fail_type, (rel, c.label, found)
+        assert set(found.fields) <= set(data), (rel, c.label, found.fields)
+        reason = str(data.get("fail_reason") or "").lower()
+        if found.outcome == "raised":
+            assert data.get("config_suppress_errors") is False or fail_type in ALWAYS_RAISED, (
+                rel, c.label)
+        elif found.outcome == "eager":
+            assert data.get("config_suppress_errors") is True or any(
+                w in reason for w in ("frame skipped", "fall back to eager")
+            ) or found.record == "dynamo_graph_break_reason", (rel, c.label)
+        elif found.outcome == "limit":
+            assert "recompile limit" in reason or "cache limit" in reason, (rel, c.label)
+        else:
+            assert "does not" in found.because, (rel, c.label)  # says the log does not say
+
+
+def _program_events(rel: str) -> dict[str, list[tuple[str, str | None]]]:
+    """``fn -> [(what, exception)]`` from a capture program's own output."""
+    out = DATA / rel
+    out = (out if out.is_dir() else out.parent) / "program-output.txt"
+    events: dict[str, list[tuple[str, str | None]]] = {}
+    if out.is_file():
+        for line in out.read_text(encoding="utf-8").splitlines():
+            match = EVENT.match(line)
+            if match:
+                events.setdefault(match.group(2), []).append((match.group(1), match.group(3)))
+    return events
+
+
+@pytest.mark.parametrize("rel", [r for r in _inputs() if _program_events(r)])
+def test_no_outcome_contradicts_what_the_program_saw(rel: str) -> None:
+    events = _program_events(rel)
+    checked = 0
+    for rank, c in _compiles(_trace(rel)):
+        found = failure_outcome(c)
+        name, _ = summary.compiled_function(rank, c)
+        seen = events.get(name or "")
+        if found is None or not seen:
+            continue
+        first = seen[0][0]  # the call whose compile failed
+        if found.outcome == "raised":  # the program caught it: no value returned
+            assert first.startswith("raised") and first != "raised-eager", (rel, c.label, seen)
+        if found.outcome == "eager":  # it ran: a value, or eager's own error
+            assert first in ("ok", "raised-eager"), (rel, c.label, seen)
+        checked += 1
+    assert checked, rel
+
+
+@pytest.mark.parametrize("rel", _inputs())
+def test_a_recompile_is_counted_only_where_the_log_shows_one(rel: str) -> None:
+    trace = _trace(rel)
+    for rank in trace.ranks:
+        counted = {id(r.compile) for fn in summary.recompiled_functions(rank)
+                   for r in fn.recompiles}
+        for c in rank.compiles:
+            if id(c) not in counted:
+                continue
+            previous = compare.previous_compile(rank, c)
+            assert c.recompile_reasons or previous is None or compare.left_code(previous), (
+                rel, c.label, "counted after a failed version, with no reason logged")
+
+
+@cache
+def _plan(rel: str) -> TracePlan:
+    return plan_trace("t", _trace(rel), "torchtrace", fold_bytes=0)
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+    elif hasattr(value, "__dataclass_fields__"):
+        for name in value.__dataclass_fields__:
+            yield from _strings(getattr(value, name))
+
+
+@pytest.mark.parametrize("rel", [r for r in _inputs() if _size(r) <= PAGE_BYTES])
+def test_frame_pages_state_only_what_their_records_show(rel: str) -> None:
+    plan = _plan(rel)
+    settings = PageSettings()
+    for frame in plan.frames:
+        c = frame.compile
+        if c.id.is_unknown or frame.same_as is not None:
+            continue
+        status = frame_page(plan, frame, settings).blocks[2]  # the status paragraph
+        said = "".join(_strings(status))
+        found = failure_outcome(c)
+        outcome = found.outcome if found else None
+        eager_words = ("runs eagerly", "ran the frame eagerly", "fell back to eager")
+        assert any(w in said for w in eager_words) == (outcome == "eager"), (rel, c.label, said)
+        raised_words = ("raised it to the program", "whatever suppress_errors says")
+        assert any(w in said for w in raised_words) == (outcome == "raised"), (
+            rel, c.label, said)
+        if found is not None:  # the record it names, by kind and line
+            assert f"line {found.line} of the log" in said, (rel, c.label, said)
+        breaks = sum(f.kind == "graph_break" for f in c.failures)
+        if c.status == "ok" and breaks:
+            assert "graph break" in said, (rel, c.label, said)
+        page = frame_page(plan, frame, settings)
+        text = " ".join(_strings(page.blocks))
+        assert "whose guards did not fit" not in text, (rel, c.label)
+        if "did not fit the new inputs; the guard that failed" in text:
+            assert c.recompile_reasons, (rel, c.label)
+
+
+@pytest.mark.parametrize("rel", _inputs())
+def test_every_surface_says_the_same_counts(rel: str) -> None:
+    trace = _trace(rel)
+    t = summary.triage(trace)
+    groups = [g for r in trace.ranks for g in summary.failure_groups(r.compiles)]
+    counts = break_counts(groups)
+    assert (t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons) == (
+        counts.graph_breaks, counts.break_kinds, counts.distinct_breaks)
+    assert (t.errors, t.error_kinds, t.distinct_errors) == (
+        counts.errors, counts.error_kinds, counts.distinct_errors)
+    assert t.graph_break_kinds <= t.graph_break_reasons <= max(t.graph_breaks, 0) or (
+        not t.graph_breaks)
+    assert sum(t.statuses.values()) == t.compile_ids
+    assert t.ok_with_breaks <= t.statuses.get("ok", 0)
+    rows = summary.rank_rows(trace)
+    assert sum(sum(r.statuses.values()) for r in rows) == t.compile_ids, rel
+    # a recompile is what recompiled_functions lists, on the glance and the overview
+    assert t.recompiles == sum(len(fn.recompiles) for fn in t.recompiled)
