@@ -65,7 +65,7 @@ def test_capture_renders_then_the_cache_serves_it(
     assert "torchtrace/live/index" in pages and "torchtrace/live/frame-0-0" in pages
     text = page_text(first)
     assert "Captured from scripts/write_trace.py at this build" in text
-    assert "Trace live: 2 compilations" in text
+    assert "Trace live, at a glance:" in text and "(1 compile id, 1 attempt): 1 ok" in text
     assert re.search(r"index scripts/write_trace\.py ran [\d.]+ s ok", text), text
     assert (Path(first.outdir) / "torchtrace/live/frame-0-0.html").is_file()
 
@@ -154,7 +154,7 @@ def test_a_failing_script_is_a_warning_and_its_partial_trace_is_shown(
     assert "torchtrace/live/index" in generated_pages(app)  # the partial trace's report
     text = page_text(app)
     assert "failed (exit status 3)" in text and "RuntimeError: boom" in text
-    assert "Trace live: " in text
+    assert "Trace live, at a glance:" in text
 
     again = make_site("capture", srcdir=Path(app.srcdir), freshenv=False)
     assert len(runs(counted)) == 1  # a failure is cached like a success: the same inputs
