@@ -617,6 +617,9 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
     reason = failure.reason
     message = parse_message(reason)
     head: list[Inline] = [Strong(failure.type or failure.kind.replace("_", " "))]
+    found = failure_outcome(view.compile) if failure.kind == "failure" else None
+    if found is not None and found.raised_as:  # torch's own error, as torch raised it
+        head = [Strong(f"{found.raised_as} ({failure.type})")]
     error = next((f for f in view.compile.failures if f.kind == "failure"), None)
     if failure.kind == "graph_break" and error is not None:
         # one event, as the overview counts it: the break that made the compile fail

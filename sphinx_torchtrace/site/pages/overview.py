@@ -57,7 +57,7 @@ from ..naming import break_object_name
 from ..plan import FramePlan, PageSettings, RankPlan, TracePlan
 from ..rank_sharing import SET_ASIDE, VALUES_SHOWN
 from ..source import maybe_strip
-from ..statuses import STATUS_MEANING, STATUS_ORDER
+from ..statuses import LEGEND_MORE, STATUS_MEANING, STATUS_ORDER
 from ..words import _
 from .cudagraphs import cudagraphs_overview_blocks
 
@@ -544,7 +544,7 @@ def _configuration(configs: Sequence[dict[str, dict[str, Any]]]) -> Dropdown:
 
 def _legend(view: _Overview) -> list[Block]:
     rows: list[Row] = [
-        [[Badge(s)], [STATUS_LEGEND[s]], [STATUS_MEANING[s]]]
+        [[Badge(s)], [STATUS_LEGEND[s]], [f"{STATUS_MEANING[s]} {LEGEND_MORE.get(s, '')}".strip()]]
         for s in STATUS_ORDER
     ]
     intro = Paragraph(
