@@ -272,6 +272,7 @@ def _summary(args: argparse.Namespace) -> int:
         "graph_break_kinds": t.graph_break_kinds,  # distinct registry ids (or types)
         "recompiles": t.recompiles,
         "recompiled_functions": len(t.recompiled_by_function),  # each once, on any rank
+        "compiled_again": t.compiled_again,  # after a failed version: not recompiles
         "errors": t.errors,
         "distinct_errors": t.distinct_errors,
         "error_kinds": t.error_kinds,
@@ -305,7 +306,9 @@ def _summary(args: argparse.Namespace) -> int:
         ("frames", frames),
         ("compile ids", f"{t.compile_ids} ({statuses})"),
         ("graph breaks", _kinds(t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons)),
-        ("recompiles", f"{t.recompiles} (in {_functions(len(t.recompiled_by_function))})"),
+        ("recompiles", f"{t.recompiles} (in {_functions(len(t.recompiled_by_function))})"
+         + (f"; {t.compiled_again} compiled again after a failed version"
+            if t.compiled_again else "")),
         ("errors", _kinds(t.errors, t.error_kinds, t.distinct_errors)),
         ("cache lookups", cache),
         ("compile time", seconds),

@@ -167,6 +167,15 @@ def test_a_recompile_is_counted_only_where_the_log_shows_one(rel: str) -> None:
             previous = compare.previous_compile(rank, c)
             assert c.recompile_reasons or previous is None or compare.left_code(previous), (
                 rel, c.label, "counted after a failed version, with no reason logged")
+        # every later version's first attempt is one or the other, never both, never neither
+        for c in rank.compiles:
+            later = (c.id.frame_compile_id or 0) > 0 and not c.id.attempt
+            if later and not c.id.is_unknown:
+                assert compare.is_recompile(rank, c) != compare.is_compiled_again(rank, c), (
+                    rel, c.label)
+    t = summary.triage(trace)
+    assert t.compiled_again == sum(
+        compare.is_compiled_again(r, c) for r in trace.ranks for c in r.compiles)
 
 
 @cache
@@ -232,3 +241,21 @@ def test_every_surface_says_the_same_counts(rel: str) -> None:
     assert sum(sum(r.statuses.values()) for r in rows) == t.compile_ids, rel
     # a recompile is what recompiled_functions lists, on the glance and the overview
     assert t.recompiles == sum(len(fn.recompiles) for fn in t.recompiled)
+
+
+def test_a_failed_compile_compiled_again_is_no_recompile_and_its_page_says_so() -> None:
+    """``retry_matmul`` failed at ``[11/0]`` (raised to the program) and compiled at
+    ``[11/1]`` on its next call: no guard failed and torch logged no reason.  The glance
+    said "Compiled after [11/0], whose guards did not fit" and counted a recompile."""
+    rel = "corpus/failures_raised_suppressed/dedicated_log_torch_trace_345bxx1q.log"
+    trace = _trace(rel)
+    t = summary.triage(trace)
+    assert (t.recompiles, t.compiled_again) == (0, 1)
+    plan = _plan(rel)
+    frame = next(f for f in plan.frames if f.compile.label == "[11/1]")
+    text = " ".join(_strings(frame_page(plan, frame, PageSettings()).blocks))
+    assert "Compiled again after " in text and "which failed and left no compiled code" in text
+    assert "The log records no reason for this compile." in text
+    failed = next(f for f in plan.frames if f.compile.label == "[11/0]")
+    said = " ".join(_strings(frame_page(plan, failed, PageSettings()).blocks[2]))
+    assert "Raised to the program:" in said and "line " in said

@@ -391,3 +391,16 @@ def test_functions_of_one_name_are_told_apart_by_their_place() -> None:
     assert [fn.shown for fn in functions] == ["forward (/p/a.py:3)", "forward (/p/b.py:3)"]
     alone = summary.recompiled_functions(RankTrace("y.log", None, 0, compiles=rank.compiles[:2]))
     assert [fn.shown for fn in alone] == ["forward"]  # no other "forward": the name is enough
+
+
+def test_a_setting_changed_and_changed_back_is_two_changes_with_their_compiles() -> None:
+    """``scale_rows`` compiled 3 times under ``automatic_dynamic_shapes=False``, then once
+    with the default again: the settings line said "true → false, it changed 1 time"."""
+    trace = load_trace(DATA / "corpus" / "decode_recompile_limit")
+    runs = summary.config_runs(trace)
+    settings = {s.key: s for s in summary.notable_settings(
+        [config for config, _ in runs], [n for _, n in runs])}
+    dynamic = settings["automatic_dynamic_shapes"]
+    assert dynamic.values == ["true", "false", "true"] and dynamic.changes == 2
+    assert dynamic.compiles == (5, 3, 1)  # decode_step's 5, scale_rows' 3 then 1
+    assert sum(n for _, n in runs) == 9  # every compile that logged a configuration

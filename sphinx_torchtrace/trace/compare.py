@@ -88,6 +88,17 @@ def is_recompile(rank: RankTrace, compile_: Compile) -> bool:
     return previous is None or left_code(previous)
 
 
+def is_compiled_again(rank: RankTrace, compile_: Compile) -> bool:
+    """``[x/n]``, ``n > 0`` (first attempt), after a version that failed, with no reason
+    logged: torch compiled the function again; no guard failed, so no recompile."""
+    if compile_.id.is_unknown or compile_.recompile_reasons or compile_.id.attempt:
+        return False
+    if not (compile_.id.frame_compile_id or 0) > 0:
+        return False
+    previous = previous_compile(rank, compile_)
+    return previous is not None and not left_code(previous)
+
+
 def next_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
     """The first later compile whose :func:`previous_compile` is this one (its recompile)."""
     if compile_.id.frame_id is None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from .compare import is_recompile, previous_compile
+from .compare import is_compiled_again, is_recompile, previous_compile
 from .event_lines import event_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
 from .model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
@@ -1418,6 +1418,9 @@ class Triage:
     #: ``ok`` compile ids that logged a graph break torch resumed from without a restart
     #: (a data-dependent jump): ok by their metrics, split by a break all the same.
     ok_with_breaks: int = 0
+    #: Compiles of a function after a version that failed, with no reason logged: compiled
+    #: again, not recompiled (:func:`.compare.is_compiled_again`).
+    compiled_again: int = 0
     graph_break_kinds: int = 0  # distinct kinds of graph break (:class:`BreakCounts`)
     error_kinds: int = 0  # distinct kinds of compile error
     #: (rank number, its compile seconds) of the rank that spent the most: what held the
@@ -1442,7 +1445,7 @@ class FunctionRecompiles:
 def triage(trace_or_rank: Trace | RankTrace) -> Triage:
     """The first-screen figures of a whole trace (all ranks) or of one rank."""
     ranks = trace_or_rank.ranks if isinstance(trace_or_rank, Trace) else [trace_or_rank]
-    compile_ids = attempts = ok_with_breaks = 0
+    compile_ids = attempts = ok_with_breaks = compiled_again = 0
     per_rank: list[int] = []
     groups: list[EventGroup] = []
     statuses: Counter[str] = Counter()
@@ -1463,6 +1466,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
                 ok_with_breaks += 1
         groups += failure_groups(known)
         own = [fn for fn in recompiled_functions(rank) if fn.recompiles]
+        compiled_again += sum(is_compiled_again(rank, c) for c in known)
         recompiled.extend(own)
         nth: Counter[str] = Counter()  # two functions one rank shows alike stay two
         for fn in own:
@@ -1496,6 +1500,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         errors=counts.errors,
         distinct_errors=counts.distinct_errors,
         ok_with_breaks=ok_with_breaks,
+        compiled_again=compiled_again,
         graph_break_kinds=counts.break_kinds,
         error_kinds=counts.error_kinds,
         recompiled=recompiled,

@@ -294,6 +294,10 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         recompiles += [f"{in_all}: ", *joined(per_function)]
         if len(by_function) > 8:
             recompiles.append(f" and {len(by_function) - 8} more functions")
+    if t.compiled_again:  # counted apart: after a failed version no guard failed
+        n = t.compiled_again
+        recompiles.append(f"; {n} compile{'s' if n > 1 else ''} of a function again after a "
+                          "version that failed (not a recompile: no guard failed)")
     lines.append([_("Recompiles:"), " ", *recompiles])
     errors: list[Inline] = [_("none")]
     if t.errors:
