@@ -84,15 +84,17 @@ def test_triage_lists_recompiles_per_function_and_errors() -> None:
 
 
 def test_a_recompile_counts_by_its_id_and_under_the_function_it_compiled() -> None:
-    """``[0/1] #5`` (after a reset, no reason logged) is a recompile, as its page says:
-    the glance said "Recompiles: none" beside a frame page "Why it compiled again". And
+    """``[0/1] #5`` (after a reset) is a recompile, as its page says: the glance said
+    "Recompiles: none" beside a frame page "Why it compiled again".  Its reason, logged
+    before its dynamo_start, is its own (it was given to the occurrence before).  And
     frame ids start again after a reset: ``[0/*]`` compiled ``dtype_fn``, then ``f``, which
     were one function of 7 recompiles; a compile naming no function is its frame's latest."""
     backends = summary.triage(load_trace(str(DATA / "corpus" / "backends")))
     (forward,) = backends.recompiled
     assert forward.function == "forward" and len(forward.recompiles) == 5
     assert [rc.compile.label for rc in forward.recompiles][-1] == "[0/1] #5"
-    assert forward.recompiles[-1].reasons == []
+    (reason,) = forward.recompiles[-1].reasons
+    assert reason.previous_label == "[0/0]" and "grad_mode" in reason.guard
     limit = summary.triage(load_trace(str(DATA / "corpus" / "recompile_limit")))
     # dtype_fn's third dtype hit the limit at [0/2] (a recompile torch logged the reason
     # of, then refused); f's own [0/2] after the reset is [0/2] #2, not more of dtype_fn's

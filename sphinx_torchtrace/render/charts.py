@@ -339,8 +339,10 @@ def _timeline_row(
 def _box_tip(kind: str, members: Sequence[TimelineSpan]) -> str:
     first, last = members[0], members[-1]
     if len(members) == 1:
+        # the compile's span, not a "forward" graph: a failed compile has none
+        what = "backward compile" if kind == "backward" else "compile"
         return (
-            f"{first.label} {kind}: {format_seconds(first.start)} to "
+            f"{first.label} {what}: {format_seconds(first.start)} to "
             f"{format_seconds(first.end)} ({format_seconds(first.duration)})"
         )
     end = max(m.end for m in members)

@@ -180,6 +180,10 @@ class RankBuilder:
                 continue
             if kind == "dynamo_start":
                 self._start_occurrence(compile_id)
+            elif kind == "artifact" and _artifact_name(envelope) == "recompile_reasons":
+                # logged before the compile's dynamo_start: on an id that already finished,
+                # it is the first record of that id's next occurrence (after a reset)
+                self._start_occurrence(compile_id, by_start=False)
             compile_ = self._compile(compile_id, record.line)
             if "stack" in envelope and compile_id.is_unknown:
                 self._add_to_trie(rank.unknown_stack_trie, self._frames(envelope["stack"]), None)
@@ -218,19 +222,23 @@ class RankBuilder:
 
     # -- compiles ---------------------------------------------------------
 
-    def _start_occurrence(self, compile_id: CompileId) -> None:
+    def _start_occurrence(self, compile_id: CompileId, by_start: bool = True) -> None:
+        """A ``dynamo_start`` (or a compile's first record, ``by_start=False``) of an id
+        seen before: the same id again after ``torch._dynamo.reset()``, a new occurrence.
+
+        An id that already finished (its metrics logged) starts again too: a compile past
+        the recompile limit logs its metrics with no ``dynamo_start``, and the next function
+        to take the id after a reset is another compile, not more records of that one.
+        """
         frame_key = _key(compile_id)[:3]
-        # A compile id that already finished (its metrics logged) starts again: after a
-        # reset.  A compile past the recompile limit logs its metrics with no dynamo_start,
-        # so a finished id counts as started: the next function to take the id after
-        # torch._dynamo.reset() is another compile, not more records of the failed one.
         finished = any(c.metrics for c in self._attempts.get(frame_key, ()))
-        if frame_key in self._started or finished:
-            # The same id again: torch._dynamo.reset() restarted the counters.
+        if (by_start and frame_key in self._started) or finished:
             self._occurrences[frame_key] = self._occurrences.get(frame_key, 1) + 1
             for old in self._attempts.pop(frame_key, []):
                 del self._current[_key(old.id)]
-        self._started.add(frame_key)
+            self._started.discard(frame_key)
+        if by_start:
+            self._started.add(frame_key)
 
     def _compile(self, compile_id: CompileId, line: int) -> Compile:
         key = _key(compile_id)
@@ -548,6 +556,11 @@ def _is_graph(kind: str, name: str, encoding: Any) -> bool:
 def _looks_like_json(text: str) -> bool:
     """Text that is a JSON object or array, as configs inside metrics are."""
     return text.lstrip(" \t\r\n")[:1] in ("{", "[")
+
+
+def _artifact_name(envelope: dict[str, Any]) -> str | None:
+    inner = envelope.get("artifact")
+    return str(inner.get("name")) if isinstance(inner, dict) else None
 
 
 def _trim_convert_frame(stack: list[StackFrame]) -> list[StackFrame]:

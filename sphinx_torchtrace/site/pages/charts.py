@@ -90,12 +90,12 @@ def timeline_blocks(spans: Sequence[TimelineSpan]) -> list[Block]:
     """A Gantt chart of the compiles, one row per frame, or a table of their times."""
     shown = spans[:MAX_TABLE_SPANS]
     table = Table(
-        header=["Compile", "Function", "Graph", "Start", "End", "Duration"],
+        header=["Compile", "Function", "Pass", "Start", "End", "Duration"],
         rows=[
             [
                 [span.label],
                 [span.name or "—"],
-                [span.kind],
+                ["backward" if span.kind == "backward" else "whole compile"],
                 [_seconds(span.start)],
                 [_seconds(span.end)],
                 [_seconds(span.duration)],
