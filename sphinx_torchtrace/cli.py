@@ -273,6 +273,7 @@ def _summary(args: argparse.Namespace) -> int:
         "recompiles": t.recompiles,
         "recompiled_functions": len(t.recompiled_by_function),  # each once, on any rank
         "compiled_again": t.compiled_again,  # after a failed version: not recompiles
+        "limit_hits": len(t.limit_hits),  # refused past the recompile limit: no version
         "errors": t.errors,
         "distinct_errors": t.distinct_errors,
         "error_kinds": t.error_kinds,
@@ -307,7 +308,8 @@ def _summary(args: argparse.Namespace) -> int:
         ("compile ids", f"{t.compile_ids} ({statuses})"),
         ("graph breaks", _kinds(t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons)),
         ("recompiles", f"{t.recompiles} (in {_functions(len(t.recompiled_by_function))})"
-         + (f"; {t.compiled_again} compiled again after a failed version"
+         + (f"; {len(t.limit_hits)} refused past the recompile limit" if t.limit_hits else "")
+        + (f"; {t.compiled_again} compiled again after a failed version"
             if t.compiled_again else "")),
         ("errors", _kinds(t.errors, t.error_kinds, t.distinct_errors)),
         ("cache lookups", cache),

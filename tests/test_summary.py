@@ -103,7 +103,7 @@ def test_recompiles_are_explained_per_function() -> None:
     assert [(f.function, f.frame_label, f.versions) for f in functions] == [
         ("static_fn", "[0/*]", 5),
         ("auto_fn", "[1/*]", 6),
-        ("limited_fn", "[2/*]", 4),
+        ("limited_fn", "[2/*]", 3),  # [2/3] was refused past the limit: no version
     ]
     static = functions[0]
     assert _labels([r.compile for r in static.recompiles]) == ["[0/1]", "[0/2]", "[0/3]", "[0/4]"]

@@ -75,10 +75,12 @@ def test_triage_counts_a_graph_break_once_not_with_its_restart() -> None:
 
 def test_triage_lists_recompiles_per_function_and_errors() -> None:
     t = summary.triage(load_trace(str(SHARED / "recompiles")))
-    assert t.recompiles == 12
+    # limited_fn's [2/3] was refused past the recompile limit: no new version, no recompile
+    assert t.recompiles == 11
     assert [(fn.function, len(fn.recompiles)) for fn in t.recompiled] == [
-        ("static_fn", 4), ("auto_fn", 5), ("limited_fn", 3),
+        ("static_fn", 4), ("auto_fn", 5), ("limited_fn", 2),
     ]
+    assert [c.label for c in t.limit_hits] == ["[2/3]"]
     assert t.errors == 1  # the recompile limit
     assert t.compile_seconds is not None and 20 < t.compile_seconds < 40
 
@@ -96,14 +98,16 @@ def test_a_recompile_counts_by_its_id_and_under_the_function_it_compiled() -> No
     (reason,) = forward.recompiles[-1].reasons
     assert reason.previous_label == "[0/0]" and "grad_mode" in reason.guard
     limit = summary.triage(load_trace(str(DATA / "corpus" / "recompile_limit")))
-    # dtype_fn's third dtype hit the limit at [0/2] (a recompile torch logged the reason
-    # of, then refused); f's own [0/2] after the reset is [0/2] #2, not more of dtype_fn's
+    # dtype_fn's third dtype hit the limit at [0/2] (torch logged the reason, then refused:
+    # no version, no recompile); f's own [0/2] after the reset is [0/2] #2, not dtype_fn's;
+    # f's [0/6] hit accumulated_recompile_limit
     assert [(fn.function, len(fn.recompiles)) for fn in limit.recompiled] == [
-        ("dtype_fn", 2), ("const_fn", 1), ("f", 6),
+        ("dtype_fn", 1), ("const_fn", 1), ("f", 5),
     ]
+    assert [c.label for c in limit.limit_hits] == ["[0/2]", "[0/6]"]
     shared = summary.triage(load_trace(str(SHARED / "recompiles")))
     assert [(fn.function, len(fn.recompiles)) for fn in shared.recompiled] == [
-        ("static_fn", 4), ("auto_fn", 5), ("limited_fn", 3),
+        ("static_fn", 4), ("auto_fn", 5), ("limited_fn", 2),
     ]
 
 
@@ -114,7 +118,8 @@ def test_overview_opens_with_the_answer_each_figure_a_link() -> None:
     assert isinstance(first, Section) and first.anchor == "at-a-glance"
     said = lines_of(list(first.blocks), "torchtrace-triage")
     assert said[0] == "Compiled: 3 functions compiled (15 compile ids, 15 attempts): 14 ok, 1 error"
-    assert "Recompiles: 12 recompiles: static_fn 4, auto_fn 5, limited_fn 3" in said
+    assert ("Recompiles: 11 recompiles: static_fn 4, auto_fn 5, limited_fn 2; the recompile "
+            "limit refused 1 more (big/[2/3]): no new version") in said
     assert "Cache lookups: 28 misses" in said
     links = [x for b in first.blocks if isinstance(b, Lines) for ln in b.lines for x in ln]
     anchors = {x.anchor for x in links if isinstance(x, AnchorLink)}
@@ -160,8 +165,10 @@ def test_several_ranks_say_their_figures_add_up_the_ranks(tmp_path: Path) -> Non
         "Compiled: 3 functions on each of the 4 ranks "
         "(60 compile ids, 60 attempts in all 4 ranks): 56 ok, 4 error",
         "Graph breaks: none",
-        "Recompiles: 48 recompiles in all 4 ranks: static_fn 4 times on each rank, "
-        "auto_fn 5 times on each rank, limited_fn 3 times on each rank",
+        "Recompiles: 44 recompiles in all 4 ranks: static_fn 4 times on each rank, "
+        "auto_fn 5 times on each rank, limited_fn 2 times on each rank; the recompile limit "
+        "refused 4 more (job/rank0/[2/3], job/rank1/[2/3], job/rank2/[2/3], "
+        "job/rank3/[2/3]): no new version",
         "Compile errors: 4 compile errors in all 4 ranks (1 kind, 1 place)",
         "Cache lookups: 112 misses in all 4 ranks",
         "Compile time: 114.6 s in all 4 ranks; 28.7 s on rank 0, the slowest",
@@ -169,7 +176,7 @@ def test_several_ranks_say_their_figures_add_up_the_ranks(tmp_path: Path) -> Non
     t = summary.triage(plan.trace)
     assert t.frames == 12 and t.frames_per_rank == (3, 3)
     assert [(f.shown, f.per_rank) for f in t.recompiled_by_function] == [
-        ("static_fn", [4] * 4), ("auto_fn", [5] * 4), ("limited_fn", [3] * 4),
+        ("static_fn", [4] * 4), ("auto_fn", [5] * 4), ("limited_fn", [2] * 4),
     ]
     text = page_text(overview_page(plan, DEFAULT))
     assert "4 processes: 0-3" in text  # a thousand ranks are one run, not 1,000 numbers

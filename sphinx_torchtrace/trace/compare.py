@@ -13,6 +13,7 @@ import difflib
 import re
 
 from .model import Compile, RankTrace
+from .outcome import failure_outcome
 
 #: The graph compared between compiles: what Dynamo captured, before any backend ran.
 DIFF_ARTIFACT = "dynamo_output_graph"
@@ -76,9 +77,10 @@ def is_recompile(rank: RankTrace, compile_: Compile) -> bool:
     each cached version failed), or when it is ``[x/n]``, ``n > 0`` (its first attempt)
     and the version it follows left guarded code (or is not in the log).  A compile after a
     version that failed is *compiled again*, not recompiled: the failed version left no
-    guards, so no guard can have failed, and the log records no reason.
+    guards, so no guard can have failed, and the log records no reason.  A compile refused
+    past the recompile limit (:func:`hit_limit`) made no new version: not a recompile.
     """
-    if compile_.id.is_unknown:
+    if compile_.id.is_unknown or hit_limit(compile_):
         return False
     if compile_.recompile_reasons:
         return True
@@ -88,10 +90,19 @@ def is_recompile(rank: RankTrace, compile_: Compile) -> bool:
     return previous is None or left_code(previous)
 
 
+def hit_limit(compile_: Compile) -> bool:
+    """A compile torch refused past the recompile limit: no new version (its reasons are
+    logged, but nothing was compiled; :mod:`.outcome` reads the record that says so)."""
+    found = failure_outcome(compile_)
+    return found is not None and found.outcome == "limit"
+
+
 def is_compiled_again(rank: RankTrace, compile_: Compile) -> bool:
     """``[x/n]``, ``n > 0`` (first attempt), after a version that failed, with no reason
     logged: torch compiled the function again; no guard failed, so no recompile."""
     if compile_.id.is_unknown or compile_.recompile_reasons or compile_.id.attempt:
+        return False
+    if hit_limit(compile_):
         return False
     if not (compile_.id.frame_compile_id or 0) > 0:
         return False

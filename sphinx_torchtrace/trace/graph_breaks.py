@@ -288,9 +288,6 @@ def is_library_file(filename: str) -> bool:
     )
 
 
-_STACK_ENTRY = re.compile(r"^Line: (\d+), Name: (.*), Filename: (.+)$")
-
-
 def failure_places(
     compile_: Compile, reason: str, named: str | None
 ) -> tuple[str | None, str | None]:
@@ -303,19 +300,30 @@ def failure_places(
     """
     if named is None or not is_library_file(named.rsplit(":", 1)[0]):
         return named, None
-    candidates = list(parse_message(reason).user_traceback) if reason else []
     data = _metrics_data(compile_)
-    for text in data.get("exception_stack_trace") or []:
-        if isinstance(text, str):
-            candidates += _frames(text.splitlines()[:MAX_LINES])
-    user = [f for f in candidates if not is_library_file(f.filename)]
-    if user:
-        return user[-1].location, named
-    for entry in reversed(data.get("stack_trace") or []):
-        match = _STACK_ENTRY.match(str(entry)) if isinstance(entry, str) else None
-        if match and not is_library_file(match.group(3)):
-            return f"{match.group(3)}:{match.group(1)}", named
-    return named, None
+    traces = [list(parse_message(reason).user_traceback) if reason else []]
+    traces += [list(_frames(_user_code_section(a.text())))
+               for a in compile_.artifacts_named("dynamo_error") if a.payload is not None]
+    traces += [list(_frames(t.splitlines()[:MAX_LINES]))
+               for t in data.get("exception_stack_trace") or [] if isinstance(t, str)]
+    # last, where torch compiled a frame of its own (a higher-order op called eagerly): the
+    # user's call into it, from the stack logged when the compile started
+    traces.append([UserFrame(f.filename, f.line, f.name) for f in compile_.stack or []])
+    for frames in traces:  # torch's user stack first, then Python's traceback
+        user = [f for f in frames if not is_library_file(f.filename)]
+        if user:
+            return user[-1].location, named
+    return named, None  # the log names no line of the user's: torch's, as torch said
+
+
+def _user_code_section(text: str) -> list[str]:
+    """The lines of torch's ``from user code:`` stack in an error message (the user's call
+    into torch first, torch's own frames after it)."""
+    lines = text.splitlines()[:MAX_LINES]
+    for i, line in enumerate(lines):
+        if line.strip() == "from user code:":
+            return lines[i + 1 :]
+    return []
 
 
 def _metrics_data(compile_: Compile) -> dict[str, Any]:

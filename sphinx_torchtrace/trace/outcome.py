@@ -38,7 +38,12 @@ GRAPH_BREAK_TYPES = frozenset({"Unsupported", "UserError", "RecompileLimitExceed
 PASSED_THROUGH = frozenset({"AssertionError", "IndexError"})
 INTERNAL = "InternalTorchDynamoError"
 #: Words torch writes in a message when it runs the frame eagerly after a soft failure.
-_EAGER_WORDS = ("frame skipped", "fall back to eager", "skip tracing the frame")
+_EAGER_WORDS = (
+    "frame skipped",
+    "fall back to eager",
+    "falling back to eager",  # "Skipping the function and falling back to eager."
+    "skip tracing the frame",
+)
 _LIMIT_WORDS = ("recompile limit exceeded", "cache_size_limit reached", "cache limit")
 
 
@@ -122,7 +127,7 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
             return FailureOutcome(
                 "eager",
                 "torch says it skipped the frame and fell back to eager for it "
-                f"({kind}): the frame runs eagerly.",
+                f"({kind}): the frame ran eagerly.",
                 kind, line, ("fail_reason",) if kind == record.kind else (),
             )
         return FailureOutcome(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from .compare import is_compiled_again, is_recompile, previous_compile
+from .compare import hit_limit, is_compiled_again, is_recompile, previous_compile
 from .event_lines import event_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
 from .model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
@@ -561,7 +561,7 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
         frame = (c.id.compiled_autograd_id, c.id.frame_id)
         name = latest[frame] = function_name(c) or latest.get(frame)
         keys[id(c)] = (*frame, name)
-        if not c.id.attempt:
+        if not c.id.attempt and not hit_limit(c):  # a version torch made
             counts[keys[id(c)]] += 1
     by_frame: dict[_FunctionKey, RecompiledFunction] = {}
     for c in rank.compiles:
@@ -1421,6 +1421,8 @@ class Triage:
     #: Compiles of a function after a version that failed, with no reason logged: compiled
     #: again, not recompiled (:func:`.compare.is_compiled_again`).
     compiled_again: int = 0
+    #: Compiles torch refused past the recompile limit (no new version, not recompiles).
+    limit_hits: list[Compile] = field(default_factory=list)
     graph_break_kinds: int = 0  # distinct kinds of graph break (:class:`BreakCounts`)
     error_kinds: int = 0  # distinct kinds of compile error
     #: (rank number, its compile seconds) of the rank that spent the most: what held the
@@ -1446,6 +1448,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
     """The first-screen figures of a whole trace (all ranks) or of one rank."""
     ranks = trace_or_rank.ranks if isinstance(trace_or_rank, Trace) else [trace_or_rank]
     compile_ids = attempts = ok_with_breaks = compiled_again = 0
+    limit_hits: list[Compile] = []
     per_rank: list[int] = []
     groups: list[EventGroup] = []
     statuses: Counter[str] = Counter()
@@ -1467,6 +1470,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         groups += failure_groups(known)
         own = [fn for fn in recompiled_functions(rank) if fn.recompiles]
         compiled_again += sum(is_compiled_again(rank, c) for c in known)
+        limit_hits += [c for c in known if hit_limit(c)]
         recompiled.extend(own)
         nth: Counter[str] = Counter()  # two functions one rank shows alike stay two
         for fn in own:
@@ -1501,6 +1505,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         distinct_errors=counts.distinct_errors,
         ok_with_breaks=ok_with_breaks,
         compiled_again=compiled_again,
+        limit_hits=limit_hits,
         graph_break_kinds=counts.break_kinds,
         error_kinds=counts.error_kinds,
         recompiled=recompiled,

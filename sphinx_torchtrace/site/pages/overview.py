@@ -294,6 +294,14 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         recompiles += [f"{in_all}: ", *joined(per_function)]
         if len(by_function) > 8:
             recompiles.append(f" and {len(by_function) - 8} more functions")
+    if t.limit_hits:  # counted apart: past the limit torch made no new version
+        n = len(t.limit_hits)
+        names = summary.FrameNames(plan.frames)
+        refused = joined([[ObjectLink("frame", name) if (name := names(c)) else Code(c.label)]
+                          for c in t.limit_hits[:CELL_COMPILES]])
+        more = f" and {n - CELL_COMPILES} more" if n > CELL_COMPILES else ""
+        recompiles += [f"; the recompile limit refused {n} more (", *refused, more,
+                       "): no new version"]
     if t.compiled_again:  # counted apart: after a failed version no guard failed
         n = t.compiled_again
         recompiles.append(f"; {n} compile{'s' if n > 1 else ''} of a function again after a "
