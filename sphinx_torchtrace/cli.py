@@ -306,12 +306,12 @@ def _summary(args: argparse.Namespace) -> int:
         ("ranks", str(t.ranks)),
         ("frames", frames),
         ("compile ids", f"{t.compile_ids} ({statuses})"),
-        ("graph breaks", _kinds(t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons)),
+        ("graph breaks", _kinds(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)),
         ("recompiles", f"{t.recompiles} (in {_functions(len(t.recompiled_by_function))})"
          + (f"; {len(t.limit_hits)} refused past the recompile limit" if t.limit_hits else "")
         + (f"; {t.compiled_again} compiled again after a failed version"
             if t.compiled_again else "")),
-        ("errors", _kinds(t.errors, t.error_kinds, t.distinct_errors)),
+        ("errors", _kinds(t.errors, t.error_kinds, *t.error_places)),
         ("cache lookups", cache),
         ("compile time", seconds),
     ]
@@ -328,9 +328,9 @@ def _summary(args: argparse.Namespace) -> int:
     return 0
 
 
-def _kinds(n: int, kinds: int, places: int) -> str:
+def _kinds(n: int, kinds: int, places: int, unplaced: int) -> str:
     """``6 (5 kinds, 6 places)``: the glance's figures, in the table's words."""
-    return str(n) + kinds_text(n, kinds, places)
+    return str(n) + kinds_text(n, kinds, places, unplaced)
 
 
 def _functions(n: int) -> str:

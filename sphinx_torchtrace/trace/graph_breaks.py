@@ -418,15 +418,26 @@ class EventGroup:
     @property
     def identity(self) -> tuple[Any, ...]:
         """What makes two rows (of two ranks, say) the same distinct break."""
-        return (self.category, self.type, self.key, self.location, self.outcome)
+        return _identity(self.category, self.type, self.message, self.location, self.outcome)
+
+
+def _identity(
+    category: Category, type_: str | None, message: BreakMessage, location: str | None,
+    outcome: Outcome | None,
+) -> tuple[Any, ...]:
+    """A row's key.  An error's explanation is part of it: one registry id may say two
+    things (GB0039 past ``recompile_limit`` 2 and past ``accumulated_recompile_limit`` 6), and
+    a row shows the first event's words for all of them."""
+    said = message.first_part.explanation if category == "error" else None
+    return (category, type_, message.key, location, outcome, said)
 
 
 def event_groups(events: Iterable[BreakEvent]) -> list[EventGroup]:
     """Rows: errors first, then graph breaks; one per (kind, parts, user location, and
-    for errors what followed them)."""
+    for errors what followed them and what torch explained)."""
     groups: dict[tuple[Any, ...], EventGroup] = {}
     for e in events:
-        key = (e.category, e.type, e.message.key, e.location, e.outcome)  # its identity
+        key = _identity(e.category, e.type, e.message, e.location, e.outcome)
         group = groups.get(key)
         if group is None:
             group = groups[key] = EventGroup(
@@ -446,9 +457,12 @@ class BreakCounts:
       break that caused it, not one of its own);
     - ``break_kinds``: distinct kinds among them (the first part's registry id, else its
       type line);
-    - ``distinct_breaks``: distinct places: rows of the failures table (kind and user line);
-    - ``errors``, ``error_kinds`` (exception type and message parts), ``distinct_errors``
-      (rows: kind, user line and what followed): the same for compile errors.
+    - ``break_places``: distinct places in the user's code named for them (kind and line);
+      ``break_unplaced``: those for which the log names no place;
+    - ``distinct_breaks``: rows of the failures table (kind and place);
+    - ``errors``, ``error_kinds`` (exception type and message parts), ``error_places``,
+      ``error_unplaced`` and ``distinct_errors`` (rows: kind, place, what followed and
+      torch's explanation): the same for compile errors.
     """
 
     graph_breaks: int
@@ -457,10 +471,14 @@ class BreakCounts:
     distinct_errors: int
     break_kinds: int = 0
     error_kinds: int = 0
+    break_places: int = 0
+    break_unplaced: int = 0
+    error_places: int = 0
+    error_unplaced: int = 0
 
 
 def break_counts(groups: Sequence[EventGroup]) -> BreakCounts:
-    """Events, kinds and distinct rows by category; rows of several ranks with one key
+    """Events, kinds, places and rows by category; rows of several ranks with one key
     count once."""
     breaks = [g for g in groups if g.category == "graph_break"]
     errors = [g for g in groups if g.category == "error"]
@@ -471,16 +489,26 @@ def break_counts(groups: Sequence[EventGroup]) -> BreakCounts:
         len({g.identity for g in errors}),
         len({g.message.first_part.key for g in breaks}),
         len({(g.type, g.key) for g in errors}),
+        len({(g.message.first_part.key, g.location) for g in breaks if g.location}),
+        sum(g.count for g in breaks if not g.location),
+        len({(g.type, g.key, g.location) for g in errors if g.location}),
+        sum(g.count for g in errors if not g.location),
     )
 
 
-def counts_text(n: int, noun: str, kinds: int, places: int) -> str:
+def counts_text(n: int, noun: str, kinds: int, places: int, unplaced: int = 0) -> str:
     """``6 graph breaks (5 kinds, 6 places)``: what every surface says of them."""
-    return f"{n} {noun if n == 1 else noun + 's'}" + kinds_text(n, kinds, places)
+    return f"{n} {noun if n == 1 else noun + 's'}" + kinds_text(n, kinds, places, unplaced)
 
 
-def kinds_text(n: int, kinds: int, places: int) -> str:
-    """`` (5 kinds, 6 places)`` after a count of more than one break or error."""
+def kinds_text(n: int, kinds: int, places: int, unplaced: int = 0) -> str:
+    """`` (5 kinds, 6 places)`` after a count of more than one break or error; the ones
+    the log names no place for are said apart (a place is a line of the user's code)."""
     if n <= 1:
         return ""
-    return f" ({kinds} kind{'' if kinds == 1 else 's'}, {places} place{'' if places == 1 else 's'})"
+    said = [f"{kinds} kind{'' if kinds == 1 else 's'}"]
+    if places:
+        said.append(f"{places} place{'' if places == 1 else 's'}")
+    if unplaced:
+        said.append(f"{unplaced} with no place logged" if places else "no place logged")
+    return f" ({', '.join(said)})"

@@ -1425,6 +1425,9 @@ class Triage:
     limit_hits: list[Compile] = field(default_factory=list)
     graph_break_kinds: int = 0  # distinct kinds of graph break (:class:`BreakCounts`)
     error_kinds: int = 0  # distinct kinds of compile error
+    #: (distinct places named in the user's code, events with no place logged)
+    graph_break_places: tuple[int, int] = (0, 0)
+    error_places: tuple[int, int] = (0, 0)
     #: (rank number, its compile seconds) of the rank that spent the most: what held the
     #: job up, where a sum over the ranks is not a time anyone waited; None for one rank.
     slowest: tuple[int, float] | None = None
@@ -1508,6 +1511,8 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         limit_hits=limit_hits,
         graph_break_kinds=counts.break_kinds,
         error_kinds=counts.error_kinds,
+        graph_break_places=(counts.break_places, counts.break_unplaced),
+        error_places=(counts.error_places, counts.error_unplaced),
         recompiled=recompiled,
         recompiled_by_function=list(by_function.values()),
         cache=cache_totals(all_compiles),

@@ -277,7 +277,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if t.graph_breaks:
         total = plural(t.graph_breaks, "graph break")
         breaks = [to("failures", "failures-and-restarts", total)]
-        kinds = graph_breaks.kinds_text(t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons)
+        kinds = graph_breaks.kinds_text(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)
         breaks.append(in_all + kinds)
     lines.append([_("Graph breaks:"), " ", *breaks])
     recompiles: list[Inline] = [
@@ -311,7 +311,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if t.errors:
         total = plural(t.errors, "compile error")
         errors = [to("failures", "failures-and-restarts", total)]
-        errors.append(in_all + graph_breaks.kinds_text(t.errors, t.error_kinds, t.distinct_errors))
+        errors.append(in_all + graph_breaks.kinds_text(t.errors, t.error_kinds, *t.error_places))
     lines.append([_("Compile errors:"), " ", *errors])
     if t.cache:
         cache_text = ", ".join(
@@ -924,11 +924,13 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
     parts = []
     if counts.graph_breaks:
         parts.append(graph_breaks.counts_text(
-            counts.graph_breaks, "graph break", counts.break_kinds, counts.distinct_breaks
+            counts.graph_breaks, "graph break", counts.break_kinds, counts.break_places,
+            counts.break_unplaced,
         ))
     if counts.errors:
         parts.append(graph_breaks.counts_text(
-            counts.errors, "compile error", counts.error_kinds, counts.distinct_errors
+            counts.errors, "compile error", counts.error_kinds, counts.error_places,
+            counts.error_unplaced,
         ))
     return "; ".join(parts) or "none"
 
