@@ -316,7 +316,7 @@ def _summary(args: argparse.Namespace) -> int:
         ("compile time", seconds),
     ]
     if trace.not_shown:  # earlier runs in the folder: the figures are the newest run's
-        rows.append(("not shown", f"{len(trace.not_shown)} other log(s) of one process in "
+        rows.append(("not shown", f"{len(trace.not_shown)} other log(s) without a rank in "
                      "the folder (name a log file to read another)"))
     if trace.is_multi_rank:
         shown = " | ".join(number_ranges(c) for c in classes[:CLASSES_SHOWN])

@@ -272,7 +272,8 @@ def test_a_failed_compile_compiled_again_is_no_recompile_and_its_page_says_so() 
     plan = _plan(rel)
     frame = next(f for f in plan.frames if f.compile.label == "[11/1]")
     text = " ".join(_strings(frame_page(plan, frame, PageSettings()).blocks))
-    assert "Compiled again after " in text and "which failed and left no compiled code" in text
+    assert "Compiled again after " in text and "and left no compiled code" in text
+    assert "which failed (its compilation_metrics, line " in text  # the record that shows it
     assert "The log records no reason for this compile." in text
     failed = next(f for f in plan.frames if f.compile.label == "[11/0]")
     said = " ".join(_strings(frame_page(plan, failed, PageSettings()).blocks[2]))

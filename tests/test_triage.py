@@ -117,7 +117,7 @@ def test_overview_opens_with_the_answer_each_figure_a_link() -> None:
     first = page.blocks[0]
     assert isinstance(first, Section) and first.anchor == "at-a-glance"
     said = lines_of(list(first.blocks), "torchtrace-triage")
-    assert said[0] == "Compiled: 3 functions compiled (15 compile ids, 15 attempts): 14 ok, 1 error"
+    assert said[0] == "Compiled: 3 functions (15 compile ids, 15 attempts): 14 ok, 1 error"
     assert ("Recompiles: 11 recompiles: static_fn 4, auto_fn 5, limited_fn 2; the recompile "
             "limit refused 1 more (big/[2/3]): no new version") in said
     assert "Cache lookups: 28 misses" in said

@@ -208,7 +208,7 @@ class LogChoice:
     among: int = 0  # candidate logs in the directory (0: a file was named)
     by: str = ""  # "recorded time", "modification time", "ranks"; "" for a file or a list
     mixed: str | None = None  # why the directory looks like more than one run, if it does
-    #: The folder's other logs of one process, not read: earlier runs, or other programs.
+    #: The folder's other logs without a rank, not read: earlier runs, or other programs.
     others: list[Path] = field(default_factory=list)
 
     def describe(self) -> str:

@@ -391,8 +391,8 @@ class Trace:
 
     ranks: list[RankTrace]
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: Logs of the same process in the folder that the trace does not show (earlier runs
-    #: beside the newest), as the pages name them; and what chose the one shown.
+    #: The folder's other logs without a rank, not shown (earlier runs beside the newest,
+    #: other programs), as the pages name them; and what chose the one shown.
     not_shown: list[str] = field(default_factory=list)
     chosen_by: str = ""
 

@@ -394,12 +394,34 @@ def compiled_function(rank: RankTrace, compile_: Compile) -> tuple[str | None, s
 
 
 def function_label(rank: RankTrace, compile_: Compile) -> str | None:
-    """The function as a title names it: ``<lambda>`` and other nameless code objects with
-    ``file.py:12`` (a hundred lambdas are otherwise a hundred alike titles)."""
+    """The function as a title names it: with ``file.py:12`` where the name alone does not
+    tell it apart (``<lambda>`` and other nameless code objects, and a name two functions
+    of the rank share: two ``inner`` closures, two ``forward`` methods)."""
     name, place = compiled_function(rank, compile_)
-    if name and name.startswith("<") and place:
+    if name and place and (name.startswith("<") or len(_places_by_name(rank).get(name, ())) > 1):
         return f"{name} {place.replace(chr(92), '/').rsplit('/', 1)[-1]}"
     return name
+
+
+#: Each rank's function places by name, for the few ranks a build titles at once.
+_PLACES: OrderedDict[int, tuple[weakref.ref[RankTrace], dict[str, set[str | None]]]] = (
+    OrderedDict()
+)
+
+
+def _places_by_name(rank: RankTrace) -> dict[str, set[str | None]]:
+    """Where the functions of each name are defined, over the rank (computed once)."""
+    found = _PLACES.get(id(rank))
+    if found is not None and found[0]() is rank:
+        return found[1]
+    places: dict[str, set[str | None]] = {}
+    for c in rank.compiles:
+        if not c.id.is_unknown and (name := function_name(c)):
+            places.setdefault(name, set()).add(function_place(c))
+    _PLACES[id(rank)] = (weakref.ref(rank), places)
+    while len(_PLACES) > _PHASE_TIMES_KEPT:
+        _PLACES.popitem(last=False)
+    return places
 
 
 def function_place(compile_: Compile) -> str | None:
@@ -580,7 +602,8 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
     names = Counter(fn.function for fn in functions)
     for fn in functions:
         name = fn.function or fn.frame_label
-        twice = names[fn.function] > 1 or fn.function is None
+        shared = len(_places_by_name(rank).get(fn.function or "", ())) > 1  # any compile's
+        twice = names[fn.function] > 1 or fn.function is None or shared
         fn.shown = f"{name} ({fn.place})" if twice and fn.place else name
     return functions
 

@@ -104,7 +104,7 @@ METRIC_LABELS: dict[str, str] = {
     "shape_env_guard_count": "Shape guards",
     "cache_size": "Cache entries of this frame",
     "accumulated_cache_size": "Cache entries, all frames of this code",
-    "num_graph_breaks": "Graph breaks",
+    "num_graph_breaks": "",  # torch counts on over the process: not this compile's breaks
     "has_guarded_code": "Has guarded code",
     "inductor_fx_local_cache_hit_count": "FX graph cache hits (local)",
     "inductor_fx_local_cache_miss_count": "FX graph cache misses (local)",
@@ -472,12 +472,15 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
             CodeBlock(view.strip(guard), "text"),
         ]
     if not compare.left_code(previous):
+        record = next((m for m in previous.compilation_metrics if m.fail_type), None)
+        shown = (f" (its compilation_metrics, line {record.line} of the log: fail_type "
+                 f"{record.fail_type})") if record is not None else ""
         return [
             Paragraph(
                 [
-                    "Compiled again after ", before, ", which failed and left no compiled "
-                    "code (so no guard of it failed). The log records no reason for this "
-                    "compile.",
+                    "Compiled again after ", before, f", which failed{shown} and left no "
+                    "compiled code (so no guard of it failed). The log records no reason for "
+                    "this compile.",
                 ]
             )
         ]
@@ -751,8 +754,10 @@ def _metrics_title(records: Sequence[Metrics], record: Metrics) -> str:
 
 def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
     """The fields a reader looks for as a table, and the whole record as JSON, folded."""
+    gpu_work = any(k.kernel.kind == "triton" for k in view.frame.kernels) or any(
+        "triton" in a.name for a in view.compile.artifacts)
     rows: list[list[Inlines]] = [
-        [metric_label(record.data, key, label), metric_value(key, record.data[key])]
+        [metric_label(record.data, key, label, gpu_work), metric_value(key, record.data[key])]
         for key, label in METRIC_LABELS.items()
         if _worth_showing(key, record.data.get(key))
     ]
@@ -778,12 +783,13 @@ def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
     return blocks
 
 
-def metric_label(data: Mapping[str, Any], key: str, label: str) -> Inlines:
+def metric_label(data: Mapping[str, Any], key: str, label: str, gpu_work: bool) -> Inlines:
     """torch's key, and plain words for it only where they apply to this run: a GPU or
-    remote-cache gloss on a run that logged no GPU or remote cache would state a fact the
-    log does not (torch times these phases under these names on every run)."""
+    remote-cache gloss on a compile that made no Triton kernel or used no remote cache
+    would state a fact the log does not (torch times these phases under these names on
+    every run, and a CUDA build reports its Triton version on a CPU run too)."""
     gloss = label
-    if key in GPU_METRICS and not (data.get("cuda_version") or data.get("triton_version")):
+    if key in GPU_METRICS and not gpu_work:
         gloss = ""
     if key in REMOTE_CACHE_METRICS and not (
         data.get("remote_cache_version") is not None

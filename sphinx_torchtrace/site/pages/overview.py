@@ -258,9 +258,10 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         ]
     else:
         compiled = [
+            # "functions", not "functions compiled": the statuses after it say how many
+            # compiled, and an error left its function uncompiled
             to("directory", "compile-directory", plural(t.frames, "function")),
-            f" compiled ({plural(t.compile_ids, 'compile id')}, "
-            f"{plural(t.attempts, 'attempt')})",
+            f" ({plural(t.compile_ids, 'compile id')}, {plural(t.attempts, 'attempt')})",
         ]
     statuses = [s for s in STATUS_ORDER if t.statuses.get(s)]
     if statuses:
@@ -429,7 +430,7 @@ def _other_runs_rows(trace: Trace) -> list[Row]:
         cell.append(f" and {more} more")
     by = f", the newest by {trace.chosen_by}" if trace.chosen_by else ""
     cell.append(
-        f": the folder holds {len(trace.not_shown) + 1} logs of one process (runs of a "
+        f": the folder holds {len(trace.not_shown) + 1} logs without a rank (runs of a "
         f"program, or other programs); this report shows the log above{by}. Name a log "
         "file in the directive (one directive per run) to show another."
     )
