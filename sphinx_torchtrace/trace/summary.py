@@ -608,12 +608,20 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
     return functions
 
 
-def recompile_limits(configs: Sequence[dict[str, dict[str, Any]]]) -> list[int]:
-    """Distinct ``recompile_limit`` values (``cache_size_limit`` in older torch), in run order."""
+def recompile_limits(
+    configs: Sequence[dict[str, dict[str, Any]]], accumulated: bool = False
+) -> list[int]:
+    """Distinct ``recompile_limit`` values (``cache_size_limit`` in older torch), in run
+    order; with ``accumulated``, the ``accumulated_recompile_limit`` ones (the versions of
+    all of a code object's frames)."""
+    keys = (
+        ("accumulated_recompile_limit", "accumulated_cache_size_limit") if accumulated
+        else ("recompile_limit", "cache_size_limit")
+    )
     limits: list[int] = []
     for config in configs:
         dynamo = config.get("dynamo_config") or {}
-        for key in ("recompile_limit", "cache_size_limit"):
+        for key in keys:
             value = dynamo.get(key)
             if isinstance(value, int) and not isinstance(value, bool):
                 if value not in limits:

@@ -1032,10 +1032,21 @@ def _recompiles(view: _Overview) -> list[Block]:
             f" versions ({limit_text}) PyTorch compiles no new version of the function: a "
             "call that fits none of its versions runs eagerly. Each row names the earlier "
             "version whose check failed, where the log records it.",
+            *_accumulated_limit(view),
         ]
     )
     bodies = view.for_ranks(view.trace.ranks, lambda r: _recompiles_of(view, r))
     return [Section([_("Recompiles explained")], [intro, *bodies], anchor="recompiles-explained")]
+
+
+def _accumulated_limit(view: _Overview) -> list[Inline]:
+    """The other limit, where the run set it below PyTorch's 256: it stops a function too."""
+    limits = summary.recompile_limits(view.configs, accumulated=True)
+    if not limits or limits == [256]:
+        return []
+    said = ", later ".join(map(str, limits))
+    return [" Here ", Code("accumulated_recompile_limit"), f" ({said} in this run) counts the "
+            "versions of all the frames of one code object, and stops them the same way."]
 
 
 def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
