@@ -133,7 +133,8 @@ def test_page_declares_its_frame_then_says_how_it_went() -> None:
     assert isinstance(status, Paragraph)
     assert status.content[0] == ObjectLink("frame", "recompiles/[0/2]", "ok")
     # what the metrics record, not an outcome they do not show
-    assert "with no graph break or restart in its metrics" in inline_text(status.content)
+    assert "the log records no failure, restart or empty graph for it" in inline_text(
+        status.content)
     assert facts(page) == {
         "Function": "static_fn in /home/user/project/recompiles.py:9",
         "Trace": f"recompiles, from line {frame.compile.first_line} of the log",

@@ -11,13 +11,13 @@ STATUS_ORDER = ("ok", "break", "error", "empty", "missing")
 
 #: What a status says about a compile, in plain words.
 STATUS_MEANING: dict[str, str] = {
-    "ok": "Dynamo captured a graph and the backend compiled it, with no graph break or restart "
-    "in its metrics.",
-    "break": "Dynamo could not trace the whole frame (a graph break, or a restart of its "
-    "analysis): the frame is split, and the code around the break runs in Python.",
-    "error": "The compilation failed: its metrics record a failure type.",
-    "empty": "Dynamo captured no operator worth compiling: the graph is empty, and the frame "
-    "runs as Python.",
+    "ok": "Dynamo captured a graph and the backend compiled it: the log records no failure, "
+    "restart or empty graph for it.",
+    "break": "The log records a restart of Dynamo's analysis or a graph break: the frame is "
+    "split there, and the code at the break runs in Python.",
+    "error": "The compilation failed: the log records a failure for it.",
+    "empty": "The log records an empty graph (graph_op_count 0 or none): Dynamo captured no "
+    "operator to compile.",
     "missing": "No compilation metrics were logged for this compile: it may have been cut "
     "short, or torch logged its outcome under another attempt.",
 }
