@@ -97,7 +97,7 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
             return None
         return FailureOutcome(
             "not_recorded",
-            "The log does not record whether torch raised this error to the program or ran "
+            "the log does not record whether torch raised this error to the program or ran "
             "the frame eagerly (no compilation metrics name its settings).",
             "failure", failure.line, (),
         )
@@ -116,7 +116,7 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
         if any(w in lowered for w in _LIMIT_WORDS):
             return FailureOutcome(
                 "limit",
-                "The recompile limit was hit (fail_reason): torch compiles no new version of "
+                "the recompile limit was hit (fail_reason): torch compiles no new version of "
                 "this function and runs it with the versions it has, or eagerly where none "
                 "fits.",
                 record.kind, record.line, ("fail_type", "fail_reason"),
@@ -159,7 +159,7 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
         )
     return FailureOutcome(
         "not_recorded",
-        "The log does not record suppress_errors for this compile, so it does not say "
+        "the log does not record suppress_errors for this compile, so it does not say "
         "whether torch raised the error to the program or ran the frame eagerly.",
         record.kind, record.line, ("fail_type",), wrapped,
     )
