@@ -167,8 +167,9 @@ def test_recompiled_frame_shows_the_failed_guard_and_the_graph_diff() -> None:
     assert guard.text == "tensor 'x' size mismatch at index 0. expected 8, actual 16"
     (entries,) = [b for b in changed.blocks if isinstance(b, BulletList)]
     assert [text_of(item) for item in entries.items] == [
-        "[0/1]: tensor 'x' size mismatch at index 0. expected 8, actual 16",
-        "[0/0]: tensor 'x' size mismatch at index 0. expected 4, actual 16",
+        # each entry is the compile it names, a link to its page
+        "recompiles/[0/1]: tensor 'x' size mismatch at index 0. expected 8, actual 16",
+        "recompiles/[0/0]: tensor 'x' size mismatch at index 0. expected 4, actual 16",
     ]
     (diff,) = [b for b in changed.blocks if isinstance(b, CodeBlock) and b.language == "diff"]
     lines = diff.text.split("\n")

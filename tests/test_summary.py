@@ -65,7 +65,7 @@ def test_compile_errors_come_first_with_their_exception_type() -> None:
     assert _labels(failing.compiles) == ["[0/0]"] and failing.outcome == "raised"
     suppressed = groups[1]
     assert suppressed.message.key == failing.message.key
-    assert _labels(suppressed.compiles) == ["[0/0] #2"] and suppressed.outcome == "eager"
+    assert _labels(suppressed.compiles) == ["[0/0] #2"] and suppressed.outcome == "suppressed"
     types = sorted(g.type or "" for g in groups if g.category == "error")
     assert types == [
         "BackendCompilerFailed", "BackendCompilerFailed", "BackendCompilerFailed",

@@ -177,6 +177,20 @@ def recompile_reason_entries(compile_: Compile) -> list[tuple[str | None, str]]:
     return out
 
 
+def entry_compile(rank: RankTrace, compile_: Compile, entry: str) -> Compile | None:
+    """The compile a cache entry of ``compile_``'s recompile reasons names (``0/2``): the
+    latest compile with that id logged before ``compile_``.  After ``torch._dynamo.reset()``
+    an id names two compiles (``[0/2]`` of one function, ``[0/2] #2`` of the next): the
+    entries torch checked are the ones of the current run, the latest before it."""
+    found: Compile | None = None
+    for c in rank.compiles:
+        if c.first_line >= compile_.first_line:
+            break
+        if not c.id.attempt and _entry_key(c) == entry:
+            found = c
+    return found
+
+
 def _entry_key(compile_: Compile) -> str | None:
     """How torch names a cache entry in recompile reasons: ``0/3`` (``!1/0/3`` for autograd)."""
     cid = compile_.id

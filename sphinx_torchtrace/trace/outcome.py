@@ -12,7 +12,8 @@ never names the outcome; it records what decides it (read from ``ConvertFrame.__
   log does not record ``fullgraph``, so the outcome is said only where another record
   decides it (torch's own "skip"/"fall back to eager" words, the recompile limit);
 - any other failure is raised when the compile's ``config_suppress_errors`` is false, and
-  run eagerly when it is true (unless ``fullgraph=True``, which the log does not record).
+  run eagerly when it is true (``suppressed``: unless ``fullgraph=True``, which the log does
+  not record).
 
 Every outcome names the record and the fields it was read from, so a page can show them.
 Nothing here guesses: where no record decides, the outcome is ``not_recorded``.
@@ -26,7 +27,7 @@ from typing import Literal
 
 from .model import Compile, Metrics
 
-Outcome = Literal["raised", "eager", "limit", "not_recorded"]
+Outcome = Literal["raised", "eager", "suppressed", "limit", "not_recorded"]
 
 #: Failure types torch raises to the caller whatever ``suppress_errors`` says.
 ALWAYS_RAISED = frozenset({"UncapturedHigherOrderOpError", "ResumePrologueTracingError"})
@@ -73,6 +74,8 @@ class FailureOutcome:
 OUTCOME_WORDS: dict[Outcome, str] = {
     "raised": "raised to the program",
     "eager": "frame ran eagerly",
+    # suppress_errors=True: eager, but fullgraph=True (not logged) raises all the same
+    "suppressed": "suppressed: the frame ran eagerly unless compiled with fullgraph=True",
     "limit": "no new version compiled",
     "not_recorded": "outcome not recorded",
 }
@@ -151,7 +154,7 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
         )
     if suppress is True:
         return FailureOutcome(
-            "eager",
+            "suppressed",
             f"suppress_errors was true: torch logged {shown} and ran the frame eagerly "
             "(unless the function was compiled with fullgraph=True, which the log does not "
             "record).",

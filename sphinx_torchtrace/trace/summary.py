@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from .compare import hit_limit, is_compiled_again, is_recompile, previous_compile
+from .compare import (
+    entry_compile,
+    hit_limit,
+    is_compiled_again,
+    is_recompile,
+    previous_compile,
+)
 from .event_lines import event_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
 from .model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
@@ -383,14 +389,20 @@ def compiled_function(rank: RankTrace, compile_: Compile) -> tuple[str | None, s
     """(name, ``file:line``) of the function a compile compiled, from the records that say:
     its metrics, else its other attempts', else the version it follows (a compile torch gave
     up on early, past the recompile limit say, logs no code name), else its stack."""
+    source = function_source(rank, compile_)
+    if source is not None:
+        return function_name(source), function_place(source)
+    return function_name(compile_), function_place(compile_)
+
+
+def function_source(rank: RankTrace, compile_: Compile) -> Compile | None:
+    """The compile whose metrics name ``compile_``'s function: itself, another attempt, or
+    the version it follows; None where none does (then its stack names it, if anything)."""
     candidates = [compile_, *rank.attempts(compile_)]
     previous = previous_compile(rank, compile_)
     if previous is not None:
         candidates.append(previous)
-    for c in candidates:
-        if _metrics_data(c).get("co_name"):
-            return function_name(c), function_place(c)
-    return function_name(compile_), function_place(compile_)
+    return next((c for c in candidates if _metrics_data(c).get("co_name")), None)
 
 
 def function_label(rank: RankTrace, compile_: Compile) -> str | None:
@@ -545,14 +557,15 @@ class RecompiledFunction:
     shown: str = ""  # its name as pages show it: with its place where two share a name
 
 
-def _guard_failure(rank: RankTrace, reason: str) -> GuardFailure:
+def _guard_failure(rank: RankTrace, reason: str, compile_: Compile) -> GuardFailure:
     text = reason.strip().splitlines()[0] if reason.strip() else ""
     label = previous = None
     match = _PREVIOUS.match(text)
     if match:
-        label = f"[{match.group(1)}/{match.group(2)}]"
+        previous = entry_compile(rank, compile_, f"{match.group(1)}/{match.group(2)}")
+        label = previous.label if previous is not None else (
+            f"[{match.group(1)}/{match.group(2)}]")
         text = text[match.end() :]
-        previous = next((c for c in rank.compiles if c.label == label), None)
     guard = _GUARD_COMMENT.split(text, maxsplit=1)[0].strip()  # drop "   # source line"
     return GuardFailure(label, previous, guard or text, explain_guard(guard or text))
 
@@ -596,7 +609,7 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
             entry = by_frame[key] = RecompiledFunction(
                 key[2], f"[{ca}{key[1]}/*]", counts[key], place=function_place(c)
             )
-        reasons = [_guard_failure(rank, r) for r in c.recompile_reasons if isinstance(r, str)]
+        reasons = [_guard_failure(rank, r, c) for r in c.recompile_reasons if isinstance(r, str)]
         entry.recompiles.append(Recompile(c, reasons))
     functions = list(by_frame.values())
     names = Counter(fn.function for fn in functions)

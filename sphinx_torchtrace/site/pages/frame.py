@@ -350,7 +350,13 @@ def _facts(view: _Frame, fn_name: str | None, fn_where: Inline | None) -> Lines:
     c, frame = view.compile, view.frame
     facts: list[tuple[str, Inlines]] = []
     if fn_name or fn_where:
-        where: Inlines = [" in ", fn_where] if fn_where else []
+        where: list[Inline] = [" in ", fn_where] if fn_where else []
+        source = trace_summary.function_source(frame.rank, c)
+        if source is not None and source is not c:  # say whose record names it
+            where += [" (named by the metrics of ", view.frame_link(source),
+                      "; this compile's name none)"]
+        elif source is None and c.stack:
+            where += [" (from the stack logged when it started)"]
         facts.append(("Function", [Code(fn_name or "?"), *where]))
     rank = f", rank {frame.rank.rank}" if view.plan.trace.is_multi_rank else ""
     trace_link = PageLink(view.plan.index_docname, view.plan.label)
@@ -436,8 +442,13 @@ def _changed_section(view: _Frame) -> Section | None:
         )
         items: list[list[Block]] = []
         for entry, reason in entries:
-            prefix = f"[{entry}]: " if entry else ""
-            items.append([Paragraph([prefix, Code(view.strip(reason.split("\n")[0]))])])
+            # the entry as the compile it names (after a reset, ``[0/2] #2``, not ``[0/2]``)
+            named = compare.entry_compile(view.frame.rank, c, entry) if entry else None
+            prefix: list[Inline] = (
+                [view.frame_link(named), ": "] if named is not None
+                else [f"[{entry}]: "] if entry else []
+            )
+            items.append([Paragraph([*prefix, Code(view.strip(reason.split("\n")[0]))])])
         blocks.append(BulletList(items))
     if previous is not None:
         blocks += _diff_blocks(view, previous)
