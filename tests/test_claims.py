@@ -291,3 +291,45 @@ def test_a_failed_compile_compiled_again_is_no_recompile_and_its_page_says_so() 
     failed = next(f for f in plan.frames if f.compile.label == "[11/0]")
     said = " ".join(_strings(frame_page(plan, failed, PageSettings()).blocks[2]))
     assert "Raised to the program:" in said and "line " in said
+
+
+def test_a_failure_in_torch_code_is_placed_at_the_user_s_line_first() -> None:
+    """A buggy scan carry: torch names its own ``scan.py`` line; the user's line (78, the
+    call of ``scan``) is in torch's "from user code" stack, and comes first."""
+    trace = _trace("corpus/scan_errors/dedicated_log_torch_trace_7n_0euuv.log")
+    rows = {tuple(c.label for c in g.compiles): g
+            for g in summary.failure_groups(trace.ranks[0].compiles) if g.category == "error"}
+    scan = rows[("[4/0]", "[5/0]")]  # compiled by the user, then by torch's own scan frame
+    assert scan.location is not None and scan.location.endswith("/scan_errors.py:78")
+    in_torch = scan.events[0].torch_location
+    assert in_torch is not None and "torch/_higher_order_ops/scan.py" in in_torch
+
+
+def test_names_that_repeat_are_told_apart_by_their_place() -> None:
+    """156 small frames: two ``inner`` closures and two ``forward`` methods were alike
+    titles, and a hundred ``<lambda>`` rows had no line."""
+    trace = _trace("corpus/many_lambdas/dedicated_log_torch_trace_5x_1w1ey.log.gz")
+    rank = trace.ranks[0]
+    titles = {summary.function_label(rank, c) for c in rank.compiles if not c.id.is_unknown}
+    assert {"inner many_lambdas.py:221", "inner many_lambdas.py:227",
+            "forward many_lambdas.py:238", "forward many_lambdas.py:243"} <= titles
+    assert "inner" not in titles and "forward" not in titles and "<lambda>" not in titles
+    # past the recompile limit torch logs no code name: the version before names it
+    limit = _trace("corpus/decode_recompile_limit/dedicated_log_torch_trace_dke2he39.log")
+    hit = next(c for c in limit.ranks[0].compiles if c.label == "[0/4]")
+    assert summary.compiled_function(limit.ranks[0], hit)[0] == "decode_step"
+
+
+@pytest.mark.parametrize("rel", [r for r in _inputs() if _size(r) <= PAGE_BYTES])
+def test_no_gpu_or_remote_cache_words_where_the_run_had_none(rel: str) -> None:
+    """torch names some timers after Triton and remote caches on every run; a CPU compile's
+    page shows the key, not "Triton compile time" as a fact."""
+    plan = _plan(rel)
+    for frame in plan.frames:
+        if frame.compile.id.is_unknown or frame.same_as is not None:
+            continue
+        if any(k.kernel.kind == "triton" for k in frame.kernels):
+            continue
+        text = " ".join(_strings(frame_page(plan, frame, PageSettings()).blocks))
+        assert "(Triton compile time)" not in text, (rel, frame.compile.label)
+        assert "(Time saved by the remote cache)" not in text, (rel, frame.compile.label)
