@@ -121,7 +121,7 @@ METRIC_LABELS: dict[str, str] = {
     "fail_user_frame_lineno": "Failed at line",
 }
 
-#: Metrics named after GPU work: glossed only on a run that logged a CUDA or Triton version.
+#: Metrics named after GPU work: glossed only for a compile that made a Triton kernel.
 GPU_METRICS = frozenset(
     {
         "triton_compile_time_us",
@@ -354,7 +354,7 @@ def _facts(view: _Frame, fn_name: str | None, fn_where: Inline | None) -> Lines:
         source = trace_summary.function_source(frame.rank, c)
         if source is not None and source is not c:  # say whose record names it
             where += [" (named by the metrics of ", view.frame_link(source),
-                      "; this compile's name none)"]
+                      "; this compile's metrics name no function)"]
         elif source is None and c.stack:
             where += [" (from the stack logged when it started)"]
         facts.append(("Function", [Code(fn_name or "?"), *where]))

@@ -419,7 +419,7 @@ def _header(view: _Overview) -> list[Block]:
 
 
 def _other_runs_rows(trace: Trace) -> list[Row]:
-    """Where a folder held more logs of one process than the trace shows (earlier runs,
+    """Where a folder held more logs without a rank than the trace shows (earlier runs,
     other programs): which, how the shown one was chosen, and how to show another."""
     if not trace.not_shown:
         return []
