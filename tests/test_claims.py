@@ -333,3 +333,13 @@ def test_no_gpu_or_remote_cache_words_where_the_run_had_none(rel: str) -> None:
         text = " ".join(_strings(frame_page(plan, frame, PageSettings()).blocks))
         assert "(Triton compile time)" not in text, (rel, frame.compile.label)
         assert "(Time saved by the remote cache)" not in text, (rel, frame.compile.label)
+
+
+def test_compiles_after_a_reset_are_listed_with_their_run() -> None:
+    """After ``torch._dynamo.reset()`` f compiled ``[0/0] #2`` .. ``[0/2] #2`` then
+    ``[0/3]`` .. ``[0/6]`` (first of their ids): the directory and previous/next put
+    ``[0/3]`` right after dtype_fn's ``[0/2]``, and f's first versions at the end."""
+    plan = _plan("corpus/recompile_limit/dedicated_log_torch_trace_v_0dxap5.log.gz")
+    order = [f.compile.label for f in plan.frames]
+    assert order.index("[0/2] #2") < order.index("[0/3]")
+    assert order.index("[1/1]") < order.index("[0/0] #2")  # const_fn ran before the reset

@@ -638,7 +638,17 @@ def _shown_compile(planned: dict[int, FramePlan], compile_: Compile) -> Compile:
 def compile_order(compiles: Sequence[Compile]) -> list[Compile]:
     """Compiles by compile id, as a reader counts them: ``[0/0]``, ``[0/0_1]``, ``[0/1]``,
     ``[1/0]`` ...; compiled-autograd graphs after the frames they ran in, a repeat after
-    ``torch._dynamo.reset()`` after every first occurrence, ``[-/-]`` last."""
+    ``torch._dynamo.reset()`` after every first occurrence, ``[-/-]`` last.
+
+    A reset starts the counters of every frame again: a compile goes with the run (the
+    reset) it was logged in, so after one, ``[1/0]`` of the next function and ``[0/3]``
+    (the first of its id) follow ``[0/0] #2`` and ``[0/2] #2``, not the run before."""
+    run = 1
+    generation: dict[int, int] = {}
+    for c in sorted(compiles, key=lambda c: c.first_line):  # log order
+        if not c.id.is_unknown:
+            run = max(run, c.occurrence)  # a repeated id: a reset happened before it
+        generation[id(c)] = max(c.occurrence, run)
 
     def key(c: Compile) -> tuple[int, int, int, int, int, int]:
         cid = c.id
@@ -646,7 +656,7 @@ def compile_order(compiles: Sequence[Compile]) -> list[Compile]:
             return (1, 0, 0, 0, 0, 0)
         return (
             0,
-            c.occurrence,
+            generation[id(c)],
             -1 if cid.compiled_autograd_id is None else cid.compiled_autograd_id,
             -1 if cid.frame_id is None else cid.frame_id,
             -1 if cid.frame_compile_id is None else cid.frame_compile_id,
