@@ -343,3 +343,15 @@ def test_compiles_after_a_reset_are_listed_with_their_run() -> None:
     order = [f.compile.label for f in plan.frames]
     assert order.index("[0/2] #2") < order.index("[0/3]")
     assert order.index("[1/1]") < order.index("[0/0] #2")  # const_fn ran before the reset
+
+
+def test_a_restart_with_no_graph_break_is_no_graph_break() -> None:
+    """``backends``: after a reset, ``[0/0]`` restarted for
+    ``TensorifyScalarRestartAnalysis`` (its restart reason names only that class; the log
+    has no graph-break record): the glance said "1 graph break" and the page "the frame is
+    split there"."""
+    trace = _trace("corpus/backends/dedicated_log_torch_trace_vgzg528h.log.gz")
+    t = summary.triage(trace)
+    assert (t.graph_breaks, t.restarts) == (0, 1)
+    (row,) = [g for g in summary.failure_groups(trace.ranks[0].compiles)]
+    assert row.category == "restart" and "TensorifyScalarRestartAnalysis" in row.message.text

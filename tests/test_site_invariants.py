@@ -306,7 +306,7 @@ def check_figures(site: Site, label: str) -> None:
         # the breaks no restart repeats (tlparse reads the metrics only)
         mine = summary.triage(rank)
         events = break_events([c for c in rank.compiles if not c.id.is_unknown])
-        assert mine.graph_breaks + mine.errors == len(events)
+        assert mine.graph_breaks + mine.errors + mine.restarts == len(events)
         assert sum(e.in_metrics for e in events) == pin["failures_count"], (rel, mine)
         assert all(e.failure.kind == "graph_break" for e in events if not e.in_metrics)
         theirs = {str(CompileId.parse(k).frame) for k in pin["compile_ids"] or {} if k != "[-/-]"}

@@ -13,8 +13,8 @@ STATUS_ORDER = ("ok", "break", "error", "empty", "missing")
 STATUS_MEANING: dict[str, str] = {
     "ok": "Dynamo captured a graph and the backend compiled it: the log records no failure, "
     "restart or empty graph for it.",
-    "break": "The log records a restart of Dynamo's analysis or a graph break: the frame is "
-    "split there, and the code at the break runs in Python.",
+    "break": "The log records a restart of Dynamo's analysis or a graph break; at a graph "
+    "break the frame is split, and the code at the break runs in Python.",
     "error": "The compilation failed: the log records a failure for it.",
     "empty": "The log records an empty graph (graph_op_count 0 or none): Dynamo captured no "
     "operator to compile.",

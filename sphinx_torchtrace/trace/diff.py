@@ -241,6 +241,8 @@ def _facts(
         parts = event.message.parts
         site = _site(f.reason, f.user_location, event.compile, key, rewrite,
                      parts[0].registry_id if parts else None, f"{log}:{f.line}")
+        if event.category == "restart":  # no graph break, no error: not compared
+            continue
         target = errors if event.category == "error" else breaks
         if site not in target:
             target.append(site)

@@ -40,7 +40,11 @@ MAX_LINES = 20_000
 #: Characters of one field kept (a type line, an explanation, a hint).
 MAX_FIELD = 2_000
 
-Category = Literal["graph_break", "error"]
+Category = Literal["graph_break", "error", "restart"]
+#: A restart reason that names only an exception class of torch's restarts
+#: (``<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>``): Dynamo started its
+#: analysis over, with no graph break: counted as a restart, never as a break.
+_RESTART_ONLY = re.compile(r"^\s*<class '[\w.]*Restart\w*'>\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +347,8 @@ def break_events(compiles: Sequence[Compile]) -> list[BreakEvent]:
     - A graph break no restart repeats (a data-dependent jump: torch compiles the graph so
       far and resumes, no restart) is an event too, though no metrics record it: tlparse's
       failures table, read from the metrics alone, leaves it out (``in_metrics`` False).
+    - A restart whose reason names only a restart exception class is a ``restart``: Dynamo
+      started over with no graph break.
     """
     restarts_of: dict[tuple[Any, int, int], int] = {}
     for c in compiles:
@@ -378,7 +384,8 @@ def break_events(compiles: Sequence[Compile]) -> list[BreakEvent]:
                     left -= 1
         already = repeated.get((c.id.frame, c.occurrence, c.id.attempt), 0)
         for f in restarts[already:]:
-            events.append(BreakEvent("graph_break", c, [f], parse_message(_text(f.reason))))
+            kind: Category = "restart" if _RESTART_ONLY.match(_text(f.reason)) else "graph_break"
+            events.append(BreakEvent(kind, c, [f], parse_message(_text(f.reason))))
     return events
 
 
@@ -444,7 +451,7 @@ def event_groups(events: Iterable[BreakEvent]) -> list[EventGroup]:
                 e.category, e.type, e.message.key, e.location, e.message, outcome=e.outcome
             )
         group.events.append(e)
-    order = {"error": 0, "graph_break": 1}
+    order = {"error": 0, "graph_break": 1, "restart": 2}
     return sorted(groups.values(), key=lambda g: (order[g.category], -g.count))
 
 
@@ -475,6 +482,8 @@ class BreakCounts:
     break_unplaced: int = 0
     error_places: int = 0
     error_unplaced: int = 0
+    #: Restarts of Dynamo's analysis that were no graph break (``TensorifyScalar...``).
+    restarts: int = 0
 
 
 def break_counts(groups: Sequence[EventGroup]) -> BreakCounts:
@@ -493,6 +502,7 @@ def break_counts(groups: Sequence[EventGroup]) -> BreakCounts:
         sum(g.count for g in breaks if not g.location),
         len({(g.type, g.key, g.location) for g in errors if g.location}),
         sum(g.count for g in errors if not g.location),
+        sum(g.count for g in groups if g.category == "restart"),
     )
 
 

@@ -480,7 +480,11 @@ def reason_headline(reason: str) -> str:
 
 
 #: What each kind of event is called, for readers who do not work on PyTorch.
-FAILURE_KINDS = {"error": "Compile error", "graph_break": "Graph break"}
+FAILURE_KINDS = {
+    "error": "Compile error",
+    "graph_break": "Graph break",
+    "restart": "Restart (no graph break)",
+}
 
 
 def failure_groups(compiles: Iterable[Compile]) -> list[EventGroup]:
@@ -1471,6 +1475,7 @@ class Triage:
     error_kinds: int = 0  # distinct kinds of compile error
     #: (distinct places named in the user's code, events with no place logged)
     graph_break_places: tuple[int, int] = (0, 0)
+    restarts: int = 0  # restarts of the analysis that were no graph break
     error_places: tuple[int, int] = (0, 0)
     #: (rank number, its compile seconds) of the rank that spent the most: what held the
     #: job up, where a sum over the ranks is not a time anyone waited; None for one rank.
@@ -1556,6 +1561,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         graph_break_kinds=counts.break_kinds,
         error_kinds=counts.error_kinds,
         graph_break_places=(counts.break_places, counts.break_unplaced),
+        restarts=counts.restarts,
         error_places=(counts.error_places, counts.error_unplaced),
         recompiled=recompiled,
         recompiled_by_function=list(by_function.values()),

@@ -280,6 +280,10 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         breaks = [to("failures", "failures-and-restarts", total)]
         kinds = graph_breaks.kinds_text(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)
         breaks.append(in_all + kinds)
+    if t.restarts:  # a restart of the analysis with no graph break is said apart
+        n = t.restarts
+        breaks.append(f" ({n} restart{'s' if n > 1 else ''} of Dynamo's analysis with no "
+                      "graph break)")
     lines.append([_("Graph breaks:"), " ", *breaks])
     recompiles: list[Inline] = [
         to("recompiles", "recompiles-explained", plural(t.recompiles, "recompile"))
@@ -933,6 +937,9 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
             counts.errors, "compile error", counts.error_kinds, counts.error_places,
             counts.error_unplaced,
         ))
+    if counts.restarts:
+        n = counts.restarts
+        parts.append(f"{n} restart{'s' if n > 1 else ''} with no graph break")
     return "; ".join(parts) or "none"
 
 
