@@ -295,24 +295,26 @@ def is_library_file(filename: str) -> bool:
 def failure_places(
     compile_: Compile, reason: str, named: str | None
 ) -> tuple[str | None, str | None]:
-    """(the user's line, torch's line) of a failure torch placed at ``named``.
+    """(the user's line, torch's line) of a failure torch placed at ``named`` (or nowhere).
 
     torch names the innermost frame it was tracing, which may be torch's own code it
     inlined (a higher-order op, a custom op's wrapper).  The user's line is then the
     innermost frame outside libraries among: the message's user traceback, the frames of
     the logged Python traceback, and the compile's logged stack (the root frame's line).
     """
-    if named is None or not is_library_file(named.rsplit(":", 1)[0]):
+    if named is not None and not is_library_file(named.rsplit(":", 1)[0]):
         return named, None
     data = _metrics_data(compile_)
     traces = [list(parse_message(reason).user_traceback) if reason else []]
+    traces.append(list(_frames(_user_code_section(reason))))
     traces += [list(_frames(_user_code_section(a.text())))
                for a in compile_.artifacts_named("dynamo_error") if a.payload is not None]
     traces += [list(_frames(t.splitlines()[:MAX_LINES]))
                for t in data.get("exception_stack_trace") or [] if isinstance(t, str)]
-    # last, where torch compiled a frame of its own (a higher-order op called eagerly): the
-    # user's call into it, from the stack logged when the compile started
-    traces.append([UserFrame(f.filename, f.line, f.name) for f in compile_.stack or []])
+    if named is not None:
+        # last, where torch compiled a frame of its own (a higher-order op called eagerly):
+        # the user's call into it, from the stack logged when the compile started
+        traces.append([UserFrame(f.filename, f.line, f.name) for f in compile_.stack or []])
     for frames in traces:  # torch's user stack first, then Python's traceback
         user = [f for f in frames if not is_library_file(f.filename)]
         if user:
@@ -321,11 +323,11 @@ def failure_places(
 
 
 def _user_code_section(text: str) -> list[str]:
-    """The lines of torch's ``from user code:`` stack in an error message (the user's call
-    into torch first, torch's own frames after it)."""
+    """The lines of torch's user stack in an error message, ``from user code:`` or ``User
+    stack:`` (the user's call into torch first, torch's own frames after it)."""
     lines = text.splitlines()[:MAX_LINES]
     for i, line in enumerate(lines):
-        if line.strip() == "from user code:":
+        if line.strip() in ("from user code:", "User stack:"):
             return lines[i + 1 :]
     return []
 

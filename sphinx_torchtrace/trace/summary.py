@@ -201,6 +201,7 @@ NOTABLE_SETTINGS: dict[str, dict[str, Any]] = {
         "compiled_autograd": False,
         "error_on_recompile": False,
         "fail_on_recompile_limit_hit": False,
+        "allow_rnn": False,  # a graph break's hint names it: a run that changed it says so
         "trace_autograd_ops": False,
         "verify_correctness": False,
     },

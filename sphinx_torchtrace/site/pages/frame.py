@@ -436,7 +436,9 @@ def _changed_section(view: _Frame) -> Section | None:
             Paragraph(
                 [
                     "Dynamo tried every cached entry of this frame, most recent first, "
-                    "and each had a failing guard:"
+                    "and each had a failing guard",
+                    _reasons_record(c),
+                    ":",
                 ]
             )
         )
@@ -455,6 +457,12 @@ def _changed_section(view: _Frame) -> Section | None:
     return Section([_("Why it compiled again")], blocks, anchor="changed")
 
 
+def _reasons_record(compile_: Compile) -> str:
+    """`` (recompile_reasons, line 3210 of the log)``: the record the guards are read from."""
+    records = compile_.artifacts_named("recompile_reasons")
+    return f" (recompile_reasons, line {records[0].line} of the log)" if records else ""
+
+
 def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
     """What made the compile before this one unusable: a cache reset or a failed guard."""
     before = view.frame_link(previous)
@@ -464,9 +472,11 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
                 [
                     "The same compile id as ",
                     before,
-                    ", in a later occurrence: Dynamo's caches were reset (",
+                    ", logged again: torch numbers compiles from the start again only after "
+                    "its caches are reset (",
                     Code("torch._dynamo.reset()"),
-                    ") and the frame was compiled afresh.",
+                    "), so this is a fresh compile of the frame. The log has no record of the "
+                    "reset itself.",
                 ]
             )
         ]
@@ -477,7 +487,9 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
                 [
                     "The code compiled for ",
                     before,
-                    " did not fit the new inputs; the guard that failed:",
+                    " did not fit the new inputs; the guard that failed",
+                    _reasons_record(view.compile),
+                    ":",
                 ]
             ),
             CodeBlock(view.strip(guard), "text"),
