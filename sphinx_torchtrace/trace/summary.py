@@ -560,6 +560,9 @@ class RecompiledFunction:
     recompiles: list[Recompile] = field(default_factory=list)
     place: str | None = None  # "file.py:12", where the function starts
     shown: str = ""  # its name as pages show it: with its place where two share a name
+    #: Runs of its compile ids: the ids start again after ``torch._dynamo.reset()``, and
+    #: ``versions`` adds up every run's.
+    runs: int = 1
 
 
 def _guard_failure(rank: RankTrace, reason: str, compile_: Compile) -> GuardFailure:
@@ -616,6 +619,12 @@ def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
             )
         reasons = [_guard_failure(rank, r, c) for r in c.recompile_reasons if isinstance(r, str)]
         entry.recompiles.append(Recompile(c, reasons))
+    firsts: Counter[_FunctionKey] = Counter()  # the runs: each first version is one
+    for c in rank.compiles:
+        if not c.id.is_unknown and c.id.frame_compile_id == 0 and not c.id.attempt:
+            firsts[keys[id(c)]] += 1
+    for key, entry in by_frame.items():
+        entry.runs = max(1, firsts[key])
     functions = list(by_frame.values())
     names = Counter(fn.function for fn in functions)
     for fn in functions:

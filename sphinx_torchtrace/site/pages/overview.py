@@ -1070,7 +1070,10 @@ def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
                 [
                     Strong(maybe_strip(fn.shown, view.settings.no_source)),
                     *frame,
-                    f": {versions} versions, {n} recompile{'s' if n != 1 else ''}.",
+                    f": {versions} versions"
+                    + (f" in {fn.runs} runs of its compile ids (they start again after a "
+                       "reset)" if fn.runs > 1 else "")
+                    + f", {n} recompile{'s' if n != 1 else ''}.",
                 ]
             )
         )
