@@ -266,18 +266,26 @@ class BreakEvent:
 
     @property
     def places(self) -> tuple[str | None, str | None]:
-        named: str | None = None
-        if self.message.location is not None:
-            named = self.message.location.location
-        for f in self.failures:
-            named = named or f.user_location
-        if named is None and self.category == "error":
-            data = _metrics_data(self.compile)
-            filename = data.get("fail_user_frame_filename")
-            lineno = data.get("fail_user_frame_lineno")
-            if filename:
-                named = f"{filename}:{lineno}" if lineno is not None else str(filename)
+        named = named_place(self.compile, self.failures, self.message)
         return failure_places(self.compile, self.failure.reason, named)
+
+
+def named_place(
+    compile_: Compile, failures: Sequence[Failure], message: BreakMessage
+) -> str | None:
+    """The place torch named for a failure: the message's header, a record's user
+    location, else the metrics' ``fail_user_frame`` (for an error)."""
+    if message.location is not None:
+        return message.location.location
+    for f in failures:
+        if f.user_location:
+            return f.user_location
+    if any(f.kind == "failure" for f in failures):
+        data = _metrics_data(compile_)
+        filename, lineno = data.get("fail_user_frame_filename"), data.get("fail_user_frame_lineno")
+        if filename:
+            return f"{filename}:{lineno}" if lineno is not None else str(filename)
+    return None
 
 
 def is_library_file(filename: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any, TypeGuard
 
 from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
 from ...trace import summary as trace_summary
-from ...trace.graph_breaks import BreakMessage, failure_places, parse_message
+from ...trace.graph_breaks import BreakMessage, failure_places, named_place, parse_message
 from ...trace.outcome import failure_outcome
 from ...trace.provenance import provenance_view, provenance_views
 from ...trace.status import attempts_status
@@ -650,11 +650,7 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
     if failure.kind == "graph_break" and error is not None:
         # one event, as the overview counts it: the break that made the compile fail
         head = [Strong("Compile error"), f" ({error.type or 'failure'}): a graph break"]
-    named = message.location.location if message.location else failure.user_location
-    if named is None and failure.kind == "failure":
-        data = view.compile.compilation_metrics[0].data if view.compile.compilation_metrics else {}
-        filename, lineno = data.get("fail_user_frame_filename"), data.get("fail_user_frame_lineno")
-        named = f"{filename}:{lineno}" if filename and lineno is not None else None
+    named = named_place(view.compile, [failure], message)
     where, in_torch = failure_places(view.compile, reason, named)
     if where:
         head += [" at ", Code(view.strip(where))]

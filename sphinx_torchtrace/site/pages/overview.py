@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -212,10 +212,8 @@ def past_limit_blocks(plan: TracePlan) -> list[Block]:
         ]
     )
     rows: list[Row] = []
-    places: dict[str | None, set[str | None]] = {}
     functions = [summary.compiled_function(p.rank.rank, p.compile) for p in plan.past_limit]
-    for name, place in functions:
-        places.setdefault(name, set()).add(place)
+    places = _places_by_name(functions)
     for p, function in zip(plan.past_limit, functions, strict=True):
         cell = _function_cell(function, places, False)
         row: Row = [[Code(p.compile.label)], cell, [Badge(p.compile.status)]]
@@ -706,9 +704,7 @@ def _directory_of(view: _Overview, rank: RankTrace) -> list[Block]:
     if not frames:
         return [Paragraph(["No compilations in this log."]), *outside]
     functions = {id(f.compile): summary.compiled_function(rank, f.compile) for f in frames}
-    places: dict[str | None, set[str | None]] = {}
-    for name, place in functions.values():
-        places.setdefault(name, set()).add(place)
+    places = _places_by_name(functions.values())
     rows: list[Row] = [
         [
             _attempt_cell(view, f),
@@ -755,6 +751,16 @@ def _attempt_cell(view: _Overview, frame: FramePlan) -> list[Inline]:
     if view.plan.badge_status(frame) == frame.compile.status:
         return [view.link(frame.compile)]
     return [PageLink(frame.docname, frame.compile.label)]
+
+
+def _places_by_name(
+    functions: Iterable[tuple[str | None, str | None]],
+) -> dict[str | None, set[str | None]]:
+    """Where the functions of each name are defined, for :func:`_function_cell`."""
+    places: dict[str | None, set[str | None]] = {}
+    for name, place in functions:
+        places.setdefault(name, set()).add(place)
+    return places
 
 
 def _function_cell(
