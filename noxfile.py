@@ -120,3 +120,16 @@ def mutation(session: nox.Session) -> None:
     """
     session.install("-e", ".[test]")
     session.run("python", "benchmarks/mutation_campaign.py", *session.posargs)
+
+
+@nox.session
+def generate(session: nox.Session) -> None:
+    """10,000 inputs written from scratch (every record kind, hostile values, odd orders,
+    every input kind) through model and pages, 90 of them built by every builder in turn.
+
+    Not in the default sessions (minutes to hours). A quick run: ``nox -s generate --
+    --inputs 500 --builds 9``; ``--seed N`` picks another campaign, ``--workers N`` shares
+    it between processes, ``--only N --keep DIR`` writes input N again to look at.
+    """
+    session.install("-e", ".[test]")
+    session.run("python", "benchmarks/generate_campaign.py", *session.posargs)

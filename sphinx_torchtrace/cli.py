@@ -34,6 +34,7 @@ from .trace.diff import (
 from .trace.graph_breaks import kinds_text
 from .trace.rank_digest import number_ranges
 from .trace.reader import record_lines
+from .trace.secrets import SecretMasker, mask_secrets
 from .trace.summary import divergence as summary_divergence
 from .trace.summary import diverging_kinds, triage
 from .trace.trend import trend
@@ -89,8 +90,10 @@ def _parser() -> argparse.ArgumentParser:
         "diff",
         help="compare two runs; exit 1 on a regression",
         description="Compare two traces (log files or TORCH_TRACE directories).  Exit 1 when "
-        "a regression of the listed kinds is found, 0 otherwise, 2 on unreadable input or "
-        "when nothing could be compared (no rank or no frame in common).",
+        "a regression of the listed kinds is found, 0 otherwise, 2 on unreadable input, "
+        "when nothing could be compared (no rank or no frame in common) or when part of the "
+        "input was not read (a baseline rank the new run lacks, a log its folder left out, "
+        "records that did not parse).  A rank only the new run has is compared with nothing.",
     )
     diff.add_argument(
         "runs", metavar="RUN", nargs="+",
@@ -231,7 +234,9 @@ def _diff(args: argparse.Namespace) -> int:
     if len(args.runs) < 2:
         raise InputError("give two runs (the baseline, then the new one), or more for a trend")
     traces = [_load(path) for path in args.runs]
-    result = diff_traces(traces[-2], traces[-1], pairs=pairs, renames=renames)
+    # what looks secret is masked in every format: a CI log or a PR comment is public
+    mask = SecretMasker(secrets=(s for t in traces[-2:] for r in t.ranks for s in r.secrets.found))
+    result = diff_traces(traces[-2], traces[-1], pairs=pairs, renames=renames, mask=mask)
     report = Report(result, regressions(result, settings), args.runs[-2], args.runs[-1],
                     settings, trend(traces, args.runs) if len(traces) > 2 else None)
     sys.stdout.write(render(report, "json" if args.json else args.format))
@@ -379,6 +384,7 @@ def _show(args: argparse.Namespace) -> int:
     _say(f"{path}:{number}:")
     for line in lines:
         # indented: a line of a log never starts a line here (a payload's tab: two spaces)
+        line = mask_secrets(line)  # a terminal's scrollback, a CI log: no secret
         _say(f"    {line[1:]}" if line.startswith("\t") else f"  {line}")
     return 0
 

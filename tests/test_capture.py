@@ -112,6 +112,30 @@ def test_a_changed_dependency_is_a_miss(
     assert warnings_of(depends) == ""
 
 
+def test_depends_outside_the_source_folder_is_a_warning_and_nothing_runs(
+    make_site: SiteMaker, tmp_path: Path, counted: Path
+) -> None:
+    """A ``:depends:`` glob that reaches a library outside the source folder (by ``..`` or
+    a link) cannot be part of the key the docs vouch for: one located
+    ``torchtrace.capture`` warning, nothing runs, and no cached report is shown as if it
+    were current."""
+    outside = tmp_path / "library"
+    outside.mkdir()
+    (outside / "lib.py").write_text("X = 1\n", encoding="utf-8")
+    srcdir = copy_testroot("capture", tmp_path / "site")
+    make_site("capture", srcdir=srcdir)
+    assert len(runs(counted)) == 1
+    (srcdir / "scripts" / "linked").symlink_to(outside, target_is_directory=True)
+    for pattern in ("../library/*.py", "scripts/linked/*.py"):
+        app = make_site("capture", srcdir=srcdir, freshenv=False,
+                        pages=capture_page(f"   :depends: {pattern}\n"))
+        warnings = warnings_of(app)
+        assert "[torchtrace.capture]" in warnings and "outside the source folder" in warnings
+        assert "index.rst:" in warnings, warnings  # located at the directive
+        assert len(runs(counted)) == 1, "nothing runs"
+        assert "from the cache" not in page_text(app)
+
+
 def test_the_key_holds_python_and_the_torch_build(tmp_path: Path) -> None:
     """torch's version and build are read without importing it, from the interpreter and
     environment the capture runs in: a page's PYTHONPATH naming another torch is another

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -159,4 +160,57 @@ def test_the_build_command_writes_no_colour_codes_to_a_file(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     assert "WARNING: the record's JSON does not parse" in result.stderr  # the warning is there
     assert "\x1b[" not in result.stderr  # not a terminal: no colour
+    assert_console_safe(result.stdout + result.stderr)
+
+
+#: A TORCH_COMPILE_DEBUG folder's entry, named to colour a terminal and start a workflow
+#: command on a line of its own.
+ENTRY = "notes\x1b[31mred\n::error file=conf.py::pwned\u202e.txt"
+
+
+def test_every_form_of_warning_location_is_escaped() -> None:
+    """A path, a node whose source is a path (a whole file), a ``(docname, line)`` pair:
+    each is printed with its controls as escapes, as the message is."""
+    from docutils import nodes
+
+    from sphinx_torchtrace.sphinxext.warnings import console_location
+
+    node = nodes.Element()
+    node.source = f"/data/{ENTRY}"
+    for location in (f"/data/{ENTRY}:3", Path(f"/data/{ENTRY}"), node, (ENTRY, 3)):
+        shown = console_location(location)
+        text = shown[0] if isinstance(shown, tuple) else shown
+        assert not UNSAFE.search(text) and "\\x1b[31mred\\x0a::error" in text, ascii(shown)
+    assert console_location(node) == console_text(f"/data/{ENTRY}:")  # Sphinx's "path:"
+    assert console_location(None) is None
+
+
+def test_debug_folder_entry_names_reach_sphinx_build_escaped(tmp_path: Path) -> None:
+    """A real ``sphinx-build`` of a debug folder holding entries of hostile names: the
+    warnings that name them (located at each entry) print no control of theirs raw, and
+    no line starts with their text."""
+    from .test_debug_dir import INFERENCE, RUN
+
+    folder = tmp_path / "data" / "torch_compile_debug"
+    shutil.copytree(INFERENCE, folder)
+    graph = folder / RUN / "torchinductor" / "model__0_inference_0.0"
+    (graph / ENTRY).write_text("mine", encoding="utf-8")  # a file torch does not write
+    (folder / RUN / ENTRY).mkdir()  # and a folder
+    srcdir = copy_testroot("simple", tmp_path / "site")
+    (srcdir / "index.rst").write_text(
+        "Debug\n=====\n\n.. torchtrace:: ../data/torch_compile_debug\n   :name: dbg\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-D", "show_warning_types=1",
+         str(srcdir), str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    located = [line for line in result.stderr.split("\n") if "[torchtrace.debug_unknown]" in line]
+    assert len(located) == 2, result.stderr
+    for line in located:  # the location, then the message: both name the entry, escaped
+        where, _, message = line.partition(": WARNING: ")
+        assert "notes\\x1b[31mred\\x0a::error file=conf.py::pwned\\u202e.txt" in where, line
+        assert "\\x1b[31mred\\n::error" in message, line  # quoted as Python writes it
     assert_console_safe(result.stdout + result.stderr)

@@ -4,15 +4,18 @@ reads (JSON with a schema, Markdown, GitHub annotations, JUnit) hold any log tex
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
 import xmlschema
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from sphinx_torchtrace.render.diff_formats import Report, github, junit, markdown
 from sphinx_torchtrace.trace import load_trace
@@ -20,6 +23,7 @@ from sphinx_torchtrace.trace.diff import Regression, diff_traces, regressions
 
 from .conftest import DATA, SIMPLE_LOG
 from .test_cli import run
+from .tools.hostile_log import format_record, read_records
 
 PAIRS = DATA / "captured" / "pairs"
 GLOO = DATA / "captured" / "multi_rank_gloo"
@@ -140,6 +144,69 @@ def test_markdown_is_markdown_without_markup_from_the_log(tmp_path: Path) -> Non
     inline = [t for t in tokens if t.type == "html_block"]
     assert all(t.content.startswith(("<details>", "</details>")) for t in inline), inline
     assert "\x1b" not in out
+
+
+#: What GitHub makes active in Markdown text: a team mention, a bare URL, a ``www.`` link,
+#: an e-mail address, an issue reference, math, an emoji, HTML, an entity, a link, an image,
+#: a run of backquotes (to close a code span), a pipe (to end a table cell), a backslash.
+ACTIVE = (
+    "@org/team http://evil.example/x www.evil.example a@b.example #12 org/repo#3 $x^2$ "
+    ":tada: <b>x</b> &amp; [l](http://e.example) ![i](http://e.example/i.png) ``` | \\| _u_"
+)
+
+
+def _renamed_copy(log: Path, out: Path, old: str, new: str) -> Path:
+    """The log with the function ``old`` named ``new`` in every envelope string."""
+
+    def rename(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace(old, new)
+        if isinstance(value, dict):
+            return {k: rename(v) for k, v in value.items()}
+        return [rename(v) for v in value] if isinstance(value, list) else value
+
+    records = read_records(log)
+    for record in records:
+        record.envelope = rename(record.envelope)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(format_record(r) for r in records), encoding="utf-8")
+    return out
+
+
+def _tokens(tokens: list[Token]) -> list[Token]:
+    """Every token, inline children included."""
+    return [x for t in tokens for x in (t, *_tokens(t.children or []))]
+
+
+@pytest.mark.parametrize(("pair", "function"), [("compile_error", "clip"),
+                                                ("recompile", "scale")])
+def test_markdown_holds_input_text_in_code_only(tmp_path: Path, pair: str,
+                                                function: str) -> None:
+    """A real comparison whose function and inputs are named with everything GitHub makes
+    active: each name is in code spans and the code block only (where GitHub links,
+    mentions and renders nothing), whole, as given; the rest is the report's own."""
+    name = f"f {ACTIVE}"
+    logs = [_renamed_copy(next(p.glob("*.log")), tmp_path / side / "run.log", function, name)
+            for side, p in zip(("baseline", "new"), _pair(pair), strict=True)]
+    diff = diff_traces(*(load_trace(p) for p in logs))
+    found = regressions(diff)
+    assert found
+    out = markdown(Report(diff, found, f"base {ACTIVE}", f"new {ACTIVE}", {}))
+    parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    if importlib.util.find_spec("linkify_it") is not None:
+        parser.enable("linkify").set({"linkify": True})
+    tokens = _tokens(parser.parse(out))
+    code = [t.content for t in tokens if t.type in ("code_inline", "fence")]
+    assert any(name in c for c in code)  # whole: no "|" or backquote cut it short
+    if pair == "recompile":  # the regression's own cell
+        assert any(c.startswith(f"program.py:{name}: compiled 3 times") for c in code)
+    assert f"base {ACTIVE}" in code and f"new {ACTIVE}" in code
+    assert {t.type for t in tokens}.isdisjoint({"link_open", "image", "html_block_open"})
+    html = [t.content.strip() for t in tokens if t.type in ("html_inline", "html_block")]
+    assert set(html) <= {"<br>", "<details><summary>Every change</summary>", "</details>"}
+    words = ("@org", "evil", "a@b", "#12", "$x", ":tada:", "<b>", "&amp;", "http", "_u_")
+    prose = [t.content for t in tokens if t.type == "text"]
+    assert [p for p in prose if any(w in p for w in words)] == []
 
 
 def test_junit_validates_and_fails_the_frames_that_regressed(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ with or without pages, text-log lines, failures, cache events ...); what may dif
 from __future__ import annotations
 
 import html
+import json
 import re
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -140,17 +142,25 @@ def test_sharing_is_per_frame_and_a_differing_frame_shows_what_differs(
     assert f"rank 2 : differs in rank2/{label} ; its other compiles as rank 0" in words
 
 
-def test_rank_numbers_are_left_out_wherever_a_case_blind_match_finds_them() -> None:
-    """Ranks are told alike with the numbers after ``rank`` (any case) left out: the fast
-    path for ASCII text finds what matching the text case-blind finds, on every text of
-    the corpus's distributed logs and on text made to tell the two apart."""
+def test_only_the_rank_s_own_number_is_left_out_wherever_a_case_blind_match_finds_it() -> None:
+    """Ranks are told alike with their own number after the word ``rank`` (any case) left
+    out, and no other number: not ``lowrank=64``, not a peer's rank. The fast path for
+    ASCII text finds what matching the text case-blind finds, on every text of the
+    corpus's distributed logs and on text made to tell the two apart."""
     from sphinx_torchtrace.trace.rank_digest import without_rank_numbers
 
-    blind = re.compile(r"(rank['\" _=:\-]{0,4})[0-9]{1,7}", re.IGNORECASE)
+    blind = re.compile(r"(?<![a-z])(rank['\" _=:\-]{0,4})([0-9]{1,7})(?![0-9])", re.IGNORECASE)
+
+    def expected(text: str, rank: int) -> str:
+        if "ank" not in text and "ANK" not in text:
+            return text  # not searched (a mixed-case "rAnK" stays)
+        return blind.sub(lambda m: m.group(1) + "#" if int(m.group(2)) == rank else m.group(0),
+                         text)
+
     made = ["rank3", "RANK_12 and Rank=4", "rAnK: 7", "rAnK: 7 rank 8", "ranks 0-3", "rank",
-            "{'size': 4, 'rank': 2}", '{"rank": 12}',
+            "{'size': 4, 'rank': 2}", '{"rank": 12}', "lowrank=3", "low_rank=3", "rank=03",
             "xrank99999999", "frank0", "RAN\u212a 5 rank2", "\u00e9 rank 3", "rank-\u0663",
-            "rank" * 1000 + "1"]
+            "rank" * 1000 + "1", "rank 30", "peer_rank=1, rank=3"]
     data = Path(__file__).parent / "data"
     logs = [*data.glob("captured/*/*rank*.log"), *data.glob("corpus/ddp_*/*.log")]
     assert len(logs) >= 8
@@ -159,10 +169,11 @@ def test_rank_numbers_are_left_out_wherever_a_case_blind_match_finds_them() -> N
     texts = [t for t in texts if "ank" in t.lower()]
     assert len(texts) > 50
     for text in made + texts:
-        # a text with no "ank" nor "ANK" is not searched (a mixed-case "rAnK" stays)
-        expected = blind.sub(r"\1#", text) if "ank" in text or "ANK" in text else text
-        assert without_rank_numbers(text) == expected, text[:80]
-    assert without_rank_numbers("RANK_12 and Rank=4, rank 0") == "RANK_# and Rank=#, rank #"
+        for rank in (0, 1, 3, 12):
+            assert without_rank_numbers(text, rank) == expected(text, rank), (rank, text[:80])
+    assert without_rank_numbers("RANK_12 and Rank=4, rank 0", 4) == "RANK_12 and Rank=#, rank 0"
+    assert without_rank_numbers("lowrank=3, rank=3", 3) == "lowrank=3, rank=#"
+    assert without_rank_numbers("rank=3", None) == "rank=3"  # a log of no rank: nothing
 
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
@@ -170,9 +181,11 @@ CAPTURED = Path(__file__).parent / "data" / "captured"
 
 
 def test_what_differs_between_any_two_processes_is_left_out_and_nothing_else() -> None:
-    """Real ranks log object addresses, UUIDs, temporary folders, measured durations and
-    config settings in a set's order, all of their own: left out of what ranks are
-    compared on. A shape, a small number, a graph line, the order of two ops are not."""
+    """Real ranks log object addresses and ids, UUIDs, temporary folders, measured durations
+    and config settings in a set's order, all of their own, in the forms torch writes
+    them: left out of what ranks are compared on, each rule exact. A shape, any other
+    number (a constant in hex, a seed, ``lowrank=64``), a graph line, the order of two ops
+    or of two settings of one option are not."""
     from sphinx_torchtrace.trace.rank_digest import comparable
 
     same = [
@@ -185,13 +198,30 @@ def test_what_differs_between_any_two_processes_is_left_out_and_nothing_else() -
         ("os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_user/tmp66o2th__'",
          "os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_user/tmpdw1z131c'"),
         ("Guard latency = 85.96 us", "Guard latency = 133.78 us"),
-        ("setup_fake_process_groups({'0': {'size': 4, 'rank': 2}})",
-         "setup_fake_process_groups({'0': {'size': 4, 'rank': 0}})"),
         ("x = 1\ntorch._inductor.config.a = 1\ntorch._inductor.config.b = 2\ny = 2",
          "x = 1\ntorch._inductor.config.b = 2\ntorch._inductor.config.a = 1\ny = 2"),
+        ("FAKE_SCRIPT_TYPE_MATCH: ___check_fake_script_type(G['dist'].group.WORLD, 94478641575200)",
+         "FAKE_SCRIPT_TYPE_MATCH: ___check_fake_script_type(G['dist'].group.WORLD, 945290531116)"),
+        ("___check_obj_id(list(dict.keys(L['self'].state))[0], 139962313686640)",
+         "___check_obj_id(list(dict.keys(L['self'].state))[0], 139962313600000)"),
+        ("os.environ['TORCHELASTIC_ERROR_FILE'] = '/tmp/torchinductor_user/torchelastic_1jdbv0t4/"
+         "6bd05d26-b62b-424f-9f95-998d01cb575f_0toww6z3/attempt_0/0/error.json'",
+         "os.environ['TORCHELASTIC_ERROR_FILE'] = '/tmp/torchinductor_user/torchelastic_1jdbv0t4/"
+         "6bd05d26-b62b-424f-9f95-998d01cb575f_0toww6z3/attempt_0/3/error.json'"),
+        ("os.environ['_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR'] = '140468200066080'",
+         "os.environ['_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR'] = '140468211111111'"),
+        ('{"cache_state": "miss", "cache_event_time": 1795630277093449886, "x": 1}',
+         '{"cache_state": "miss", "cache_event_time": 1795630275537807609, "x": 1}'),
+        ('{"graph_id": 140413143033936, "time_taken_ns": 1234}',
+         '{"graph_id": 139765019841296, "time_taken_ns": 998}'),
     ]
     for a, b in same:
         assert a != b and comparable(a) == comparable(b), a
+    # each rank's own number, and no other
+    mine = ("setup_fake_process_groups({'0': {'size': 4, 'rank': 2}})",
+            "setup_fake_process_groups({'0': {'size': 4, 'rank': 0}})")
+    assert comparable(mine[0], 2) == comparable(mine[1], 0)
+    assert comparable(mine[0], 0) != comparable(mine[1], 2)
     different = [
         ('L_x_: "f32[8, 16][16, 1]cpu"', 'L_x_: "f32[6, 16][16, 1]cpu"'),
         ("size=(123456789,)", "size=(123456788,)"),  # 9 digits: a size, not an address
@@ -201,6 +231,18 @@ def test_what_differs_between_any_two_processes_is_left_out_and_nothing_else() -
         ("/tmp/torchinductor_user/tmp66o2th__/x.py", "/tmp/torchinductor_user/tmp66o2th__/y.py"),
         ("ratio = 85.96 us", "ratio = 85.97 us"),
         ("0xdeadbeef12 + 1", "0xdeadbeef12 + 2"),
+        # what only looks like an address or an id: a constant, a mask, a seed, a size
+        ("x & 0xdeadbeef12", "x & 0xdeadbeef13"),
+        ("mask = 0x7f4b583c9b20", "mask = 0x7f4f784d1b20"),
+        ("seed = 1234567890123", "seed = 1234567890124"),
+        ("x.view(12345678901)", "x.view(12345678902)"),
+        ("lowrank=64", "lowrank=32"),
+        ("SVD(rank=64)", "SVD(rank=32)"),
+        ('{"timeout": 30}', '{"timeout": 60}'),
+        ("___check_len(L['x'], 1234567890)", "___check_len(L['x'], 1234567891)"),
+        # two settings of one option: the last one wins, so their order matters
+        ("torch._inductor.config.a = 1\ntorch._inductor.config.a = 2",
+         "torch._inductor.config.a = 2\ntorch._inductor.config.a = 1"),
     ]
     for a, b in different:
         assert comparable(a) != comparable(b), a
@@ -296,3 +338,91 @@ def test_values_that_differ_are_compared_with_the_page_that_shows_them(tmp_path:
         page = pages[label]  # "rank1 [4/0]": the page that shows it
         shown = {str(m.data.get(key)) for m in page.compile.metrics}
         assert values <= shown, (label, key, values, shown)
+
+
+def _graph_line(line: str) -> Callable[[LogRecord], bool]:
+    """The first Dynamo graph of a log gets ``line`` at its end."""
+    def change(record: LogRecord) -> bool:
+        if record.kind != "dynamo_output_graph" or record.payload is None:
+            return False
+        record.payload += "\n" + line
+        return True
+    return change
+
+
+def _second_metrics_record(records: list[LogRecord]) -> None:
+    """The first compile's metrics logged twice, the second with a value of its own."""
+    at = next(i for i, r in enumerate(records) if isinstance(
+        r.envelope.get("compilation_metrics"), dict))
+    copy = LogRecord(records[at].prefix, json.loads(json.dumps(records[at].envelope)),
+                     records[at].payload)
+    copy.envelope["compilation_metrics"]["guard_count"] = 777
+    records.insert(at + 1, copy)
+
+
+def _metric(key: str, value: object) -> Callable[[LogRecord], bool]:
+    def change(record: LogRecord) -> bool:
+        metrics = record.envelope.get("compilation_metrics")
+        if not isinstance(metrics, dict):
+            return False
+        metrics[key] = value
+        return True
+    return change
+
+
+def test_what_only_one_rank_logged_is_never_set_aside(tmp_path: Path) -> None:
+    """Each rule sets aside one exact form, so a value of rank 2's own that only looks like
+    what a process owns keeps it apart from rank 0 (which it copies): a number after
+    ``lowrank``, a constant in hex, a long number that is no id, the order of two settings
+    of one option, a second metrics record. A metric naming a rank shows its values
+    unless each side holds its own rank's number."""
+    cases = [
+        ("# lowrank=32", "# lowrank=64"),
+        ("# mask = 0x7f4b583c9b20", "# mask = 0x7f4f784d1b20"),
+        ("# seed = 12345678901234", "# seed = 12345678901299"),
+        ("torch._inductor.config.a = 1\ntorch._inductor.config.a = 2",
+         "torch._inductor.config.a = 2\ntorch._inductor.config.a = 1"),
+    ]
+    for n, (first, second) in enumerate(cases):
+        logs = _four_ranks(tmp_path / f"case{n}")
+        _edit(logs[0], _graph_line(first))
+        _edit(logs[2], _graph_line(second))
+        plan = plan_trace("dist", load_trace(tmp_path / f"case{n}"), "torchtrace")
+        assert plan.ranks[2].same_as is None, second  # pages of its own ...
+        [frame] = [f for f in plan.own_frames(plan.ranks[2]) if f.differences]
+        assert "dynamo_output_graph" in dict(frame.differences)  # ... saying what differs
+
+    logs = _four_ranks(tmp_path / "metrics")
+    records = read_records(logs[2])
+    _second_metrics_record(records)
+    logs[2].write_text("".join(format_record(r) for r in records), encoding="utf-8")
+    _edit(logs[3], _metric("peer_rank", 5))
+    plan = plan_trace("dist", load_trace(tmp_path / "metrics"), "torchtrace")
+    assert plan.ranks[2].same_as is None  # one more record is a difference
+    assert plan.ranks[3].same_as is plan.ranks[1]  # metrics' values are listed, not hidden
+    assert any(d.startswith("peer_rank") for d in plan.ranks[3].differences)
+    assert [v.value for v in plan.ranks[3].changed_values if v.key == "peer_rank"] == ["5"]
+
+
+def test_a_class_lists_what_was_set_aside_with_an_example(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    """A real torchrun job: four ranks, each with torchelastic's own error-file folder and
+    guard ids of its own, are one class, and the overview says what comparing them left
+    out, rule by rule, each with an example as the log has it."""
+    srcdir = copy_testroot("simple", tmp_path / "site")
+    write_page(srcdir, "index.rst", "Ranks\n=====\n\n.. torchtrace:: logs\n   :name: dist\n")
+    shutil.copytree(CORPUS / "torchrun_ranks", srcdir / "logs",
+                    ignore=shutil.ignore_patterns("*.txt"))
+    app = make_site("simple", srcdir=srcdir)
+    overview = html.unescape(
+        (Path(app.outdir) / "torchtrace/dist/index.html").read_text(encoding="utf-8"))
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", overview))
+    assert "4 ranks in 1 class of ranks that logged alike" in words
+    for rule, example in [
+        ("temporary folders", "torchelastic_"),
+        ("object ids", "___check_type_id("),
+        ("object addresses", " at 0x"),
+        ("measured durations and times", "Guard latency = "),
+    ]:
+        assert re.search(rf"Set aside, {re.escape(rule)}: [^\n]*?{re.escape(example)}", words), rule

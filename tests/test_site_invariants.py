@@ -13,7 +13,10 @@ logs, the scenario captures and tlparse's own test logs) and check what a reader
 - nothing logged is hidden: every artifact of every compile is named on the page that
   shows its compile;
 - ``[-/-]`` (records outside any compilation) is no compilation: not in the sidebar, not
-  in previous/next, linked from the overview.
+  in previous/next, linked from the overview;
+- ``objects.inv``, read back by Sphinx's own intersphinx reader, holds exactly the entries
+  the site wrote, each of our roles, under a name no other has, pointing into the site;
+  and every distinct graph break of a trace is an object of its own.
 
 The traces past ``BIG_BYTES`` build in a site of their own.  Marked ``corpus``: minutes,
 run by ``nox -s tests`` (and CI), left out of the version matrix.
@@ -36,6 +39,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
+from sphinx_torchtrace.site.naming import break_object_name, is_object_name
 from sphinx_torchtrace.site.pages.overview import RANK_TABS
 from sphinx_torchtrace.site.plan import TracePlan, plan_trace
 from sphinx_torchtrace.site.rank_sharing import rank_classes
@@ -45,6 +49,7 @@ from sphinx_torchtrace.trace.status import frame_status
 
 from .conftest import DATA, copy_testroot, write_page
 from .test_sphinx_all_traces import good_traces
+from .tools.inventory import inventory_problems, read_inventory
 
 pytestmark = pytest.mark.corpus
 
@@ -241,6 +246,7 @@ def check_site(site: Site) -> None:
     assert site.traces, "no trace built"
     assert unexpected_warnings(site) == []
     assert dead_links(site) == []
+    check_inventory(site)
     for label in site.traces:
         check_figures(site, label)
         check_failure_rows(site, label)
@@ -252,15 +258,30 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def unexpected_warnings(site: Site) -> list[str]:
-    """Warnings but the model's own diagnostics of damaged inputs (tlparse's test logs) and
-    the publish check's ``torchtrace.path`` (their machines' paths, as logged)."""
+    """Warnings but the model's own diagnostics of damaged inputs (tlparse's test logs),
+    the publish check's ``torchtrace.path`` (their machines' paths, as logged) and
+    ``torchtrace.secret`` for a trace whose logs hold values that look secret (planted)."""
     expected = {"path"} | {d.kind for trace in site.models.values() for d in trace.diagnostics}
+    if any(r.secrets.found for trace in site.models.values() for r in trace.ranks):
+        expected.add("secret")
     return [
         line
         for line in _ANSI.sub("", site.warnings).splitlines()
         if "WARNING" in line
         and not any(line.rstrip().endswith(f"[torchtrace.{kind}]") for kind in expected)
     ]
+
+
+def check_inventory(site: Site) -> None:
+    """intersphinx reads what the site wrote and nothing else; every name is a name (one
+    token, nothing a role or objects.inv reads as syntax); distinct breaks, distinct names."""
+    assert inventory_problems(site.outdir, site.traces) == []
+    names = [name for role, name in read_inventory(site.outdir) if role.startswith("torchtrace")]
+    assert [n for n in names if not is_object_name(n)] == []
+    for label, trace in site.models.items():
+        keys = {g.message.first_part.key for rank in trace.ranks
+                for g in summary.failure_groups(rank.compiles) if g.category == "graph_break"}
+        assert len({break_object_name(label, k) for k in keys}) == len(keys), label
 
 
 def check_figures(site: Site, label: str) -> None:

@@ -2,8 +2,9 @@
 workflow commands and JUnit XML (``sphinx-torchtrace diff --format``).
 
 Every string of a log is data in each of them: escaped for a terminal (no control
-character reaches it, no line starts with log text), for Markdown (no markup, no
-HTML), for GitHub's workflow commands (no input can end a command or start one:
+character reaches it, no line starts with log text), for Markdown (in code spans and
+code blocks only, where GitHub makes no link, mention, emoji, math or HTML of it), for
+GitHub's workflow commands (no input can end a command or start one:
 ``%``, CR, LF, and ``:`` ``,`` in properties are percent-encoded, as the runner's
 own toolkit does) and for XML (characters XML 1.0 forbids are escaped first).
 """
@@ -43,10 +44,13 @@ class Report:
 
     @property
     def exit_status(self) -> int:
-        """2: nothing compared (a CI job must not pass); 1: a regression; 0: neither."""
+        """2: nothing compared (a CI job must not pass); 1: a regression; 2: something of
+        the inputs not read (a gate never passes on what it did not read); 0: none."""
         if self.diff.nothing_compared:
             return 2
-        return 1 if self.found else 0
+        if self.found:
+            return 1
+        return 2 if self.diff.unread else 0
 
 
 def render(report: Report, fmt: str) -> str:
@@ -91,14 +95,35 @@ def as_json(report: Report) -> str:
 
 # -- Markdown -------------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+_BACKQUOTES = re.compile("`+")
 
 
-def md(value: object) -> str:
-    """Log text as Markdown text: one line, every markup character escaped, ``&`` as an
-    entity (no HTML), controls made visible."""
-    flat = console_text(str(value)).replace("&", "&amp;")
-    return _MD_SPECIAL.sub(r"\\\1", flat)
+def md(value: object, cell: bool = True) -> str:
+    """Input text as Markdown: one line (controls made visible) in a code span, the one
+    inline GitHub shows as it is.  Outside code, escaping is not enough: GitHub links
+    ``@org/team``, ``#12``, bare URLs, ``www.`` and e-mail addresses, renders ``$..$``
+    as math and ``:name:`` as emoji in text a backslash escape leaves as text.
+
+    The span is delimited by one backquote more than the text's longest run of them, so
+    nothing in it can end it.  In a table ``cell`` each ``|`` is ``\\|``: GitHub's table
+    reads it before the span (a bare one would end the cell, and the span with it).
+    """
+    flat = console_text(str(value))
+    if not flat:
+        return ""
+    fence = "`" * (max(map(len, _BACKQUOTES.findall(flat)), default=0) + 1)
+    # a span that starts or ends with a backquote or space is padded: one space each side
+    # is taken off again when both are spaces
+    pad = " " if flat[0] in "` " or flat[-1] in "` " else ""
+    span = f"{fence}{pad}{flat}{pad}{fence}"
+    return span.replace("|", "\\|") if cell else span
+
+
+def md_block(lines: list[str], info: str = "text") -> list[str]:
+    """Lines as a fenced code block whose fence no line of theirs can close or extend."""
+    longest = max((len(r) for line in lines for r in _BACKQUOTES.findall(line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, *lines, fence]
 
 
 def markdown(report: Report) -> str:
@@ -107,9 +132,11 @@ def markdown(report: Report) -> str:
     diff = report.diff
     out = ["## torch.compile: baseline vs new run", ""]
     if diff.nothing_compared:
-        verdict = f"**Nothing compared**: {md(diff.nothing_compared)}"
+        verdict = f"**Nothing compared**: {md(diff.nothing_compared, cell=False)}"
     elif report.found:
         verdict = f"**{len(report.found)} regression(s)**"
+    elif diff.unread:
+        verdict = f"**Not everything read**: {len(diff.unread)} input problem(s), below"
     else:
         verdict = "**No regression**" + (" (no change in compilation)" if diff.unchanged else "")
     out += [verdict, "", "| | Input | Built with |", "|---|---|---|"]
@@ -120,7 +147,12 @@ def markdown(report: Report) -> str:
     if diff.setup:
         out.append("> [!WARNING]")
         out.append("> Not like for like:")
-        out += [f"> - {md(d)}" for d in diff.setup]
+        out += [f"> - {md(d, cell=False)}" for d in diff.setup]
+        out.append("")
+    if diff.unread:
+        out.append("> [!CAUTION]")
+        out.append("> Not read, so not compared (the verdict cannot be a pass):")
+        out += [f"> - {md(d, cell=False)}" for d in diff.unread]
         out.append("")
     if report.found:
         out += ["### Regressions", "", "| Kind | Rank | What | Evidence |", "|---|---|---|---|"]
@@ -135,9 +167,9 @@ def markdown(report: Report) -> str:
         out.append("")
     if report.trend is not None:
         out += _trend_markdown(report.trend)
-    out += ["<details><summary>Every change</summary>", "", "```text"]
-    out += [line.replace("```", "'''") for line in text(report).splitlines()]
-    out += ["```", "", "</details>", ""]
+    out += ["<details><summary>Every change</summary>", ""]
+    out += md_block(text(report).splitlines())
+    out += ["", "</details>", ""]
     return "\n".join(out)
 
 
@@ -203,6 +235,8 @@ def github(report: Report) -> str:
                      f"{gh_data(diff.nothing_compared)}")
     for d in diff.setup:
         lines.append(f"::warning title={gh_property('not like for like')}::{gh_data(d)}")
+    for d in diff.unread:
+        lines.append(f"::error title={gh_property('not read')}::{gh_data(d)}")
     for g in report.found:
         where = _location(g.evidence[-1][1]) if g.evidence else None
         place = f"file={gh_property(where[0])},line={where[1]}," if where else ""
@@ -239,17 +273,23 @@ def junit(report: Report) -> str:
     by_frame: dict[tuple[int, str | None], list[Regression]] = {}
     for g in report.found:
         by_frame.setdefault((g.rank, g.frame), []).append(g)
-    for r in report.diff.ranks:
+    for r in [*report.diff.ranks, *report.diff.new_only]:
         for f in r.frames:
             cases.append((f"rank{r.rank}", str(f.key), by_frame.get((r.rank, str(f.key)), []), f))
         cases.append((f"rank{r.rank}", "run", by_frame.get((r.rank, None), []), None))
     suites = ET.Element("testsuites", name="torch.compile comparison")
-    failures = sum(1 for _, _, found, _ in cases if found) + bool(report.diff.nothing_compared)
+    unread = report.diff.unread
+    failures = (sum(1 for _, _, found, _ in cases if found) + bool(report.diff.nothing_compared)
+                + bool(unread))
     suite = ET.SubElement(
         suites, "testsuite", name="torch.compile comparison",
-        tests=str(len(cases) + bool(report.diff.nothing_compared)),
+        tests=str(len(cases) + bool(report.diff.nothing_compared) + bool(unread)),
         failures=str(failures), errors="0", skipped="0",
     )
+    if unread:
+        case = ET.SubElement(suite, "testcase", classname="comparison", name="inputs read")
+        failure = ET.SubElement(case, "failure", message=xml_text(unread[0]), type="not_read")
+        failure.text = xml_text("\n".join(unread))
     if report.diff.nothing_compared:
         case = ET.SubElement(suite, "testcase", classname="comparison", name="compared")
         failure = ET.SubElement(case, "failure", message=xml_text(report.diff.nothing_compared),

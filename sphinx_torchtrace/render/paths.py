@@ -3,16 +3,19 @@
 Trace text is full of absolute paths (home directories, site-packages).  Every
 string the Sphinx layer publishes (page text, code blocks, downloads, the
 provenance view) goes through one :class:`PathRewriter`, applied line by line so
-that it can never add or remove a line and line numbers stay the model's.
+that it can never add or remove a line and line numbers stay the model's.  It masks
+what looks secret first (:mod:`..trace.secrets`): the one place all published trace
+text passes.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..trace.model import RankTrace, Trace
+from ..trace.secrets import mask_secrets
 
 #: ``/any/prefix/site-packages/`` (or ``dist-packages``): from the first ``/`` of a path to
 #: the first site-packages folder after it.  A match may begin only where a path begins
@@ -148,13 +151,19 @@ def trace_rules(
 
 
 class PathRewriter:
-    """``{regex: replacement}`` rules applied in order; no rules: text unchanged."""
+    """``{regex: replacement}`` rules applied in order, after what looks secret is masked
+    (``secrets``, :mod:`..trace.secrets`: by default, every value found, none kept); no
+    rules: paths unchanged.  Masking too keeps every line where it was."""
 
-    def __init__(self, rules: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, rules: Mapping[str, str] | None = None, secrets: Callable[[str], str] | None = None
+    ) -> None:
         rules = DEFAULT_PATH_REWRITES if rules is None else rules
         self._rules = [(re.compile(p), r, _LITERAL_HINTS.get(p)) for p, r in rules.items()]
+        self._secrets = mask_secrets if secrets is None else secrets
 
     def __call__(self, text: str) -> str:
+        text = self._secrets(text)
         for pattern, replacement, hint in self._rules:
             if hint is None:
                 text = pattern.sub(replacement, text)

@@ -4,8 +4,10 @@ Trace logs are untrusted, so markup is never assembled from strings: code builds
 :class:`Element` trees and :func:`to_xml` / :func:`to_html` serialize them.  Tag
 and attribute names are the program's own and must match a strict pattern; every
 text child and attribute value is escaped, and characters XML cannot hold
-(control characters, lone surrogates) are dropped, so whatever a log's string
-holds it stays text and the output stays well-formed.
+(control characters, lone surrogates, U+FFFE and U+FFFF) are shown as visible escapes
+(``\\x07``, as :func:`~..site.characters.printable` shows them), so whatever a log's
+string holds it stays text and the output stays well-formed, as XML (SVG, EPUB's XHTML)
+and as HTML: void elements are written self-closed (``<br/>``).
 
 The one non-text child is :class:`Json`: data for a ``<script type="application/json">``,
 serialized by this module so nothing in it can close the script element.
@@ -19,14 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Union
 
-from ..site.characters import UNPRINTABLE
+from ..site.characters import UNPRINTABLE, visible_escape
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*\Z")
 _ATTRIBUTE = re.compile(r"[A-Za-z][A-Za-z0-9-]*(?::[A-Za-z][A-Za-z0-9-]*)?\Z")
 
 #: Not in XML 1.0's Char production (C0 controls but TAB, LF, CR; surrogates; U+FFFE/F),
 #: plus DEL and the C1 controls, which HTML calls parse errors.
-_UNSAFE = re.compile(f"[{UNPRINTABLE}\ufffe\uffff]")
+_UNSAFE = re.compile(f"[{UNPRINTABLE}]")
 _TEXT_ESCAPES = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
 )
@@ -100,8 +102,9 @@ def element(
 
 
 def clean_text(text: str) -> str:
-    """``text`` without the characters XML cannot hold (see the module docstring)."""
-    return _UNSAFE.sub("", text)
+    """``text`` with each character XML cannot hold as a visible escape (see the module
+    docstring); CR, LF and TAB kept."""
+    return _UNSAFE.sub(visible_escape, text)
 
 
 def escape_text(text: str) -> str:
@@ -152,7 +155,7 @@ def _write(node: Element, out: list[str], html: bool, pretty: bool) -> None:
     if html and node.tag in _VOID:
         if node.children:
             raise ValueError(f"<{node.tag}> cannot hold children in HTML")
-        out.append(">")
+        out.append("/>")  # HTML reads it as <br>; XML (EPUB) needs it closed
         return
     if not node.children and not html:
         out.append("/>")

@@ -1,17 +1,19 @@
 """Which characters of a log no output can hold, said once for every layer above the model.
 
 Trace text may hold any code point.  Output formats cannot: XML and HTML forbid C0
-controls (but TAB, LF, CR) and call DEL and C1 controls errors, UTF-8 cannot encode lone
+controls (but TAB, LF, CR) and the noncharacters U+FFFE and U+FFFF (an EPUB's XHTML that
+holds one is no XML), call DEL and C1 controls errors, UTF-8 cannot encode lone
 surrogates, and a title, a name or an ``objects.inv`` line must be one line, which every
-boundary ``str.splitlines()`` knows would break.
+boundary ``str.splitlines()`` knows would break.  Pages show each such character as a
+visible escape (``\\x07``, ``\\uffff``), as consoles do.
 """
 
 from __future__ import annotations
 
 import re
 
-#: C0 controls but TAB, LF and CR; DEL; C1 controls; lone surrogates.
-UNPRINTABLE = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff"
+#: C0 controls but TAB, LF and CR; DEL; C1 controls; lone surrogates; U+FFFE and U+FFFF.
+UNPRINTABLE = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
 #: Every line boundary of ``str.splitlines()``.
 LINE_BREAKS = "\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029"
 
@@ -20,27 +22,34 @@ _LINE_BREAKS = re.compile(f"[{LINE_BREAKS}]")
 
 
 def printable(text: str) -> str:
-    """``text`` with CR LF as LF and every unprintable character (a lone CR too) as U+FFFD.
+    """``text`` with CR LF as LF and every unprintable character (a lone CR too) as a
+    visible escape (``\\x1b``, ``\\uffff``): what the log holds is shown, and every
+    output format (XHTML included) can hold it.
 
     Line numbers stay the model's: only LF starts a line, as in the model.
     """
-    return _UNPRINTABLE_OR_CR.sub("\ufffd", text.replace("\r\n", "\n"))
+    return _UNPRINTABLE_OR_CR.sub(_escaped, text.replace("\r\n", "\n"))
 
 
+#: The invisible and bidirectional format characters: zero-width spaces and joiners, marks,
+#: embeddings, overrides and isolates, the byte order mark.
+FORMAT_CHARACTERS = "\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff"
 #: What a console must never receive raw from an input: C0 controls (TAB and line breaks
 #: too: a name that starts a new line can start a CI workflow command such as ``::error``),
 #: DEL, C1 controls, Unicode's line breaks, the invisible and bidirectional format
-#: characters (text that reads differently than it is) and lone surrogates.
-_BEYOND_C0 = (
-    "\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff"
-)
+#: characters (text that reads differently than it is), lone surrogates, U+FFFE, U+FFFF.
+_BEYOND_C0 = f"\x7f-\x9f\u2028\u2029{FORMAT_CHARACTERS}\ud800-\udfff\ufffe\uffff"
 CONSOLE_UNSAFE = "\x00-\x1f" + _BEYOND_C0
 _CONSOLE_UNSAFE = re.compile(f"[{CONSOLE_UNSAFE}]")
 
 
-def _escaped(match: re.Match[str]) -> str:
+def visible_escape(match: re.Match[str]) -> str:
+    """The matched character as an escape anyone can read: ``\\x1b``, ``\\u202e``."""
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_escaped = visible_escape
 
 
 def console_text(text: str) -> str:

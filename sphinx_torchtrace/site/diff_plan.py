@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..trace.diff import FrameDiff, FrameFacts, TraceDiff
-from .naming import digest, fit, item_segment, label_segment, name_text
+from .naming import digest, fit, item_segment, label_segment, name_text, shown_name
 
 #: Finds the frame object (``run/[0/*]`` page) of one run's frame, when that run is in the site.
 FrameObject = Callable[[FrameFacts], str | None]
@@ -68,8 +68,9 @@ def diff_root(generated_dir: str, label: str) -> str:
 
 
 def diff_label_text(label: str) -> str:
-    """A label as shown and as part of names: one printable line."""
-    return name_text(" ".join(label.split()))
+    """A label as shown: one printable line (controls and line breaks escaped as in names,
+    spaces kept)."""
+    return shown_name(name_text(" ".join(label.split())))
 
 
 def plan_diff(
@@ -93,7 +94,7 @@ def plan_diff(
         folder = f"{plan.root}/rank{r.rank}" if plan.multi_rank else plan.root
         for f in r.frames:
             docname = None
-            if f.changed:
+            if f.changed and not diff.nothing_compared:  # no frame was matched: no pages
                 segment = item_segment("frame", f.key.function, f.key.occurrence)
                 docname = f"{folder}/{segment}"
                 if docname in taken:  # the same function in another file

@@ -12,7 +12,18 @@ program is traced again.
 * graph or kernel: ``<frame>/<name>[#<occurrence>]``, e.g.
   ``train/[0/0]/inductor_output_code#2``.  A ``#`` of the logged name itself is
   doubled (``q#2`` is written ``q##2``), so a logged name never equals a
-  numbered one.
+  numbered one; each character a name cannot hold (see below) is written
+  ``#u`` and four hex digits (``a b`` is ``a#u0020b``), one-to-one;
+* distinct graph break: ``<label>/GB0025`` (PyTorch's registry id), else
+  ``<label>/gb/<slug>--h<digest of the exact type>``;
+* the label itself: each character a name cannot hold as ``_`` (labels whose
+  folders clash are refused, so this keeps them apart).
+
+A name is a token of ``objects.inv`` (whose fields whitespace separates, and
+where ``$`` in a URI stands for the name) and the target of a role: it holds no
+whitespace of any kind, no ``$``, ``<``, ``>``, backquote or backslash, no
+control, format (bidirectional, invisible) or XML-illegal character, and ``/``
+and ``#`` only as written here.
 
 **File names** (docnames; raw downloads mirror them under ``_raw/``):
 ``<label>/[<rank>/]<frame>[/<graph or kernel>]``, every segment lower-case
@@ -56,7 +67,7 @@ import re
 from collections.abc import Iterable
 
 from ..trace import Compile, RankTrace, Trace
-from .characters import LINE_BREAKS, UNPRINTABLE
+from .characters import FORMAT_CHARACTERS, LINE_BREAKS, UNPRINTABLE
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
 # Lower-case words joined by single underscores: written with dashes, the mapping stays one-to-one.
@@ -113,6 +124,16 @@ def fit(segment: str, limit: int = MAX_SEGMENT) -> str:
     return f"{head}--h{digest(segment)}"
 
 
+def label_name(label: str) -> str:
+    """A trace's label as the head of its object names: each character a name cannot
+    hold (:data:`_NOT_IN_NAME`, and ``#``) as ``_``, one for one.
+
+    Lossy, but only where :func:`label_segment` is: labels whose folders clash are
+    refused, so distinct labels keep distinct names.
+    """
+    return _NOT_IN_LABEL.sub("_", label)
+
+
 def label_segment(label: str) -> str:
     """The folder of a trace: its label slugified, bounded (the directive rejects clashes)."""
     return fit(slugify(label))
@@ -136,20 +157,54 @@ def item_segment(kind: str, name: str, occurrence: int) -> str:
     return fit(f"{kind}-{name_stem(name)}{suffix}")
 
 
-# What an object name cannot hold: it is one line of objects.inv and of the search index,
-# and it must encode as UTF-8 (C0 and C1 controls, line and paragraph separators, lone
-# surrogates).
-_UNNAMEABLE = re.compile(f"[{UNPRINTABLE}{LINE_BREAKS}\t]")
+# What an object name cannot hold.  It is one line of objects.inv and of the search index,
+# and must encode as UTF-8 (C0 and C1 controls, line and paragraph separators, lone
+# surrogates); one field of that line, which intersphinx splits at any whitespace (so a
+# name with a space could write entries of its own); never the "$" that stands for the
+# name in an objects.inv URI; the target of a role (no "<...>" title syntax, backquote or
+# backslash); text a reader sees as it is (no format character) and XML can hold.  "/"
+# separates a name's parts, so a logged name holds none either.
+_NOT_IN_NAME_CHARS = (
+    f"\\s${UNPRINTABLE}{LINE_BREAKS}{FORMAT_CHARACTERS}\ufffe\uffff/<>`\\\\"
+)
+_NOT_IN_NAME = re.compile(f"[{_NOT_IN_NAME_CHARS}]")
+_NOT_IN_LABEL = re.compile(f"[{_NOT_IN_NAME_CHARS}#]")
 
 
 def name_text(text: str) -> str:
-    """A logged string as part of an object name: one-to-one, one printable line.
+    """A logged string as part of an object name: one-to-one, one token of printable text.
 
     ``#`` is doubled, so a single ``#`` only ever starts what we add: ``#2`` (an
-    occurrence) or ``#u2028`` (a character a name cannot hold).
+    occurrence) or ``#u0020`` (a character a name cannot hold, always four hex digits:
+    each is in the Basic Multilingual Plane).
     """
     escaped = text.replace("#", "##")
-    return _UNNAMEABLE.sub(lambda m: f"#u{ord(m.group()):04x}", escaped)
+    return _NOT_IN_NAME.sub(lambda m: f"#u{ord(m.group()):04x}", escaped)
+
+
+# Escaped in a name and on pages alike: what no page shows raw (controls, line breaks, tab,
+# format characters).  The rest a name escapes only for objects.inv's and roles' sake.
+_SHOWN_ESCAPED = re.compile(f"[{UNPRINTABLE}{LINE_BREAKS}\t{FORMAT_CHARACTERS}]")
+_NAME_ESCAPE = re.compile(r"##|#u([0-9a-f]{4})")
+
+
+def shown_name(name: str) -> str:
+    """An object name (or its tail) as a page shows it: spaces, ``$``, ``/`` ... as logged;
+    controls, line breaks and format characters still escaped; ``##`` kept (``#2`` is an
+    occurrence)."""
+
+    def shown(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return match.group()
+        char = chr(int(match.group(1), 16))
+        return match.group() if _SHOWN_ESCAPED.match(char) else char
+
+    return _NAME_ESCAPE.sub(shown, name)
+
+
+def is_object_name(name: str) -> bool:
+    """Whether ``name`` holds none of the characters a name cannot hold."""
+    return _NOT_IN_NAME.search(name.replace("/", "")) is None
 
 
 def item_name(name: str, occurrence: int) -> str:
@@ -204,7 +259,7 @@ def frame_name(label: str, rank_name: str, compile_: Compile) -> str:
     """The object name of a compile: ``<label>/[<rank>/][0/0]`` (+ ``#2`` for repeats)."""
     suffix = f"#{compile_.occurrence}" if compile_.occurrence > 1 else ""
     rank = f"{rank_name}/" if rank_name else ""
-    return f"{_UNNAMEABLE.sub(chr(0xFFFD), label)}/{rank}{compile_.id}{suffix}"
+    return f"{label_name(label)}/{rank}{compile_.id}{suffix}"
 
 
 def frame_segment(compile_: Compile) -> str:
@@ -223,7 +278,10 @@ def frame_segment(compile_: Compile) -> str:
 
 def break_object_name(label: str, key: str) -> str:
     """The ``torchtrace`` object of a distinct graph break of a trace: ``run/GB0025`` for
-    a break of PyTorch's registry, ``run/gb/<type>`` for one without an id (older torch)."""
+    a break of PyTorch's registry, ``run/gb/<type slug>--h<digest>`` for one without an id
+    (older torch).  The digest is of the exact type: two types the slug alone would merge
+    (``Unsupported call`` and ``unsupported: call``) stay two objects."""
     if re.fullmatch(r"GB\d{4}", key):
-        return f"{label}/{key}"
-    return f"{label}/gb/{fit(slugify(key))}"
+        return f"{label_name(label)}/{key}"
+    head = slugify(key)[: MAX_SEGMENT - _DIGEST_SUFFIX].rstrip("-")
+    return f"{label_name(label)}/gb/{head}--h{digest(key)}"

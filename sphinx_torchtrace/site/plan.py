@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -22,9 +21,8 @@ from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSp
 from ..trace.graph_breaks import BreakMessage
 from ..trace.reader import MAX_RECORD_BYTES
 from ..trace.status import attempts_status
-from ..trace.summary import failure_groups, rank_number
+from ..trace.summary import failure_groups, rank_number, trie_lines
 from .artifacts import GUARD_ARTIFACTS, INLINE_LIMIT, download_suffix, record_is_long
-from .characters import LINE_BREAKS, UNPRINTABLE
 from .naming import (
     break_object_name,
     fit,
@@ -32,6 +30,7 @@ from .naming import (
     frame_segment,
     item_name,
     item_segment,
+    label_name,
     label_segment,
     name_text,
     occurrences,
@@ -136,6 +135,10 @@ RUN_NOT_READ = frozenset({"fx_graph_runnable"})
 FRAME_FOLDS = 4
 
 
+#: Tabs a multi-rank overview section shows at most (one per class of alike ranks).
+RANK_TABS = 16
+
+
 @dataclass
 class RankPlan:
     """Where one log's pages go: ``name`` is the rank part of object names ("" for one log)."""
@@ -151,6 +154,9 @@ class RankPlan:
     #: metric name, and the values.
     differences: list[str] = field(default_factory=list)
     changed_values: list[ValueDifference] = field(default_factory=list)
+    #: For the first rank of a class: what comparing its ranks with each other and with
+    #: the first rank left out (:mod:`..trace.volatile`), one example a rule, by rule name.
+    set_aside: dict[str, str] = field(default_factory=dict)
 
 
 class _Placed:
@@ -303,6 +309,7 @@ class TracePlan:
     _of_rank: dict[int, list[FramePlan]] | None = field(default=None, repr=False, compare=False)
     _repeats: dict[int, list[FramePlan]] | None = field(default=None, repr=False, compare=False)
     _rank_plans: dict[int, RankPlan] | None = field(default=None, repr=False, compare=False)
+    _trie_listed: set[int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def index_docname(self) -> str:
@@ -421,9 +428,28 @@ class TracePlan:
         found = self._by_compile.get(id(compile_))
         return found if found is not None and found.compile is compile_ else None
 
-    def trie_anchor(self, frame: FramePlan) -> str:
-        """The anchor of the overview's stack-trie entry where this frame's compile started."""
+    def trie_anchor(self, frame: FramePlan) -> str | None:
+        """The anchor of the overview's stack-trie entry where this frame's compile started;
+        None where the overview has no such entry (a later attempt, a stack of torch's own
+        frames only, a rank whose trie no tab shows, a page another rank's stands for):
+        the overview and the frame page both ask here, so no link leads nowhere."""
+        if self._trie_listed is None:
+            self._trie_listed = {
+                id(c) for rank in self.trie_ranks()
+                for line in trie_lines(rank.stack_trie) for c in line.compiles
+            }
+        if frame.same_as is not None or id(frame.compile) not in self._trie_listed:
+            return None
         return "start-" + slugify(frame.docname.removeprefix(self.root + "/"))
+
+    def trie_ranks(self) -> list[RankTrace]:
+        """The ranks whose stack trie the overview shows: the one log's; of several, the
+        first rank of each of the first :data:`RANK_TABS` classes of alike ranks."""
+        ranks = self.trace.ranks
+        if not self.trace.is_multi_rank:
+            return list(ranks)
+        firsts = [r for r in ranks if (p := self.rank_plan(r)) is None or p.same_as is None]
+        return firsts[:RANK_TABS]
 
     def break_object(self, message: BreakMessage) -> str | None:
         """The ``gb`` object of the overview's distinct graph breaks that this message is,
@@ -582,6 +608,8 @@ def plan_trace(
         first = sharing.class_of.get(index) if sharing is not None else None
         if first is not None:
             rank_plan.same_as = plan.ranks[first]
+        elif sharing is not None:
+            rank_plan.set_aside = sharing.set_aside.get(index, {})
         plan.ranks.append(rank_plan)
         shared: list[tuple[Compile, Compile]] = []  # (the compile shown, this rank's)
         for compile_ in compile_order(rank.compiles):
@@ -602,7 +630,8 @@ def plan_trace(
                 if other is not None and id(other) in planned:
                     frame.counterpart = planned[id(other)]
                     frame.counterpart_label = f"{names[id(frame.counterpart.rank)]} {other.label}"
-                    frame.differences = compile_differences(other, compile_)
+                    frame.differences = compile_differences(
+                        other, compile_, (frame.counterpart.rank.rank, rank.rank))
                 _plan_graphs(plan, frame, taken, planned)
                 _plan_records(plan, frame)
                 _plan_kernels(frame, taken, planned)
@@ -622,9 +651,13 @@ def plan_trace(
         def page_label(c: Compile) -> str:
             return f"{names[id(planned[id(c)].rank)]} {c.label}" if id(c) in planned else c.label
 
-        differences, rank_plan.changed_values = metric_differences(shown, page_label)
+        def rank_of(c: Compile) -> int | None:
+            return planned[id(c)].rank.rank if id(c) in planned else None
+
+        differences, rank_plan.changed_values = metric_differences(shown, page_label, rank_of)
         if any(a is not b for (a, _), (b, _) in zip(shared, shown, strict=True)):
-            differences, _ = metric_differences(shared)  # what it differs in from its class's
+            # what it differs in from its class's
+            differences, _ = metric_differences(shared, rank_of=rank_of)
         rank_plan.differences[:0] = differences
     return plan
 
@@ -1059,7 +1092,7 @@ def plan_debug_dir(label: str, debug: DebugDir, generated_dir: str) -> DebugDirP
     plan = DebugDirPlan(label, debug, root)
     taken = {plan.index_docname}
     several = len(debug.runs) > 1
-    clean = _UNNAMEABLE_LABEL.sub("\ufffd", label)
+    clean = label_name(label)
     for run in debug.runs:
         folder = posixpath.join(root, fit("run-" + slugify(run.name))) if several else root
         prefix = f"{clean}/{name_text(run.name)}" if several else clean
@@ -1097,6 +1130,3 @@ def _debug_logs(run: DebugRun) -> list[tuple[DebugFile, str]]:
     out = [(run.dynamo_log, "TorchDynamo debug log")] if run.dynamo_log is not None else []
     out.extend((f, f"AOT debug log {f.name}") for f in run.aot_logs)
     return out
-
-
-_UNNAMEABLE_LABEL = re.compile(f"[{UNPRINTABLE}{LINE_BREAKS}\t]")

@@ -13,6 +13,7 @@ the ranks.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -36,6 +37,9 @@ class Sharing:
     counterparts: dict[int, Compile] = field(default_factory=dict)
     #: Rank index -> index of the first rank of its class (ranks that logged alike).
     class_of: dict[int, int] = field(default_factory=dict)
+    #: Index of a class's first rank -> what comparing its ranks' records left out, one
+    #: example a rule (:mod:`..trace.volatile`), by the rule's name.
+    set_aside: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def classes(self, count: int) -> list[list[int]]:
         """Rank indices by class, in first-rank order: ``[[0, 1, 3], [2]]``."""
@@ -59,7 +63,7 @@ def share_frames(trace: Trace) -> Sharing:
     classes: dict[bytes, int] = {}
     for i, rank in enumerate(trace.ranks):
         for c in rank.compiles:
-            key = (c.label, c.occurrence, compile_digest(c))
+            key = (c.label, c.occurrence, compile_digest(c, rank.rank))
             found = firsts.get(key)
             if found is not None:
                 out.repeats[id(c)] = found
@@ -69,26 +73,38 @@ def share_frames(trace: Trace) -> Sharing:
             # another function under the same number is not compared (nothing is alike)
             if counterpart is not c and function_name(counterpart) == function_name(c):
                 out.counterparts[id(c)] = counterpart
-        first = classes.setdefault(class_key(rank), i)
+        set_aside: dict[str, str] = {}
+        first = classes.setdefault(class_key(rank, set_aside), i)
         if first != i:
             out.class_of[i] = first
+        kept = out.set_aside.setdefault(first, {})
+        for rule, shown in set_aside.items():
+            kept.setdefault(rule, shown)
     return out
 
 
 #: What comparing ranks leaves out of their records, as pages say it: what differs between
 #: any two processes (see :func:`~..trace.rank_digest.comparable`).
-SET_ASIDE = ("rank numbers, object addresses and ids, temporary folders, measured durations "
-             "and the order of config settings aside")
+SET_ASIDE = ("each rank's own number, object addresses and ids as torch writes them, random "
+             "ids, temporary folders, measured durations and the order of distinct config "
+             "settings aside")
 
 #: Differences a frame page lists at most (the rest counted).
 FRAME_DIFFERENCES_SHOWN = 30
 
 
-def compile_differences(original: Compile, c: Compile) -> list[tuple[str, str]]:
+def compile_differences(
+    original: Compile, c: Compile, ranks: tuple[int | None, int | None] = (None, None)
+) -> list[tuple[str, str]]:
     """What a compile logged differently from the same compile id on an earlier rank:
     ``(item, detail)`` per differing artifact (by its short name, ``dynamo_output_graph``,
     ``inductor_output_code_2``), artifact only on one side, status, failures and cache
-    results.  Rank numbers in texts aside, as sharing decides."""
+    results.  Each side's own rank number (``ranks``: the original's, then ``c``'s) aside
+    in its texts, as sharing decides."""
+
+    def same(a: str, b: str) -> bool:
+        return a == b or comparable(a, ranks[0]) == comparable(b, ranks[1])
+
     out: list[tuple[str, str]] = []
     if c.status != original.status:
         out.append(("status", f"{c.status} (there: {original.status})"))
@@ -100,11 +116,11 @@ def compile_differences(original: Compile, c: Compile) -> list[tuple[str, str]]:
             out.append((name, "logged here only"))
             continue
         new, old = text(), other()  # each payload read once from its log
-        if not _same(new, old):
-            out.append((name, _how_texts_differ(old, new)))
+        if not same(old, new):
+            out.append((name, _how_texts_differ(old, new, ranks)))
     out += [(name, "logged there only") for name in theirs if name not in mine]
-    failures = [[f.kind, comparable(f.reason)] for f in c.failures]
-    if failures != [[f.kind, comparable(f.reason)] for f in original.failures]:
+    failures = [[f.kind, comparable(f.reason, ranks[1])] for f in c.failures]
+    if failures != [[f.kind, comparable(f.reason, ranks[0])] for f in original.failures]:
         mine_n, theirs_n = len(c.failures), len(original.failures)
         count = f"{mine_n}, for other reasons" if mine_n == theirs_n else (
             f"{mine_n} (there: {theirs_n})")
@@ -124,15 +140,12 @@ def _items(c: Compile) -> dict[str, Callable[[], str]]:
             for a, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True)}
 
 
-def _same(a: str, b: str) -> bool:
-    return a == b or comparable(a) == comparable(b)
-
-
-def _how_texts_differ(old: str, new: str) -> str:
+def _how_texts_differ(old: str, new: str, ranks: tuple[int | None, int | None]) -> str:
     """``3 of 23 lines differ, in numbers only; first: "f32[8, → "f32[6,``: lines counted
     as ranks are compared (an address that differs is no difference), and the first change
     shown, as numbers that differ may be a shape (that matters) or an id."""
-    old_lines, new_lines = comparable(old).split("\n"), comparable(new).split("\n")
+    old_lines = comparable(old, ranks[0]).split("\n")
+    new_lines = comparable(new, ranks[1]).split("\n")
     if len(old_lines) != len(new_lines):
         return f"{len(new_lines)} lines (there: {len(old_lines)})"
     changed = [(a, b) for a, b in zip(old_lines, new_lines, strict=True) if a != b]
@@ -191,21 +204,29 @@ class ValueDifference:
 def metric_differences(
     pairs: Sequence[tuple[Compile, Compile]],
     label: Callable[[Compile], str] = lambda c: c.label,
+    rank_of: Callable[[Compile], int | None] = lambda c: None,
 ) -> tuple[list[str], list[ValueDifference]]:
     """What a rank logged differently in the compiles it shares (pairs of the shown compile
     and its own: metrics, times mostly): a summary by metric name, and the differing values
-    (at most :data:`VALUES_SHOWN`), each with the ``label`` of the compile shown."""
+    (at most :data:`VALUES_SHOWN`), each with the ``label`` of the compile shown.  Every
+    metrics record is compared, a record only one side logged value by value against
+    nothing; a key naming a rank is set aside only where each side holds its own rank's
+    number (``rank_of``)."""
     keys: dict[str, int] = {}
     values: list[ValueDifference] = []
     for a, b in pairs:
-        for ma, mb in zip(a.metrics, b.metrics, strict=False):
-            for key in sorted(set(ma.data) | set(mb.data)):
-                va, vb = ma.data.get(key), mb.data.get(key)
-                if va == vb or "rank" in key:  # rank numbers differ by definition
+        own = (rank_of(a), rank_of(b))
+        for ma, mb in itertools.zip_longest(a.metrics, b.metrics):
+            da = ma.data if ma is not None else {}
+            db = mb.data if mb is not None else {}
+            kind = (ma or mb).kind
+            for key in sorted(set(da) | set(db)):
+                va, vb = da.get(key), db.get(key)
+                if va == vb or ("rank" in key.lower() and (va, vb) == own and None not in own):
                     continue
                 keys[key] = keys.get(key, 0) + 1
                 if len(values) < VALUES_SHOWN:
-                    values.append(ValueDifference(label(a), ma.kind, key, _value(va), _value(vb)))
+                    values.append(ValueDifference(label(a), kind, key, _value(va), _value(vb)))
     out = [
         f"{key} ({n} record{'s' if n != 1 else ''})"
         for key, n in sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[:DIFFERENCES_SHOWN]

@@ -148,7 +148,9 @@ def changed_inputs(
     now = built(app).digests
     before: dict[str, str] = getattr(env, _ENV_DIGESTS, {})
     setattr(env, _ENV_DIGESTS, dict(now))
-    return [d for d, digest in now.items() if before.get(d) != digest and d in env.all_docs]
+    # a page whose directives had inputs last time and none now (they fail now) changed too
+    gone = [d for d in before if d not in now and d in env.all_docs]
+    return [d for d, digest in now.items() if before.get(d) != digest and d in env.all_docs] + gone
 
 
 def forget_built(app: Sphinx, exception: BaseException | None) -> None:

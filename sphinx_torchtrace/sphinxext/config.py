@@ -38,6 +38,7 @@ class TorchTraceConfig:
     capture: str  # torchtrace-capture: "auto" (cache, else run), "always" (run), "never"
     capture_cache: str | None  # the captures' folder (None: in the doctree folder)
     capture_timeout: float  # seconds a capture may run unless its :timeout: says
+    secrets_keep: tuple[str, ...]  # patterns of variable names / values published as logged
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""
@@ -67,6 +68,21 @@ def _path_rewrites(value: Any) -> dict[str, str]:
         except (re.error, IndexError) as err:
             raise ValueError(f"rule {pattern!r} -> {replacement!r}: {err}") from err
     return dict(value)
+
+
+def _secrets_keep(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, list | tuple) or not all(
+        isinstance(v, str) and v for v in value
+    ):
+        raise ValueError("must be a list of variable names or regular expressions of values")
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as err:
+            raise ValueError(f"{pattern!r}: {err}") from err
+    return tuple(value)
 
 
 def _flag(value: Any) -> bool:
@@ -151,6 +167,11 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "torchtrace_capture_cache": (None, _folder),
     # Seconds a capture may run before it is stopped (a directive's :timeout: overrides).
     "torchtrace_capture_timeout": (600.0, _seconds),
+    # What looks secret in a trace (values read from the environment, tokens, keys) is
+    # published masked, with a ``torchtrace.secret`` warning; each entry here is a regular
+    # expression that, matching a variable's whole name (``HF_TOKEN``) or a whole value, says
+    # the user vouches for it: published as logged, and not looked for by the publish check.
+    "torchtrace_secrets_keep": ((), _secrets_keep),
 }
 
 _CHECKED = "_torchtrace_checked"

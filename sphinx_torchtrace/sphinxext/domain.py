@@ -21,13 +21,11 @@ from sphinx.builders import Builder
 from sphinx.domains import Domain, ObjType
 from sphinx.environment import BuildEnvironment
 from sphinx.roles import XRefRole
-from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 from sphinx.util.typing import RoleFunction
 
-from ..site.characters import console_text
-
-logger = logging.getLogger(__name__)
+from ..site.characters import one_line
+from .warnings import warn
 
 OBJECT_TYPES = ("frame", "graph", "kernel", "gb")
 
@@ -86,12 +84,10 @@ class TorchTraceDomain(Domain):
         key = (objtype, name)
         if key in self.objects and self.objects[key][0] != self.env.docname:
             other = self.objects[key][0]
-            logger.warning(
-                "duplicate torchtrace %s %r, also in %s",
-                objtype, name, other,
-                location=location, type="torchtrace", subtype="duplicate",
-            )
-        self.objects[key] = (self.env.docname, node_id, status)
+            warn("duplicate", f"duplicate torchtrace {objtype} {name!r}, also in {other}",
+                 location)
+        # a title (a graph break's type) is shown in links' titles and the break index
+        self.objects[key] = (self.env.docname, node_id, one_line(status))
 
     def clear_doc(self, docname: str) -> None:
         for key, entry in list(self.objects.items()):
@@ -138,11 +134,8 @@ class TorchTraceDomain(Domain):
             if len(hits) < 2:
                 return None
             # like the Python domain: link the first, say which others there were
-            logger.warning(
-                "more than one torchtrace %s matches %r: %s; write more of the name",
-                typ, target, console_text(", ".join(n for n, _ in hits)),
-                location=node, type="torchtrace", subtype="ambiguous",
-            )
+            warn("ambiguous", f"more than one torchtrace {typ} matches {target!r}: "
+                              f"{', '.join(n for n, _ in hits)}; write more of the name", node)
             found = hits[0]
         name, (docname, node_id, status) = found
         if typ == "frame" and status:

@@ -88,10 +88,7 @@ def write_all(root: Path, wanted: dict[Path, Content]) -> list[str]:
     and the others are left alone with one warning.
     """
     manifest = root / MANIFEST
-    try:
-        written = set(json.loads(manifest.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        written = set()
+    written = _manifest(manifest)
     rel = {path: path.relative_to(root).as_posix() for path in wanted}
     theirs: list[str] = []
     for path, text in wanted.items():
@@ -146,6 +143,18 @@ def write_all(root: Path, wanted: dict[Path, Content]) -> list[str]:
         lines = [_IGNORE_HEADER, f"/{MANIFEST}", f"/{_IGNORE}"] + [f"/{n}" for n in listed]
         _write_if_changed(ignore, "\n".join(lines) + "\n")
     return removed
+
+
+def _manifest(path: Path) -> set[str]:
+    """The names a manifest lists; none when it is missing or damaged (a list of names is
+    all it may hold: anything else is not trusted to say which files may be removed)."""
+    try:
+        listed = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return set()
+    if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+        return set()
+    return set(listed)
 
 
 def _write_if_changed(path: Path, text: str) -> None:

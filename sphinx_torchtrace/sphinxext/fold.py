@@ -46,12 +46,18 @@ class FoldFallback(SphinxPostTransform):
                     replaced.append(rubric)
                 else:
                     replaced.append(child)
-            container = nodes.container("", *replaced, classes=[FOLD_CLASS])
+            # the fold's own ids (an object declared just before it) stay anchors
+            container = nodes.container("", *replaced, classes=[FOLD_CLASS], ids=node["ids"])
             node.replace_self(container)
 
 
 def _visit_fold(self: HTML5Translator, node: fold) -> None:
-    opened = " open" if node.get("open") else ""
+    """``<details>``, its attributes written out (``open="open"``): XML too (EPUB's XHTML).
+
+    Its ids (the objects declared just before it, which docutils moves onto it) are
+    written by its title: an element before ``<summary>`` would take the summary's place.
+    """
+    opened = ' open="open"' if node.get("open") else ""
     self.body.append(f'<details class="{FOLD_CLASS}"{opened}>')
 
 
@@ -60,7 +66,10 @@ def _depart_fold(self: HTML5Translator, node: fold) -> None:
 
 
 def _visit_title(self: HTML5Translator, node: fold_title) -> None:
-    self.body.append(self.starttag(node, "summary", "", CLASS=f"{FOLD_CLASS}-title"))
+    """``<summary>`` with its anchor, and its fold's (see :func:`_visit_fold`)."""
+    outer = node.parent["ids"] if isinstance(node.parent, fold) else []
+    self.body.append(self.starttag(node, "summary", "", CLASS=f"{FOLD_CLASS}-title",
+                                   ids=list(outer)))
 
 
 def _depart_title(self: HTML5Translator, node: fold_title) -> None:

@@ -9,15 +9,21 @@ around them is theirs), and at ``build-finished`` the downloads it wrote in this
 build, found through the generated folder's manifest, so nothing else of the project
 is read.  Surviving absolute paths
 give one ``torchtrace.path`` warning that names a few and the setting that hides them.
-The scan is bounded (bytes per file) and its patterns are linear.
+The same scan looks for the values of the build's own environment variables that would
+be a leak (:func:`environment_secrets`: a name that looks secret, or a value that looks
+like a credential): a hit is one ``torchtrace.secret`` warning naming the variables and
+the first file, never a value.  The scan is bounded (bytes per file) and its patterns are
+linear.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -28,6 +34,7 @@ from sphinx.application import Sphinx
 from ..render.paths import PROJECT
 from ..site.naming import generated_prefix
 from ..trace.diagnostics import quote
+from ..trace.secrets import Secret, SecretMasker, looks_secret, secret_name
 from .config import torchtrace_config
 from .doctree import OUTPUT_MARK
 from .files import MANIFEST
@@ -70,24 +77,104 @@ _HARMLESS = re.compile(
 )
 
 
-class _Findings:
-    """What one build's scan found: paths in order, the files holding them, the first file."""
+#: Characters a value of the build's environment needs to be looked for: a shorter one
+#: (``1``, ``true``, ``x11``) is on pages by chance.
+MIN_SECRET_CHARS = 6
+#: Variables whose names sound secret but that hold none: the desktop session's names and
+#: sockets, which no trace quotes.
+_NOT_SECRET = re.compile(
+    r"XDG_\w*|DESKTOP_SESSION|DBUS_SESSION_BUS_ADDRESS|SESSION_MANAGER|SSH_AUTH_SOCK|XAUTHORITY"
+    r"|GPG_AGENT_INFO|GNOME_KEYRING_\w*|KEYTIMEOUT"
+)
+_FLAGS = frozenset(("true", "false", "none", "null", "enabled", "disabled", "default"))
 
-    def __init__(self) -> None:
+
+def environment_secrets(environ: Mapping[str, str], masker: SecretMasker) -> dict[str, str]:
+    """{value: variable} of the build's environment that no page may hold.
+
+    A variable counts when its name looks secret (``HF_TOKEN``, ``DB_PASSWORD``: see
+    :func:`~..trace.secrets.secret_name`) or its value looks like a credential whatever
+    its name (a token, a URL with a password, a random string); never ``HOME``, ``USER``,
+    ``PATH`` and the like.  Its value must be :data:`MIN_SECRET_CHARS` long, hold a
+    letter and not be a path (the path check's) or a flag; one the user keeps
+    (``torchtrace_secrets_keep``) is not looked for.
+    """
+    found: dict[str, str] = {}
+    for name, value in sorted(environ.items()):
+        if not MIN_SECRET_CHARS <= len(value) <= 4096 or _NOT_SECRET.fullmatch(name):
+            continue
+        if value.lower() in _FLAGS or not any(c.isalpha() for c in value):
+            continue
+        if value.startswith(("/", "~", ".")) or re.match(r"[A-Za-z]:[\\/]", value):
+            continue
+        if not (secret_name(name) or looks_secret(value)):
+            continue
+        if masker.keeps(Secret(0, "", name, value)):
+            continue
+        found.setdefault(value, name)
+    return found
+
+
+def _forms(value: str) -> set[str]:
+    """How a value is written in a page or a download: as is, HTML-escaped (``'`` as
+    Python and as docutils write it), in JSON."""
+    escaped = html.escape(value)
+    return {value, escaped, escaped.replace("&#x27;", "&#39;"), html.escape(value, quote=False),
+            json.dumps(value, ensure_ascii=False)[1:-1]}
+
+
+def environment_values(text: str, secrets: Mapping[str, set[str]]) -> list[str]:
+    """The variables (of :func:`environment_secrets`, by name: their forms) whose value
+    ``text`` holds as a word of its own."""
+    names = []
+    for name, forms in secrets.items():
+        if any(_holds(text, form) for form in forms):
+            names.append(name)
+    return names
+
+
+def _holds(text: str, value: str) -> bool:
+    start = text.find(value)
+    while start >= 0:
+        end = start + len(value)
+        if not (start and text[start - 1].isalnum()) and not (
+            end < len(text) and text[end].isalnum()
+        ):
+            return True
+        start = text.find(value, start + 1)
+    return False
+
+
+class _Findings:
+    """What one build's scan found: paths in order, the files holding them, the first file;
+    the build's variables whose values it found, the files holding them, the first."""
+
+    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
         self.paths: list[str] = []
         self.files = 0
         self.first: str | None = None
         self.started = time.time()
         self.pages: set[str] = set()  # scanned as written
+        self.secrets = {name: _forms(value) for value, name in (secrets or {}).items()}
+        self.variables: list[str] = []
+        self.variable_files = 0
+        self.variable_first: str | None = None
 
     def add(self, text: str, location: str) -> None:
         self.note(surviving_paths(text), location)
+        self.note_variables(environment_values(text, self.secrets), location)
 
     def note(self, paths: list[str], location: str) -> None:
         if paths:
             self.files += 1
             self.first = self.first or location
             self.paths.extend(p for p in paths if p not in self.paths)
+
+    def note_variables(self, names: list[str], location: str) -> None:
+        if names:
+            self.variable_files += 1
+            self.variable_first = self.variable_first or location
+            self.variables.extend(n for n in names if n not in self.variables)
 
 
 _FINDINGS: WeakKeyDictionary[Sphinx, _Findings] = WeakKeyDictionary()
@@ -100,7 +187,8 @@ def setup_publish_check(app: Sphinx) -> None:
 
 
 def _start(app: Sphinx) -> None:
-    _FINDINGS[app] = _Findings()
+    keep = SecretMasker(torchtrace_config(app.config).secrets_keep)
+    _FINDINGS[app] = _Findings(environment_secrets(os.environ, keep))
 
 
 def check_page(
@@ -131,10 +219,12 @@ def check_published_paths(app: Sphinx, exception: BaseException | None) -> None:
     findings = _FINDINGS.pop(app, None)
     if exception is not None or findings is None:
         return
-    for path, location in written_pages(app, findings):
-        findings.note(paths_in_file(path), location)
-    for path, location in written_downloads(app, since=findings.started):
-        findings.note(paths_in_file(path), location)
+    for path, location in [*written_pages(app, findings),
+                           *written_downloads(app, since=findings.started)]:
+        paths, names = scan_file(path, findings.secrets)
+        findings.note(paths, location)
+        findings.note_variables(names, location)
+    _warn_variables(findings)
     if not findings.paths:
         return
     found = findings.paths
@@ -146,6 +236,23 @@ def check_published_paths(app: Sphinx, exception: BaseException | None) -> None:
         f"{shown}{more}; add a rule for them to torchtrace_path_rewrites (a "
         f"{{regex: replacement}} dict, such as {{r'/srv/ci/checkout': '{PROJECT}'}})",
         findings.first,
+    )
+
+
+def _warn_variables(findings: _Findings) -> None:
+    """One ``torchtrace.secret`` warning naming the variables whose values were found."""
+    names = findings.variables
+    if not names:
+        return
+    shown = ", ".join(names[:SHOWN]) + (f" and {len(names) - SHOWN} more"
+                                         if len(names) > SHOWN else "")
+    warn(
+        "secret",
+        f"{findings.variable_files} published file(s) hold the value of the build's "
+        f"environment variable(s) {shown}: the trace quotes it where no rule masked it; "
+        "capture without it, or name the variable in torchtrace_secrets_keep if it may be "
+        "published",
+        findings.variable_first,
     )
 
 
@@ -176,7 +283,7 @@ def written_downloads(app: Sphinx, since: float) -> Iterator[tuple[Path, str]]:
     root = Path(app.srcdir) / torchtrace_config(app.config).generated_dir
     try:
         listed = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return
     if not isinstance(listed, list):
         return
@@ -201,10 +308,18 @@ def _source_suffixes(app: Sphinx) -> list[str]:
 
 
 def paths_in_file(path: Path) -> list[str]:
-    """The machine paths in the first :data:`MAX_SCAN_BYTES` of a file, read a piece of whole
-    lines at a time (a path never spans lines): a thousand ranks' timeline is a gigabyte,
-    and 64 MB of it read at once cost 200 MB."""
+    """The machine paths in the first :data:`MAX_SCAN_BYTES` of a file (see
+    :func:`scan_file`)."""
+    return scan_file(path, {})[0]
+
+
+def scan_file(path: Path, secrets: Mapping[str, set[str]]) -> tuple[list[str], list[str]]:
+    """The machine paths in the first :data:`MAX_SCAN_BYTES` of a file, and the variables
+    whose values it holds (``secrets``: see :func:`environment_values`), read a piece of
+    whole lines at a time (a path never spans lines): a thousand ranks' timeline is a
+    gigabyte, and 64 MB of it read at once cost 200 MB."""
     found: list[str] = []
+    names: list[str] = []
     try:
         with path.open("rb") as f:
             left, carry = MAX_SCAN_BYTES, b""
@@ -219,14 +334,16 @@ def paths_in_file(path: Path) -> list[str]:
                         continue
                     cut = len(piece)
                 carry = piece[cut:]
-                for p in surviving_paths(piece[:cut].decode("utf-8", "replace")):
+                text = piece[:cut].decode("utf-8", "replace")
+                for p in surviving_paths(text) if len(found) <= SHOWN_MAX else ():
                     if p not in found:
                         found.append(p)
-                if last or len(found) > SHOWN_MAX:
+                names += (n for n in environment_values(text, secrets) if n not in names)
+                if last or (len(found) > SHOWN_MAX and not secrets):
                     break
     except OSError:
         pass
-    return found
+    return found, names
 
 
 def surviving_paths(text: str) -> list[str]:

@@ -27,6 +27,7 @@ from .latex import LatexLongLines
 from .options_table import OptionsTable
 from .page import TorchTracePage
 from .patches.asset_checksums import setup_asset_checksums
+from .patches.closed_tab_inputs import setup_closed_tab_inputs
 from .patches.fast_code import setup_fast_code
 from .patches.gc_threshold import setup_gc_threshold
 from .patches.generated_transforms import setup_generated_transforms
@@ -43,6 +44,7 @@ from .warnings_table import WarningsTable
 
 def setup_extension(app: Sphinx) -> None:
     app.setup_extension("sphinx_design")
+    setup_closed_tab_inputs(app)  # after sphinx-design's own visitor
     add_config_values(app)
     app.add_lexer("torchtrace-fx", FxGraphLexer)
     setup_fast_code(app)

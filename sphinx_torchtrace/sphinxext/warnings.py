@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.util import logging
 
 from ..site.characters import console_text
@@ -41,6 +42,11 @@ SPHINX_KINDS: dict[str, str] = {
     "path": "a page or download the extension made still holds an absolute machine path (under "
     "/home, /tmp, /srv ... or a Windows drive) after the path rewrites: add a rule to "
     "torchtrace_path_rewrites",
+    "secret": "a trace holds values that look secret (what the program read from its "
+    "environment, tokens, private keys, passwords in URLs): they are published masked, and the "
+    "warning names the first one's log line; or a page or download the extension made holds "
+    "the value of one of the build's environment variables whose name looks secret (the "
+    "variable is named, never its value); torchtrace_secrets_keep publishes what you vouch for",
 }
 
 #: Subtypes of ``torchtrace-diff``: what got worse between two runs (torchtrace_regressions
@@ -71,10 +77,21 @@ def warn(subtype: str, message: str, location: Any = None) -> None:
 
     Message and location (a log's or a debug-folder entry's path, named by the input) are
     printed to the console and CI logs: controls and format characters in them are shown
-    as escapes (:func:`console_text`)."""
+    as escapes (:func:`console_text`), whatever form the location takes."""
     if subtype not in WARNINGS:
         raise KeyError(f"unregistered torchtrace warning subtype {subtype!r}")
+    logger.warning(console_text(message), location=console_location(location),
+                   type="torchtrace", subtype=subtype)
+
+
+def console_location(location: Any) -> Any:
+    """A warning's location, escaped as its message is: a path as text; a node as the
+    ``source:line`` Sphinx would print for it (a node's source may be a log's or a folder
+    entry's path); a ``(docname, line)`` pair with its docname escaped."""
+    if isinstance(location, nodes.Node):
+        location = logging.get_node_location(location)
+    if isinstance(location, tuple) and len(location) == 2 and isinstance(location[0], str):
+        return console_text(location[0]), location[1]
     if isinstance(location, str | Path):
-        location = console_text(str(location))
-    logger.warning(console_text(message), location=location, type="torchtrace",
-                   subtype=subtype)
+        return console_text(str(location))
+    return location

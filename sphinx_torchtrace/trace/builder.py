@@ -15,6 +15,7 @@ diagnostic can say which record held it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -128,6 +129,18 @@ JSON_ARTIFACTS = frozenset(
     }
 )
 
+#: The JSON type torch writes at the top of the payloads the model and the pages read by
+#: name; another type there (a list where an object belongs, a string, a number) is one
+#: ``payload`` diagnostic at the record (what reads it by type finds nothing there).
+JSON_SHAPES: dict[str, type] = {
+    "torch_version": dict,
+    "inductor_provenance_tracking_node_mappings": dict,
+    "inductor_provenance_tracking_kernel_stack_traces": dict,
+    "inductor_runtime_and_tensor_meta": dict,
+    "graph_execution": dict,
+    "inductor_collective_schedule": list,
+}
+
 Handler = Callable[["RankBuilder", Record, Compile | None], None]
 
 
@@ -198,6 +211,7 @@ class RankBuilder:
         rank.pids = list(pids)
         self._finish()
         rank.diagnostics.extend(self.reader.diagnostics)
+        rank.secrets = self.reader.secrets
         return rank
 
     def _finish(self) -> None:
@@ -272,8 +286,10 @@ class RankBuilder:
         body = record.body
         if body is not None and _is_graph(kind, name, encoding):
             node_count = graph_node_count(body)
-        if kind == "artifact" and (encoding == "json" or name in JSON_ARTIFACTS):
-            self._check_json(record, f"artifact {quote(name)}")
+        read_by_name = name in JSON_ARTIFACTS or name in JSON_SHAPES  # whatever its encoding
+        if kind == "artifact" and (encoding == "json" or read_by_name):
+            if not self._check_json(record, f"artifact {quote(name)}") and name in JSON_SHAPES:
+                self._check_shape(record, name, JSON_SHAPES[name])
         artifact = Artifact(
             name=name,
             kind=kind,
@@ -345,8 +361,8 @@ class RankBuilder:
                 line,
             )
 
-    def _check_json(self, record: Record, what: str) -> None:
-        """Report a payload whose JSON nests too deeply to be decoded.
+    def _check_json(self, record: Record, what: str) -> bool:
+        """Report a payload whose JSON nests too deeply to be decoded; whether it does.
 
         The payload stays in the model; decoding it later (:func:`load_json`)
         gives nothing instead of overflowing the stack.
@@ -358,6 +374,25 @@ class RankBuilder:
                 "it is not decoded",
                 record.line,
             )
+            return True
+        return False
+
+    def _check_shape(self, record: Record, name: str, expected: type) -> None:
+        """Report a payload read by name (:data:`JSON_SHAPES`) that does not parse, or
+        parses to another type than torch writes there; it is decoded now, while the
+        reader holds it (a payload too large to hold is left unanalysed anyway)."""
+        if record.body is None or not record.body.strip():
+            return
+        try:
+            value = load_json(record.body)
+        except ValueError:
+            problem = "does not parse as JSON"
+        else:
+            if isinstance(value, expected):
+                return
+            problem = f"is {json_type(value)} where torch writes {json_type(expected())}"
+        self.reader._diag("payload", f"the payload of artifact {quote(name)} {problem}",
+                          record.line)
 
     def _json_texts_of(self, data: dict[str, Any], record: Record) -> None:
         """Leave out JSON text inside metrics (configs) nested too deeply to decode, reported."""
@@ -530,6 +565,19 @@ def parse_recompile_reasons(body: str) -> list[str]:
     if isinstance(value, list):
         return [str(v) for v in value]
     return [str(value)]
+
+
+def json_type(value: Any) -> str:
+    """A decoded JSON value's type as a message names it (``a JSON list``)."""
+    if isinstance(value, dict):
+        return "a JSON object"
+    if isinstance(value, list):
+        return "a JSON list"
+    if isinstance(value, str):
+        return "a JSON string"
+    if isinstance(value, bool) or value is None:
+        return f"JSON {json.dumps(value)}"
+    return "a JSON number"
 
 
 def _key(compile_id: CompileId) -> tuple[int | None, int | None, int | None, int]:

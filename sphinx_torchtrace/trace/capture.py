@@ -126,18 +126,26 @@ def _module_files(name: str, bases: list[Path], root: Path) -> list[Path]:
     return []
 
 
-def glob_depends(patterns: Sequence[str], base: Path, root: Path) -> list[Path]:
-    """The files ``:depends:`` globs name (relative to ``base``; ``**`` recurses), inside
-    ``root`` only."""
+def glob_depends(
+    patterns: Sequence[str], base: Path, root: Path
+) -> tuple[list[Path], list[str]]:
+    """The files ``:depends:`` globs name (relative to ``base``; ``**`` recurses) inside
+    ``root``, and the patterns that name a file outside it (by ``..``, an absolute path or
+    a link): a dependency the cache key cannot vouch for, which the caller refuses."""
     root = root.resolve()
     found: set[Path] = set()
+    outside: list[str] = []
     for pattern in patterns:
         for name in glob.glob(os.path.join(glob.escape(os.fspath(base)), pattern),
                               recursive=True):
             path = Path(name).resolve()
-            if path.is_file() and path.is_relative_to(root):
+            if not path.is_file():
+                continue
+            if path.is_relative_to(root):
                 found.add(path)
-    return sorted(found)
+            elif pattern not in outside:
+                outside.append(pattern)
+    return sorted(found), outside
 
 
 _FACTS = r"""
@@ -193,12 +201,15 @@ def interpreter_facts(
             env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL, cwd=cwd,
         )
         facts = json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError):
+    except (OSError, subprocess.SubprocessError, ValueError, RecursionError):
+        return Interpreter(sys.version, None, None, None)
+    if not isinstance(facts, dict):  # something else printed on that Python's stdout
         return Interpreter(sys.version, None, None, None)
     torch = facts.get("torch") or None
-    if torch is None:
+    if not isinstance(torch, dict):
         return Interpreter(str(facts.get("python")), None, None, None)
-    build = torch.get("build") or ""
+    build = torch.get("build")
+    build = build if isinstance(build, str) else ""
     git = re.search(r"""^git_version\s*=\s*['"]([^'"]*)['"]""", build, re.M)
     version = torch.get("version")
     if version is None:
@@ -297,12 +308,62 @@ class CaptureRecord:
 
     @classmethod
     def from_file(cls, path: Path) -> CaptureRecord | None:
+        """The record at ``path``; None when there is none, or it does not parse, is of
+        another format or holds a value of another type than this class has (a damaged or
+        hostile entry is a cache miss, never a failed build)."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            record = cls(**data)
-        except (OSError, ValueError, TypeError):
+        except (OSError, ValueError, RecursionError):
             return None
-        return record if record.format == CACHE_FORMAT else None
+        return cls.from_json(data)
+
+    @classmethod
+    def from_json(cls, data: object) -> CaptureRecord | None:
+        """A record from its decoded JSON, every field checked (see :meth:`from_file`)."""
+        if not isinstance(data, dict) or not set(_REQUIRED) <= set(data) <= set(_FIELD_CHECKS):
+            return None
+        if not all(_FIELD_CHECKS[name](value) for name, value in data.items()):
+            return None
+        if data.get("format", CACHE_FORMAT) != CACHE_FORMAT:
+            return None
+        return cls(**data)
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _optional_text(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _seconds(value: object) -> bool:
+    """A time a record can hold: a finite number of seconds from 0 to year 9999 (what
+    ``time.gmtime`` and a page's ``{:.1f}`` take)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and 0 <= value <= MAX_RECORD_SECONDS)
+
+
+def _exit_status(value: object) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool)
+                             and -(2**31) <= value < 2**32)
+
+
+def _format(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: Seconds a record's times may reach: the last second of year 9999.
+MAX_RECORD_SECONDS = 253_402_300_799
+#: Each field of a record and the test its JSON value must pass.
+_FIELD_CHECKS = {
+    "key": _text, "script": _text, "started": _seconds, "duration": _seconds,
+    "status": lambda v: v in (OK, FAILED, TIMED_OUT), "returncode": _exit_status,
+    "stderr_tail": _text, "torch_version": _optional_text, "source_key": _text,
+    "python": _text, "format": _format,
+}
+#: The fields without a default: a record lacking one is no record.
+_REQUIRED = ("key", "script", "started", "duration", "status", "returncode", "stderr_tail")
 
 
 def run_program(
@@ -392,6 +453,9 @@ class CaptureCache:
     _interpreters: dict[tuple[str, tuple[tuple[str, str], ...], Path], Interpreter] = field(
         default_factory=dict
     )
+    #: Entries whose record.json a lookup found but could not read (damaged, hostile):
+    #: misses, made again by the next capture of their key.
+    damaged: set[str] = field(default_factory=set)
 
     def interpreter(self, spec: CaptureSpec) -> Interpreter:
         """The facts of the capture's interpreter in its environment (one look per build)."""
@@ -408,6 +472,8 @@ class CaptureCache:
     def lookup(self, key: str) -> Capture | None:
         entry = self.folder / key
         record = CaptureRecord.from_file(entry / RECORD)
+        if record is None and (entry / RECORD).is_file():
+            self.damaged.add(key)
         if record is None or record.key != key or not (entry / TRACE).is_dir():
             return None
         try:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Compile, RankTrace
+from .timings import MAX_SECONDS, plausible
 
 #: The artifact a text log keeps a compile's CUDA graph lines in (``text_log.CUDAGRAPH_LINES``).
 CUDAGRAPH_LINES = "cudagraph_log"
@@ -133,9 +134,9 @@ def frame_cudagraphs(c: Compile) -> FrameCudaGraphs | None:
         reason = m.data.get("cudagraph_skip_reason")
         if isinstance(reason, str) and reason:
             found.skip_reasons.append(_without_prefix(reason))
-        time_us = m.data.get("runtime_cudagraphify_time_us")
-        if isinstance(time_us, (int, float)) and not isinstance(time_us, bool) and time_us >= 0:
-            found.record_time_us = (found.record_time_us or 0) + float(time_us)
+        time_us = plausible(m.data.get("runtime_cudagraphify_time_us"), MAX_SECONDS * 1e6)
+        if time_us is not None:  # never float() of a 400-digit integer, never NaN
+            found.record_time_us = (found.record_time_us or 0) + time_us
     for a in c.artifacts:
         if a.name != CUDAGRAPH_LINES:
             continue

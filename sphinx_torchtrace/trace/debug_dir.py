@@ -21,6 +21,7 @@ import ast
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from .diagnostics import Diagnostic, quote
 from .kernels import Kernel, split_output_code
 from .provenance import NodeMappings
 from .reader import load_json
+from .secrets import SecretScan, scan_text
 
 #: Bytes read from one file of a debug folder at most; the rest is cut (a diagnostic says so).
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -65,6 +67,7 @@ class DebugFile:
     text: str | None  # None when unreadable or binary
     size: int
     cut: bool = False  # longer than MAX_FILE_BYTES: only the head was read
+    secrets: SecretScan = field(default_factory=SecretScan)  # what looks secret in it
 
 
 @dataclass
@@ -177,6 +180,15 @@ class DebugDir:
     def graphs(self) -> list[GraphFolder]:
         return [g for r in self.runs for g in r.graphs]
 
+    def files(self) -> Iterator[DebugFile]:
+        """Every file read, run by run: its logs, then its graph folders' files."""
+        for run in self.runs:
+            if run.dynamo_log is not None:
+                yield run.dynamo_log
+            yield from run.aot_logs
+            for graph in run.graphs:
+                yield from graph.files.values()
+
 
 def debug_dir_shape(path: str | os.PathLike[str]) -> str | None:
     """``debug``, ``run`` or ``graph`` when ``path`` is a folder of that kind, else None."""
@@ -276,7 +288,7 @@ class _Reader:
                 self.note("debug_file", f"is not UTF-8 text (byte {err.start}); shown with "
                           "replacement characters", path)
             text = data.decode("utf-8", "replace")
-        return DebugFile(path.name, display, text, size, cut)
+        return DebugFile(path.name, display, text, size, cut, scan_text(data))
 
 
 def load_debug_dir(path: str | os.PathLike[str], shape: str | None = None) -> DebugDir:
@@ -491,24 +503,33 @@ def _scalar(value: Any) -> object:
 
 def match_compiles(debug: DebugDir, trace: Any) -> dict[str, list[str]]:
     """Graph folder name -> compile ids (``[0/0]``) of a trace of the same run, matched by
-    content (the folder's ``output_code.py`` or ATen graph equals an artifact of that compile),
-    never by numbering: ``model__<n>`` is not a compile id."""
+    content (see :func:`matching_compiles`)."""
+    found: dict[str, list[str]] = {}
+    for name, compiles in matching_compiles(debug, trace).items():
+        found[name] = list(dict.fromkeys(c.label for c in compiles))
+    return found
+
+
+def matching_compiles(debug: DebugDir, trace: Any) -> dict[str, list[Any]]:
+    """Graph folder name -> the compiles of a trace of the same run whose artifacts match
+    it by content (the folder's ``output_code.py`` or ATen graph equals an artifact of that
+    compile), in log order, never by numbering: ``model__<n>`` is not a compile id."""
     wanted: dict[str, list[GraphFolder]] = {}
     for g in debug.graphs:
         for name in ("output_code.py", "fx_graph_readable.py"):
             text = g.text(name)
             if text and text.strip():
                 wanted.setdefault(text.strip(), []).append(g)
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[Any]] = {}
     for rank in getattr(trace, "ranks", ()):
         for compile_ in rank.compiles:
             for artifact in compile_.artifacts:
                 if artifact.payload is None or artifact.name not in _MATCHED_ARTIFACTS:
                     continue
                 for g in wanted.get(artifact.text().strip(), ()):
-                    ids = found.setdefault(g.name, [])
-                    if compile_.label not in ids:
-                        ids.append(compile_.label)
+                    compiles = found.setdefault(g.name, [])
+                    if not any(c is compile_ for c in compiles):
+                        compiles.append(compile_)
     return found
 
 

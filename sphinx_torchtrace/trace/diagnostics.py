@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .secrets import mask_secrets
+
 #: Every diagnostic kind, with what it means.  Names are part of the public API.
 DIAGNOSTIC_KINDS: dict[str, str] = {
     "prefix": "a line is neither a glog-style record line nor a tab-indented payload line",
@@ -18,7 +20,8 @@ DIAGNOSTIC_KINDS: dict[str, str] = {
     "truncated": "the log ends in the middle of a record",
     "encoding": "a line is not valid UTF-8 (shown with replacement characters)",
     "intern": "a stack frame refers to an interned string id that no str record defines",
-    "payload": "a payload that must be JSON (metrics, mappings) does not parse",
+    "payload": "a payload that must be JSON (metrics, mappings) does not parse, or is "
+    "another JSON type than torch writes there (a list where an object belongs)",
     "rank": "a record names a different rank than the rest of its log; or two logs of a trace "
     "directory say they are the same rank (copied logs?), and their file names' ranks are used",
     "read": "a log file cannot be read at all",
@@ -67,12 +70,14 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
 
     A message is printed in build logs, often public: a bad line may hold anything
     (an environment read through a link, a secret), so only its first characters
-    show, and control characters, line breaks and lone surrogates are escaped.
-    Strings are quoted (``'abc…'``); other values are written as Python does.
+    show, and control characters, line breaks and lone surrogates are escaped; what looks
+    secret is masked first (:mod:`.secrets`).  Strings are quoted (``'abc…'``); other
+    values are written as Python does.
     """
     if isinstance(value, bytes):
         value = value[: limit * 4].decode("utf-8", "replace")
     if isinstance(value, str):
+        value = mask_secrets(value[: limit * 4])
         text = repr(value[:limit])
         return text[:-1] + "…" + text[-1] if len(value) > limit else text
     try:

@@ -27,6 +27,7 @@ from .compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
 from .graph_breaks import break_events
 from .model import Compile, RankTrace, Trace
 from .rank_digest import class_key, number_ranges
+from .secrets import mask_secrets
 from .status import combined_status
 from .summary import (
     TIME_PHASES,
@@ -169,8 +170,13 @@ class FrameFacts:
         return f"{self.log}:{c.first_line}"
 
 
-def frames_of(rank: RankTrace, rewrite: Callable[[str], str] | None = None) -> list[FrameFacts]:
-    """The frames of a rank in log order, each with its :class:`FrameKey`."""
+def frames_of(
+    rank: RankTrace,
+    rewrite: Callable[[str], str] | None = None,
+    mask: Callable[[str], str] = mask_secrets,
+) -> list[FrameFacts]:
+    """The frames of a rank in log order, each with its :class:`FrameKey`; what looks
+    secret in their reasons, guards and graphs masked by ``mask`` (:mod:`.secrets`)."""
     groups: list[tuple[int | None, int, list[Compile]]] = []
     current: dict[tuple[int | None, int], list[Compile]] = {}
     for c in rank.compiles:
@@ -197,8 +203,25 @@ def frames_of(rank: RankTrace, rewrite: Callable[[str], str] | None = None) -> l
         label = f"[{'' if ca is None else f'!{ca}/'}{frame_id}/*]"
         if compiles[0].occurrence > 1:
             label += f" #{compiles[0].occurrence}"
-        out.append(_facts(key, label, compiles, line, rewrite, rank))
+        out.append(_masked(_facts(key, label, compiles, line, rewrite, rank), mask))
     return out
+
+
+def _mask_lines(lines: list[str], mask: Callable[[str], str]) -> list[str]:
+    """Lines masked as one text (thousands of guard lines, one pass; masking keeps lines)."""
+    out = mask("\n".join(lines)).split("\n") if lines else []
+    return out if len(out) == len(lines) else [mask(line) for line in lines]
+
+
+def _masked(facts: FrameFacts, mask: Callable[[str], str]) -> FrameFacts:
+    """The frame's texts from the log as published: what looks secret masked (a guard on
+    an environment variable's value, a token passed as an argument)."""
+    facts.recompile_reasons = _mask_lines(facts.recompile_reasons, mask)
+    facts.guards = _mask_lines(facts.guards, mask)
+    facts.graph = mask(facts.graph) if facts.graph is not None else None
+    facts.breaks = [replace(b, reason=mask(b.reason)) for b in facts.breaks]
+    facts.errors = [replace(e, reason=mask(e.reason)) for e in facts.errors]
+    return facts
 
 
 def _is_first(compile_: Compile) -> bool:
@@ -480,13 +503,21 @@ class TraceDiff:
     """Two runs compared: per paired rank a :class:`RankDiff`, and the ranks of one run only.
 
     ``setup`` says what differs in how the runs were made (:mod:`.comparability`);
-    ``nothing_compared`` why no frame could be compared (no rank or no frame in common):
-    a CI job must not pass on that.
+    ``nothing_compared`` why no frame could be compared (no rank or no frame in common),
+    ``unread`` what of the inputs the comparison did not read: a CI job must not pass on
+    either.  A rank only the new run has is compared with nothing (``new_only``): all it
+    logged is new.
     """
 
     ranks: list[RankDiff]
     ranks_only_baseline: list[int] = field(default_factory=list)
     ranks_only_new: list[int] = field(default_factory=list)
+    #: Each rank only the new run has (unless ``--ranks`` left it out), compared with an
+    #: empty log: its errors and graph breaks are new ones.
+    new_only: list[RankDiff] = field(default_factory=list)
+    #: What the comparison did not read, in the tool's words: ranks of the baseline the new
+    #: run lacks, logs of a folder left out, records that did not parse.
+    unread: list[str] = field(default_factory=list)
     baseline_facts: RunFacts | None = None
     new_facts: RunFacts | None = None
     setup: list[str] = field(default_factory=list)
@@ -500,7 +531,8 @@ class TraceDiff:
     def unchanged(self) -> bool:
         """Nothing but compile time differs: the page and the command say so in one line."""
         return not (
-            self.ranks_only_baseline or self.ranks_only_new or any(r.changed for r in self.ranks)
+            self.ranks_only_baseline or self.ranks_only_new or self.unread
+            or any(r.changed for r in self.ranks)
         )
 
     def summary_lines(self) -> list[str]:
@@ -519,13 +551,16 @@ def diff_traces(
     rewrite: Callable[[str], str] | None = None,
     pairs: Sequence[tuple[int, int]] | None = None,
     renames: Mapping[str, str] | None = None,
+    mask: Callable[[str], str] = mask_secrets,
 ) -> TraceDiff:
     """Compare two runs.  ``rewrite`` maps each run's file names (path rewriting) before
     matching, so runs from two checkouts or machines still match; ``pairs`` says which
     baseline rank is compared with which new one (by default: equal numbers); ``renames``
-    maps baseline function names to new ones (a function renamed between the runs)."""
+    maps baseline function names to new ones (a function renamed between the runs);
+    ``mask`` masks what looks secret in the texts compared (:func:`frames_of`)."""
     old_ranks = {rank_number(baseline, r): r for r in baseline.ranks}
     new_ranks = {rank_number(new, r): r for r in new.ranks}
+    chosen = pairs is not None  # ranks left out of chosen pairs are the user's choice
     if pairs is None:
         pairs = [(n, n) for n in sorted(set(old_ranks) & set(new_ranks))]
     pairs = [(a, b) for a, b in pairs if a in old_ranks and b in new_ranks]
@@ -533,7 +568,7 @@ def diff_traces(
     compared: list[RankDiff] = []
     for (a, b), others in _by_classes(pairs, old_ranks, new_ranks).items():
         ranks_diff = diff_ranks(old_ranks[a], new_ranks[b], rank=b, rewrite=rewrite,
-                                renames=renames)
+                                renames=renames, mask=mask)
         ranks_diff.alike = others
         compared.append(ranks_diff)
     result = TraceDiff(
@@ -545,7 +580,41 @@ def diff_traces(
         setup=differences(old_facts, new_facts),
     )
     result.nothing_compared = _nothing_compared(result, old_ranks, new_ranks)
+    if not chosen and result.ranks:
+        result.new_only = [
+            diff_ranks(RankTrace(path="", rank=b, size=0), new_ranks[b], rank=b, rewrite=rewrite,
+                       mask=mask)
+            for b in result.ranks_only_new
+        ]
+        result.unread += [f"rank {a} of the baseline is not in the new run (no log of it was "
+                          "found)" for a in result.ranks_only_baseline]
+    result.unread += unread(baseline, "baseline") + unread(new, "new run")
     return result
+
+
+#: Diagnostics of records (or bytes) a log holds that the reader could not use: a
+#: comparison that did not read them cannot vouch for them.
+UNREAD_KINDS = ("json", "truncated", "payload", "nesting", "limit", "prefix", "read")
+
+
+def unread(trace: Trace, side: str) -> list[str]:
+    """What of ``trace`` was not read, in the tool's words (file names as data, escaped
+    where printed): logs of its folder left out, entries skipped, records that did not
+    parse (counted, the first located)."""
+    out: list[str] = []
+    if trace.not_shown:
+        names = ", ".join(trace.not_shown[:3]) + (" …" if len(trace.not_shown) > 3 else "")
+        out.append(f"{side}: {len(trace.not_shown)} other log(s) of its folder not read "
+                   f"({names}); name the log to compare it")
+    for d in trace.diagnostics:
+        if d.kind in ("mixed_runs", "skipped"):
+            out.append(f"{side}: {d.path}: {d.message}")
+    bad = [d for r in trace.ranks for d in r.diagnostics if d.kind in UNREAD_KINDS]
+    if bad:
+        first = bad[0]
+        out.append(f"{side}: {len(bad)} record(s) or line(s) not read "
+                   f"(first: {first.path}:{first.line}, {first.message})")
+    return out
 
 
 def _by_classes(
@@ -597,10 +666,11 @@ def diff_ranks(
     rank: int = 0,
     rewrite: Callable[[str], str] | None = None,
     renames: Mapping[str, str] | None = None,
+    mask: Callable[[str], str] = mask_secrets,
 ) -> RankDiff:
     """Compare the frames of two logs of one rank (see :func:`diff_traces`)."""
-    old_list = _renamed(frames_of(baseline, rewrite), renames or {})
-    new_list = frames_of(new, rewrite)
+    old_list = _renamed(frames_of(baseline, rewrite, mask), renames or {})
+    new_list = frames_of(new, rewrite, mask)
     old_frames = {f.key: f for f in old_list}
     new_frames = {f.key: f for f in new_list}
     keys = list(new_frames) + [k for k in old_frames if k not in new_frames]
@@ -818,15 +888,19 @@ def regressions(
     """
     settings = validate_regressions(thresholds if thresholds is not None else {})
     out: list[Regression] = []
-    for r in diff.ranks:
+    for r in [*diff.ranks, *diff.new_only]:
+        only = (f" (rank {r.rank} is only in the new run)"
+                if any(r is n for n in diff.new_only) else "")
         if settings["error"]:
             out += [
-                Regression("error", r.rank, None, f"new compile error: {e}", _new(e.evidence))
+                Regression("error", r.rank, None, f"new compile error: {e}{only}",
+                           _new(e.evidence))
                 for e in r.errors_new
             ]
         if settings["graph_break"]:
             out += [
-                Regression("graph_break", r.rank, None, f"new graph break: {b}", _new(b.evidence))
+                Regression("graph_break", r.rank, None, f"new graph break: {b}{only}",
+                           _new(b.evidence))
                 for b in r.breaks_new
             ]
         for f in r.frames:
@@ -908,11 +982,15 @@ def summary_lines(diff: TraceDiff) -> list[str]:
         return [f"Nothing compared: {diff.nothing_compared}."]
     if diff.unchanged:
         return ["No change in compilation (compile time aside)."]
-    lines: list[str] = []
+    lines: list[str] = [f"Not read: {what}" for what in diff.unread]
     for n in diff.ranks_only_baseline:
         lines.append(f"rank {n}: only in the baseline")
+    new_only = {r.rank: r for r in diff.new_only}
     for n in diff.ranks_only_new:
-        lines.append(f"rank {n}: only in the new run")
+        r = new_only.get(n)
+        found = (f" (compared with nothing: {len(r.errors_new)} compile error(s), "
+                 f"{len(r.breaks_new)} graph break(s))") if r is not None else ""
+        lines.append(f"rank {n}: only in the new run{found}")
     multi = len(diff.ranks) > 1 or any(r.alike for r in diff.ranks)
     for r in diff.ranks:
         prefix = f"rank {r.rank}: " if multi else ""
@@ -1067,6 +1145,12 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
         "frames_matched": diff.frames_matched,
         "ranks_only_baseline": diff.ranks_only_baseline,
         "ranks_only_new": diff.ranks_only_new,
+        "unread": diff.unread,
+        "new_only": [
+            {"rank": r.rank, "errors": [_site_json(e) for e in r.errors_new],
+             "graph_breaks": [_site_json(b) for b in r.breaks_new]}
+            for r in diff.new_only
+        ],
         "ranks": [
             {
                 "rank": r.rank,

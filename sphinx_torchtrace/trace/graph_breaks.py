@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from .model import Compile, Failure
 from .outcome import Outcome, failure_outcome
+from .reader import json_list
 
 #: Where torch chains one graph break to the next.
 CHAIN_MARKER = "While handling this graph break, another graph break occurred"
@@ -318,7 +319,7 @@ def failure_places(
     traces += [list(_frames(_user_code_section(a.text())))
                for a in compile_.artifacts_named("dynamo_error") if a.payload is not None]
     traces += [list(_frames(t.splitlines()[:MAX_LINES]))
-               for t in data.get("exception_stack_trace") or [] if isinstance(t, str)]
+               for t in json_list(data.get("exception_stack_trace")) if isinstance(t, str)]
     if named is not None:
         # last, where torch compiled a frame of its own (a higher-order op called eagerly):
         # the user's call into it, from the stack logged when the compile started

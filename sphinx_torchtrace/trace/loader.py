@@ -533,7 +533,7 @@ def read_log(
         rank = RankBuilder(reader, strings).build()
         if rank.rank is not None:  # one log of a distributed job: told alike by digests,
             for c in rank.compiles:  # kept in the model cache with the rest
-                c.digest = compile_digest(c).hex()
+                compile_digest(c, rank.rank)
         return rank
 
     from .cache import load_cached

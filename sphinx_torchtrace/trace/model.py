@@ -15,6 +15,7 @@ from .compile_id import CompileId
 from .diagnostics import Diagnostic
 from .kernels import Kernel
 from .reader import MAX_RECORD_BYTES, Payload, load_json
+from .secrets import SecretScan
 
 Status = Literal["ok", "break", "error", "empty", "missing"]
 
@@ -86,6 +87,13 @@ class Artifact:
             return load_json(self.text())
         except ValueError:
             return None
+
+    def json_object(self) -> dict[str, Any] | None:
+        """The payload as a JSON object, the type torch writes for the artifacts read by
+        name (metadata, mappings, schedules); None for anything else: a list, a string or
+        a number there is a damaged or hostile payload (the builder says so, at its line)."""
+        value = self.json()
+        return value if isinstance(value, dict) else None
 
     @property
     def is_graph(self) -> bool:
@@ -223,6 +231,9 @@ class Compile:
     #: Hex digest of its records, rank numbers aside (:mod:`.rank_digest`), when the log is
     #: a rank's: made while the log is read, so a cached model need not read payloads.
     digest: str = ""
+    #: What comparing its records with another rank's left out (:mod:`.volatile`): one
+    #: example a rule, by the rule's name; made with :attr:`digest`.
+    set_aside: dict[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -306,6 +317,9 @@ class RankTrace:
     #: Bytes of the log file on disk (a gzip log's compressed size; ``size`` is what was
     #: read of its text); 0 when unknown.
     file_size: int = 0
+    #: What looks secret in the log (:mod:`.secrets`), found as it was read: published
+    #: masked, with one ``torchtrace.secret`` warning per trace.
+    secrets: SecretScan = field(default_factory=SecretScan)
 
     @property
     def problem_counts(self) -> Counter[str]:

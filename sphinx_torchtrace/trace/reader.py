@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from .diagnostics import Diagnostic, TraceReadError, quote
+from .secrets import SecretScan, SecretScanner
 
 #: Bytes read at a time.  Large enough that per-chunk costs vanish, small
 #: enough to keep the reader's peak memory far below the size of a big log.
@@ -117,6 +118,17 @@ def load_json(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> Any:
         return json.loads(data)
     except RecursionError:  # only if the stack is already deep where this is called
         raise JsonNestingError("JSON nested too deeply for the stack") from None
+
+
+def json_list(value: Any) -> list[Any]:
+    """``value`` where a log's JSON should hold a list, else ``[]``: any value of a log may
+    be any JSON type (a number where a list was is no reason to fail a page)."""
+    return value if isinstance(value, list) else []
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` where a log's JSON should hold an object, else ``{}`` (see :func:`json_list`)."""
+    return value if isinstance(value, dict) else {}
 
 
 # -- payloads --------------------------------------------------------------------
@@ -440,6 +452,8 @@ class LogReader:
         self._damaged: str | None = None  # why a compressed stream stopped early
         self._cut = False  # the log holds more than max_bytes: reading stopped there
         self._tail = b""  # the last byte read
+        self._secrets = SecretScanner()  # every byte read is looked at once (.secrets)
+        self.secrets = SecretScan()  # what looks secret in the log, once it was read
         try:
             if not stat.S_ISREG(os.stat(self.path).st_mode):
                 # A FIFO would block the build, a device never end.
@@ -465,8 +479,10 @@ class LogReader:
 
     def records(self) -> Iterator[Record]:
         """Yield every record that parses; report the rest as diagnostics."""
+        self._secrets = SecretScanner()
         with self._open() as f:
             yield from self._scan(f)
+        self.secrets = self._secrets.close()
 
     # -- reading -----------------------------------------------------------
 
@@ -480,6 +496,7 @@ class LogReader:
         if data:
             self.size += len(data)
             self._tail = data[-1:]
+            self._secrets.feed(data)
         return data
 
     def _read_raw(self, f: io.BufferedIOBase, n: int) -> bytes:

@@ -29,7 +29,7 @@ from .compare import (
 from .event_lines import event_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
 from .model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
-from .reader import load_json, read_payloads
+from .reader import json_list, load_json, read_payloads
 from .status import status_over
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
 
@@ -574,8 +574,16 @@ def _guard_failure(rank: RankTrace, reason: str, compile_: Compile) -> GuardFail
         label = previous.label if previous is not None else (
             f"[{match.group(1)}/{match.group(2)}]")
         text = text[match.end() :]
-    guard = _GUARD_COMMENT.split(text, maxsplit=1)[0].strip()  # drop "   # source line"
-    return GuardFailure(label, previous, guard or text, explain_guard(guard or text))
+    # drop "   # source line"; a guard is one line of code: its head is read for the
+    # comment and the explanation (a megabyte "guard" costs no more than a real one)
+    head, *comment = _GUARD_COMMENT.split(text[:GUARD_SCAN_CHARS], maxsplit=1)
+    guard = head.strip() if comment else text.strip()
+    return GuardFailure(label, previous, guard or text,
+                        explain_guard((guard or text)[:GUARD_SCAN_CHARS]))
+
+
+#: Characters of a failed guard's line searched for its comment and its explanation.
+GUARD_SCAN_CHARS = 10_000
 
 
 #: (compiled autograd id, frame id, function name): one function's compiles.
@@ -1080,7 +1088,7 @@ def _tensor_meta(payload: Any) -> Any:
     if not isinstance(ops, list):
         return payload
     return [[{k: v for k, v in out.items() if k in ("shape", "dtype", "stride")}
-             for out in op.get("outputs") or [] if isinstance(out, dict)]
+             for out in json_list(op.get("outputs")) if isinstance(out, dict)]
             for op in ops if isinstance(op, dict)]
 
 
@@ -1218,6 +1226,10 @@ def _collectives_text(found: tuple[str, ...]) -> str:
     return f"{len(found)} collective{'s' if len(found) > 1 else ''}: {shown}"
 
 
+#: An op's estimated runtime past this (a day, in nanoseconds) is no estimate: left out.
+MAX_RUNTIME_NS = 86_400e9
+
+
 def _runtime_spreads(numbers: list[int], ranks: list[RankTrace]) -> list[RuntimeSpread]:
     """Each compile id's estimated runtime (``inductor_runtime_and_tensor_meta``, summed
     over its ops) on its fastest and slowest rank."""
@@ -1226,12 +1238,12 @@ def _runtime_spreads(numbers: list[int], ranks: list[RankTrace]) -> list[Runtime
         for c in rank.compiles:
             estimate = None
             for artifact in c.artifacts_named("inductor_runtime_and_tensor_meta"):
-                ops = (artifact.json() or {}).get("ops") if artifact.size else None
-                if isinstance(ops, list):
-                    estimate = (estimate or 0.0) + sum(
-                        float(op.get("estimated_runtime_ns") or 0) for op in ops
-                        if isinstance(op, dict)
-                        and isinstance(op.get("estimated_runtime_ns"), (int, float)))
+                ops = (artifact.json_object() or {}).get("ops") if artifact.size else None
+                if isinstance(ops, list):  # nanoseconds a number can hold: never a float()
+                    estimate = (estimate or 0.0) + sum(  # of a 400-digit integer, never NaN
+                        ns for op in ops if isinstance(op, dict)
+                        and (ns := plausible(op.get("estimated_runtime_ns"), MAX_RUNTIME_NS))
+                        is not None)
             if estimate is not None:
                 totals.setdefault(c.label, []).append((estimate, n))
     spreads = []

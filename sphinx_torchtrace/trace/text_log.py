@@ -33,6 +33,7 @@ from .diagnostics import Diagnostic, TraceReadError, quote
 from .kernels import split_output_code
 from .model import Artifact, Compile, Failure, RankTrace, Trace
 from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore, file_sha256
+from .secrets import scan_text
 from .status import text_status
 
 #: ``RankTrace.source`` of a rank read from a text log.
@@ -219,6 +220,7 @@ def parse_text_log(data: bytes, display: str, diagnostics: list[Diagnostic] | No
         # Launcher lines without a rank prefix beside rank lines: rank 0's [-/-].
         _merge_unranked(trace.ranks.pop(0), trace.ranks[0])
     trace.ranks[0].diagnostics.extend(diagnostics)
+    trace.ranks[0].secrets = scan_text(data)  # the file's lines, whichever rank they are
     for r in trace.ranks:
         trace.diagnostics.extend(r.diagnostics)
     return trace

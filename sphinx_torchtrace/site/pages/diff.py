@@ -56,10 +56,12 @@ def comparison_blocks(
     """The comparison where the directive stands: whether it compares like with like,
     summary, regressions, then the changes."""
     setup = _setup_blocks(plan)
+    # every detail page the plan made is in this toctree, whatever the comparison says
+    pages: list[Block] = [Toctree(plan.docnames, hidden=True)] if plan.docnames else []
     if plan.diff.nothing_compared:
-        return [_intro(plan), *setup]
+        return [_intro(plan), *setup, *pages]
     if plan.diff.unchanged:
-        return [unchanged_line(plan), *setup]
+        return [unchanged_line(plan), *setup, *pages]
     blocks: list[Block] = [_intro(plan), *setup, Lines([[line] for line in _summary(plan)])]
     if found:
         heading = "Regressions" if warned else "Regressions (not warned: turned off here)"
@@ -70,7 +72,11 @@ def comparison_blocks(
         ]))
     if plan.diff.ranks_only_baseline or plan.diff.ranks_only_new:
         rows = [f"rank {n}: only in {plan.baseline_label}" for n in plan.diff.ranks_only_baseline]
-        rows += [f"rank {n}: only in {plan.new_label}" for n in plan.diff.ranks_only_new]
+        alone = {r.rank: r for r in plan.diff.new_only}
+        rows += [f"rank {n}: only in {plan.new_label}" + (
+            f" (compared with nothing: {len(alone[n].errors_new)} compile error(s), "
+            f"{len(alone[n].breaks_new)} graph break(s))" if n in alone else "")
+            for n in plan.diff.ranks_only_new]
         blocks += _part("Unmatched ranks", [BulletList([item(t) for t in rows])])
     for r in plan.diff.ranks:
         sections = _rank_sections(plan, r)
@@ -80,9 +86,7 @@ def comparison_blocks(
                      if r.alike else [])
             blocks += _part(f"Rank {r.rank}", alike)
         blocks.extend(sections)
-    if plan.docnames:
-        blocks.append(Toctree(plan.docnames, hidden=True))
-    return blocks
+    return blocks + pages
 
 
 def _intro(plan: DiffPlan) -> Paragraph:
@@ -101,6 +105,12 @@ def _setup_blocks(plan: DiffPlan) -> list[Block]:
     if diff.nothing_compared:
         out.append(Admonition("warning", [Paragraph([
             Strong("Nothing compared"), ": ", _text(plan, diff.nothing_compared) + "."])]))
+    if diff.unread:
+        out.append(Admonition("warning", [
+            Paragraph([Strong("Not read"), ": what follows compares what was read; this was "
+                       "not, so no regression in it can show:"]),
+            BulletList([item(_text(plan, d)) for d in diff.unread]),
+        ]))
     if diff.setup:
         out.append(Admonition("note", [
             Paragraph([Strong("Not like for like"),

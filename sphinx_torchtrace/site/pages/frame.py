@@ -59,6 +59,7 @@ from ..blocks import (
     linked,
     place_link,
 )
+from ..naming import shown_name
 from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..rank_sharing import SET_ASIDE
 from ..source import maybe_strip
@@ -699,8 +700,8 @@ def _failure_links(view: _Frame, failure: Failure, message: BreakMessage) -> lis
     if name is not None and view.settings.shows("failures"):
         gb = ObjectLink("gb", name, message.first_part.type)
         links.append(["This graph break, everywhere the trace has it: ", gb])
-    if view.compile.stack and view.settings.shows("trie") and view.frame.same_as is None:
-        anchor = view.plan.trie_anchor(view.frame)
+    anchor = view.plan.trie_anchor(view.frame) if view.settings.shows("trie") else None
+    if anchor is not None:
         trie = AnchorLink(view.plan.index_docname, anchor, "where this compilation started")
         links.append(["In the overview's stack trie: ", trie])
     return [Lines(links)] if links else []
@@ -936,7 +937,7 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
     if changed is None:  # :no-source: cut the two texts differently
         changed = sum(1 for x, y in zip(old, new, strict=False) if x != y)
         old = old[: len(new)] + [""] * (len(new) - len(old))
-    short = graph.name[len(view.frame.name) + 1 :]
+    short = shown_name(graph.name[len(view.frame.name) + 1 :])
     base_label = graph.numbers_of_label
     target = ObjectTarget("graph", graph.name)
     if not changed:  # the very same text
@@ -1007,7 +1008,7 @@ def _graph_title(view: _Frame, graph: GraphPlan) -> str:
     has_backward = bool(c.artifacts_named("aot_backward_graph"))
     if has_backward and len(same_name) == 2 and a.name not in NOT_PHASED:
         return f"{a.name} ({'forward' if a is same_name[0] else 'backward'})"
-    return graph.name[len(view.frame.name) + 1 :]
+    return shown_name(graph.name[len(view.frame.name) + 1 :])
 
 
 def _raw_download(graph: GraphPlan) -> Download:

@@ -38,6 +38,7 @@ from ..blocks import (
     object_targets,
     place_link,
 )
+from ..naming import shown_name
 from ..plan import (
     RUN_NOT_READ,
     TITLE_SEPARATOR,
@@ -315,7 +316,7 @@ def graph_blocks(
 def _identical_text(frame: FramePlan, graph: GraphPlan) -> list[Inline]:
     """``after_pre_grad_graph`` (unchanged by Inductor's pre-grad passes): a graph shown here."""
     why = f"unchanged by {graph.unchanged_by}" if graph.unchanged_by else "the same text"
-    return [Code(graph.name[len(frame.name) + 1 :]), f" ({why})"]
+    return [Code(shown_name(graph.name[len(frame.name) + 1 :])), f" ({why})"]
 
 
 # -- a recompile's graph, as a diff -----------------------------------------------------------
@@ -412,7 +413,7 @@ def _phase(compile_: Compile, artifact: Artifact) -> str:
 
 def _title(frame: FramePlan, graph: GraphPlan, phase: str) -> str:
     """``dynamo_output_graph``, ``inductor_output_code (backward)``: the graph on its frame."""
-    short = graph.name[len(frame.name) + 1 :]
+    short = shown_name(graph.name[len(frame.name) + 1 :])
     return short + (f" ({phase})" if phase else "")
 
 

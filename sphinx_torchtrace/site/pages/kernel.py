@@ -30,6 +30,7 @@ from ..blocks import (
     object_targets,
     place_link,
 )
+from ..naming import shown_name
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..source import maybe_strip
 from ..words import _
@@ -102,7 +103,7 @@ def kernel_page(
 ) -> Page:
     """The page of one kernel of code too large for its frame page: its kind, facts, source,
     launches, graph nodes and stacks."""
-    short = kernel.name[len(frame.name) + 1 :]
+    short = shown_name(kernel.name[len(frame.name) + 1 :])
     page = detail_page(kernel.docname, [plan.detail_title(frame, short)], settings)
     code: list[Inline] = []
     if kernel.code is not None:

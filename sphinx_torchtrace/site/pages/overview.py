@@ -14,7 +14,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace, graph_breaks, summary
+from ...trace import (
+    STATUS_LEGEND,
+    Compile,
+    RankTrace,
+    StackTrieNode,
+    Trace,
+    graph_breaks,
+    summary,
+    volatile,
+)
 from ...trace.break_registry import BreakRegistry
 from ...trace.outcome import OUTCOME_WORDS
 from ...trace.rank_digest import number_ranges
@@ -54,7 +63,7 @@ from ..blocks import (
     linked,
 )
 from ..naming import break_object_name
-from ..plan import FramePlan, PageSettings, RankPlan, TracePlan
+from ..plan import RANK_TABS, FramePlan, PageSettings, RankPlan, TracePlan
 from ..rank_sharing import SET_ASIDE, VALUES_SHOWN
 from ..source import maybe_strip
 from ..statuses import LEGEND_MORE, STATUS_MEANING, STATUS_ORDER
@@ -154,10 +163,6 @@ class _Overview:
                 ", each with the compiles it differs in, linked to their pages.",
             ]))
         return blocks
-
-
-#: Tabs a multi-rank overview section shows at most (one per class of alike ranks).
-RANK_TABS = 16
 
 
 def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
@@ -596,7 +601,7 @@ def _trie(view: _Overview) -> list[Block]:
 
     def anchor(compile_: Compile) -> str | None:  # a frame page links its compile's entry
         frame = view.plan.frame_for(compile_)
-        return view.plan.trie_anchor(frame) if frame and frame.same_as is None else None
+        return view.plan.trie_anchor(frame) if frame is not None else None
 
     bodies = view.for_ranks(
         view.trace.ranks,
@@ -886,8 +891,9 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
     intro = Paragraph([Strong("Distinct graph breaks"), ": each kind once, with what PyTorch "
                        "says of it and how to avoid it. Each is a ", Code("gb"), " object of "
                        "the documentation, named after the trace and its registry id (",
-                       Code(f"{view.plan.label}/GB0025"), "; ", Code("gb/<type>"),
-                       " without one), which your pages can link with the gb role."])
+                       Code(break_object_name(view.plan.label, "GB0025")), "; ",
+                       Code("gb/<type>--h<digest>"), " without one), which your pages can "
+                       "link with the gb role."])
     return [intro, BulletList(items), *errors]
 
 
@@ -1368,21 +1374,32 @@ def _rank_classes(view: _Overview) -> list[Block]:
                       if f.same_as is not None and not f.compile.id.is_unknown]
             if shared:
                 head.append(f"; its other compiles as {_shown_ranks(view, members[0])}")
-        items.append(item(*head))
+        items.append([*item(*head), *_set_aside(members[0])])
     alike = len(classes) < len(plan.ranks)
     intro = Paragraph([
         f"{len(plan.ranks)} ranks in {len(classes)} "
         f"{'class' if len(classes) == 1 else 'classes'}"
         + (" of ranks that logged alike" if alike else ": no two ranks logged alike")
-        + f" (every record compared but metrics and timing events; {SET_ASIDE}). A compile "
-        "that equals the same compile id of an earlier rank is shown on that rank's pages; "
-        "one that differs has pages of its own, which list what differs."
+        + f" (every record compared, the values of metrics and timing events apart; "
+        f"{SET_ASIDE}: what was set aside is listed under each class, with an example). "
+        "A compile that equals the same compile id of an earlier rank is shown on that "
+        "rank's pages; one that differs has pages of its own, which list what differs."
     ])
     return [intro, BulletList(items)]
 
 
 #: Compiles a rank class lists by name (the rest counted).
 FRAMES_LISTED = 12
+
+
+def _set_aside(first: RankPlan) -> list[Block]:
+    """What comparing a class's ranks left out of their records, rule by rule, each with one
+    example as the log has it: nothing the rules hide is out of a reader's sight."""
+    found = first.set_aside
+    if not found:
+        return []
+    rules = [rule for rule in volatile.RULE_NAMES if rule in found]
+    return [BulletList([item(f"Set aside, {rule}: ", Code(found[rule])) for rule in rules])]
 
 
 def _shown_ranks(view: _Overview, rank_plan: RankPlan) -> str:

@@ -143,10 +143,13 @@ class Context:
         self, request: TraceRequest, directive: str, message: str, subtype: str,
         logs: list[Path] | None = None,
     ) -> None:
-        """No pages for this directive: it says why at its own line."""
+        """No pages for this directive: it says why at its own line (the page holding it is
+        read again when why changes, or when it had pages before)."""
         self.built.problems[key(request.docname, directive, request.argument)] = Problem(
             message, subtype, logs or []
         )
+        why = f"{directive}\0{subtype}\0{message}".encode("utf-8", "surrogatepass")
+        self._page_digest(request.docname, hashlib.sha256(why).hexdigest())
 
 
 def page_section(

@@ -33,6 +33,8 @@ from ...trace.capture import (
     glob_depends,
     local_imports,
 )
+from ...trace.diagnostics import quote
+from ...trace.secrets import mask_secrets
 from ..built import CaptureRow, Generated, Problem, key
 from ..cache_dirs import CAPTURES
 from ..doctree import DoctreeBuilder
@@ -59,7 +61,8 @@ class CapturedTrace:
 
     @property
     def rewrite(self) -> Callable[[str], str]:
-        return self.inner.rewrite if self.inner is not None else _unchanged
+        # no trace: its stderr still hides what looks secret (a token in a traceback)
+        return self.inner.rewrite if self.inner is not None else mask_secrets
 
     @property
     def notes(self) -> list[tuple[str, str]]:
@@ -117,10 +120,6 @@ class CapturedTrace:
         return said
 
 
-def _unchanged(text: str) -> str:
-    return text
-
-
 def status_text(capture: Capture) -> str:
     """``ok``, ``failed (exit status 1)``, ``timed out``."""
     record = capture.record
@@ -162,7 +161,12 @@ class CaptureKind:
         # the table names scripts from the source folder, whichever page runs them
         listed = script.resolve().relative_to(srcdir).as_posix()
         if options.depends is not None:
-            depends = glob_depends(options.depends, page_dir, srcdir)
+            depends, outside = glob_depends(options.depends, page_dir, srcdir)
+            if outside:
+                self._fail(context, request, f":depends: {quote(outside[0])} names files "
+                           "outside the source folder: only files of the docs' sources "
+                           "decide a capture, so nothing runs")
+                return []
         else:
             depends = local_imports(script, srcdir)
         config = context.config
@@ -183,7 +187,7 @@ class CaptureKind:
             if capture is None:
                 self._fail(context, request, f"no cached capture of {shown} matches its "
                            "script, dependencies, arguments and environment "
-                           "(torchtrace_capture = 'never')", row="missing")
+                           f"(torchtrace_capture = 'never'){_damaged(cache)}", row="missing")
                 return []
         elif not interpreter.has_torch and _imports_torch([script, *depends]):
             capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
@@ -211,7 +215,7 @@ class CaptureKind:
         notes: list[tuple[str, str]] = []
         if record.status != "ok":
             lines = [line.strip() for line in record.stderr_tail.splitlines() if line.strip()]
-            end = " | ".join(lines[-WARNED_LINES:]) or "(nothing on stderr)"
+            end = mask_secrets(" | ".join(lines[-WARNED_LINES:])) or "(nothing on stderr)"
             kept = ("the trace it wrote so far is shown" if capture.has_logs()
                     else "it wrote no trace log")
             cached = " (cached)" if capture.cached else ""
@@ -275,6 +279,15 @@ class CaptureKind:
             # once a build, after every lookup: entries no build used for a month
             context.finish.append(cache.prune)
         return cache
+
+
+def _damaged(cache: CaptureCache) -> str:
+    """What a miss message adds of the entries whose record.json could not be read."""
+    if not cache.damaged:
+        return ""
+    n = len(cache.damaged)
+    return (f"; {n} cache entr{'y' if n == 1 else 'ies'} with a record.json that cannot be "
+            "read (damaged) ignored")
 
 
 def _inside(path: Path, root: Path) -> bool:

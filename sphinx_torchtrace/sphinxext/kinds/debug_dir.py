@@ -22,14 +22,15 @@ from ...site import blocks as b
 from ...site.blocks import Page
 from ...site.naming import label_segment
 from ...site.pages.debug_dir import build_debug_page
-from ...site.plan import DebugDirPlan, PageSettings, plan_debug_dir
+from ...site.plan import DebugDirPlan, PageSettings, plan_debug_dir, plan_trace
 from ...site.source import maybe_strip
 from ...trace import TraceReadError, load_trace
-from ...trace.debug_dir import DebugDir, load_debug_dir, match_compiles
+from ...trace.debug_dir import DebugDir, load_debug_dir, matching_compiles
 from ...trace.inputs import DEBUG_DIR, detect_kind
 from ..doctree import DoctreeBuilder
 from ..options import TraceOptions, parse_options
 from ..scan import TraceRequest, resolve_argument
+from ..secrets import debug_masker, warn_debug_secrets
 from ..targets import object_target
 from ..warnings import warn
 from .base import Context, page_section
@@ -130,9 +131,16 @@ class DebugDirKind:
                                    cache_dir=context.cache_dir, max_bytes=config.max_log_bytes)
             except (OSError, TraceReadError):
                 continue
-            found = match_compiles(debug, trace)
+            found = matching_compiles(debug, trace)
+            # the trace's own frame objects, as its directive names them (ranks, repeats
+            # after a reset, the frame cap): a compile with no frame object is not linked
+            frames = plan_trace(companions[-1].label(), trace, context.gen_dir,
+                                config.max_frames, config.fold_bytes) if found else None
             for g in plan.graphs:
-                g.frames.extend(f"{trace_label}/{cid}" for cid in found.get(g.graph.name, ()))
+                for compile_ in found.get(g.graph.name, ()):
+                    frame = frames.frame_for(compile_) if frames is not None else None
+                    if frame is not None and frame.name not in g.frames:
+                        g.frames.append(frame.name)
             if plan.trace_label is None:
                 plan.trace_label = trace_label
                 plan.trace_index = f"{context.gen_dir}/{label_segment(trace_label)}/index"
@@ -140,10 +148,12 @@ class DebugDirKind:
         if config.default_path_rewrites:
             for pattern, replacement in DEFAULT_PATH_REWRITES.items():
                 rules.setdefault(pattern, replacement)
+        masker = debug_masker(config, debug)
+        warn_debug_secrets(label, debug, masker)
         generated = GeneratedDebugDir(
             request, options, debug, plan,
             PageSettings(no_source=options.no_source, detail_toctree=context.detail_toctree),
-            PathRewriter(rules), companions,
+            PathRewriter(rules, masker), companions,
         )
         generated.notes.extend(ineffective_notes(request.path, DEBUG_DIR, options))
         context.register(request, DIRECTIVE, generated)

@@ -28,6 +28,7 @@ from ..config import torchtrace_config
 from ..doctree import DoctreeBuilder
 from ..options import DiffOptions, parse_diff_options
 from ..scan import TraceRequest, resolve_argument
+from ..secrets import trace_masker, warn_trace_secrets
 from ..warnings import warn
 from .base import Context, missing_input, page_section, resolve_logs_safely
 from .trace import GeneratedTrace
@@ -65,6 +66,9 @@ class GeneratedDiff:
         if plan.diff.nothing_compared:
             warn("comparability", f"{plan.label}: nothing compared: {plan.diff.nothing_compared}",
                  location)
+        if plan.diff.unread:
+            warn("comparability", f"{plan.label}: not read, so not compared: "
+                 + "; ".join(plan.diff.unread), location)
         if plan.diff.setup:
             warn("comparability", f"{plan.label}: not like for like: "
                  + "; ".join(plan.diff.setup), location)
@@ -138,8 +142,12 @@ def _generate(context: Context, request: TraceRequest, options: DiffOptions) -> 
         logs += resolve_logs_safely(path)
     (old, old_site, old_path), (new, new_site, new_path) = sides
     config = context.config
-    rewrite = PathRewriter(config.rewrite_rules())
-    diff = diff_traces(old, new, rewrite=rewrite)
+    masker = trace_masker(config, [old, new])
+    for trace, site, path in sides:
+        if site is None:  # a trace a torchtrace directive shows warned already
+            warn_trace_secrets(TraceRequest("", "", path).label(), trace, masker)
+    rewrite = PathRewriter(config.rewrite_rules(), masker)
+    diff = diff_traces(old, new, rewrite=rewrite, mask=masker)
     label = options.name or (
         f"{TraceRequest('', '', old_path).label()}-vs-{TraceRequest('', '', new_path).label()}"
     )

@@ -46,6 +46,7 @@ from ..options import (
 )
 from ..provenance import provenance_nodes
 from ..scan import TraceRequest, resolve_argument
+from ..secrets import trace_masker, warn_trace_secrets
 from ..targets import object_target
 from ..warnings import logger, warn
 from .base import Context, build_date, missing_input, page_section, resolve_logs_safely
@@ -174,13 +175,16 @@ class TraceKind:
             break_registry=installed_registry() if config.graph_break_registry else None,
             made_on=build_date(),
         )
+        masker = trace_masker(config, [trace])
+        warn_trace_secrets(label, trace, masker)
         generated = GeneratedTrace(
             request,
             options,
             trace,
             plan,
             settings,
-            PathRewriter(trace_rules(trace, config.path_rewrites, config.default_path_rewrites)),
+            PathRewriter(trace_rules(trace, config.path_rewrites, config.default_path_rewrites),
+                         masker),
             extra_logs=loaded.extra_logs,
         )
         context.register(request, DIRECTIVE, generated)
@@ -317,6 +321,7 @@ class _DownloadStamp:
             sorted(request.raw_options.items()),
             context.gen_dir,
             sorted(torchtrace_config(context.app.config).rewrite_rules().items()),
+            torchtrace_config(context.app.config).secrets_keep,  # what is masked in them
             generated.plan.max_frames,  # which frames have downloads
             generated.plan.fold_bytes,  # which graphs have pages
             [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in generated.logs],
@@ -329,9 +334,11 @@ class _DownloadStamp:
     def unchanged_files(self) -> list[str] | None:
         try:
             saved = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None
-        files = saved.get("files") if isinstance(saved, dict) else None
+        if not isinstance(saved, dict):  # damaged: the downloads are written again
+            return None
+        files = saved.get("files")
         if saved.get("key") != self.key or not isinstance(files, list):
             return None
         if not all(isinstance(f, str) and (self.srcdir / f).is_file() for f in files):

@@ -18,10 +18,12 @@ from sphinx.util.docutils import SphinxDirective
 from ...render.paths import PathRewriter
 from ...site.blocks import Chart, Page
 from ...site.pages.trend import trend_blocks
+from ...trace import Trace
 from ...trace.trend import MAX_RUNS, Trend, trend
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..options import TrendOptions, parse_trend_options
 from ..scan import TraceRequest, resolve_argument
+from ..secrets import trace_masker, warn_trace_secrets
 from .base import Context, resolve_logs_safely
 from .diff import read_side
 
@@ -84,16 +86,23 @@ class TrendKind:
             return []
         source_dir = context.source_dir(request)
         traces, logs = [], []
+        unread: list[tuple[str, Trace]] = []  # read here, not shown by a torchtrace directive
         for argument in paths:
             path = resolve_argument(argument, source_dir, context.srcdir)
             try:
-                traces.append(read_side(context, argument, path)[0])
+                trace, site = read_side(context, argument, path)
             except ValueError as err:
                 message, subtype = err.args
                 context.fail(request, DIRECTIVE, message, subtype, resolve_logs_safely(path))
                 return []
+            traces.append(trace)
+            if site is None:  # a trace a torchtrace directive shows warned already
+                unread.append((TraceRequest("", "", path).label(), trace))
             logs += resolve_logs_safely(path)
-        rewrite = PathRewriter(context.config.rewrite_rules())
+        masker = trace_masker(context.config, traces)
+        for label, trace in unread:
+            warn_trace_secrets(label, trace, masker)
+        rewrite = PathRewriter(context.config.rewrite_rules(), masker)
         result = trend(traces, labels, rewrite=rewrite)
         generated = GeneratedTrend(request, result, logs, rewrite)
         if result.setup:

@@ -174,6 +174,7 @@ def start_child(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None
         or not sys.platform.startswith("linux")
         or threading.active_count() > 1  # a fork copies no thread, and no lock they hold
         or app.parallel > 1
+        or multiprocessing.current_process().daemon  # a pool's worker may start no process
         or app.builder.format != "html"
         or _usable_cpus() < 2
     ):

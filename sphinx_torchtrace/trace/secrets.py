@@ -1,0 +1,540 @@
+"""Values a trace must not publish: what the program read from its environment, and
+credentials by their shape.
+
+A compiled function that reads ``os.environ["HF_TOKEN"]`` gets a guard on its value, and
+torch logs it: ``G['os'].environ._data[b'HF_TOKEN'] == b'hf_…'`` in the guards, again in
+recompile reasons and ``compilation_metrics``; its repro scripts (``fx_graph_runnable``)
+set torch's own variables (``os.environ['TORCH_…'] = '…'``); a string argument is guarded
+by value (``L['t'] == '…'``).  A trace captured in CI (``torchtrace-capture``) holds
+whatever the build's environment held.
+
+Found here, on a log's bytes as they are read (:class:`SecretScanner`, kept in the model)
+and on any text before it is published (:class:`SecretMasker`), by one set of rules:
+
+* the value compared with an environment variable (``environ[…] == …``, the bytes
+  ``environ._data[b'…']`` form torch writes), whatever its name; a value assigned to a
+  variable whose name looks secret (``TOKEN``, ``KEY``, ``PASSWORD`` …: torch's repro
+  scripts set only its own variables, paths and flags, which stay);
+* tokens by their documented prefixes (GitHub, Hugging Face, OpenAI and Anthropic, Slack,
+  AWS key ids, Google API keys, GitLab, npm, PyPI), JSON Web Tokens, PEM private keys,
+  the password of a ``scheme://user:password@host`` URL;
+* a quoted string of 32 to 256 characters that looks random (every letter case and
+  digits mixed, high entropy, no words): torch's cache keys (base32), hashes (hex),
+  kernel and variable names never do (checked over the whole test corpus);
+* a value found by the environment rule, wherever else the trace quotes it.
+
+A masked value keeps its quotes and a token its public prefix:
+``b'hf_…[secret masked]'``; nothing is added or removed but the value, so line numbers
+stay.  Every expression starts with a literal (the scan jumps between them) and is
+bounded: linear in the text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+#: What stands for a masked value.
+MASK = "[secret masked]"
+#: What a token's public prefix is followed by when its secret part is masked.
+ELLIPSIS = "…"
+#: Findings of one log kept in the model with their values; the rest are only counted.
+MAX_FOUND = 1000
+#: Values found by the environment rule masked wherever else a trace quotes them, at most.
+MAX_LEARNED = 32
+#: Characters of one environment value looked at (a longer one is masked to its line's end).
+MAX_VALUE_CHARS = 4096
+#: The kind of a value found by the environment rule.
+ENVIRONMENT = "the value of an environment variable"
+
+#: Parts of a variable's name that say it holds a secret: ``HF_TOKEN``, ``DB_PASSWORD``,
+#: ``AWS_SECRET_ACCESS_KEY`` …  A part of the name (between ``_``) matches when it is one of
+#: these, one plus ``S``, or ends with one (``HFTOKEN``, ``OAUTH``, ``GITHUBAPIKEY``) …
+SECRET_NAME_PARTS = (
+    "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "AUTH",
+    "AUTHORIZATION", "COOKIE", "SESSION", "PRIVATE", "APIKEY", "SIGNATURE",
+)
+#: … and these only as a whole part (``OPENAI_API_KEY``, ``GITHUB_PAT``, ``SMTP_PASS``; not
+#: ``MONKEY``, ``BYPASS``).
+SECRET_NAME_WORDS = ("KEY", "PAT", "PASS")
+_NAME_PARTS = re.compile(r"[A-Z0-9]+")
+
+
+def secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret (``HF_TOKEN``)."""
+    for part in _NAME_PARTS.findall(name.upper()[:256]):
+        if part.removesuffix("S") in SECRET_NAME_WORDS or part in SECRET_NAME_WORDS:
+            return True
+        if any(part.endswith(word) or part == word + "S" for word in SECRET_NAME_PARTS):
+            return True
+    return False
+
+
+@dataclass(slots=True)
+class Secret:
+    """One value that looks secret, where a log holds it (its value is never shown)."""
+
+    line: int  # 1-based line of the log; 0 where not read from a log
+    kind: str  # what it looks like: ENVIRONMENT, "a GitHub token" …
+    name: str = ""  # the environment variable it is the value of ("" when found by shape)
+    value: str = ""  # the value itself: to mask it wherever else it is quoted, and to keep
+
+    def describe(self) -> str:
+        """``the value of environment variable HF_TOKEN``, ``a GitHub token``."""
+        if self.name:
+            return f"the value of environment variable {self.name}"
+        return self.kind
+
+
+@dataclass
+class SecretScan:
+    """What a log holds that looks secret: the first :data:`MAX_FOUND` findings, in log
+    order, and how many more."""
+
+    found: list[Secret] = field(default_factory=list)
+    more: int = 0
+
+    @property
+    def count(self) -> int:
+        return len(self.found) + self.more
+
+    def add(self, secret: Secret) -> None:
+        if len(self.found) < MAX_FOUND:
+            self.found.append(secret)
+        else:
+            self.more += 1
+
+
+# -- what looks random ----------------------------------------------------------------------
+
+_MIXED = re.compile(
+    r"(?=(?:[^A-Z]*[A-Z]){2})(?=(?:[^a-z]*[a-z]){2})(?=(?:[^0-9]*[0-9]){2})"
+)
+_WORD = re.compile(r"[a-z]{4,}|[A-Z]{4,}|[A-Z][a-z]{3,}")
+
+
+def _class(ch: str) -> int:
+    return 0 if ch.isupper() else 1 if ch.islower() else 2 if ch.isdigit() else 3
+
+
+def high_entropy(value: str) -> bool:
+    """Whether a string of 32 to 256 characters looks random, not written or derived.
+
+    Each part between ``/`` must have two capitals, two small letters and two digits,
+    Shannon entropy near that of a random string of its length (the 1st percentile of
+    random base-62 strings), character classes that change often, and less than half
+    of it in words: camel-case and snake-case names, hex hashes, base32 cache keys and
+    paths fail; of random tokens, 92 % of 32 base-62 characters pass, 98 % of
+    ``secrets.token_urlsafe(32)``, 70 % of 32 bytes in base64 (cut at ``/``), no hex.
+    """
+    return 32 <= len(value) <= 256 and any(_random(part) for part in value.split("/"))
+
+
+def _random(part: str) -> bool:
+    n = len(part)
+    if n < 32 or not _MIXED.match(part):
+        return False
+    counts = Counter(part)
+    entropy = -sum(c / n * math.log2(c / n) for c in counts.values())
+    if entropy < 4.1 + (min(n, 64) - 32) * 0.025:
+        return False
+    changes = sum(_class(a) != _class(b) for a, b in zip(part, part[1:], strict=False))
+    if changes < 0.35 * (n - 1):
+        return False
+    return sum(len(w) for w in _WORD.findall(part)) < 0.5 * n
+
+
+def _mixed(body: str) -> bool:
+    """At least two of capitals, small letters and digits: a random token, not a word."""
+    return sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit)) >= 2
+
+
+# -- the rules ------------------------------------------------------------------------------
+
+#: ``environ['NAME'] == 'value'``, ``environ._data[b'NAME'] == b'value'`` (a guard, its
+#: failure), ``os.environ['NAME'] = 'value'`` (a repro script); the value's opening quote
+#: may be escaped (a guard quoted inside JSON).
+_ENV = re.compile(
+    r"environ(?:\._data)?\[b?\\{0,3}(?P<q>['\"])(?P<name>[^'\"\\\n]{1,256})\\{0,3}(?P=q)\]"
+    r"[ \t]{0,8}(?P<op>==|!=|=)[ \t]{0,8}b?(?P<vq>\\{0,3}['\"])"
+)
+_ESCAPED = {"'": re.compile(r"\\.|['\n]"), '"': re.compile(r'\\.|["\n]')}
+
+#: (what it is, the public prefix, the secret part, whether it mixes letter cases or
+#: digits).  The character before a token must not continue a word.
+TOKENS: tuple[tuple[str, str, str, bool], ...] = (
+    ("a GitHub token", r"gh[pousr]_", r"[A-Za-z0-9]{36,255}", True),
+    ("a GitHub token", r"github_pat_", r"[A-Za-z0-9_]{22,255}", True),
+    ("a GitLab token", r"glpat-", r"[0-9A-Za-z_-]{20,255}", True),
+    ("a Hugging Face token", r"hf_", r"[A-Za-z0-9]{30,255}", True),
+    ("an OpenAI or Anthropic key", r"sk-",
+     r"(?:proj-|svcacct-|admin-|ant-[a-z]{1,8}\d{0,4}-)?[A-Za-z0-9_-]{20,255}", True),
+    ("a Slack token", r"xox[abposr]-", r"[A-Za-z0-9-]{10,255}", True),
+    ("an AWS access key id", r"A[KS]IA", r"[A-Z0-9]{16}", True),
+    ("a Google API key", r"AIza", r"[0-9A-Za-z_-]{35}", True),
+    ("an npm token", r"npm_", r"[A-Za-z0-9]{36}", True),
+    ("a PyPI token", r"pypi-", r"[A-Za-z0-9_-]{50,4096}", True),
+)
+
+
+def _token_patterns() -> list[re.Pattern[str]]:
+    """One expression per first letter of the prefixes (``g`` for ``ghp_``, ``github_pat_``
+    and ``glpat-``): an expression that starts with a literal is scanned for at C speed,
+    one that starts with an alternation is tried at every character (70 times slower)."""
+    by_letter: dict[str, list[int]] = {}
+    for i, (_, prefix, _, _) in enumerate(TOKENS):
+        by_letter.setdefault(prefix[0], []).append(i)
+    out = []
+    for letter, members in by_letter.items():
+        if len(members) == 1:  # the whole prefix is the literal scanned for
+            i = members[0]
+            out.append(re.compile(f"(?P<p{i}>{TOKENS[i][1]})(?P<b{i}>{TOKENS[i][2]})"))
+            continue
+        alts = "|".join(f"(?P<p{i}>{TOKENS[i][1][1:]})(?P<b{i}>{TOKENS[i][2]})" for i in members)
+        out.append(re.compile(f"{letter}(?:{alts})"))
+    return out
+
+
+_TOKEN_PATTERNS = _token_patterns()
+_TOKEN_FULL = [re.compile(f"(?P<p>{prefix})(?P<b>{body})") for _, prefix, body, _ in TOKENS]
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
+_TOKEN_BEFORE = re.compile(r"[A-Za-z0-9_-]")
+
+_PEM = re.compile(r"-----BEGIN (?P<label>[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----")
+#: The body of a private key whose end marker is not in the text: base64 lines (real or
+#: escaped line breaks, a payload's tab).
+_PEM_LINES = re.compile(
+    r"(?:[\t ]{0,8}(?:\\n|\r?\n)[\t ]{0,8}[A-Za-z0-9+/=]{4,128}[\t ]{0,8}(?=\\n|\r?\n|$|\"))+"
+)
+#: The line breaks of a key's body, real or escaped (kept when the lines are masked).
+_BREAKS = re.compile(r"(\\n|\r?\n)")
+MAX_PEM_CHARS = 1 << 16
+
+#: ``scheme://user:password@host``: the password.
+_URL = re.compile(r"://(?P<user>[^\s:/@'\"<>\\]{0,200}):(?P<v>[^\s@/'\"<>\\]{1,200})@")
+
+#: A quoted string of token characters (the closing quote may be escaped: JSON in JSON).
+_QUOTED = [
+    re.compile(q + r"(?P<v>[A-Za-z0-9+/=_-]{32,256})\\{0,3}['\"]") for q in ("'", '"')
+]
+
+
+class _Found(NamedTuple):
+    start: int
+    end: int
+    replacement: str
+    secret: Secret
+    rank: int  # which rule, for overlaps: the environment rule first
+
+
+def _closing(text: str, start: int, quote: str) -> int:
+    """Where a quoted value that starts at ``start`` ends (its closing quote, else its
+    line's end), at most :data:`MAX_VALUE_CHARS` on."""
+    limit = min(len(text), start + MAX_VALUE_CHARS)
+    line_end = text.find("\n", start, limit)
+    limit = limit if line_end < 0 else line_end
+    if len(quote) > 1:  # an escaped quote: the same sequence closes it
+        end = text.find(quote, start, limit)
+        return limit if end < 0 else end
+    stops = _ESCAPED[quote]
+    pos = start
+    while True:
+        m = stops.search(text, pos, limit)
+        if m is None:
+            return limit
+        if m.group() == quote:
+            return m.start()
+        if m.group() == "\n":
+            return m.start()
+        pos = m.end()
+
+
+def _environment(text: str) -> Iterator[_Found]:
+    for m in _ENV.finditer(text):
+        name = m["name"]
+        if m["op"] == "=" and not secret_name(name):
+            continue  # torch's repro scripts set its own variables: paths, flags
+        start = m.end()
+        end = _closing(text, start, m["vq"])
+        value = text[start:end]
+        if value and MASK not in value:
+            masked = _token_prefix(value) + MASK
+            yield _Found(start, end, masked, Secret(0, ENVIRONMENT, name, value), 0)
+
+
+def _token_prefix(value: str) -> str:
+    """``hf_…`` when a value is a token of a known kind (its prefix is public), else ""."""
+    for pattern in _TOKEN_FULL:
+        m = pattern.fullmatch(value)
+        if m is not None:
+            return m["p"] + ELLIPSIS
+    return ""
+
+
+def _tokens(text: str) -> Iterator[_Found]:
+    for pattern in _TOKEN_PATTERNS:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            if start and _TOKEN_BEFORE.match(text, start - 1):
+                continue  # inside a word: ``mask-…``, ``self_hf_…``
+            if end < len(text) and _WORD_CHAR.match(text, end):
+                continue  # longer than the token: a name
+            i = int((m.lastgroup or "b0")[1:])
+            kind, _, _, mixed = TOKENS[i]
+            if mixed and not _mixed(m[f"b{i}"]):
+                continue
+            prefix = text[start : m.end(f"p{i}")]  # with the letter factored out
+            yield _Found(start, end, prefix + ELLIPSIS + MASK, Secret(0, kind, "", m.group()), 2)
+
+
+#: A JSON Web Token: ``eyJ…`` (a JSON header, base64url), ``.eyJ…`` (its claims), ``.…``
+#: (the signature).  Found in Python: a token's runs are looked at once, not again from
+#: each ``eyJ`` inside them (a regex would, thousands of times in ``eyJeyJeyJ…``).
+_JWT = re.compile(r"eyJ")
+_JWT_RUN = re.compile(r"[A-Za-z0-9_-]{0,4096}")
+
+
+def _web_tokens(text: str) -> Iterator[_Found]:
+    done = 0
+    for m in _JWT.finditer(text):
+        start = m.start()
+        if start < done or (start and _TOKEN_BEFORE.match(text, start - 1)):
+            continue
+        ends, pos = [], start
+        for _ in range(3):
+            run = _JWT_RUN.match(text, pos)
+            end = run.end() if run else pos
+            ends.append(end)
+            if end - pos < 11 or text[end : end + 1] != ".":
+                break
+            pos = end + 1
+        done = ends[-1]
+        if len(ends) == 3 and ends[2] - ends[1] > 8 and text.startswith("eyJ", ends[0] + 1):
+            end = ends[2]
+            if end == len(text) or not _WORD_CHAR.match(text, end):
+                yield _Found(start, end, "eyJ" + ELLIPSIS + MASK,
+                             Secret(0, "a JSON Web Token", "", text[start:end]), 2)
+
+
+def _private_keys(text: str) -> Iterator[_Found]:
+    ends: dict[str, int] = {}  # end marker -> where it was found last (-1: nowhere after)
+    covered = 0  # a header inside a body already masked is part of it
+    for m in _PEM.finditer(text):
+        start = m.end()
+        if start <= covered:
+            continue
+        marker = f"-----END {m['label']}-----"
+        end = ends.get(marker, 0)
+        if 0 <= end < start:  # each marker is looked for once per place: linear
+            end = ends[marker] = text.find(marker, start)
+        if not 0 <= end - start <= MAX_PEM_CHARS:
+            lines = _PEM_LINES.match(text, start)
+            end = lines.end() if lines else start
+        covered = end
+        body = text[start:end]
+        if body.strip():
+            masked = "".join(part if i % 2 or not part.strip() else MASK
+                             for i, part in enumerate(_BREAKS.split(body)))
+            yield _Found(start, end, masked, Secret(0, "a private key", "", body), 1)
+
+
+def _url_passwords(text: str) -> Iterator[_Found]:
+    for m in _URL.finditer(text):
+        if not m.start() or not text[m.start() - 1].isalpha():
+            continue  # no scheme before ``://``
+        password = m["v"]
+        if password.isdigit():
+            continue  # ``host:8080@``: a port
+        yield _Found(m.start("v"), m.end("v"), MASK,
+                     Secret(0, "a password in a URL", "", password), 3)
+
+
+def _random_strings(text: str) -> Iterator[_Found]:
+    for pattern in _QUOTED:
+        for m in pattern.finditer(text):
+            value = m["v"]
+            if _MIXED.match(value) and high_entropy(value):  # most fail the first test
+                yield _Found(m.start("v"), m.end("v"), MASK,
+                             Secret(0, "a long random string", "", value), 5)
+
+
+def _learned(text: str, values: Sequence[tuple[re.Pattern[str], str]]) -> Iterator[_Found]:
+    for pattern, name in values:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            if (start and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
+                continue
+            yield _Found(start, end, MASK, Secret(0, ENVIRONMENT, name, m.group()), 4)
+
+
+def _findings(
+    text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()
+) -> list[_Found]:
+    """Every value of ``text`` that looks secret, in order, none overlapping another (the
+    environment rule's findings first: they name their variable)."""
+    found = [
+        *_environment(text), *_private_keys(text), *_tokens(text), *_web_tokens(text),
+        *_url_passwords(text),
+        *_learned(text, learned), *_random_strings(text),
+    ]
+    if len(found) < 2:
+        return found
+    found.sort(key=lambda f: (f.start, f.rank, -f.end))
+    kept: list[_Found] = []
+    for f in found:
+        if kept and f.start < kept[-1].end:
+            continue
+        kept.append(f)
+    return kept
+
+
+def looks_secret(value: str) -> bool:
+    """Whether a value, alone, looks like a credential: a token of a known kind, a private
+    key, a URL with a password, or a random string of 32 characters or more."""
+    return bool(_findings(value)) or high_entropy(value)
+
+
+# -- masking --------------------------------------------------------------------------------
+
+
+def learnable(secret: Secret) -> bool:
+    """Whether a value found by the environment rule is masked wherever else it is quoted:
+    8 characters or more, with a letter (``3.75`` or ``1`` is found in graphs by chance)."""
+    value = secret.value
+    return (bool(secret.name) and 8 <= len(value) <= 1024 and "\n" not in value
+            and any(c.isalpha() for c in value) and MASK not in value)
+
+
+class SecretMasker:
+    """Masks what looks secret in published text (callable: text in, text out).
+
+    ``keep``: regular expressions a user vouches for; a finding is published as logged
+    when one of them matches its variable's name or its whole value.  ``secrets``: the
+    findings of the trace's logs (:class:`SecretScan`), whose environment values are
+    masked wherever else they are quoted.
+    """
+
+    def __init__(self, keep: Iterable[str] = (), secrets: Iterable[Secret] = ()) -> None:
+        self.keep = [re.compile(k) for k in keep]
+        self._kept: set[str] = set()  # values of variables kept: kept wherever quoted
+        learned: dict[str, str] = {}
+        for secret in secrets:
+            if self.keeps(secret):
+                if secret.name:
+                    self._kept.add(secret.value)
+            elif learnable(secret) and len(learned) < MAX_LEARNED:
+                learned.setdefault(secret.value, secret.name)
+        ordered = sorted(learned.items(), key=lambda kv: -len(kv[0]))
+        self._learned = [(re.compile(re.escape(v)), name) for v, name in ordered]
+
+    def keeps(self, secret: Secret) -> bool:
+        """Whether the user vouches for this finding: ``keep`` matches its variable's name
+        or its whole value, or it is the value of a variable kept."""
+        return secret.value in self._kept or any(
+            (secret.name and k.fullmatch(secret.name)) or k.fullmatch(secret.value)
+            for k in self.keep
+        )
+
+    def findings(self, text: str) -> list[Secret]:
+        """What this masker masks in ``text``."""
+        return [f.secret for f in self._masked(text)]
+
+    def _masked(self, text: str) -> list[_Found]:
+        return [f for f in _findings(text, self._learned) if not self.keeps(f.secret)]
+
+    def __call__(self, text: str) -> str:
+        found = self._masked(text) if len(text) >= 8 else []
+        if not found:
+            return text
+        pieces: list[str] = []
+        pos = 0
+        for f in found:
+            pieces += (text[pos : f.start], f.replacement)
+            pos = f.end
+        pieces.append(text[pos:])
+        return "".join(pieces)
+
+
+#: The masker with no values kept: for text no configuration reaches (warnings, the CLI).
+mask_secrets = SecretMasker()
+
+
+# -- scanning a log -------------------------------------------------------------------------
+
+#: Bytes of one line scanned whole; a longer line is scanned in pieces of this size.
+MAX_LINE_BYTES = 1 << 20
+
+
+class SecretScanner:
+    """Finds what looks secret in a log as its bytes are read, piece by piece.
+
+    :meth:`feed` takes the log's bytes in order, cut anywhere; whole lines are scanned
+    (a line longer than :data:`MAX_LINE_BYTES` in pieces), each finding with its line.
+    """
+
+    def __init__(self) -> None:
+        self.scan = SecretScan()
+        self._carry = b""
+        self._line = 1  # the line the carried bytes start on
+        self._learned: list[tuple[re.Pattern[str], str]] = []  # environment values found
+
+    def feed(self, data: bytes) -> None:
+        data = self._carry + data if self._carry else data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0 and len(data) < MAX_LINE_BYTES:
+            self._carry = data
+            return
+        if cut == 0:
+            cut = len(data)
+        self._carry = data[cut:]
+        self._scan(data[:cut])
+
+    def close(self) -> SecretScan:
+        """The findings, once every byte was fed."""
+        if self._carry:
+            self._scan(self._carry)
+            self._carry = b""
+        return self.scan
+
+    def _scan(self, data: bytes) -> None:
+        text = data.decode("utf-8", "replace")
+        found = _findings(text, self._learned)
+        if self._learn(found):
+            found = _findings(text, self._learned)  # where this piece quotes them again
+        pos, line = 0, self._line
+        for f in found:
+            line += text.count("\n", pos, f.start)
+            pos = f.start
+            f.secret.line = line
+            self.scan.add(f.secret)
+        self._line += data.count(b"\n")
+
+    def _learn(self, found: list[_Found]) -> bool:
+        """Keep the environment values first found here (to find them quoted elsewhere in
+        the log); whether there were any."""
+        known = {p.pattern for p, _ in self._learned}
+        added = False
+        for f in found:
+            key = re.escape(f.secret.value)
+            if learnable(f.secret) and key not in known and len(self._learned) < MAX_LEARNED:
+                self._learned.append((re.compile(key), f.secret.name))
+                known.add(key)
+                added = True
+        return added
+
+
+def scan_text(data: bytes) -> SecretScan:
+    """The findings of a whole file's bytes (a text log, a debug folder's file)."""
+    scanner = SecretScanner()
+    for start in range(0, len(data), MAX_LINE_BYTES):
+        scanner.feed(data[start : start + MAX_LINE_BYTES])
+    return scanner.close()
+
+
+def unkept(scan: SecretScan, masker: SecretMasker) -> tuple[list[Secret], int]:
+    """A log's findings the user does not vouch for, and how many more were counted."""
+    return [s for s in scan.found if not masker.keeps(s)], scan.more
