@@ -1193,7 +1193,8 @@ def sphinx_build(kind: str, path: Path, work: Path, builder: str, r: random.Rand
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir()
     conf = ['extensions = ["sphinx_torchtrace"]', 'project = "generated"',
-            'copyright = "2026, us"', 'version = "1"']
+            'copyright = "2026, us"', 'version = "1"',
+            "show_warning_types = True"]  # Sphinx 7.3 names a warning's type only when asked
     if kind == "capture cache":
         _, source_key = capture_site(src)
         cache = src / "_captures"

@@ -480,7 +480,9 @@ def sphinx_build(log: Path, work: Path, builder: str) -> tuple[str, BaseExceptio
         shutil.copytree(log, src / log.name, symlinks=True)
     else:
         shutil.copy(log, src / log.name)
-    (src / "conf.py").write_text('extensions = ["sphinx_torchtrace"]\n', encoding="utf-8")
+    # Sphinx 7.3 names a warning's type (what tells ours from others) only when asked
+    (src / "conf.py").write_text('extensions = ["sphinx_torchtrace"]\nshow_warning_types = True\n',
+                                 encoding="utf-8")
     directive = f".. torchtrace:: {log.name}\n   :name: run\n"
     if (log / "baseline").is_dir():  # a pair of runs
         directive = (f".. torchtrace-diff:: {log.name}/baseline {log.name}/new\n"
