@@ -122,3 +122,15 @@ def test_ranks_left_out_by_the_user_s_own_pairs_are_their_choice(tmp_path: Path)
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy)
     assert run("diff", folder, copy).returncode == 0
+
+
+def test_two_programs_say_nothing_compared_once_and_list_no_regression() -> None:
+    """Two unrelated runs: one line says nothing was compared; nothing of one program is
+    a regression of the other (no "N regression(s)" after it), in any format."""
+    unet, convnet = DATA / "corpus" / "unet", DATA / "corpus" / "convnet"
+    result = run("diff", unet, convnet)
+    assert result.returncode == 2, result.stdout
+    assert result.stdout.lower().count("nothing compared") == 1, result.stdout
+    assert "regression" not in result.stdout
+    data = json.loads(run("diff", unet, convnet, "--format", "json").stdout)
+    assert data["regressions"] == [] and data["exit_status"] == 2

@@ -888,6 +888,8 @@ def regressions(
     """
     settings = validate_regressions(thresholds if thresholds is not None else {})
     out: list[Regression] = []
+    if diff.nothing_compared:  # two programs: nothing of one is a regression of the other
+        return out
     for r in [*diff.ranks, *diff.new_only]:
         only = (f" (rank {r.rank} is only in the new run)"
                 if any(r is n for n in diff.new_only) else "")
@@ -979,7 +981,7 @@ def summary_lines(diff: TraceDiff) -> list[str]:
     """Plain lines saying what changed, rank by rank (one line when nothing did).  Each
     line starts with the tool's words, never with text from a log."""
     if diff.nothing_compared:
-        return [f"Nothing compared: {diff.nothing_compared}."]
+        return []  # the header says so, once
     if diff.unchanged:
         return ["No change in compilation (compile time aside)."]
     lines: list[str] = [f"Not read: {what}" for what in diff.unread]
