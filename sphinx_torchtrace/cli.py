@@ -4,8 +4,9 @@
 Sphinx project around the logs (in the user's cache folder) and runs Sphinx in-process;
 ``serve`` previews its output on 127.0.0.1; ``run`` runs a program under ``TORCH_TRACE`` and
 builds its report (its exit status is the program's).  Exit codes: 0 fine,
-1 a regression of a listed kind (``diff``), 2 unreadable input or a failed build.  Every
-error is one line on stderr, never a traceback: this runs in CI logs people skim.
+1 a regression of a listed kind (``diff``), 2 unreadable input or a failed build, 130 when
+Ctrl+C stopped it (quietly: the user asked).  Every error is one line on stderr, never a
+traceback: this runs in CI logs people skim.
 """
 
 from __future__ import annotations
@@ -60,9 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as e:
         _error(str(e))
         return 2
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return 2
+    except KeyboardInterrupt:  # the user stopped it: no error to report, the shell's status
+        return 130
     except Exception as e:  # noqa: BLE001 - a CI log gets one line, not a traceback
         _error(f"unexpected {type(e).__name__}: {e}")
         return 2

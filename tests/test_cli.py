@@ -324,3 +324,22 @@ def _serves_the_report(line: str) -> None:
     assert url, line
     with urllib.request.urlopen(url.group() + "index.html", timeout=30) as response:
         assert b"Compile report" in response.read()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="Ctrl+C is a signal to the process group")
+def test_ctrl_c_on_serve_exits_quietly_with_130(tmp_path: Path) -> None:
+    """Stopping a preview is what the user asked for: no error line, the shell's 130."""
+    import signal
+
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<p>Compile report</p>", encoding="utf-8")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_torchtrace", "serve", str(tmp_path / "site"), "-p", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    assert server.stdout is not None
+    assert "http://127.0.0.1:" in server.stdout.readline()
+    os.killpg(server.pid, signal.SIGINT)
+    _, err = server.communicate(timeout=60)
+    assert server.returncode == 130
+    assert "error" not in err, err
