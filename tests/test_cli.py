@@ -343,3 +343,22 @@ def test_ctrl_c_on_serve_exits_quietly_with_130(tmp_path: Path) -> None:
     _, err = server.communicate(timeout=60)
     assert server.returncode == 130
     assert "error" not in err, err
+
+
+def test_another_log_built_into_the_same_folder_leaves_no_stale_page(tmp_path: Path) -> None:
+    """Sphinx never deletes an output: the pages of the log built before into ``-o`` are
+    removed (they would link to pages that are gone), a file of the user's is kept."""
+    out = tmp_path / "out"
+    first = DATA / "captured" / "pairs" / "recompile" / "new"
+    second = DATA / "captured" / "pairs" / "compile_error" / "baseline"
+    assert run("build", first, "-q", "-o", out).returncode == 0
+    before = {p.relative_to(out) for p in out.rglob("*.html")}
+    (out / "mine.html").write_text("<p>mine</p>", encoding="utf-8")
+    assert run("build", second, "-q", "-o", out).returncode == 0
+    after = {p.relative_to(out) for p in out.rglob("*.html")}
+    assert (out / "mine.html").is_file()
+    gone = before - after
+    assert gone, "the first log's pages are gone"
+    for page in out.rglob("*.html"):
+        for href in re.findall(r'href="([^"#:?]+\.html)', page.read_text(encoding="utf-8")):
+            assert (page.parent / href).resolve().is_file(), (page, href)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import io
+import json
 import os
 import re
 import sys
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sphinx.application import Sphinx
+from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.errors import SphinxError
 from sphinx.util.console import color_terminal, nocolor
 
@@ -86,7 +88,43 @@ def build_site(
         warnings.flush()
     if app.statuscode:
         raise StandaloneBuildError("build failed (see the messages above)")
+    _remove_stale_pages(app, out, project / "pages.json")
     return out / "index.html"
+
+
+def _remove_stale_pages(app: Sphinx, out: Path, manifest: Path) -> None:
+    """Delete the pages an earlier build into ``out`` wrote for documents this project no
+    longer has (another log built into the same folder): Sphinx never deletes an output,
+    and a stale page links to pages that are gone.  Only pages listed in this project's
+    manifest (in the cache, never in ``out``) are touched, never a file the user put there."""
+    builder = typing.cast(StandaloneHTMLBuilder, app.builder)  # build_site runs "html"
+    current = sorted(
+        os.path.relpath(builder.get_outfilename(doc), os.fspath(out))
+        for doc in app.env.found_docs
+    )
+    try:
+        old = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        old = []
+    if not isinstance(old, list):
+        old = []
+    root = out.resolve()
+    for name in set(n for n in old if isinstance(n, str)) - set(current):
+        page = (out / name).resolve()
+        if page.suffix == ".html" and page.is_relative_to(root) and page.is_file():
+            page.unlink()
+            _remove_empty_folders(page.parent, root)
+    _write(manifest, json.dumps(current))
+
+
+def _remove_empty_folders(folder: Path, root: Path) -> None:
+    """Remove ``folder`` and its parents up to ``root`` while they are empty."""
+    while folder != root and folder.is_relative_to(root):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def serve(folder: Path, port: int = 8000, *, ready: Callable[[str], None] = print) -> None:
