@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from itertools import chain
+from pathlib import Path
 
 from .conftest import SiteMaker, generated_pages, inventory
 
@@ -54,3 +56,18 @@ def test_frames_past_the_sidebar_limit_leave_the_toctree_not_the_site(
     latex = make_site("simple", "latex", confoverrides={"torchtrace_sidebar_frames": 0})
     included = set(chain.from_iterable(latex.env.toctree_includes.values()))
     assert set(frames) <= included
+
+
+def test_sections_left_out_leave_no_link_to_them(make_site: SiteMaker) -> None:
+    """``:sections:`` without the compile directory, past ``torchtrace_sidebar_frames``:
+    the note on what the sidebar lists links no section that is not there; every in-page
+    anchor of the overview lands."""
+    page = ("Lambdas\n=======\n\n.. torchtrace:: @DATA@/corpus/many_lambdas\n"
+            "   :name: lambdas\n   :sections: header, failures\n")
+    app = make_site("simple", pages={"index.rst": page},
+                    confoverrides={"torchtrace_sidebar_frames": 3})
+    overview = (Path(app.outdir) / "torchtrace/lambdas/index.html").read_text(encoding="utf-8")
+    assert "The sidebar lists the first page of" in overview  # the note is there
+    ids = set(re.findall(r'id="([^"]+)"', overview))
+    dead = [h for h in re.findall(r'href="#([^"]+)"', overview) if h not in ids]
+    assert dead == []

@@ -180,7 +180,7 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
         # a section of its own: after the last section, themes (rtd) nest the frames under it
         frames: list[Block] = []
         if len(sidebar) < len(plan.listed_frames):
-            frames.append(_sidebar_note(plan, len(sidebar)))
+            frames.append(_sidebar_note(plan, len(sidebar), settings))
         frames.append(Toctree([f.docname for f in sidebar]))
         blocks.append(Section([_("Frames")], frames, anchor="frames"))
     outside = [f.docname for f in plan.paged_frames if f.compile.id.is_unknown]
@@ -189,15 +189,19 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
     return Page(plan.index_docname, ["Trace ", plan.label], blocks)
 
 
-def _sidebar_note(plan: TracePlan, listed: int) -> Paragraph:
-    """Past ``torchtrace_sidebar_frames``: what the sidebar shows, and where the rest is."""
+def _sidebar_note(plan: TracePlan, listed: int, settings: PageSettings) -> Paragraph:
+    """Past ``torchtrace_sidebar_frames``: what the sidebar shows, and where the rest is
+    (the compile directory, where ``:sections:`` keeps it)."""
+    where: list[Inline] = [
+        ", and the ", AnchorLink(plan.index_docname, "compile-directory", "compile directory"),
+        " lists them all.",
+    ] if settings.shows("directory") else ["."]
     return Paragraph(
         [
             f"The sidebar lists the first page of {listed} functions of the "
             f"{len(plan.listed_frames)} frame pages; each page links the previous and next "
-            "compile, and the ",
-            AnchorLink(plan.index_docname, "compile-directory", "compile directory"),
-            " lists them all.",
+            "compile",
+            *where,
         ]
     )
 
