@@ -136,6 +136,28 @@ def test_depends_outside_the_source_folder_is_a_warning_and_nothing_runs(
         assert "from the cache" not in page_text(app)
 
 
+def test_a_capture_says_it_started_that_it_runs_and_how_it_ended(
+    make_site: SiteMaker, tmp_path: Path, counted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A capture that takes a while is not silent: a status line when it starts (with its
+    timeout), one every few seconds while it runs, one when it ends; nothing of it when the
+    cache serves it."""
+    from sphinx_torchtrace.trace import capture as capture_module
+
+    monkeypatch.setattr(capture_module, "PROGRESS_SECONDS", 0.5)
+    srcdir = copy_testroot("capture", tmp_path / "site")
+    app = make_site("capture", srcdir=srcdir,
+                    pages=capture_page("   :env: CAPTURE_SLEEP=1.6\n"))
+    status = strip_colors(app._status.getvalue())
+    assert "torchtrace: capturing scripts/write_trace.py (timeout " in status, status
+    assert re.search(r"torchtrace: capturing scripts/write_trace\.py: running for \d+ s", status)
+    assert re.search(r"torchtrace: captured scripts/write_trace\.py: ok in [\d.]+ s", status)
+    again = make_site("capture", srcdir=srcdir, freshenv=False,
+                      pages=capture_page("   :env: CAPTURE_SLEEP=1.6\n"))
+    assert "torchtrace: captur" not in strip_colors(again._status.getvalue())
+    assert len(runs(counted)) == 1
+
+
 def test_the_key_holds_python_and_the_torch_build(tmp_path: Path) -> None:
     """torch's version and build are read without importing it, from the interpreter and
     environment the capture runs in: a page's PYTHONPATH naming another torch is another

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -376,13 +376,16 @@ def run_program(
     stdout: int | None = subprocess.DEVNULL,
     stderr_path: Path | None = None,
     own_session: bool = True,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[int | None, bool]:
     """Run ``argv`` with ``TORCH_TRACE=trace_dir``: (exit status, timed out).
 
     stdout and stderr go where they are told (inherited: ``None``); a program past its
     timeout is killed with everything it started (``own_session``: its own process group).
     Without ``own_session`` it shares the terminal: Ctrl+C reaches it as in a shell, and
-    its exit status is returned once it has ended (its partial trace has a report too)."""
+    its exit status is returned once it has ended (its partial trace has a report too).
+    ``progress`` is told the seconds elapsed every :data:`PROGRESS_SECONDS` while it runs
+    (a long capture says it is alive, as Sphinx's own status lines do)."""
     trace_dir.mkdir(parents=True, exist_ok=True)
     stderr_file = open(stderr_path, "wb") if stderr_path is not None else None  # noqa: SIM115
     try:
@@ -393,7 +396,7 @@ def run_program(
             start_new_session=own_session and os.name == "posix",
         )
         try:
-            return process.wait(timeout=timeout), False
+            return _wait(process, timeout, progress), False
         except subprocess.TimeoutExpired:
             _kill(process, own_session)
             return None, True
@@ -409,6 +412,28 @@ def run_program(
     finally:
         if stderr_file is not None:
             stderr_file.close()
+
+
+#: Seconds between two progress calls while a program runs.
+PROGRESS_SECONDS = 5.0
+
+
+def _wait(process: subprocess.Popen[bytes], timeout: float | None,
+          progress: Callable[[float], None] | None) -> int:
+    """``process.wait(timeout)``, calling ``progress(elapsed)`` every few seconds."""
+    if progress is None:
+        return process.wait(timeout=timeout)
+    start = time.monotonic()
+    while True:
+        elapsed = time.monotonic() - start
+        step = PROGRESS_SECONDS if timeout is None else min(PROGRESS_SECONDS, timeout - elapsed)
+        try:
+            return process.wait(timeout=max(step, 0.0))
+        except subprocess.TimeoutExpired:
+            elapsed = time.monotonic() - start
+            if timeout is not None and elapsed >= timeout:
+                raise
+            progress(elapsed)
 
 
 def _kill(process: subprocess.Popen[bytes], group: bool = True) -> None:
@@ -518,9 +543,11 @@ class CaptureCache:
                 found.append(capture)
         return max(found, key=lambda c: c.record.started, default=None)
 
-    def get_or_run(self, spec: CaptureSpec, key: str, *, rerun: bool = False) -> Capture:
-        """The entry of ``key``: found, else (or with ``rerun``) made by running ``spec``.
-        One process at a time runs a key; the others wait for it and find its entry."""
+    def get_or_run(self, spec: CaptureSpec, key: str, *, rerun: bool = False,
+                   progress: Callable[[float], None] | None = None) -> Capture:
+        """The entry of ``key``: found, else (or with ``rerun``) made by running ``spec``
+        (``progress``: see :func:`run_program`).  One process at a time runs a key; the
+        others wait for it and find its entry."""
         self.folder.mkdir(parents=True, exist_ok=True)
         if not rerun:
             found = self.lookup(key)
@@ -531,9 +558,10 @@ class CaptureCache:
                 found = self.lookup(key)  # made while we waited
                 if found is not None:
                     return found
-            return self._run(spec, key)
+            return self._run(spec, key, progress)
 
-    def _run(self, spec: CaptureSpec, key: str) -> Capture:
+    def _run(self, spec: CaptureSpec, key: str,
+             progress: Callable[[float], None] | None = None) -> Capture:
         # under this key's lock, a temporary folder of this key is a dead process's
         for leftover in self.folder.glob(f".*-{key}-*"):
             shutil.rmtree(leftover, ignore_errors=True)
@@ -544,7 +572,7 @@ class CaptureCache:
             returncode, timed_out = run_program(
                 [spec.python, os.fspath(spec.script), *spec.args], work / TRACE,
                 cwd=spec.workdir, env=dict(spec.env), timeout=spec.timeout,
-                stderr_path=work / "stderr",
+                stderr_path=work / "stderr", progress=progress,
             )
             duration = time.monotonic() - clock
             try:

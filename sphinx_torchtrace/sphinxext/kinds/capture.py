@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docutils import nodes
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ...site import blocks as b
 from ...site.blocks import Page
+from ...site.characters import console_text
 from ...trace.capture import (
     FAILED,
     TIMED_OUT,
@@ -45,6 +47,12 @@ from .trace import DIRECTIVE as TRACE_DIRECTIVE
 from .trace import TraceKind
 
 DIRECTIVE = "torchtrace-capture"
+logger = logging.getLogger(__name__)
+
+
+def _status(line: str) -> None:
+    """A status line of the build (what Sphinx's ``-q`` silences), the script's name escaped."""
+    logger.info(console_text(f"torchtrace: {line}"))
 #: stderr lines a warning quotes (the page shows the whole tail the record keeps).
 WARNED_LINES = 3
 
@@ -202,9 +210,17 @@ class CaptureKind:
         else:
             ran: set[str] = context.shared.setdefault("captures-ran", set())
             rerun = config.capture == "always" and capture_key not in ran
-            capture = cache.get_or_run(spec, capture_key, rerun=rerun)
+            if rerun or cache.lookup(capture_key) is None:
+                _status(f"capturing {listed} (timeout {spec.timeout:g} s)")
+
+            def running(seconds: float) -> None:
+                _status(f"capturing {listed}: running for {seconds:.0f} s")
+
+            capture = cache.get_or_run(spec, capture_key, rerun=rerun, progress=running)
             if not capture.cached:
                 ran.add(capture_key)
+                _status(f"captured {listed}: {capture.record.status} in "
+                        f"{capture.record.duration:.1f} s")
         return self._report(context, request, options, shown, listed, capture)
 
     def _report(
