@@ -56,6 +56,22 @@ def test_unchanged_rebuild_reads_nothing(make_site: SiteMaker, tmp_path: Path) -
     assert list(second.builder.get_outdated_docs()) == []
 
 
+def test_a_rebuild_finds_the_configuration_unchanged(make_site: SiteMaker, tmp_path: Path
+                                                    ) -> None:
+    """sphinx-design adds its static folder to ``html_static_path`` as the builder starts;
+    the pickled configuration then differed from the next build's, which said "The
+    configuration has changed (html_static_path)" every time.  Its assets still reach
+    ``_static/``."""
+    srcdir = copy_testroot("incremental", tmp_path / "site")
+    put_trace(srcdir, SIMPLE_LOG)
+    first = make_site("incremental", srcdir=srcdir)
+    assert (Path(first.outdir) / "_static" / "sphinx-design.min.css").is_file()
+    second = make_site("incremental", srcdir=srcdir, freshenv=False)
+    status = strip_colors(second._status.getvalue())
+    assert "html_static_path" not in status, status
+    assert (Path(second.outdir) / "_static" / "sphinx-design.min.css").is_file()
+
+
 def test_new_trace_replaces_its_pages(make_site: SiteMaker, tmp_path: Path) -> None:
     srcdir = copy_testroot("incremental", tmp_path / "site")
     put_trace(srcdir, SIMPLE_LOG)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.config import Config
 
 STATIC = Path(__file__).parent.parent / "static"
 #: (file, kind): the web assets every HTML page of a project gets.
@@ -43,6 +44,34 @@ def add_assets(app: Sphinx) -> None:
             app.add_css_file(name)
         else:
             app.add_js_file(name, loading_method="defer")
+
+
+def settle_static_path(app: Sphinx) -> None:
+    """builder-inited, after every extension's handler: folders an extension appended to
+    ``html_static_path`` when the builder started (sphinx-design does) are copied into
+    ``_static/`` here and taken out of the setting again.  Sphinx pickles the setting
+    with the environment, compares it with a fresh one on the next build and would say
+    "The configuration has changed (html_static_path)" on every build; the user's own
+    folders stay as they are."""
+    if app.builder.format != "html":
+        return
+    paths = app.config.html_static_path
+    user = set(getattr(app.config, "_torchtrace_user_static", paths))
+    added = [entry for entry in paths if entry not in user and Path(entry).is_absolute()]
+    if not added:
+        return
+    static = Path(app.outdir) / "_static"
+    for entry in added:
+        folder = Path(entry)
+        for source in sorted(folder.rglob("*")) if folder.is_dir() else ():
+            if source.is_file():
+                _copy_if_changed(source, static / source.relative_to(folder))
+    app.config.html_static_path = [entry for entry in paths if entry not in added]
+
+
+def remember_static_path(app: Sphinx, config: Config) -> None:
+    """config-inited: the ``html_static_path`` the user's configuration gives."""
+    config._torchtrace_user_static = list(config.html_static_path)
 
 
 def _copy_if_changed(source: Path, dest: Path) -> None:

@@ -7,7 +7,7 @@ from sphinx.config import Config
 
 from ..render.fx_lexer import FxGraphLexer
 from ..site.naming import generated_prefix
-from .assets import add_assets
+from .assets import add_assets, remember_static_path, settle_static_path
 from .break_index import setup_break_index
 from .built import changed_inputs, forget_built
 from .captures_table import CapturesTable
@@ -83,6 +83,8 @@ def setup_extension(app: Sphinx) -> None:
     app.connect("builder-inited", generate_pages)
     app.connect("env-updated", rewrite_navigation)
     app.connect("builder-inited", add_assets)
+    app.connect("config-inited", remember_static_path)
+    app.connect("builder-inited", settle_static_path, priority=900)  # after sphinx-design's
     app.connect("config-inited", _exclude_side_files)
     app.connect("missing-reference", plain_when_missing, priority=900)  # after intersphinx
     app.connect("build-finished", forget_built)
