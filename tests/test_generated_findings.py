@@ -232,6 +232,28 @@ def test_a_comparison_of_two_unrelated_programs_makes_no_orphan_pages(
     assert not list((srcdir / "torchtrace").rglob("diff-unrelated/*.rst"))
 
 
+def test_two_identical_post_grad_graphs_with_mappings_have_distinct_sections(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    """A compile that logged its post-grad graph twice (the artifact and, as on a cache hit,
+    the record of the same text) with a node mapping for each showed 'Kernels generated
+    from each node' twice under one anchor: a duplicate target, and docutils stopped the
+    build ('block-level target has children')."""
+    log = SHARED / "provenance" / "dedicated_log_torch_trace_0ptegd0d.log"
+    records = read_records(log)
+    graph, mapping = (next(r for r in records if r.artifact_name() == name) for name in (
+        "inductor_post_grad_graph", "inductor_provenance_tracking_node_mappings"))
+    at = records.index(mapping) + 1  # the graph again, and a mapping made after it
+    records[at:at] = [graph, mapping]
+    srcdir = copy_testroot("simple", tmp_path / "site")
+    (srcdir / "twice.log").write_text("".join(map(format_record, records)), encoding="utf-8")
+    write_page(srcdir, "index.rst", "Twice\n=====\n\n.. torchtrace:: twice.log\n   :name: twice\n")
+    app = make_site("simple", "text", srcdir=srcdir)
+    assert app.statuscode == 0 and warning_lines(app) == []
+    frame = (app.outdir / "torchtrace/twice/frame-0-0.txt").read_text(encoding="utf-8")
+    assert frame.count("Kernels generated from each node") == 2
+
+
 def _build_in_worker(srcdir: str) -> tuple[int, str]:
     from sphinx.cmd.build import build_main
 

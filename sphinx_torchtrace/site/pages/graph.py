@@ -294,10 +294,10 @@ def graph_blocks(
     blocks.append(facts_block(facts))
     if artifact.name == "fx_graph_runnable":
         blocks.append(Paragraph(_RUNNABLE))
-    tables: list[Block] = []
-    for shown in [artifact, *(g.artifact for g in identical)]:  # theirs have no page
-        tables.extend(_kernels_by_node(frame, shown, views, anchors))
-        tables.extend(_what_each_node_became(frame, shown, views, anchors))
+    shown = [artifact, *(g.artifact for g in identical)]  # theirs have no page
+    # numbered over all of them: two identical graphs with mappings are two sections each
+    tables = [*_kernels_by_node(frame, shown, views, anchors),
+              *_what_each_node_became(frame, shown, views, anchors)]
     blocks.extend(tables)
     if artifact.name in RUN_NOT_READ and graph.inline:  # facts link the script, not shown
         return blocks
@@ -487,10 +487,12 @@ def _code_page(frame: FramePlan, view: ProvenanceView) -> GraphPlan | None:
 
 
 def _kernels_by_node(
-    frame: FramePlan, artifact: Artifact, views: Sequence[ProvenanceView], anchors: str = ""
+    frame: FramePlan, artifacts: Sequence[Artifact], views: Sequence[ProvenanceView],
+    anchors: str = "",
 ) -> list[Block]:
-    """On a post-grad graph: its nodes grouped by the kernels that compute them."""
-    mapped = [v for v in views if v.post_grad is artifact and v.post_to_kernels]
+    """On a post-grad graph (and the identical ones it stands for): its nodes grouped by
+    the kernels that compute them, one section per mapping."""
+    mapped = [v for a in artifacts for v in views if v.post_grad is a and v.post_to_kernels]
     sections: list[Block] = []
     for index, view in enumerate(mapped):
         intro: list[Inline] = [
@@ -531,10 +533,12 @@ def _kernel_links(frame: FramePlan, keys: Sequence[str], code: Artifact | None) 
 
 
 def _what_each_node_became(
-    frame: FramePlan, artifact: Artifact, views: Sequence[ProvenanceView], anchors: str = ""
+    frame: FramePlan, artifacts: Sequence[Artifact], views: Sequence[ProvenanceView],
+    anchors: str = "",
 ) -> list[Block]:
-    """On a pre-grad graph: its nodes grouped by the post-grad nodes made from them."""
-    mapped = [v for v in views if v.pre_grad is artifact and v.pre_to_post]
+    """On a pre-grad graph (and the identical ones it stands for): its nodes grouped by the
+    post-grad nodes made from them, one section per mapping."""
+    mapped = [v for a in artifacts for v in views if v.pre_grad is a and v.pre_to_post]
     sections: list[Block] = []
     for index, view in enumerate(mapped):
         intro: list[Inline] = [
