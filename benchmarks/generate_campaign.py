@@ -3,6 +3,9 @@
     python benchmarks/generate_campaign.py [--inputs 10000] [--builds 90] [--seed 0]
     nox -s generate -- --inputs 500 --builds 9        # a quick run
     python benchmarks/generate_campaign.py --only 1234 --keep /tmp/case   # one input again
+    # one campaign in parts, run apart (another day, another machine), figures as one:
+    python benchmarks/generate_campaign.py --inputs 100000 --range 0:20000 --save a.pickle
+    python benchmarks/generate_campaign.py --merge a.pickle b.pickle ...
 
 Where the mutation campaign (``mutation_campaign.py``) changes real logs, this one writes
 its inputs from nothing, knowing the format: a small program (frames, their compile ids,
@@ -1252,9 +1255,18 @@ class Report(mc.Report):
     rebuilt: int = 0
     seconds: dict[str, float] = field(default_factory=dict)  # per kind
     written: set[str] = field(default_factory=set)  # record kinds written (see WRITTEN)
+    #: the inputs of the campaign this report holds, as [start, stop) ranges, and the
+    #: campaign's identity: parts saved apart merge only into their own campaign
+    covered: list[tuple[int, int]] = field(default_factory=list)
+    campaign: tuple[int, int, int] = (0, 0, 0)  # seed, inputs, builds
+    elapsed: float = 0.0  # wall seconds, summed over parts run one after another
+    rss_mib: float = 0.0  # the highest max RSS of the processes of the parts merged
 
     def merge(self, other: Report) -> None:
         self.written |= other.written
+        self.covered = sorted({*self.covered, *other.covered})
+        self.elapsed += other.elapsed
+        self.rss_mib = max(self.rss_mib, other.rss_mib)
         self.tried += other.tried
         self.built += other.built
         self.rebuilt += other.rebuilt
@@ -1353,7 +1365,7 @@ def run_share(args: argparse.Namespace, worker: int) -> Report:
                                                     min(args.builds, args.inputs)))
     builders = {n: args.builders[i % len(args.builders)] for i, n in enumerate(chosen)}
     started = time.perf_counter()
-    numbers = range(worker, args.inputs, args.workers)
+    numbers = range(args.start + worker, args.stop, args.workers)
     for i, n in enumerate(numbers):
         build = builders.get(n)
         with tempfile.TemporaryDirectory(prefix="torchtrace-generated-") as tmp:
@@ -1369,8 +1381,10 @@ def run_share(args: argparse.Namespace, worker: int) -> Report:
 
 
 def print_report(report: Report, seconds: float, workers: int) -> None:
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    seed, inputs, builds = report.campaign
+    ranges = ", ".join(f"{a}-{b - 1}" for a, b in _joined(report.covered))
+    print(f"campaign: seed {seed}, {inputs} inputs, {builds} of them built; run here: "
+          f"inputs {ranges or 'none'}")
     print(f"inputs generated: {report.tried} (reader + command line + plan + every page view), "
           f"Sphinx builds: {report.built} ({report.rebuilt} built again after their state was "
           f"overwritten), in {seconds:.0f} s on {workers} worker(s)")
@@ -1386,11 +1400,48 @@ def print_report(report: Report, seconds: float, workers: int) -> None:
     print(f"diagnostics given: {report.diagnostics}, pages rendered: {report.pages}")
     print(f"slowest input: {report.slowest[0]:.2f} s ({report.slowest[1]})")
     print(f"slowest build: {report.slowest_build[0]:.2f} s ({report.slowest_build[1]})")
-    print(f"peak memory: max RSS {max(rss, children):.0f} MiB; tracemalloc peak of one input "
-          f"(1 in 25 sampled) {report.traced_peak[0] / 2**20:.1f} MiB ({report.traced_peak[1]})")
+    print(f"peak memory: max RSS {max(report.rss_mib, _max_rss()):.0f} MiB; tracemalloc peak "
+          f"of one input (1 in 25 sampled) {report.traced_peak[0] / 2**20:.1f} MiB "
+          f"({report.traced_peak[1]})")
     print(f"findings (distinct exceptions and foreign warnings): {len(report.findings)}")
     for key, (tb, case, count) in sorted(report.findings.items()):
         print(f"\n== {key}: {count} input(s); first: {case}\n{tb}")
+
+
+def _max_rss() -> float:
+    """MiB: the most this process or any of its workers held."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return max(own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+
+
+def _joined(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Adjacent or overlapping [start, stop) ranges as one."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def merge_saved(paths: list[Path]) -> tuple[Report, int]:
+    """The parts of one campaign saved by ``--save``, as one report (and the most workers
+    a part used).  Parts of other campaigns, or parts run twice, are refused."""
+    import pickle
+
+    total, workers = Report(), 1
+    for path in paths:
+        part, used = pickle.loads(path.read_bytes())  # our own files, of this campaign
+        if total.covered and part.campaign != total.campaign:
+            raise SystemExit(f"{path}: another campaign {part.campaign}, not {total.campaign}")
+        seen = {n for a, b in total.covered for n in range(a, b)}
+        if any(n in seen for a, b in part.covered for n in range(a, b)):
+            raise SystemExit(f"{path}: inputs already merged from another part")
+        total.campaign = part.campaign
+        total.merge(part)
+        workers = max(workers, used)
+    return total, workers
 
 
 def campaign(args: argparse.Namespace) -> Report:
@@ -1439,7 +1490,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep", type=Path, help="with --only: where to keep the input")
     parser.add_argument("--build", choices=BUILDERS, help="with --only: build it too")
     parser.add_argument("--progress", type=int, default=1000, help="a line every N inputs")
+    parser.add_argument("--range", dest="part", metavar="START:STOP",
+                        help="run only inputs START to STOP-1 of the campaign (the builds stay "
+                             "those of the whole campaign): parts run apart, then --merge")
+    parser.add_argument("--save", type=Path, help="keep this run's figures in FILE for --merge")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="FILE",
+                        help="print the figures of the parts saved with --save, as one campaign")
     args = parser.parse_args(argv)
+    args.start, args.stop = 0, args.inputs
+    if args.part:
+        start, _, stop = args.part.partition(":")
+        try:
+            args.start, args.stop = int(start), int(stop)
+        except ValueError:
+            parser.error("--range: START:STOP, two numbers")
+        if not 0 <= args.start < args.stop <= args.inputs:
+            parser.error(f"--range: within 0:{args.inputs}")
     args.kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     args.builders = [b.strip() for b in args.builders.split(",") if b.strip()]
     if set(args.builders) - set(BUILDERS):
@@ -1453,6 +1519,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
+    if args.merge:
+        report, workers = merge_saved(args.merge)
+        print_report(report, report.elapsed, workers)
+        return 1 if report.findings else 0
     if args.only is not None:
         report = Report()
         signal.signal(signal.SIGALRM, mc._alarm)
@@ -1466,7 +1536,17 @@ def main(argv: list[str] | None = None) -> int:
         report = campaign(args)
     except KeyboardInterrupt:
         print("interrupted: no figures")
-    print_report(report, time.perf_counter() - started, args.workers)
+        return 130
+    report.campaign = (args.seed, args.inputs, args.builds)
+    report.covered = [(args.start, args.stop)]
+    report.elapsed = time.perf_counter() - started
+    report.rss_mib = _max_rss()
+    if args.save:
+        import pickle
+
+        args.save.parent.mkdir(parents=True, exist_ok=True)
+        args.save.write_bytes(pickle.dumps((report, args.workers)))
+    print_report(report, report.elapsed, args.workers)
     return 1 if report.findings else 0
 
 
