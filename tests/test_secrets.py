@@ -181,6 +181,7 @@ def test_secret_names_and_random_strings() -> None:
     assert all(map(secret_name, ["HF_TOKEN", "OPENAI_API_KEY", "DB_PASSWORD", "GITHUB_PAT",
                                  "AWS_SECRET_ACCESS_KEY", "SESSION_COOKIE", "OAUTH_ID"]))
     assert not any(map(secret_name, ["HOME", "USER", "PATH", "MONKEY", "BYPASS_CACHE",
+                                     "NOX_CURRENT_SESSION",
                                      "TOKENIZERS_PARALLELISM", "GIT_AUTHOR_NAME"]))
     assert high_entropy("Zx9q3LmN8vB2cR7tY4wP1kH6aQ5sD0fG")
     assert not high_entropy("r6s32kusj6rjye4ana4fuue7juciyvssdcpnvv4dq7r6owrabkc")
@@ -330,9 +331,11 @@ def test_environment_secrets_are_the_ones_that_look_secret() -> None:
         "HOME": "/home/alice", "USER": "alice-smith", "PATH": "/usr/bin:/bin",
         "SHORT_TOKEN": "abc", "NUMBER_SECRET": "12345678", "XDG_SESSION_TYPE": "wayland",
         "KEY_PATH": "/etc/ssl/key.pem", "FLAG_TOKEN": "disabled",
+        # a runner's own setting, no secret: nox names its session ("package")
+        "NOX_CURRENT_SESSION": "package", "SESSION_COOKIE": "a9f3Kq2",
     }
     found = environment_secrets(environ, SecretMasker())
-    assert sorted(found.values()) == ["ANY_NAME", "DB_PASSWORD", "HF_TOKEN"]
+    assert sorted(found.values()) == ["ANY_NAME", "DB_PASSWORD", "HF_TOKEN", "SESSION_COOKIE"]
     assert environment_secrets(environ, SecretMasker(["HF_TOKEN"])).get(TOKEN) is None
 
 

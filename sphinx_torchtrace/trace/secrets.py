@@ -56,7 +56,7 @@ ENVIRONMENT = "the value of an environment variable"
 #: these, one plus ``S``, or ends with one (``HFTOKEN``, ``OAUTH``, ``GITHUBAPIKEY``) …
 SECRET_NAME_PARTS = (
     "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "AUTH",
-    "AUTHORIZATION", "COOKIE", "SESSION", "PRIVATE", "APIKEY", "SIGNATURE",
+    "AUTHORIZATION", "COOKIE", "PRIVATE", "APIKEY", "SIGNATURE",
 )
 #: … and these only as a whole part (``OPENAI_API_KEY``, ``GITHUB_PAT``, ``SMTP_PASS``; not
 #: ``MONKEY``, ``BYPASS``).
