@@ -1,4 +1,5 @@
-"""Developer tasks: ``nox -s tests | tests-matrix | demo | lint | types | bench | tests-torch``."""
+"""Developer tasks: ``nox -s tests | tests-matrix | demo | lint | types | package | bench |
+tests-torch`` (from a fresh clone: ``python3 bootstrap.py SESSION``)."""
 
 from __future__ import annotations
 
@@ -93,7 +94,8 @@ def demo(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff, and the layer contracts of pyproject.toml's ``[tool.importlinter]``."""
     session.install("ruff", "import-linter")
-    session.run("ruff", "check", "sphinx_torchtrace", "tests", "benchmarks", "noxfile.py")
+    session.run("ruff", "check", "sphinx_torchtrace", "tests", "benchmarks", "noxfile.py",
+                "bootstrap.py", ".ci/smoke_wheel.py")
     session.run("lint-imports")
 
 
@@ -101,6 +103,31 @@ def lint(session: nox.Session) -> None:
 def types(session: nox.Session) -> None:
     session.install("-e", ".", "mypy", "types-docutils", "types-Pygments")
     session.run("mypy")
+
+
+@nox.session
+def package(session: nox.Session) -> None:
+    """The release artefacts: ``python -m build`` makes the sdist and the wheel, the wheel
+    is installed into this session's fresh environment (not the checkout) and builds a real
+    site from a bundled trace with -W; the sdist must hold the changelog and the licence."""
+    import tarfile
+
+    shutil.rmtree("dist", ignore_errors=True)
+    session.install("build")
+    session.run("python", "-m", "build", "--outdir", "dist", ".")
+    (wheel,) = glob.glob("dist/sphinx_torchtrace-*.whl")
+    (sdist,) = glob.glob("dist/sphinx_torchtrace-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[-1] for name in archive.getnames()}
+    missing = {"LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml"} - names
+    if missing:
+        session.error(f"the sdist lacks {', '.join(sorted(missing))}")
+    session.install(wheel)
+    session.install("--force-reinstall", "--no-deps", wheel)  # a reused env holds an older one
+    log = os.path.abspath(glob.glob("tests/data/shared/graph_breaks/*.log")[0])
+    smoke = os.path.abspath(".ci/smoke_wheel.py")
+    with session.chdir(session.create_tmp()):  # away from the checkout's package
+        session.run("python", smoke, log)
 
 
 @nox.session
