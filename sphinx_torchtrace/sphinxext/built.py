@@ -80,7 +80,7 @@ class CaptureRow:
 
 
 #: (docname of the page holding it, directive name, its argument with spaces collapsed)
-Key = tuple[str, str, str]
+Key = tuple[str, str, str, str, int]
 
 
 @dataclass
@@ -115,9 +115,12 @@ def built(app_or_env: Sphinx | BuildEnvironment) -> Built:
     return _BUILT.setdefault(os.fspath(app_or_env.srcdir), Built())
 
 
-def key(docname: str, directive: str, argument: str) -> Key:
-    """The registry's key of a directive (an argument's spacing does not matter)."""
-    return (docname, directive, " ".join(argument.split()))
+def key(docname: str, directive: str, argument: str, name: str = "", nth: int = 0) -> Key:
+    """The registry's key of a directive (spacing does not matter): its page, its kind, its
+    argument, its ``:name:`` and how many directives before it on the page have the same
+    argument and name, so that two directives of one input on one page are two reports
+    (or one report and one warning at the second, when they are named alike)."""
+    return (docname, directive, " ".join(argument.split()), " ".join(name.split()), nth)
 
 
 #: Where the environment keeps the last build's digests (pickled with it).

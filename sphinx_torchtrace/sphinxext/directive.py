@@ -47,7 +47,12 @@ class InputDirective(SphinxDirective):
             warn("option", str(err), location)
             return []
         registry = built(self.env)
-        found = key(self.env.docname, self.directive_name, self.arguments[0])
+        name = self.options.get("name") or ""
+        # the scan counts directives of the same argument and name on a page in this order
+        seen = self.env.temp_data.setdefault("torchtrace_directives_seen", {})
+        same = (self.directive_name, " ".join(self.arguments[0].split()), " ".join(name.split()))
+        nth = seen[same] = seen.get(same, -1) + 1
+        found = key(self.env.docname, self.directive_name, self.arguments[0], name, nth)
         generated = registry.directives.get(found)
         if generated is None:
             problem = registry.problems.get(

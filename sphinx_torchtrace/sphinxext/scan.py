@@ -56,6 +56,9 @@ class TraceRequest:
     argument: str
     path: str  # absolute, once resolved
     raw_options: dict[str, str] = field(default_factory=dict)
+    #: how many directives before it on its page have the same argument and ``:name:``
+    #: (see :func:`.built.key`)
+    nth: int = 0
 
     @property
     def options(self) -> TraceOptions:
@@ -152,6 +155,12 @@ def _requests_in(
                 literal_indent = indent
             continue
         found.append(TraceRequest(docname, match.group("arg"), "", _options_after(lines, i)))
+    seen: dict[tuple[str, str], int] = {}
+    for request in found:
+        same = (" ".join(request.argument.split()),
+                " ".join((request.raw_options.get("name") or "").split()))
+        request.nth = seen.get(same, 0)
+        seen[same] = request.nth + 1
     return found
 
 

@@ -25,7 +25,7 @@ from sphinx.util.docutils import SphinxDirective
 from ...site.blocks import Page
 from ...site.naming import label_segment
 from ...trace import TraceReadError, resolve_logs
-from ..built import Built, Generated, Problem, content_digest, key
+from ..built import Built, Generated, Key, Problem, content_digest, key
 from ..cache_dirs import MODEL_CACHE
 from ..config import TorchTraceConfig
 from ..doctree import DoctreeBuilder
@@ -88,7 +88,7 @@ class Context:
     def register(self, request: TraceRequest, directive: str, generated: Generated) -> None:
         """What a directive stands for; the page holding it is read again when the content
         of its inputs changes."""
-        self.built.directives[key(request.docname, directive, request.argument)] = generated
+        self.built.directives[request_key(request, directive)] = generated
         self._page_digest(request.docname, self.digest_of(generated))
 
     def _page_digest(self, docname: str, digest: str) -> None:
@@ -127,16 +127,18 @@ class Context:
             self.folders[folder] = request
             return True
         if other.path == request.path and other.raw_options == request.raw_options:
-            theirs = key(other.docname, directive, other.argument)
-            mine = key(request.docname, directive, request.argument)
+            theirs = request_key(other, directive)
+            mine = request_key(request, directive)
             if theirs in self.built.directives:
                 self.built.directives[mine] = self.built.directives[theirs]
                 self._page_digest(request.docname, self.digest_of(self.built.directives[mine]))
             if theirs in self.built.problems:
                 self.built.problems[mine] = self.built.problems[theirs]
             return False
+        advice = ("give one another :name:" if request.raw_options.get("name", "").strip()
+                  else "give one a :name:")
         self.fail(request, directive, f"trace label {label!r} is used twice (also in "
-                                      f"{other.docname}); give one a :name:", "label")
+                                      f"{other.docname}); {advice}", "label")
         return False
 
     def fail(
@@ -145,11 +147,17 @@ class Context:
     ) -> None:
         """No pages for this directive: it says why at its own line (the page holding it is
         read again when why changes, or when it had pages before)."""
-        self.built.problems[key(request.docname, directive, request.argument)] = Problem(
+        self.built.problems[request_key(request, directive)] = Problem(
             message, subtype, logs or []
         )
         why = f"{directive}\0{subtype}\0{message}".encode("utf-8", "surrogatepass")
         self._page_digest(request.docname, hashlib.sha256(why).hexdigest())
+
+
+def request_key(request: TraceRequest, directive: str) -> Key:
+    """The registry's key of a directive the scan found (see :func:`..built.key`)."""
+    return key(request.docname, directive, request.argument,
+               request.raw_options.get("name") or "", request.nth)
 
 
 def page_section(

@@ -37,12 +37,12 @@ from ...trace.capture import (
 )
 from ...trace.diagnostics import quote
 from ...trace.secrets import mask_secrets
-from ..built import CaptureRow, Generated, Problem, key
+from ..built import CaptureRow, Generated, Problem
 from ..cache_dirs import CAPTURES
 from ..doctree import DoctreeBuilder
 from ..options import CaptureOptions, parse_capture_options
 from ..scan import TraceRequest, resolve_argument
-from .base import Context
+from .base import Context, request_key
 from .trace import DIRECTIVE as TRACE_DIRECTIVE
 from .trace import TraceKind
 
@@ -254,7 +254,7 @@ class CaptureKind:
             sub = TraceRequest(request.docname, request.argument, os.fspath(capture.trace_dir),
                                raw)
             more = TraceKind().generate(context, sub, options.trace)
-            trace_key = key(request.docname, TRACE_DIRECTIVE, request.argument)
+            trace_key = request_key(sub, TRACE_DIRECTIVE)
             inner = context.built.directives.pop(trace_key, None)
             problem = context.built.problems.pop(trace_key, None)
             if inner is None:
@@ -262,8 +262,7 @@ class CaptureKind:
                     if notes:  # one warning: how the capture ended, and why no report
                         problem = Problem(f"{notes[0][1]}; its trace cannot be shown: "
                                           f"{problem.message}", "capture", problem.logs)
-                    context.built.problems[key(request.docname, DIRECTIVE,
-                                               request.argument)] = problem
+                    context.built.problems[request_key(request, DIRECTIVE)] = problem
                 return more
         self._register(context, request, CapturedTrace(shown, capture, inner,
                                                        capture_notes=notes))
