@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,8 @@ def _parser() -> argparse.ArgumentParser:
         "build",
         help="build a standalone report site",
         description="Build an HTML report of one or more traces with an embedded Sphinx "
-        "configuration (furo when installed) and print where its index.html is.",
+        "configuration (furo when installed), print the page to open (a single trace's "
+        "overview, else the index of the traces) and, on a terminal, open it in a browser.",
     )
     build.add_argument("paths", metavar="PATH", nargs="+", help="log files or directories")
     build.add_argument(
@@ -151,6 +153,10 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "-q", "--quiet", action="store_true",
         help="no progress lines on stderr (warnings and errors are still printed)",
+    )
+    build.add_argument(
+        "--no-browser", action="store_true",
+        help="do not open the report (by default it opens when run from a terminal, not CI)",
     )
     build.set_defaults(run=_build)
 
@@ -191,7 +197,9 @@ def _parser() -> argparse.ArgumentParser:
         help="output folder (default: ./torchtrace_out)",
     )
     shown = run.add_mutually_exclusive_group()
-    shown.add_argument("--open", action="store_true", help="open the report in a browser")
+    shown.add_argument("--open", action="store_true",
+                       help="open the report in a browser (the default on a terminal, not CI)")
+    shown.add_argument("--no-browser", action="store_true", help="do not open the report")
     shown.add_argument("--serve", action="store_true", help="then preview it on 127.0.0.1")
     run.add_argument(
         "-p", "--port", type=int, default=8000, help="--serve's port (default 8000; 0: any)"
@@ -365,7 +373,21 @@ def _build(args: argparse.Namespace) -> int:
     except StandaloneBuildError as e:
         raise InputError(str(e)) from None
     _say(str(index))
+    if not args.no_browser and interactive():
+        _open(index)
     return 0
+
+
+def interactive() -> bool:
+    """Someone at a terminal, not a CI job or a pipe: then the report opens, as tlparse's
+    does (``--no-browser`` never, ``run --open`` always)."""
+    return sys.stdout.isatty() and not os.environ.get("CI")
+
+
+def _open(page: Path) -> None:
+    import webbrowser
+
+    webbrowser.open(page.resolve().as_uri())
 
 
 # -- show -----------------------------------------------------------------------------------
@@ -409,14 +431,18 @@ def _run(args: argparse.Namespace) -> int:
     trace_dir = cache_home() / "runs" / f"{stamp}-{os.getpid()}"
     if not args.quiet:
         _note(f"TORCH_TRACE={trace_dir}")
+        _note(f"running {shlex.join(program)}")
+    started = time.monotonic()
     try:
-        returncode, _ = run_program(program, trace_dir, stdout=None, own_session=False)
+        returncode, _ = run_program(program, trace_dir, stdout=None, own_session=False,
+                                    progress=None if args.quiet else _still_running())
     except OSError as e:
         raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
     status = returncode if returncode is not None and returncode >= 0 else (
         128 - returncode if returncode is not None else 2)
     if not args.quiet or status:
-        _note(f"the program exited with status {status}")
+        _note(f"the program exited with status {status} after "
+              f"{time.monotonic() - started:.1f} s")
     if not any(trace_dir.glob("dedicated_log_torch_trace_*.log*")):
         _error(f"the program wrote no trace log in {trace_dir} (does it run torch.compile?)")
         return status or 2
@@ -426,18 +452,35 @@ def _run(args: argparse.Namespace) -> int:
         _error(str(e))
         return status or 2
     _say(str(index))
-    if args.open:
-        import webbrowser
-
-        webbrowser.open(index.resolve().as_uri())
-    elif args.serve:
+    if args.serve:
+        out = Path(args.output).resolve()
         try:
-            serve(index.parent, args.port, ready=lambda line: print(line, flush=True))
+            serve(out, args.port, ready=lambda line: print(line, flush=True),
+                  page=index.relative_to(out).as_posix())
         except OSError as e:
             raise InputError(f"cannot serve on 127.0.0.1:{args.port}: {e.strerror or e}") from None
         except KeyboardInterrupt:
             pass
+    elif args.open or (not args.no_browser and interactive()):
+        _open(index)
     return status
+
+
+def _still_running() -> Callable[[float], None]:
+    """A line now and then while the program runs (its own output may be silent for
+    minutes): at 5, 10, 20, 40 and 60 s, then every minute, never a line every few seconds
+    through a long training run."""
+    marks = [5.0, 10.0, 20.0, 40.0, 60.0]
+
+    def progress(elapsed: float) -> None:
+        if elapsed + 0.5 < marks[0]:
+            return
+        _note(f"the program is still running ({elapsed:.0f} s)")
+        while marks[0] <= elapsed + 0.5:
+            marks.append(marks[-1] + 60.0)
+            marks.pop(0)
+
+    return progress
 
 
 def _note(line: str) -> None:

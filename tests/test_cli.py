@@ -147,8 +147,11 @@ def test_build_a_standalone_site(tmp_path: Path) -> None:
     out = tmp_path / "site"
     result = run("build", SIMPLE_LOG, "-o", out, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    index = Path(result.stdout.strip().splitlines()[-1])
-    assert index == out / "index.html" and index.is_file()
+    # the page printed is the trace's overview itself, as tlparse opens on its report
+    overview = Path(result.stdout.strip().splitlines()[-1])
+    assert overview == out / "torchtrace" / "run-5aek85xk" / "index.html", overview
+    assert 'id="at-a-glance"' in overview.read_text(encoding="utf-8")
+    assert (out / "index.html").is_file()
     assert (out / "run-5aek85xk.html").is_file()  # a page per trace, named after its log
     assert list((out / "torchtrace").rglob("*.html")), "the trace's pages were built"
     assert "Traceback" not in result.stderr
@@ -247,9 +250,11 @@ def test_run_captures_a_program_and_passes_its_exit_status_on(tmp_path: Path) ->
     out = tmp_path / "out"
     result = run("run", "-o", out, "--", sys.executable, program, "5", "--flag", cwd=tmp_path)
     assert result.returncode == 5, result.stderr
-    assert result.stdout.splitlines() == [
-        "hello from the program ['5', '--flag']", str(out / "index.html")]
-    assert (out / "index.html").is_file() and list((out / "torchtrace").rglob("*.html"))
+    printed = result.stdout.splitlines()
+    assert printed[0] == "hello from the program ['5', '--flag']" and len(printed) == 2
+    overview = Path(printed[1])  # the report's overview, no index page between
+    assert overview.parent.parent == out / "torchtrace" and overview.name == "index.html"
+    assert overview.is_file() and list((out / "torchtrace").rglob("*.html"))
     assert re.search(r"^sphinx-torchtrace: TORCH_TRACE=.*/runs/", result.stderr, re.M)
     assert "the program exited with status 5" in result.stderr
     assert "Traceback" not in result.stderr
@@ -282,8 +287,12 @@ def test_run_serve_previews_the_report(tmp_path: Path) -> None:
     )
     try:
         assert server.stdout is not None
-        assert server.stdout.readline().strip() == str(tmp_path / "out" / "index.html")
-        _serves_the_report(server.stdout.readline())
+        overview = Path(server.stdout.readline().strip())
+        assert overview.is_file() and overview.parent.parent == tmp_path / "out" / "torchtrace"
+        line = server.stdout.readline()
+        _serves_the_report(line)
+        page = overview.relative_to(tmp_path / "out").as_posix()
+        assert re.search(rf"http://127\.0\.0\.1:\d+/{re.escape(page)} ", line), line
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -314,7 +323,8 @@ def test_run_ctrl_c_stops_the_program_and_still_reports(tmp_path: Path) -> None:
     os.killpg(command.pid, signal.SIGINT)  # what a terminal's Ctrl+C does
     rest, err = command.communicate(timeout=300)
     assert command.returncode == 130, err
-    assert rest.splitlines()[-1] == str(out / "index.html") and (out / "index.html").is_file()
+    overview = Path(rest.splitlines()[-1])
+    assert overview.parent.parent == out / "torchtrace" and overview.is_file()
     assert "the program exited with status 130" in err
 
 
@@ -362,3 +372,63 @@ def test_another_log_built_into_the_same_folder_leaves_no_stale_page(tmp_path: P
     for page in out.rglob("*.html"):
         for href in re.findall(r'href="([^"#:?]+\.html)', page.read_text(encoding="utf-8")):
             assert (page.parent / href).resolve().is_file(), (page, href)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal")
+@pytest.mark.parametrize(("flags", "env", "opens"), [
+    ([], {}, True),  # at a terminal: the overview opens, as tlparse's report does
+    (["--no-browser"], {}, False),
+    ([], {"CI": "true"}, False),  # a CI job has no one to look
+])
+def test_build_opens_the_overview_at_a_terminal(
+    tmp_path: Path, flags: list[str], env: dict[str, str], opens: bool
+) -> None:
+    """``$BROWSER`` (which Python's webbrowser obeys) records what would be opened."""
+    import pty
+
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n', encoding="utf-8")
+    browser.chmod(0o755)
+    environ = {k: v for k, v in os.environ.items() if k != "CI"}
+    environ.update(BROWSER=str(browser), NO_COLOR="1", **env)
+    leader, follower = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sphinx_torchtrace", "build", str(SIMPLE_LOG), "-q",
+             "-o", str(tmp_path / "out"), *flags],
+            stdout=follower, stderr=subprocess.PIPE, text=True, env=environ, timeout=300,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert result.returncode == 0, result.stderr
+    overview = tmp_path / "out" / "torchtrace" / "run-5aek85xk" / "index.html"
+    if opens:
+        assert opened.read_text(encoding="utf-8") == overview.as_uri()
+    else:
+        assert not opened.exists()
+
+
+def test_run_says_it_started_that_it_runs_and_how_it_ended(tmp_path: Path) -> None:
+    """A program silent for 6 s: ``run`` says what it runs, that it still runs at 5 s (a
+    build that looks hung is the complaint), and how long it took; ``-q`` says none of it."""
+    log = DATA / "shared/tlparse-inputs/inputs/multi_rank_logs/dedicated_log_torch_trace_rank_0.log"
+    program = tmp_path / "slow.py"
+    program.write_text(
+        "import os, shutil, time\n"
+        f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
+        " 'dedicated_log_torch_trace_rank_0_x.log'))\n"
+        "time.sleep(6)\n", encoding="utf-8")
+    result = run("run", "--no-browser", "-o", tmp_path / "out", "--", sys.executable, program,
+                 cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    started = lines.index(next(line for line in lines if " running " in line))
+    assert lines[started].endswith("slow.py"), lines[started]
+    assert "sphinx-torchtrace: the program is still running (5 s)" in lines[started + 1:]
+    assert re.search(r"^sphinx-torchtrace: the program exited with status 0 after [6-9]\.\d s$",
+                     result.stderr, re.M), result.stderr
+    quiet = run("run", "-q", "--no-browser", "-o", tmp_path / "out", "--", sys.executable,
+                program, cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr

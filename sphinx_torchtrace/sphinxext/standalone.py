@@ -27,6 +27,7 @@ import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import quote
 
 from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
@@ -38,6 +39,7 @@ from ..site.characters import console_text
 from ..trace import TraceReadError
 from ..trace.loader import choose_logs
 from .cache_dirs import cache_home
+from .config import torchtrace_config
 
 _CONF = """\
 # Written by `sphinx-torchtrace build`: a project around the linked traces.
@@ -58,12 +60,14 @@ class StandaloneBuildError(Exception):
 def build_site(
     paths: Sequence[Path], out: Path, *, latest: bool = False, quiet: bool = False
 ) -> Path:
-    """Build a report site of ``paths`` into ``out``; the path of its ``index.html``."""
+    """Build a report site of ``paths`` into ``out``; the page to open: the overview of
+    a single trace (as ``tlparse`` opens on its report, no index page between), else the
+    ``index.html`` listing the traces."""
     out = out.resolve()
     say: Callable[[str], None] = (lambda _line: None) if quiet else _progress
     project = cache_home() / "projects" / hashlib.sha256(os.fsencode(out)).hexdigest()[:16]
     src = project / "src"
-    pages = _write_project(src, paths, latest, say)
+    pages, names = _write_project(src, paths, latest, say)
     if os.environ.get("NO_COLOR") or not (sys.stderr.isatty() and color_terminal()):
         nocolor()  # colour codes only on a terminal, never in a file or a CI log
     warnings = _UserPaths(sys.stderr, src, pages)
@@ -89,6 +93,16 @@ def build_site(
     if app.statuscode:
         raise StandaloneBuildError("build failed (see the messages above)")
     _remove_stale_pages(app, out, project / "pages.json")
+    return _first_page(app, out, names)
+
+
+def _first_page(app: Sphinx, out: Path, names: list[str]) -> Path:
+    """The overview of the one trace, where it was built; else the index."""
+    if len(names) == 1:
+        overview = f"{torchtrace_config(app.config).generated_dir}/{names[0]}/index"
+        if overview in app.env.found_docs:
+            builder = typing.cast(StandaloneHTMLBuilder, app.builder)
+            return Path(builder.get_outfilename(overview))
     return out / "index.html"
 
 
@@ -127,9 +141,12 @@ def _remove_empty_folders(folder: Path, root: Path) -> None:
         folder = folder.parent
 
 
-def serve(folder: Path, port: int = 8000, *, ready: Callable[[str], None] = print) -> None:
+def serve(
+    folder: Path, port: int = 8000, *, ready: Callable[[str], None] = print, page: str = ""
+) -> None:
     """Serve a built site on 127.0.0.1 until interrupted (a preview, never a server for
-    others: nothing but this machine can reach it)."""
+    others: nothing but this machine can reach it); ``page``, a path in ``folder``, is the
+    one the printed address opens."""
     import functools
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
@@ -141,7 +158,7 @@ def serve(folder: Path, port: int = 8000, *, ready: Callable[[str], None] = prin
     handler = functools.partial(Handler, directory=os.fspath(folder))
     with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         ready(f"serving {console_text(os.fspath(folder))} at "
-              f"http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
+              f"http://127.0.0.1:{server.server_address[1]}/{quote(page)} (Ctrl+C to stop)")
         server.serve_forever()
 
 
@@ -150,10 +167,11 @@ def serve(folder: Path, port: int = 8000, *, ready: Callable[[str], None] = prin
 
 def _write_project(
     src: Path, paths: Sequence[Path], latest: bool, say: Callable[[str], None]
-) -> dict[str, str]:
+) -> tuple[dict[str, str], list[str]]:
     """``conf.py``, ``index.rst`` and one page per trace, each naming a link to its log
     (written only when they change, so a second build of the same logs reads nothing);
-    returns each project path a warning may name → the user's path it stands for."""
+    returns each project path a warning may name → the user's path it stands for, and the
+    traces' names (each its page and its ``:name:``)."""
     traces = src / "traces"
     traces.mkdir(parents=True, exist_ok=True)
     taken: set[str] = set()
@@ -192,7 +210,7 @@ def _write_project(
     toctree = "".join(f"   {p}\n" for p in pages)
     _write(src / "index.rst",
            f"Compile report\n==============\n\n.. toctree::\n   :maxdepth: 1\n\n{toctree}")
-    return user
+    return user, pages
 
 
 #: Logs of a folder the progress output names one by one; past this, a count.
