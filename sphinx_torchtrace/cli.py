@@ -158,6 +158,7 @@ def _parser() -> argparse.ArgumentParser:
         "--no-browser", action="store_true",
         help="do not open the report (by default it opens when run from a terminal, not CI)",
     )
+    _rewrite_option(build)
     build.set_defaults(run=_build)
 
     show = commands.add_parser(
@@ -205,12 +206,28 @@ def _parser() -> argparse.ArgumentParser:
         "-p", "--port", type=int, default=8000, help="--serve's port (default 8000; 0: any)"
     )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    _rewrite_option(run)
     run.add_argument(
         "program", metavar="-- PROGRAM", nargs=argparse.REMAINDER,
         help="the command to run, after --: python train.py --epochs 1",
     )
     run.set_defaults(run=_run)
     return parser
+
+
+def _rewrite_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rewrite", metavar="PATH=NAME", action="append", default=[], type=_path_rule,
+        help="show PATH (a folder of this machine, taken literally) as NAME on the pages; "
+        "repeatable, before the rules for home folders, temporary and site-packages paths",
+    )
+
+
+def _path_rule(text: str) -> tuple[str, str]:
+    path, sep, name = text.partition("=")
+    if not sep or not path.strip("/"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give PATH=NAME, as /srv/ci/checkout=<project>")
+    return path, name
 
 
 def _load(path: str) -> Trace:
@@ -368,7 +385,8 @@ def _build(args: argparse.Namespace) -> int:
         raise InputError("build needs Sphinx: pip install sphinx") from None
     try:
         index = build_site(
-            [Path(p) for p in args.paths], Path(args.output), latest=args.latest, quiet=args.quiet
+            [Path(p) for p in args.paths], Path(args.output), latest=args.latest,
+            quiet=args.quiet, rewrites=args.rewrite,
         )
     except StandaloneBuildError as e:
         raise InputError(str(e)) from None
@@ -447,7 +465,9 @@ def _run(args: argparse.Namespace) -> int:
         _error(f"the program wrote no trace log in {trace_dir} (does it run torch.compile?)")
         return status or 2
     try:
-        index = build_site([trace_dir], Path(args.output), quiet=args.quiet)
+        # the folder made for the run is shown by its name, as a log folder given is
+        rules = [*args.rewrite, (os.fspath(trace_dir), trace_dir.name)]
+        index = build_site([trace_dir], Path(args.output), quiet=args.quiet, rewrites=rules)
     except StandaloneBuildError as e:
         _error(str(e))
         return status or 2

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import DATA, SIMPLE_LOG
+from .tools.hostile_log import COMPILE_ERROR_LOG
 
 PAIRS = DATA / "captured" / "pairs"
 
@@ -432,3 +433,64 @@ def test_run_says_it_started_that_it_runs_and_how_it_ended(tmp_path: Path) -> No
     quiet = run("run", "-q", "--no-browser", "-o", tmp_path / "out", "--", sys.executable,
                 program, cwd=tmp_path)
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+def _relocated(log: Path, old: str, new: str) -> str:
+    """The log with every ``old`` path written as ``new`` (payload md5s recomputed)."""
+    from .tools.hostile_log import format_record, read_records
+
+    records = read_records(log)
+    for record in records:
+        record.envelope = json.loads(json.dumps(record.envelope).replace(old, new))
+        if record.payload is not None:
+            record.payload = record.payload.replace(old, new)
+    return "".join(map(format_record, records))
+
+
+def test_build_rewrites_paths_the_user_names_and_its_advice_names_the_option(
+    tmp_path: Path,
+) -> None:
+    """A path no default rule knows (``/scratch/alice``, in an error's message) is one
+    ``torchtrace.path`` warning whose advice is the command line's ``--rewrite`` (there is
+    no conf.py to put a rule in); with ``--rewrite /scratch/alice=<data>`` the pages say
+    ``<data>`` and nothing warns."""
+    log = tmp_path / "moved.log"
+    log.write_text(_relocated(COMPILE_ERROR_LOG, "intentional failure in custom backend",
+                              "cannot open /scratch/alice/train.bin in custom backend"),
+                   encoding="utf-8")
+    plain = run("build", log, "-q", "--no-browser", "-o", tmp_path / "a", cwd=tmp_path,
+                env={"NO_COLOR": "1"})
+    assert plain.returncode == 0, plain.stderr
+    (warning,) = [line for line in plain.stderr.splitlines() if "[torchtrace.path]" in line]
+    assert "/scratch/alice/" in warning and "--rewrite PATH=NAME" in warning, warning
+    assert "torchtrace_path_rewrites" not in warning and "conf" not in warning
+    named = run("build", log, "-q", "--no-browser", "-o", tmp_path / "b",
+                "--rewrite", "/scratch/alice=<data>", cwd=tmp_path, env={"NO_COLOR": "1"})
+    assert named.returncode == 0 and "[torchtrace.path]" not in named.stderr, named.stderr
+    pages = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "b").rglob("*.html"))
+    assert "/scratch/alice" not in pages and "&lt;data&gt;/train.bin" in pages
+    bad = run("build", log, "--rewrite", "no-equals-sign", cwd=tmp_path)
+    assert bad.returncode == 2 and "give PATH=NAME" in bad.stderr
+
+
+def test_run_shows_the_folder_it_made_by_its_name(tmp_path: Path) -> None:
+    """An error the program's trace holds names a file in the run's own TORCH_TRACE folder
+    (torch's repro scripts set it, too): the pages name the run, never the folder (in a
+    CI cache outside any home folder, no default rule would hide it)."""
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from tests.test_cli import _relocated, COMPILE_ERROR_LOG\n"
+        "folder = os.environ['TORCH_TRACE']\n"
+        "text = _relocated(COMPILE_ERROR_LOG, 'intentional failure in custom backend',\n"
+        "                  f'cannot open {folder}/train.bin in custom backend')\n"
+        "with open(os.path.join(folder, 'dedicated_log_torch_trace_x.log'), 'w') as f:\n"
+        "    f.write(text)\n", encoding="utf-8")
+    cache = tmp_path / "ci-cache"
+    result = run("run", "-q", "--no-browser", "-o", tmp_path / "out", "--", sys.executable,
+                 program, cwd=tmp_path, env={"XDG_CACHE_HOME": str(cache), "NO_COLOR": "1"})
+    assert result.returncode == 0 and "[torchtrace.path]" not in result.stderr, result.stderr
+    pages = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.html"))
+    (run_folder,) = (cache / "sphinx-torchtrace" / "runs").iterdir()
+    assert str(cache) not in pages and f"cannot open {run_folder.name}/train.bin" in pages

@@ -58,16 +58,18 @@ class StandaloneBuildError(Exception):
 
 
 def build_site(
-    paths: Sequence[Path], out: Path, *, latest: bool = False, quiet: bool = False
+    paths: Sequence[Path], out: Path, *, latest: bool = False, quiet: bool = False,
+    rewrites: Sequence[tuple[str, str]] = (),
 ) -> Path:
     """Build a report site of ``paths`` into ``out``; the page to open: the overview of
     a single trace (as ``tlparse`` opens on its report, no index page between), else the
-    ``index.html`` listing the traces."""
+    ``index.html`` listing the traces.  ``rewrites``: (path, what the pages say instead)
+    pairs, before the rules of every build (``--rewrite``)."""
     out = out.resolve()
     say: Callable[[str], None] = (lambda _line: None) if quiet else _progress
     project = cache_home() / "projects" / hashlib.sha256(os.fsencode(out)).hexdigest()[:16]
     src = project / "src"
-    pages, names = _write_project(src, paths, latest, say)
+    pages, names = _write_project(src, paths, latest, say, rewrites)
     if os.environ.get("NO_COLOR") or not (sys.stderr.isatty() and color_terminal()):
         nocolor()  # colour codes only on a terminal, never in a file or a CI log
     warnings = _UserPaths(sys.stderr, src, pages)
@@ -166,7 +168,8 @@ def serve(
 
 
 def _write_project(
-    src: Path, paths: Sequence[Path], latest: bool, say: Callable[[str], None]
+    src: Path, paths: Sequence[Path], latest: bool, say: Callable[[str], None],
+    rewrites: Sequence[tuple[str, str]] = (),
 ) -> tuple[dict[str, str], list[str]]:
     """``conf.py``, ``index.rst`` and one page per trace, each naming a link to its log
     (written only when they change, so a second build of the same logs reads nothing);
@@ -177,7 +180,11 @@ def _write_project(
     taken: set[str] = set()
     pages: list[str] = []
     user: dict[str, str] = {}
-    shown_as: dict[str, str] = {}
+    # the user's paths, as given: a literal path (never a regex) at a path's boundary
+    shown_as: dict[str, str] = {
+        rf"(?<![\w.-]){re.escape(path.rstrip('/'))}(?![\w.-])": name.replace("\\", "\\\\")
+        for path, name in rewrites if path.strip("/")
+    }
     for i, path in enumerate(paths):
         name = _slug(path, taken)
         link = traces / f"t{i}"
@@ -328,4 +335,12 @@ class _UserPaths(io.TextIOBase):
     def _rewrite(self, line: str) -> str:
         if self._pattern is not None:
             line = self._pattern.sub(lambda m: self._paths[m.group()], line)
+        # the command line has no conf.py: its advice names the option that sets the rule
+        line = _CONF_ADVICE.sub("give --rewrite PATH=NAME for each (--rewrite "
+                                "/srv/ci/checkout=<project>)", line)
         return line.replace(self._src, "")
+
+
+#: The publish check's advice for a conf.py (see :mod:`.publish_check`).
+_CONF_ADVICE = re.compile(r"add a rule for them to torchtrace_path_rewrites \(a \{regex: "
+                          r"replacement\} dict, such as \{[^}]*\}\)")
