@@ -10,7 +10,7 @@ input (:mod:`.kinds`) decides what the summary is.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -49,7 +49,8 @@ class InputDirective(SphinxDirective):
         registry = built(self.env)
         name = self.options.get("name") or ""
         # the scan counts directives of the same argument and name on a page in this order
-        seen = self.env.temp_data.setdefault("torchtrace_directives_seen", {})
+        seen = cast(dict[tuple[str, str, str], int],  # this page's: reset as each is read
+                    self.env.temp_data.setdefault("torchtrace_directives_seen", {}))
         same = (self.directive_name, " ".join(self.arguments[0].split()), " ".join(name.split()))
         nth = seen[same] = seen.get(same, -1) + 1
         found = key(self.env.docname, self.directive_name, self.arguments[0], name, nth)
