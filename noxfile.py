@@ -95,7 +95,7 @@ def lint(session: nox.Session) -> None:
     """ruff, and the layer contracts of pyproject.toml's ``[tool.importlinter]``."""
     session.install("ruff", "import-linter")
     session.run("ruff", "check", "sphinx_torchtrace", "tests", "benchmarks", "noxfile.py",
-                "bootstrap.py", ".ci/smoke_wheel.py")
+                "bootstrap.py", ".ci/smoke_wheel.py", "demo_docs/_ext")
     session.run("lint-imports")
 
 

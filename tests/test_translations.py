@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 
@@ -51,7 +52,25 @@ def test_gettext_keeps_the_trace_out_of_the_projects_catalogs(make_site: SiteMak
     app = make_site("simple", "gettext", warningiserror=True)
     assert app.statuscode == 0 and warnings_of(app) == ""
     catalogs = {p.name: p.read_text("utf-8") for p in Path(app.outdir).rglob("*.pot")}
+    del catalogs["sphinx_torchtrace.pot"]  # the extension's own words: see below
     assert 'msgid "Simple model"' in catalogs["index.pot"]  # the user's own words stay
     everything = "\n".join(catalogs.values())
     for generated in ("Trace simple", "Compiled:", "forward", "Compile directory", "~/project"):
         assert generated not in everything, generated
+
+
+@pytest.mark.parametrize("compact", [True, False])
+def test_gettext_writes_the_extensions_words_and_no_empty_catalog(
+    make_site: SiteMaker, compact: bool
+) -> None:
+    """The generated pages give the project's catalogs no message: no empty catalog is
+    written for them (``torchtrace.pot``, or one per page); the extension's words are
+    written instead, as the catalog ``sphinx-intl update`` makes its ``.po`` from."""
+    app = make_site("simple", "gettext", confoverrides={"gettext_compact": compact})
+    outdir = Path(app.outdir)
+    empty = [p.relative_to(outdir).as_posix() for p in outdir.rglob("*.pot")
+             if "\nmsgid " not in p.read_text("utf-8").split('msgstr ""', 1)[1]]
+    assert empty == []
+    assert not (outdir / "torchtrace").exists()
+    words = (outdir / "sphinx_torchtrace.pot").read_text("utf-8")
+    assert words == template() and 'msgid "Compile directory"' in words

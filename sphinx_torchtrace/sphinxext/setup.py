@@ -38,7 +38,12 @@ from .patches.stem_cache import setup_stem_cache
 from .patches.straight_quotes import setup_straight_quotes
 from .provenance import setup_provenance
 from .publish_check import setup_publish_check
-from .translations import install_translations, keep_out_of_catalogs, reset_translations
+from .translations import (
+    install_translations,
+    keep_out_of_catalogs,
+    reset_translations,
+    write_catalog_template,
+)
 from .warnings_table import WarningsTable
 
 
@@ -89,6 +94,7 @@ def setup_extension(app: Sphinx) -> None:
     app.connect("missing-reference", plain_when_missing, priority=900)  # after intersphinx
     app.connect("build-finished", forget_built)
     app.connect("build-finished", reset_translations)
+    app.connect("build-finished", write_catalog_template, priority=400)  # before forget_built
     app.connect("doctree-resolved", keep_out_of_catalogs)
     app.connect("env-get-outdated", changed_inputs)
 

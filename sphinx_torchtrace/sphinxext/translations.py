@@ -8,7 +8,8 @@ carry one project's language into the next project built in the same process.
 
 The generated pages, and what a directive shows on the user's page, stay out of
 the project's own catalogs (``sphinx-build -b gettext``): they are trace data, or
-words of this catalog, not the project's prose.
+words of this catalog, not the project's prose.  The ``gettext`` build writes this
+catalog's template beside the project's instead, and no empty catalog for the pages.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.builders.gettext import MessageCatalogBuilder
+from sphinx.util.i18n import docname_to_domain
 
 from ..site.words import DOMAIN, set_translator
 from .built import built
@@ -71,3 +74,27 @@ def keep_out_of_catalogs(app: Sphinx, doctree: nodes.document, docname: str) -> 
             # inline nodes never are; one with the attribute is a placeholder Sphinx unwraps
             if not isinstance(text, nodes.Inline):
                 text["translatable"] = False
+
+
+def write_catalog_template(app: Sphinx, error: BaseException | None) -> None:
+    """build-finished, ``gettext``: the extension's words (``sphinx_torchtrace.pot``) beside
+    the project's catalogs, so ``sphinx-intl update`` makes the ``.po`` :func:`catalog`
+    reads; and no catalog for the generated pages where they gave none a message (Sphinx
+    wrote an empty ``torchtrace.pot``, a file a translator would be handed for nothing)."""
+    builder = app.builder
+    if error is not None or not isinstance(builder, MessageCatalogBuilder):
+        return
+    outdir = Path(builder.outdir)
+    for domain in {docname_to_domain(d, app.config.gettext_compact) for d in built(app).pages}:
+        if domain in builder.catalogs and builder.catalogs[domain].messages:
+            continue  # a catalog the project's own pages share
+        empty = outdir / f"{domain}.pot"
+        empty.unlink(missing_ok=True)
+        folder = empty.parent
+        while folder != outdir and folder.is_relative_to(outdir) and not any(folder.iterdir()):
+            folder.rmdir()  # gettext_compact = False: a folder per generated folder
+            folder = folder.parent
+    template = (PACKAGE_LOCALE / f"{DOMAIN}.pot").read_text(encoding="utf-8")
+    target = outdir / f"{DOMAIN}.pot"
+    if not target.is_file() or target.read_text(encoding="utf-8") != template:
+        target.write_text(template, encoding="utf-8")  # unchanged: its time stays
