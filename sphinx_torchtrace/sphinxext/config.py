@@ -39,6 +39,7 @@ class TorchTraceConfig:
     capture_cache: str | None  # the captures' folder (None: in the doctree folder)
     capture_timeout: float  # seconds a capture may run unless its :timeout: says
     secrets_keep: tuple[str, ...]  # patterns of variable names / values published as logged
+    moved_baseline: str | None  # the published site's torchtrace-objects.json (path or URL)
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""
@@ -117,6 +118,15 @@ def _folder(value: Any) -> str | None:
     return value
 
 
+def _baseline(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise ValueError("must be the published site's URL or a path (relative to conf.py's "
+                         "folder), or None")
+    return value.strip()
+
+
 def _seconds(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
         raise ValueError("must be a number of seconds above 0")
@@ -172,6 +182,11 @@ VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     # expression that, matching a variable's whole name (``HF_TOKEN``) or a whole value, says
     # the user vouches for it: published as logged, and not looked for by the publish check.
     "torchtrace_secrets_keep": ((), _secrets_keep),
+    # The published site (its URL, or a path relative to conf.py's folder: a site, or its
+    # ``torchtrace-objects.json``) whose object names a recapture is compared with, on every
+    # build until the new meanings are published; None: with the last build of this
+    # environment (a fresh CI or Read the Docs build has none).
+    "torchtrace_moved_baseline": (None, _baseline),
 }
 
 _CHECKED = "_torchtrace_checked"

@@ -24,6 +24,7 @@ from .fold import setup_folds
 from .generate import generate_pages, rewrite_navigation
 from .input_guard import setup_input_guard
 from .latex import LatexLongLines
+from .moved import write_manifest
 from .options_table import OptionsTable
 from .page import TorchTracePage
 from .patches.asset_checksums import setup_asset_checksums
@@ -92,6 +93,7 @@ def setup_extension(app: Sphinx) -> None:
     app.connect("builder-inited", settle_static_path, priority=900)  # after sphinx-design's
     app.connect("config-inited", _exclude_side_files)
     app.connect("missing-reference", plain_when_missing, priority=900)  # after intersphinx
+    app.connect("build-finished", write_manifest)  # torchtrace-objects.json, published
     app.connect("build-finished", forget_built)
     app.connect("build-finished", reset_translations)
     app.connect("build-finished", write_catalog_template, priority=400)  # before forget_built
