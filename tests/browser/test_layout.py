@@ -255,11 +255,13 @@ def test_pages_fit_the_window(
     assert not problems, "\n".join(problems)
 
 
-#: Words of table headers that a line break splits: each word must sit on one line.
+#: Words of table headers (and of a facts table's labels) that a line break splits: each
+#: word must sit on one line.
 SPLIT_HEADER_WORDS_JS = """
 () => {
   const split = [];
-  for (const th of document.querySelectorAll('table.torchtrace-table th')) {
+  const cells = 'table.torchtrace-table th, table.torchtrace-header td:first-child';
+  for (const th of document.querySelectorAll(cells)) {
     const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const match of node.data.matchAll(/\\S+/g)) {
@@ -387,3 +389,35 @@ def test_provenance_expands_to_the_window(
     page.keyboard.press("Escape")
     assert button.get_attribute("aria-pressed") == "false"
     assert pane.evaluate("e => e.clientWidth") == before
+
+
+#: Names in table cells (code literals of one word: a function, a file) split into lines
+#: shorter than 12 characters: a function name read 8 characters a line on a phone.  (A
+#: source line wraps at its spaces, as text does.)
+CHOPPED_NAMES_JS = """
+() => {
+  const chopped = [];
+  for (const code of document.querySelectorAll('table.torchtrace-table td code.literal')) {
+    const text = code.textContent.trim();
+    if (/\\s/.test(text)) continue;
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+    if (lines > 1 && text.length / lines < 12) chopped.push(`${text} (${lines} lines)`);
+  }
+  return chopped;
+}
+"""
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_names_in_tables_read_on_a_phone(
+    theme_site: Callable[[str], Site], visit: Callable[..., Page], theme: str
+) -> None:
+    site = theme_site(theme)
+    problems = []
+    for what, docname in sample_pages(site.html).items():
+        chopped = visit(site, docname, width=390).evaluate(CHOPPED_NAMES_JS)
+        if chopped:
+            problems.append(f"{what} ({docname}): {chopped[:5]}")
+    assert not problems, "\n".join(problems)
