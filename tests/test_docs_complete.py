@@ -67,7 +67,9 @@ def registered(tmp_path_factory: pytest.TempPathFactory) -> Registered:
             if getattr(cls, "__module__", "").startswith("sphinx_torchtrace.")
         }
         domain = app.registry.domains["torchtrace"]
-        values = [v.name for v in app.config if v.name.startswith("torchtrace_")]
+        # the names alone: iterating the Config reads each option's fields, which a theme
+        # imported earlier (furo on Sphinx 7.3) may have turned into plain tuples
+        values = [name for name in app.config.values if name.startswith("torchtrace_")]
     finally:
         app.cleanup()
     return Registered(found, sorted(domain.roles), values)
