@@ -4,8 +4,13 @@
     nox -s generate -- --inputs 500 --builds 9        # a quick run
     python benchmarks/generate_campaign.py --only 1234 --keep /tmp/case   # one input again
     # one campaign in parts, run apart (another day, another machine), figures as one:
-    python benchmarks/generate_campaign.py --inputs 100000 --range 0:20000 --save a.pickle
-    python benchmarks/generate_campaign.py --merge a.pickle b.pickle ...
+    python benchmarks/generate_campaign.py --inputs 100000 --range 0:20000 --save a.json
+    python benchmarks/generate_campaign.py --merge a.json b.json ...
+
+A part saved holds its figures and the commit of the code it ran (``+dirty`` when the
+checkout had changes): parts merge only when they ran the same clean commit, so run a
+campaign in parts from a worktree of that commit (``git worktree add``), not from a
+checkout being edited.
 
 Where the mutation campaign (``mutation_campaign.py``) changes real logs, this one writes
 its inputs from nothing, knowing the format: a small program (frames, their compile ids,
@@ -1259,6 +1264,7 @@ class Report(mc.Report):
     #: campaign's identity: parts saved apart merge only into their own campaign
     covered: list[tuple[int, int]] = field(default_factory=list)
     campaign: tuple[int, int, int] = (0, 0, 0)  # seed, inputs, builds
+    code: str = ""  # the commit the part ran (see code_version)
     elapsed: float = 0.0  # wall seconds, summed over parts run one after another
     rss_mib: float = 0.0  # the highest max RSS of the processes of the parts merged
 
@@ -1384,7 +1390,7 @@ def print_report(report: Report, seconds: float, workers: int) -> None:
     seed, inputs, builds = report.campaign
     ranges = ", ".join(f"{a}-{b - 1}" for a, b in _joined(report.covered))
     print(f"campaign: seed {seed}, {inputs} inputs, {builds} of them built; run here: "
-          f"inputs {ranges or 'none'}")
+          f"inputs {ranges or 'none'}; code {report.code or code_version()}")
     print(f"inputs generated: {report.tried} (reader + command line + plan + every page view), "
           f"Sphinx builds: {report.built} ({report.rebuilt} built again after their state was "
           f"overwritten), in {seconds:.0f} s on {workers} worker(s)")
@@ -1425,20 +1431,65 @@ def _joined(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+def code_version() -> str:
+    """The commit of the code being run, ``+dirty`` when the checkout has changes."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              check=False).stdout.strip()
+
+    commit = git("rev-parse", "HEAD") or "unknown"
+    return commit + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def save_part(report: Report, workers: int, path: Path) -> None:
+    """A part's figures as JSON (record kinds: only those the report counts)."""
+    counted = {*EVENTS, *(f"artifact {a}" for a in TORCH_ARTIFACTS)}
+    data = {
+        "campaign": list(report.campaign), "code": report.code, "covered": report.covered,
+        "workers": workers, "elapsed": report.elapsed, "rss_mib": report.rss_mib,
+        "tried": report.tried, "built": report.built, "rebuilt": report.rebuilt,
+        "kinds": report.kinds, "builders": report.builders, "seconds": report.seconds,
+        "written": sorted(report.written & counted), "findings": report.findings,
+        "slowest": report.slowest, "slowest_build": report.slowest_build,
+        "traced_peak": report.traced_peak, "diagnostics": report.diagnostics,
+        "pages": report.pages,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def load_part(path: Path) -> tuple[Report, int]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    report = Report(
+        tried=data["tried"], kinds=data["kinds"], built=data["built"],
+        findings={k: (tb, case, n) for k, (tb, case, n) in data["findings"].items()},
+        slowest=tuple(data["slowest"]), slowest_build=tuple(data["slowest_build"]),
+        traced_peak=tuple(data["traced_peak"]), diagnostics=data["diagnostics"],
+        pages=data["pages"], builders=data["builders"], rebuilt=data["rebuilt"],
+        seconds=data["seconds"], written=set(data["written"]),
+        covered=[tuple(r) for r in data["covered"]], campaign=tuple(data["campaign"]),
+        code=data["code"], elapsed=data["elapsed"], rss_mib=data["rss_mib"],
+    )
+    return report, data["workers"]
+
+
 def merge_saved(paths: list[Path]) -> tuple[Report, int]:
     """The parts of one campaign saved by ``--save``, as one report (and the most workers
-    a part used).  Parts of other campaigns, or parts run twice, are refused."""
-    import pickle
-
+    a part used).  Parts of other campaigns or code, dirty parts, parts run twice: refused."""
     total, workers = Report(), 1
     for path in paths:
-        part, used = pickle.loads(path.read_bytes())  # our own files, of this campaign
-        if total.covered and part.campaign != total.campaign:
-            raise SystemExit(f"{path}: another campaign {part.campaign}, not {total.campaign}")
+        part, used = load_part(path)
+        if part.code.endswith("+dirty") or part.code == "unknown":
+            raise SystemExit(f"{path}: ran code of no commit ({part.code}): not a figure")
+        if total.covered and (part.campaign, part.code) != (total.campaign, total.code):
+            raise SystemExit(f"{path}: another campaign {part.campaign} at {part.code}, not "
+                             f"{total.campaign} at {total.code}")
         seen = {n for a, b in total.covered for n in range(a, b)}
         if any(n in seen for a, b in part.covered for n in range(a, b)):
             raise SystemExit(f"{path}: inputs already merged from another part")
-        total.campaign = part.campaign
+        total.campaign, total.code = part.campaign, part.code
         total.merge(part)
         workers = max(workers, used)
     return total, workers
@@ -1532,6 +1583,7 @@ def main(argv: list[str] | None = None) -> int:
         print_report(report, time.perf_counter() - started, 1)
         return 1 if report.findings else 0
     report = Report()
+    code = code_version()  # as it started: a checkout edited meanwhile is no one commit
     try:
         report = campaign(args)
     except KeyboardInterrupt:
@@ -1539,13 +1591,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     report.campaign = (args.seed, args.inputs, args.builds)
     report.covered = [(args.start, args.stop)]
+    report.code = code if code == code_version() else f"{code}+dirty"
     report.elapsed = time.perf_counter() - started
     report.rss_mib = _max_rss()
     if args.save:
-        import pickle
-
-        args.save.parent.mkdir(parents=True, exist_ok=True)
-        args.save.write_bytes(pickle.dumps((report, args.workers)))
+        save_part(report, args.workers, args.save)
     print_report(report, report.elapsed, args.workers)
     return 1 if report.findings else 0
 
