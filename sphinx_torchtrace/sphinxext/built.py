@@ -97,9 +97,13 @@ class Built:
     #: Whether this build added or removed generated pages: every page's navigation lists
     #: them, so every page is written again (see :func:`.generate.rewrite_navigation`).
     pages_changed: bool = False
+    #: Whether this builder puts graph and kernel pages in toctrees (one assembled
+    #: document: LaTeX, singlehtml); the pages read for another builder lack them.
+    detail_toctree: bool = False
 
     def clear(self) -> None:
         self.pages_changed = False
+        self.detail_toctree = False
         self.captures.clear()
         self.directives.clear()
         self.pages.clear()
@@ -125,6 +129,8 @@ def key(docname: str, directive: str, argument: str, name: str = "", nth: int = 
 
 #: Where the environment keeps the last build's digests (pickled with it).
 _ENV_DIGESTS = "torchtrace_input_digests"
+#: Where it keeps whether the last build's pages had graph and kernel pages in toctrees.
+_ENV_DETAIL = "torchtrace_detail_toctree"
 
 
 def content_digest(paths: list[Path]) -> str:
@@ -147,10 +153,16 @@ def changed_inputs(
     """env-get-outdated: the pages whose inputs' content changed since the last build.
 
     Pages note no dependency on the logs themselves (Sphinx would compare file times: a
-    copied or checked-out log, unchanged, read every page again)."""
-    now = built(app).digests
+    copied or checked-out log, unchanged, read every page again).  Every page is read
+    again when the builder before used other toctrees (``make html singlehtml`` shares
+    one environment: the single page lacked every graph and kernel page)."""
+    registry = built(app)
+    now = registry.digests
     before: dict[str, str] = getattr(env, _ENV_DIGESTS, {})
     setattr(env, _ENV_DIGESTS, dict(now))
+    if getattr(env, _ENV_DETAIL, None) != registry.detail_toctree:
+        setattr(env, _ENV_DETAIL, registry.detail_toctree)
+        before = {}
     # a page whose directives had inputs last time and none now (they fail now) changed too
     gone = [d for d in before if d not in now and d in env.all_docs]
     return [d for d, digest in now.items() if before.get(d) != digest and d in env.all_docs] + gone

@@ -43,6 +43,7 @@ def generate_pages(app: Sphinx) -> None:
         # builders that assemble one document need graph and kernel pages in a toctree
         detail_toctree=app.builder.name not in ("html", "dirhtml", "linkcheck"),
     )
+    registry.detail_toctree = context.detail_toctree  # pages read for another: again
     for directive in dict.fromkeys(kind.directive for kind in KINDS):
         kinds = [kind for kind in KINDS if kind.directive == directive]
         requests = scan_sources(app, config.generated_dir, directive)

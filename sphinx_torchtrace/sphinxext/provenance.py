@@ -32,8 +32,8 @@ text, man, Texinfo) get the node's children: the three listings with line number
 The script adds ``.tt-selected`` (and, when pinned by a click or the keyboard,
 ``aria-current="true"``) to the line under the pointer or selected, and ``.tt-hl`` to
 every line related to it, transitively; the live region then starts with
-``"N lines related"`` (``"1 line related"``).  In singlehtml there are no links (the
-generated pages are not part of the single page).
+``"N lines related"`` (``"1 line related"``).  In singlehtml the links are fragments of
+the one page (:mod:`.single_page`), made before the page is written.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.builders.singlehtml import SingleFileHTMLBuilder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxTranslator
@@ -63,6 +64,7 @@ from ..trace.provenance import _lines as payload_lines
 from .built import built
 from .doctree import label_of
 from .patches.compat import builder_format
+from .single_page import is_single_page, single_page
 from .warnings import warn
 
 logger = logging.getLogger(__name__)
@@ -538,10 +540,13 @@ def visit_provenance_html(self: HTML5Translator, node: provenance_block) -> None
     env = builder.env
     current = getattr(builder, "current_docname", None) or env.docname
 
+    single: dict[str, str] = node.get("single_page_hrefs", {})
+
     def uri(target: str) -> str | None:
+        if isinstance(builder, SingleFileHTMLBuilder):  # made on the assembled page
+            return single.get(target)
         docname, _, anchor = target.partition("#")
-        # singlehtml holds only the toctree's documents, not the generated orphan pages
-        if builder.name == "singlehtml" or docname not in env.all_docs:
+        if docname not in env.all_docs:
             return None
         try:
             found = builder.get_relative_uri(current, docname)
@@ -551,6 +556,23 @@ def visit_provenance_html(self: HTML5Translator, node: provenance_block) -> None
 
     self.body.append(render_html(node, uri))
     raise nodes.SkipNode
+
+
+def single_page_hrefs(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """singlehtml: each block's links as fragments of the one page, made (aliases of
+    repeated ids included) before any of the page is written."""
+    if not is_single_page(app, docname):
+        return
+    page = single_page(doctree, docname)
+    for node in doctree.findall(provenance_block):
+        targets = {p["docname"] for p in node["panes"] if p.get("docname")}
+        targets |= {e[1] for links in node["kernel_links"].values() for e in links if e[1]}
+        hrefs: dict[str, str] = {}
+        for target in sorted(targets):
+            href = page.href(*target.split("#", 1))
+            if href is not None:
+                hrefs[target] = href
+        node["single_page_hrefs"] = hrefs
 
 
 def _pass(self: SphinxTranslator, node: nodes.Node) -> None:
@@ -573,6 +595,7 @@ def setup_provenance(app: Sphinx) -> None:
     )
     app.add_directive("torchtrace-provenance", ProvenanceDirective)
     app.add_post_transform(ProvenanceFallback)
+    app.connect("doctree-resolved", single_page_hrefs, priority=901)  # after the page's links
     # after extension.py's own builder-inited handler, so the static folder is added once
 
 

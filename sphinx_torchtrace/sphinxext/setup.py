@@ -39,6 +39,7 @@ from .patches.stem_cache import setup_stem_cache
 from .patches.straight_quotes import setup_straight_quotes
 from .provenance import setup_provenance
 from .publish_check import setup_publish_check
+from .single_page import setup_single_page
 from .translations import (
     install_translations,
     keep_out_of_catalogs,
@@ -85,6 +86,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_publish_check(app)
     setup_input_guard(app)
     setup_break_index(app)
+    setup_single_page(app)
     app.connect("builder-inited", install_translations)
     app.connect("builder-inited", generate_pages)
     app.connect("env-updated", rewrite_navigation)
