@@ -4,6 +4,7 @@ asset.  (PDF through latexmk is ``test_latex_pdf.py``.)"""
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -56,3 +57,19 @@ def test_linkcheck_with_W_sees_every_external_link(make_site: SiteMaker) -> None
     assert {"status": "ignored", "uri": "https://ui.perfetto.dev"}.items() <= next(
         r for r in rows if r["uri"] == "https://ui.perfetto.dev").items()
     assert not [r for r in rows if r["status"] == "broken"]
+
+
+def test_man_page_and_text_print_links_as_their_words(make_site: SiteMaker) -> None:
+    """A link inside a man page (one document) or a text file reads as its words, never
+    with the fragment it points at (``15 functions <#compile-directory>``); and the man
+    page, which binds the overview in right after the directive, says the glance once."""
+    man = make_site("simple", "man", warningiserror=True)
+    (page,) = Path(man.outdir).glob("*.1")
+    roff = page.read_text(encoding="utf-8")
+    assert "<#" not in roff and "\\%<>" not in roff, re.findall(r".*<#.*", roff)[:3]
+    assert roff.count("Compiled: 1 function (1 compile id, 1 attempt): 1 ok") == 1
+    assert "[0/0] (17.820 s)" in roff  # a frame's badge: its compile id, no fragment
+    text = make_site("simple", "text", warningiserror=True)
+    for path in Path(text.outdir).rglob("*.txt"):
+        words = path.read_text(encoding="utf-8")
+        assert "<#" not in words and "<>" not in words, path

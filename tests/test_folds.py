@@ -25,6 +25,7 @@ from sphinx_torchtrace.site.blocks import (
     Section,
     Table,
     inline_text,
+    web_inlines,
 )
 from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.plan import (
@@ -77,7 +78,7 @@ def test_small_graphs_and_their_kernels_are_folded_on_the_frame_page() -> None:
         codes = [b for b in walk(folds[g.anchor].blocks) if isinstance(b, CodeBlock)]
         downloads = [
             x for b in walk(folds[g.anchor].blocks) for line in getattr(b, "lines", [])
-            for x in line if isinstance(x, Download)
+            for x in web_inlines(line) if isinstance(x, Download)
         ]
         if g.artifact.name == "fx_graph_runnable":
             assert g.raw_path and [d.path for d in downloads] == [g.raw_path]

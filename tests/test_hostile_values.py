@@ -71,6 +71,7 @@ from sphinx_torchtrace.site.blocks import (
     TabSet,
     Target,
     Toctree,
+    WebOnly,
 )
 from sphinx_torchtrace.site.pages import build_page
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
@@ -159,6 +160,8 @@ def inline_strings(content: Sequence[Inline]) -> Iterator[str]:
         elif isinstance(piece, ApiLink):
             assert isinstance(piece.target, str) and isinstance(piece.text, str), piece
             out.append(piece.text)
+        elif isinstance(piece, WebOnly):  # both wordings: the web's and the printed one
+            out.extend(inline_strings([*piece.web, *piece.printed]))
         else:
             assert isinstance(piece, Badge) and isinstance(piece.status, str), piece
             out.append(piece.status)

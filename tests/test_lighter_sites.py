@@ -25,6 +25,7 @@ from sphinx_torchtrace.site.blocks import (
     Section,
     Table,
     inline_text,
+    web_inlines,
 )
 from sphinx_torchtrace.site.pages import build_page
 from sphinx_torchtrace.site.pages.diffs import near_diff
@@ -272,7 +273,8 @@ def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> N
     assert isinstance(rest, Paragraph) and "more changed lines are not shown" in inline_text(
         rest.content
     )
-    assert any(isinstance(i, Download) and i.path == graph.raw_path for i in rest.content)
+    assert any(isinstance(i, Download) and i.path == graph.raw_path
+               for i in web_inlines(rest.content))
     # the guards too: [0/1]'s differ from [0/0]'s in the size they check
     guards = next(g for g in second.graphs if g.artifact.name == "dynamo_cpp_guards_str")
     assert guards.numbers_of is not None and not guards.has_page
@@ -335,4 +337,4 @@ def test_a_recompile_with_the_very_same_graph_says_so(tmp_path: Path) -> None:
     assert inline_text(folded.title) == "dynamo_output_graph: as [0/0]'s (the same text)"
     (text,) = folded.blocks
     assert isinstance(text, Paragraph)
-    assert any(isinstance(i, Download) and i.path == g.raw_path for i in text.content)
+    assert any(isinstance(i, Download) and i.path == g.raw_path for i in web_inlines(text.content))

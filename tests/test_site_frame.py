@@ -29,6 +29,7 @@ from sphinx_torchtrace.site.blocks import (
     TabSet,
     Toctree,
     inline_text,
+    web_inlines,
 )
 from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
@@ -276,7 +277,7 @@ def test_training_frame_has_forward_and_backward_metrics_tabs() -> None:
         assert set(shown) == set(data)
         long_values = [k for k, v in data.items() if len(json.dumps(v)) > 1000]
         assert long_values and all(
-            shown[k].endswith("characters in all: in the download of the whole record)")
+            shown[k].endswith("characters in all: in the whole record)")
             for k in long_values
         )
         assert all(shown[k] == v for k, v in data.items() if k not in long_values)
@@ -301,7 +302,8 @@ def test_artifacts_table_lists_the_pipeline_and_links_graph_pages() -> None:
     assert "inductor_output_code (forward)" in names and "inductor_output_code (backward)" in names
     linked = {x.docname for r in table.rows for x in r[0] if isinstance(x, PageLink)}
     assert linked == {g.docname for g in frame.graphs}
-    downloads = {x.path: x.text for r in table.rows for x in r[-1] if isinstance(x, Download)}
+    downloads = {x.path: x.text for r in table.rows for x in web_inlines(r[-1])
+                 if isinstance(x, Download)}
     assert downloads == {
         **{
             g.raw_path: "runnable .py" if g.artifact.name == "fx_graph_runnable" else "raw"

@@ -30,6 +30,7 @@ from sphinx_torchtrace.site.blocks import (
     Section,
     Table,
     inline_text,
+    web_inlines,
 )
 from sphinx_torchtrace.site.pages.graph import graph_page
 from sphinx_torchtrace.site.pages.kernel import kernel_page
@@ -117,7 +118,8 @@ def facts(page: Page) -> dict[str, list[object]]:
     )
     assert list(block.classes) == ["torchtrace-facts"]
     out: dict[str, list[object]] = {}
-    for line in block.lines:
+    for shown in block.lines:
+        line = web_inlines(shown)  # the Download line is the web page's alone
         label = line[0]
         assert isinstance(label, str) and label.endswith(": ")
         out[label[:-2]] = list(line[1:])

@@ -23,6 +23,7 @@ from sphinx_torchtrace.site.blocks import (
     Table,
     inline_text,
     linked,
+    web_inlines,
 )
 from sphinx_torchtrace.site.pages.diffs import DIFF_OPEN_LINES, folded_diff
 from sphinx_torchtrace.site.pages.frame import frame_page
@@ -393,7 +394,7 @@ def test_artifacts_too_large_to_show_are_downloads(make_site: SiteMaker) -> None
     table = artifacts.blocks[1]
     assert isinstance(table, Table)
     (row,) = [r for r in table.rows if any(
-        isinstance(x, Download) and x.path == big.raw_path for x in r[-1]
+        isinstance(x, Download) and x.path == big.raw_path for x in web_inlines(r[-1])
     )]
     assert inline_text(row[-1]) == "raw" and inline_text(row[0]) == "fx_graph_cache_miss"
     app = make_site("multi", "html")

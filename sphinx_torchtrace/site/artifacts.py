@@ -157,7 +157,9 @@ def abridged_record(data: Mapping[str, Any]) -> dict[str, Any]:
         except (RecursionError, ValueError):
             text = "(nested too deeply to print)"
         out[key] = value if len(text) <= RECORD_VALUE_LIMIT else (
+            # the whole record is a download on the web, the log's line in print: said
+            # above the record, in the words of each
             f"{text[:RECORD_VALUE_SHOWN]}... ({len(text):,} characters in all: in the "
-            "download of the whole record)"
+            "whole record)"
         )
     return out

@@ -93,6 +93,19 @@ class ApiLink:
 
 
 @dataclass(frozen=True)
+class WebOnly:
+    """Words only a web page can keep true, and what every other output says instead.
+
+    A :class:`Download` is a file that only HTML builders copy: a PDF, a man page, plain
+    text or an EPUB has no such file, and "is a download" would be a dead end there.
+    ``printed`` is what their reader has in its place (the log's line number), or nothing.
+    """
+
+    web: Inlines
+    printed: Inlines = ()
+
+
+@dataclass(frozen=True)
 class Badge:
     """A status word shown as the badge of that status (the legend)."""
 
@@ -101,7 +114,7 @@ class Badge:
 
 Inline: TypeAlias = (
     str | Code | Strong | Emphasis | Link | PageLink | AnchorLink | ObjectLink | ApiLink
-    | Download | Badge
+    | Download | Badge | WebOnly
 )
 Inlines: TypeAlias = Sequence[Inline]
 
@@ -163,6 +176,10 @@ class Dropdown:
     blocks: Sequence[Block]
     anchor: str | None = None
     open: bool = False
+    #: Printed (every builder but HTML's, which folds it) after the page's own sections,
+    #: not here: long reference content (a config dump) that the web page keeps closed
+    #: where it belongs, and a printed page should not open with.
+    print_last: bool = False
 
 
 @dataclass
@@ -355,6 +372,15 @@ def capped_joined(parts: Sequence[Inlines], limit: int = CELL_ITEMS) -> list[Inl
     return out
 
 
+def web_inlines(content: Inlines) -> list[Inline]:
+    """Inline content as the HTML build shows it: each :class:`WebOnly` replaced by its
+    web words (for tests, which look for the downloads a page offers)."""
+    out: list[Inline] = []
+    for piece in content:
+        out.extend(web_inlines(piece.web) if isinstance(piece, WebOnly) else [piece])
+    return out
+
+
 def inline_text(content: Inlines) -> str:
     """The plain text of inline content (what a reader sees), for tests and alt texts."""
     out = []
@@ -365,6 +391,8 @@ def inline_text(content: Inlines) -> str:
             out.append(piece.text if piece.text is not None else piece.name)
         elif isinstance(piece, Badge):
             out.append(piece.status)
+        elif isinstance(piece, WebOnly):  # the web page's words, as the HTML build shows
+            out.append(inline_text(piece.web))
         else:
             out.append(piece.text)
     return "".join(out)

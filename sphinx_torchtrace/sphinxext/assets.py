@@ -30,7 +30,8 @@ LATEX_STYLE = "sphinxtorchtrace.sty"
 def add_assets(app: Sphinx) -> None:
     """builder-inited: the assets of this builder's format."""
     if app.builder.format == "latex":
-        # any character of a trace prints, whatever the fonts (see the .sty file)
+        # any character of a trace prints, whatever the fonts, and table headings
+        # whole (see the .sty file)
         app.config.latex_additional_files = [
             *app.config.latex_additional_files, str(STATIC / LATEX_STYLE)
         ]

@@ -23,9 +23,10 @@ from sphinx.environment import BuildEnvironment
 from ..render.highlight import is_fast
 from ..site import blocks as b
 from ..site.characters import one_line, printable, short_words
-from .fold import fold, fold_title
+from .fold import PRINT_LAST, fold, fold_title
 from .latex import CODE_CLASS
 from .patches.fast_code import FAST_CLASS
+from .web_only import choice
 
 _Element = TypeVar("_Element", bound=nodes.Element)
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
@@ -175,6 +176,9 @@ class DoctreeBuilder:
                 refexplicit=True,
                 refwarn=False,
             )
+        if isinstance(piece, b.WebOnly):
+            web = nodes.inline("", "", *self.inline(piece.web))
+            return choice(web, nodes.inline("", "", *self.inline(piece.printed)))
         if isinstance(piece, b.Badge):
             status = piece.status
             return nodes.inline(
@@ -228,7 +232,12 @@ class DoctreeBuilder:
     def _lines(self, block: b.Lines) -> list[nodes.Node]:
         node = nodes.line_block(classes=list(block.classes))
         for line in block.lines:
-            node += self._sourced(nodes.line("", "", *self.inline(line)))
+            if len(line) == 1 and isinstance(line[0], b.WebOnly) and not line[0].printed:
+                # a line with nothing to print (a download) is no empty line in print
+                shown = self._sourced(nodes.line("", "", *self.inline(line[0].web)))
+                node += choice(nodes.container("", shown), nodes.container())
+            else:
+                node += self._sourced(nodes.line("", "", *self.inline(line)))
         return [node]
 
     def _bulletlist(self, block: b.BulletList) -> list[nodes.Node]:
@@ -297,6 +306,8 @@ class DoctreeBuilder:
         if block.anchor:
             self._anchor(title, block.anchor)
         node = fold(open=block.open)
+        if block.print_last:
+            node[PRINT_LAST] = True
         node += title
         node.extend(self.blocks(block.blocks))
         return [node]

@@ -6,6 +6,13 @@ pdflatex on characters no font sets up.  Long lines of the extension's code
 blocks are cut into pieces TeX can wrap, and long blocks to their first
 :data:`MAX_LINES` lines with a note of what was left out, for LaTeX only; unknown
 characters print as a question mark through ``static/sphinxtorchtrace.sty``.
+
+The extension's tables print their headings whole: ``tabulary`` shrinks every column
+of a wide table alike, and TeX then hyphenated one-word headings ("Sta-tus",
+"Compi-lations").  Each table is put in the ``torchtrace-table`` class (Sphinx's
+``sphinxuseclass`` hook, so the user's own tables are untouched), whose definition in
+the ``.sty`` keeps headings from hyphenating and no column narrower than a heading
+word needs; the first column of a table of facts is its headings (a stub column).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from docutils import nodes
+from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 #: The class of every code block the extension makes.
@@ -42,6 +50,44 @@ def cut_long_lines(text: str, limit: int = MAX_LINE) -> str:
     return "\n".join(out)
 
 
+#: The class of every table the extension makes, and of the LaTeX environment around it.
+TABLE_CLASS = "torchtrace-table"
+#: A table of facts, ``Label | value`` (the overview's header): the labels are headings.
+FACTS_CLASS = "torchtrace-header"
+
+
+class LatexTables(SphinxPostTransform):
+    """Each table of the extension in its class's environment, told its column count
+    (``tabulary`` allows no column minimum above the page width over the columns)."""
+
+    builders = ("latex",)
+    default_priority = 400
+
+    def run(self, **kwargs: Any) -> None:
+        for table in list(self.document.findall(nodes.table)):
+            parent = table.parent
+            if TABLE_CLASS not in table["classes"] or not isinstance(parent, nodes.Element):
+                continue
+            group = next(iter(table.findall(nodes.tgroup)), None)
+            if group is None:
+                continue
+            colspecs = [c for c in group.children if isinstance(c, nodes.colspec)]
+            if FACTS_CLASS in table["classes"] and colspecs:
+                colspecs[0]["stub"] = 1
+            columns = nodes.raw("", f"\\sphinxtorchtracecolumns{{{len(colspecs) or 1}}}\n",
+                                format="latex")
+            # the targets just before it go in with it: LaTeX writes their labels with the
+            # table's (a target followed by anything else writes them again)
+            at = parent.index(table)
+            start = at
+            while start > 0 and isinstance(parent[start - 1], nodes.target):
+                start -= 1
+            moved = parent.children[start : at + 1]
+            wrapper = nodes.container("", classes=[TABLE_CLASS])
+            parent[start : at + 1] = [wrapper]  # not replace_self: the table keeps its ids
+            wrapper += [columns, *moved]
+
+
 class LatexLongLines(SphinxPostTransform):
     builders = ("latex",)
     default_priority = 400
@@ -65,3 +111,8 @@ class LatexLongLines(SphinxPostTransform):
                     "the HTML build of these pages, and the log itself, have the whole text."
                 )
                 node.parent.insert(node.parent.index(node) + 1, note)
+
+
+def setup_latex(app: Sphinx) -> None:
+    app.add_post_transform(LatexLongLines)
+    app.add_post_transform(LatexTables)

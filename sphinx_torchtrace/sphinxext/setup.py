@@ -22,8 +22,9 @@ from .doctree import chart_node, plain_when_missing
 from .domain import TorchTraceDomain
 from .fold import setup_folds
 from .generate import generate_pages, rewrite_navigation
+from .glance import setup_glance
 from .input_guard import setup_input_guard
-from .latex import LatexLongLines
+from .latex import setup_latex
 from .moved import write_manifest
 from .options_table import OptionsTable
 from .page import TorchTracePage
@@ -32,6 +33,7 @@ from .patches.closed_tab_inputs import setup_closed_tab_inputs
 from .patches.fast_code import setup_fast_code
 from .patches.gc_threshold import setup_gc_threshold
 from .patches.generated_transforms import setup_generated_transforms
+from .patches.man_references import setup_man_references
 from .patches.navigation import setup_navigation
 from .patches.parallel_highlight import setup_parallel_highlight
 from .patches.settings_cache import setup_settings_cache
@@ -47,6 +49,7 @@ from .translations import (
     write_catalog_template,
 )
 from .warnings_table import WarningsTable
+from .web_only import setup_web_only
 
 
 def setup_extension(app: Sphinx) -> None:
@@ -72,7 +75,10 @@ def setup_extension(app: Sphinx) -> None:
         man=(_pass, _depart),
         texinfo=(_pass, _depart),
     )
-    app.add_post_transform(LatexLongLines)
+    setup_latex(app)
+    setup_web_only(app)
+    setup_glance(app)
+    setup_man_references(app)
     setup_folds(app)
     setup_provenance(app)
     setup_navigation(app)

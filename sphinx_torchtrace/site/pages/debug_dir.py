@@ -32,6 +32,7 @@ from ..blocks import (
     Section,
     Table,
     Toctree,
+    WebOnly,
     capped_joined,
     capped_table,
     item,
@@ -136,9 +137,13 @@ def _file_blocks(
     out: list[Block] = []
     raw = g.raw.get(f.name)
     if raw is not None:
-        out.append(Paragraph([Download(raw, f"Download {f.name}"), f" ({f.size} bytes)"]))
+        out.append(Paragraph([WebOnly([Download(raw, f"Download {f.name}")], [Code(f.name)]),
+                              f" ({f.size} bytes)"]))
     if len(f.text) > MAX_SHOWN:
-        out.append(Paragraph(["Too long to show here; download it."]))
+        out.append(Paragraph([WebOnly(
+            ["Too long to show here; download it."],
+            ["Too long to show here: the graph's folder has it, as ", Code(f.name), "."],
+        )]))
         return out
     out.append(CodeBlock(maybe_strip(f.text, settings.no_source), language, linenos=True))
     return out
@@ -167,7 +172,8 @@ def debug_graph_page(plan: DebugDirPlan, g: DebugGraphPlan, settings: PageSettin
     runnable = g.raw.get("fx_graph_runnable.py")
     if runnable is not None:
         blocks.append(Section([_("Runnable repro")], [Paragraph([
-            Download(runnable, "Download fx_graph_runnable.py"),
+            WebOnly([Download(runnable, "Download fx_graph_runnable.py")],
+                    [Code("fx_graph_runnable.py"), " (in the graph's folder)"]),
             ": a self-contained script that builds the graph's inputs and reruns it.",
         ])], anchor="repro"))
     fusion = _fusion_section(g, settings)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from difflib import SequenceMatcher
 
-from ..blocks import Block, Code, CodeBlock, Dropdown, Inline, Paragraph
+from ..blocks import Block, Code, CodeBlock, Download, Dropdown, Inline, Paragraph, WebOnly
 
 #: Share of lines equal to the previous compile's graph for a diff to replace the text.
 NEAR_SAME = 0.9
@@ -134,6 +134,13 @@ def _distance_to_change(changed: list[bool]) -> list[int]:
         last = i if changed[i] else last
         out[i] = min(out[i], last - i)
     return out
+
+
+def whole_text(raw_path: str, line: int) -> list[Inline]:
+    """Where a text shown by its changes is whole: a download on the web, and in print
+    (which has no downloads) the log, at the record's line."""
+    return [WebOnly([Download(raw_path, "The whole text"), " is a download."],
+                    [f"The whole text is in the log, at line {line}."])]
 
 
 def sizes_only_blocks(

@@ -55,6 +55,7 @@ from ..blocks import (
     Table,
     TabSet,
     Toctree,
+    WebOnly,
     joined,
     linked,
     place_link,
@@ -66,7 +67,7 @@ from ..source import maybe_strip
 from ..statuses import STATUS_MEANING
 from ..words import _
 from .cudagraphs import cudagraphs_section, text_log_section
-from .diffs import folded_diff, sizes_diff, sizes_only_blocks
+from .diffs import folded_diff, sizes_diff, sizes_only_blocks, whole_text
 from .graph import inline_graph
 from .kernel import code_link, graph_nodes_of, inline_kernel
 
@@ -577,7 +578,8 @@ def _sizes_only_blocks(view: _Frame, previous: Compile) -> list[Block]:
         whole = ["The whole graph is on ", place_link(graph.docname, graph.anchor,
                                                         "an earlier rank's page"), "."]
     elif graph is not None and graph.raw_path:
-        whole = ["The whole graph is a ", Download(graph.raw_path, "download"), "."]
+        whole = [WebOnly(["The whole graph is a ", Download(graph.raw_path, "download"), "."],
+                         [f"The whole graph is in the log, at line {graph.artifact.line}."])]
     return sizes_only_blocks(
         ["How the Dynamo graph changed: the same graph as ", view.frame_link(previous), "'s"],
         changed, len(new), diff, unshown, whole,
@@ -793,9 +795,9 @@ def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
         blocks.append(Dropdown([title], [CodeBlock(view.strip(json_text(shown)), "json")]))
         return blocks
     blocks.append(Paragraph([
-        f"The whole {record.kind} record (line {record.line} of the log) is a ",
-        Download(download, "download"),
-        ".",
+        f"The whole {record.kind} record ",
+        WebOnly([f"(line {record.line} of the log) is a ", Download(download, "download"), "."],
+                [f"is line {record.line} of the log."]),
     ]))
     title = f"The {record.kind} record without its long values"
     shown = abridged_record(shown)
@@ -944,7 +946,8 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
         title = f"{_graph_title(view, graph)}: as {base_label}'s (the same text)"
         same: list[Inline] = ["The same text as ",
                               place_link(base.docname, base.anchor, f"{base_label}'s"),
-                              "; ", Download(graph.raw_path, "this one's"), " is a download."]
+                              WebOnly(["; ", Download(graph.raw_path, "this one's"),
+                                       " is a download"]), "."]
         return [target, Dropdown([title], [Paragraph(same)],
                                  anchor=_artifact_anchor(graph.artifact))]
     diff, unshown = sizes_diff(old, new, f"{base_label} {short}", f"{view.compile.label} {short}")
@@ -954,7 +957,7 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
     body = sizes_only_blocks(
         [f"The same {what} as ", place_link(base.docname, base.anchor, f"{base_label}'s")],
         changed, len(new), diff, unshown,
-        [Download(graph.raw_path, "The whole text"), " is a download."],
+        whole_text(graph.raw_path, graph.artifact.line),
     )
     return [target, Dropdown([title], body, anchor=_artifact_anchor(graph.artifact))]
 
@@ -968,7 +971,8 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         base = graph.numbers_of
         as_base = place_link(base.docname, base.anchor, f"{graph.numbers_of_label}'s")
         but = "; " if graph.numbers_same else " but for numbers; "
-        return [link], ["as ", as_base, but, _raw_download(graph)], False
+        printed: Inlines = [] if graph.numbers_same else [" but for numbers"]
+        return [link], ["as ", as_base, WebOnly([but, _raw_download(graph)], printed)], False
     if graph is not None and graph.same_as is not None and graph.same_label:  # another rank's
         same = graph.same_as
         there: Inlines = ["as ", place_link(same.docname, same.anchor, f"{graph.same_label}'s")]
@@ -979,10 +983,12 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         cell: Inlines = [what, place_link(same.docname, same.anchor, _graph_title(view, same))]
         return [place_link(same.docname, same.anchor, _graph_title(view, graph))], cell, False
     if graph is not None and graph.inline:  # small: shown below the table
-        where: Inlines = ["below"] if not graph.raw_path else ["below, ", _raw_download(graph)]
+        where: Inlines = ["below"] if not graph.raw_path else [
+            "below", WebOnly([", ", _raw_download(graph)])]
         return [view.anchor_link(graph.anchor, _graph_title(view, graph))], where, False
     if graph is not None:
-        return [PageLink(graph.docname, _graph_title(view, graph))], [_raw_download(graph)], False
+        return [PageLink(graph.docname, _graph_title(view, graph))], [
+            WebOnly([_raw_download(graph)], ["on its page"])], False
     if a.payload is None:
         return [Code(a.name)], ["no content"], False
     link = view.anchor_link(_artifact_anchor(a), a.name)
@@ -997,7 +1003,8 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         return [link], ["below"], True
     raw = view.frame.download_for(a)
     if raw is not None:
-        return [Code(a.name)], [Download(raw.raw_path, "raw")], False  # too large to show
+        return [Code(a.name)], [WebOnly([Download(raw.raw_path, "raw")],  # too large to show
+                                        [f"too large to show: line {a.line} of the log"])], False
     return [Code(a.name)], ["too large to show"], False
 
 

@@ -33,6 +33,7 @@ from ..blocks import (
     Strong,
     Table,
     Target,
+    WebOnly,
     inline_text,
     joined,
     object_targets,
@@ -50,7 +51,14 @@ from ..plan import (
 )
 from ..source import maybe_strip
 from ..words import _
-from .diffs import DIFF_MIN_LINES, folded_diff, near_diff, sizes_diff, sizes_only_blocks
+from .diffs import (
+    DIFF_MIN_LINES,
+    folded_diff,
+    near_diff,
+    sizes_diff,
+    sizes_only_blocks,
+    whole_text,
+)
 
 ROLES = {
     "dynamo_output_graph": (
@@ -268,9 +276,11 @@ def inline_graph(
         else:
             blocks.append(block)
     size = _size_text(artifact, text)
-    what = f"{size}: a script to download" if artifact.name in RUN_NOT_READ else size
-    summary = f"{title} ({what})"
-    return Dropdown([summary], blocks, anchor=graph.anchor)
+    summary: list[Inline] = [f"{title} ({size})"]
+    if artifact.name in RUN_NOT_READ:  # its text is not shown, a book has no download
+        script = WebOnly([": a script to download"], [": a script"])
+        summary = [f"{title} ({size}", script, ")"]
+    return Dropdown(summary, blocks, anchor=graph.anchor)
 
 
 def graph_blocks(
@@ -352,10 +362,10 @@ def _changes_section(
         first, unshown = sizes_diff(old, lines, before, after)
         return Section([_("Changes since the previous compile")], sizes_only_blocks(
             ["The same graph as ", link], changed, len(lines), first, unshown,
-            [Download(graph.raw_path, "The whole text"), " is a download."],
+            whole_text(graph.raw_path, graph.artifact.line),
         ), anchor=anchors + "changes")
     if not diff:
-        intro: list[Inline] = ["The same text as ", link, " (", whole, ")."]
+        intro: list[Inline] = ["The same text as ", link, WebOnly([" (", whole, ")"]), "."]
         return Section([_("Changes since the previous compile")], [Paragraph(intro)],
                        anchor=anchors + "changes")
     intro = [
@@ -365,9 +375,9 @@ def _changes_section(
         Code("-"),
         " are its, with ",
         Code("+"),
-        " this one's); ",
-        whole,
-        " is a download.",
+        " this one's)",
+        WebOnly(["; ", whole, " is a download"]),
+        ".",
     ]
     return Section(
         ["Changes since the previous compile"],
@@ -441,11 +451,12 @@ def _facts(
         fact("Frame", *frame_link),
         fact("Size", _size_text(artifact, text)),
     ]
-    lines += [
-        fact("Logged", _logged_text(artifact)),
-        *([fact("Download", Download(graph.raw_path, _download_text(artifact)))]
-          if graph.raw_path else []),
-    ]
+    lines.append(fact("Logged", _logged_text(artifact)))
+    if graph.raw_path:  # a line that print (no downloads) leaves out
+        download: list[Inline] = [
+            WebOnly(fact("Download", Download(graph.raw_path, _download_text(artifact))))
+        ]
+        lines.append(download)
     operators = graph_operators(text) if artifact.is_graph else []
     if operators:
         lines.append(fact("Operators", *operator_names(operators)))

@@ -57,6 +57,7 @@ from ..blocks import (
     TabSet,
     Target,
     Toctree,
+    WebOnly,
     capped_table,
     item,
     joined,
@@ -457,7 +458,7 @@ def _rank_files(trace: Trace) -> Dropdown:
     ]
     table = capped_table(["Rank", "File", "Size", "sha256"], rows, where="the trace folder")
     files = len({r.path for r in trace.ranks})  # a text log holds several ranks
-    return Dropdown([f"The {files} log file{'' if files == 1 else 's'}"], table)
+    return Dropdown([f"The {files} log file{'' if files == 1 else 's'}"], table, print_last=True)
 
 
 def log_size_text(rank: RankTrace) -> str:
@@ -560,7 +561,9 @@ def _configuration(configs: Sequence[dict[str, dict[str, Any]]]) -> Dropdown:
         changes = len(configs) - 1
         plural = "s" if changes > 1 else ""
         title += f" (of the first compilation; it changed {changes} time{plural} later)"
-    return Dropdown([title], [CodeBlock(summary.config_json(configs[0]), "json")])
+    # pages of JSON: in print, after the overview's sections (the status legend first)
+    return Dropdown([title], [CodeBlock(summary.config_json(configs[0]), "json")],
+                    print_last=True)
 
 
 # -- status legend --------------------------------------------------------------------------
@@ -1271,8 +1274,9 @@ def _timeline(view: _Overview) -> list[Block]:
         return []
     intro = Paragraph(
         [
-            "PyTorch also records its compile phases as trace events in the Chrome format. "
-            "Download the file and open it in ",
+            "PyTorch also records its compile phases as trace events in the Chrome format. ",
+            WebOnly(["Download the file and open it in "],
+                    ["The HTML build of these pages offers them as a file to open in "]),
             Link("https://ui.perfetto.dev", "Perfetto"),
             " (or ",
             Code("chrome://tracing"),
@@ -1287,8 +1291,9 @@ def _timeline(view: _Overview) -> list[Block]:
         rank_plan = view.plan.rank_plan(rank)
         if rank_plan is not None and view.plan.own_events(rank_plan):
             path = rank_plan.events_path
-            count = f"{len(rank.chromium_events)} events, "
-            items.append(item(prefix, count, Download(path, posixpath.basename(path))))
+            count = f"{len(rank.chromium_events)} events"
+            file = Download(path, posixpath.basename(path))
+            items.append(item(prefix, count, WebOnly([", ", file])))
         elif rank.chromium_events and rank_plan is not None and rank_plan.same_as is not None:
             first = summary.rank_number(view.trace, rank_plan.same_as.rank)
             alike.setdefault(first, []).append(number)
@@ -1302,8 +1307,8 @@ def _timeline(view: _Overview) -> list[Block]:
                           "ranks"))
     merged = view.plan.events_all_path
     if merged is not None:
-        items.insert(0, item("All ranks in one timeline (one process per rank): ",
-                             Download(merged, posixpath.basename(merged))))
+        items.insert(0, item("All ranks in one timeline (one process per rank)",
+                             WebOnly([": ", Download(merged, posixpath.basename(merged))])))
     title = [_("Timeline (chromium events)")]
     return [Section(title, [intro, BulletList(items)], anchor="timeline")]
 

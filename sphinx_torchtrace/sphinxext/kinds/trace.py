@@ -38,6 +38,7 @@ from ...version import __version__
 from ..config import torchtrace_config
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..files import CODE_STAMP, Content
+from ..glance import GLANCE_OF
 from ..options import (
     TraceOptions,
     ineffective_options,
@@ -115,7 +116,11 @@ class GeneratedTrace:
         said = b.Paragraph(["Trace ", plan.label, ", at a glance:"])
         builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
         glance = triage_blocks(plan, self.settings, titled=False)  # the answer first
-        out = builder.blocks([said, *glance, b.Toctree([plan.index_docname])])
+        out = builder.blocks([said, *glance])
+        for node in out:  # said again by the overview, which a book prints right after
+            if isinstance(node, nodes.Element) and self.settings.shows("glance"):
+                node[GLANCE_OF] = plan.index_docname
+        out += builder.blocks([b.Toctree([plan.index_docname])])
         wrapper = out[-1]
         assert isinstance(wrapper, nodes.Element)
         wrapper["classes"].append("torchtrace-summary")

@@ -17,3 +17,13 @@ def builder_format(transform: SphinxTransform) -> str:
     if builder_cls is not None:
         return str(builder_cls.format)
     return str(transform.app.builder.format)
+
+
+def builder_has_downloads(transform: SphinxTransform) -> bool:
+    """Whether the running builder copies downloads: Sphinx's own switch for
+    ``:download:`` (``download_support``, a class attribute: True for HTML's builders,
+    False for EPUB's, absent from every other)."""
+    builder_cls = getattr(transform.env, "_builder_cls", None)
+    if builder_cls is None:
+        builder_cls = type(transform.app.builder)
+    return bool(getattr(builder_cls, "download_support", False))
