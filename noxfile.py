@@ -19,7 +19,8 @@ LOWEST = "tests/constraints-lowest.txt"
 #: to repeat at each end: browser tests (one Chromium), TeX runs, snapshots (pinned to the
 #: default environment's docutils) and the sites built from the whole corpus.
 MATRIX_PYTEST = [
-    "-m", "not torch and not snapshot and not latexpdf and not corpus", "--ignore=tests/browser"
+    "-m", "not torch and not snapshot and not latexpdf and not corpus and not corpus_slow",
+    "--ignore=tests/browser",
 ]
 
 
@@ -51,7 +52,16 @@ def tests(session: nox.Session) -> None:
     """The whole suite but the tests that need torch, browser tests and corpus sites included,
     on two workers (the corpus sites and the browser site build once per worker)."""
     session.install("-e", ".[test,browser]", "pytest-xdist")
-    session.run("pytest", "-n", "2", "-m", "not torch", *session.posargs)
+    session.run("pytest", "-n", "2", "-m", "not torch and not corpus_slow", *session.posargs)
+
+
+@nox.session(name="corpus-builders")
+def corpus_builders(session: nox.Session) -> None:
+    """The slow builders over every bundled trace: a PDF of each (latexmk) and the whole
+    corpus on one single page; CI runs a sample of each (``tests``).  Run before resolving
+    an issue that touches what a builder prints."""
+    session.install("-e", ".[test]", "pytest-xdist")
+    session.run("pytest", "-n", "2", "-m", "corpus_slow", *session.posargs)
 
 
 @nox.session(name="tests-matrix")

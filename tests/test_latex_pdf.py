@@ -170,6 +170,7 @@ def test_table_headings_are_checked_for_hyphens() -> None:
     assert hyphenated(paragraph, {"PyTorch"}) == []
 
 
+@pytest.mark.corpus_slow
 @pytest.mark.parametrize("log", LARGEST, ids=lambda p: p.parent.name)
 def test_the_largest_traces_make_a_pdf_of_sane_length(tmp_path: Path, log: Path) -> None:
     """Long code is printed as an excerpt with a note (the whole text is in the HTML build
@@ -180,7 +181,7 @@ def test_the_largest_traces_make_a_pdf_of_sane_length(tmp_path: Path, log: Path)
     check_print(book)
 
 
-@pytest.mark.corpus
+@pytest.mark.corpus_slow
 @pytest.mark.parametrize("rel", OTHERS)
 def test_every_corpus_trace_prints_right(tmp_path: Path, rel: str) -> None:
     check_print(_pdf(tmp_path, DATA / rel))

@@ -295,7 +295,7 @@ def _single_site(tmp: Path, traces: list[str]) -> SphinxTestApp:
     return app
 
 
-@pytest.mark.corpus
+@pytest.mark.corpus_slow
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
 def test_every_trace_on_one_page(tmp_path: Path, big: bool) -> None:
     traces = [t for t in all_traces() if (_size(t) > BIG_BYTES) == big]
