@@ -137,11 +137,11 @@ def write_all(root: Path, wanted: dict[Path, Content]) -> list[str]:
         return removed
     root.mkdir(parents=True, exist_ok=True)
     listed = sorted(made)
-    _write_if_changed(manifest, json.dumps(listed, indent=0))
+    write_if_changed(manifest, json.dumps(listed, indent=0))
     ignore = root / _IGNORE
     if not ignore.exists() or _ours_ignore(ignore):
         lines = [_IGNORE_HEADER, f"/{MANIFEST}", f"/{_IGNORE}"] + [f"/{n}" for n in listed]
-        _write_if_changed(ignore, "\n".join(lines) + "\n")
+        write_if_changed(ignore, "\n".join(lines) + "\n")
     return removed
 
 
@@ -157,7 +157,7 @@ def _manifest(path: Path) -> set[str]:
     return set(listed)
 
 
-def _write_if_changed(path: Path, text: str) -> None:
+def write_if_changed(path: Path, text: str) -> None:
     """A file rewritten with the same text would wake a watcher (sphinx-autobuild) for
     another build, and that build would rewrite it again."""
     try:

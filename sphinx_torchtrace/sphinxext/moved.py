@@ -27,6 +27,7 @@ from sphinx.application import Sphinx
 from ..site.characters import console_text
 from .built import Built
 from .config import torchtrace_config
+from .files import write_if_changed
 from .warnings import warn
 
 #: Where the environment keeps each object name's meaning (pickled with it).
@@ -79,13 +80,7 @@ def write_manifest(app: Sphinx, exception: BaseException | None) -> None:
         return
     text = json.dumps({"version": 1, "objects": dict(sorted(meanings.items()))}, indent=0,
                       ensure_ascii=True)
-    path = Path(app.outdir) / MANIFEST
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except OSError:
-        pass
-    path.write_text(text, encoding="utf-8")
+    write_if_changed(Path(app.outdir) / MANIFEST, text)
 
 
 def _published(app: Sphinx, source: str) -> dict[str, str] | None:
