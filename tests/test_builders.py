@@ -67,8 +67,12 @@ def test_man_page_and_text_print_links_as_their_words(make_site: SiteMaker) -> N
     (page,) = Path(man.outdir).glob("*.1")
     roff = page.read_text(encoding="utf-8")
     assert "<#" not in roff and "\\%<>" not in roff, re.findall(r".*<#.*", roff)[:3]
-    assert roff.count("Compiled: 1 function (1 compile id, 1 attempt): 1 ok") == 1
-    assert "[0/0] (17.820 s)" in roff  # a frame's badge: its compile id, no fragment
+    # Older docutils set a link's words in italics (``\fI\%1 function\fP``) and wrap it in a
+    # terminal link (``\X'tty: link #frag'``, not shown as text): what a reader sees is the
+    # words, so fonts, roff's zero-width marks and device controls are read past.
+    words = re.sub(r"\\f[BIPR]|\\%|\\&|\\X'[^']*'", "", roff)
+    assert words.count("Compiled: 1 function (1 compile id, 1 attempt): 1 ok") == 1
+    assert "[0/0] (17.820 s)" in words  # a frame's badge: its compile id, no fragment
     text = make_site("simple", "text", warningiserror=True)
     for path in Path(text.outdir).rglob("*.txt"):
         words = path.read_text(encoding="utf-8")
