@@ -47,10 +47,24 @@ PY310 = interpreter(10)
 PY313 = interpreter(13)
 
 
-@nox.session
+def newest_python() -> str | None:
+    """The newest declared Python this machine has (3.13 down to 3.10), or None for nox's own.
+
+    The README's test line runs on it under the newest releases of every dependency, so
+    on a machine with 3.13 (CI's) it is the newest end of the matrix as well.
+    """
+    for minor in (13, 12, 11, 10):
+        path = interpreter(minor)
+        if os.path.isabs(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+@nox.session(python=newest_python())
 def tests(session: nox.Session) -> None:
     """The whole suite but the tests that need torch, browser tests and corpus sites included,
-    on two workers (the corpus sites and the browser site build once per worker)."""
+    on two workers (the corpus sites and the browser site build once per worker), on the
+    newest Python found, under the newest releases (CI's newest end of the matrix)."""
     session.install("-e", ".[test,browser]", "pytest-xdist")
     session.run("pytest", "-n", "2", "-m", "not torch and not corpus_slow", *session.posargs)
 
