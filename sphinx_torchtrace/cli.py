@@ -234,13 +234,53 @@ def _load(path: str) -> Trace:
     """A trace, or InputError when the path holds no readable TORCH_TRACE log."""
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file or directory")
+    # the name alone: a bar longer than the terminal's line wraps and cannot redraw itself
+    bar = _Bar(f"reading {Path(path).name[:40] or path}") if _Bar.wanted() else None
     try:
-        trace = load_trace(path)
+        trace = load_trace(path, progress=bar)
     except (TraceReadError, OSError, ValueError) as e:
         raise InputError(f"{path}: cannot read: {e}") from None
+    finally:
+        if bar is not None:
+            bar.close()
     if not trace.ranks or not any(sum(r.stats.values()) for r in trace.ranks):
         raise InputError(f"{path}: no TORCH_TRACE records found")
     return trace
+
+
+class _Bar:
+    """A progress bar on stderr while logs are read (a big log takes a minute), as tlparse
+    draws one: only on a terminal, never in a CI log or a pipe; redrawn at most ten times a
+    second and erased when reading ends, so the output that follows starts a clean line."""
+
+    WIDTH = 24
+
+    def __init__(self, label: str) -> None:
+        self.label = console_text(f"{PROG}: {label}")  # a path is input text: escaped
+        self.started = time.monotonic()
+        self.drawn: float | None = None
+
+    @staticmethod
+    def wanted() -> bool:
+        return (sys.stderr.isatty() and not os.environ.get("CI")
+                and os.environ.get("TERM") != "dumb")
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self.drawn is not None and now - self.drawn < 0.1 and done < total:
+            return
+        self.drawn = now
+        share = min(done / total, 1.0) if total > 0 else 1.0
+        filled = round(share * self.WIDTH)
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        sys.stderr.write(f"\r\x1b[K{self.label} [{bar}] {share:4.0%} "
+                         f"{done / 1e6:.1f}/{total / 1e6:.1f} MB {now - self.started:.0f} s")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.drawn is not None:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 # -- diff -----------------------------------------------------------------------------------

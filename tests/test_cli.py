@@ -494,3 +494,46 @@ def test_run_shows_the_folder_it_made_by_its_name(tmp_path: Path) -> None:
     pages = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.html"))
     (run_folder,) = (cache / "sphinx-torchtrace" / "runs").iterdir()
     assert str(cache) not in pages and f"cannot open {run_folder.name}/train.bin" in pages
+
+
+def _on_a_terminal(*args: str | Path, env: dict[str, str]) -> tuple[int, str, str]:
+    """Run the command with stderr on a pseudo-terminal (as a user's shell has it) and
+    stdout on a pipe: its exit status, stdout, and what the terminal received."""
+    import pty
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
+        stdout=subprocess.PIPE, stderr=slave, text=True, env={**os.environ, **env},
+    )
+    os.close(slave)
+    screen = b""
+    while True:
+        try:
+            piece = os.read(master, 65536)
+        except OSError:  # EIO: the last writer closed the terminal
+            break
+        if not piece:
+            break
+        screen += piece
+    os.close(master)
+    out = process.stdout.read() if process.stdout else ""
+    return process.wait(timeout=300), out, screen.decode("utf-8", "replace")
+
+
+def test_reading_draws_a_progress_bar_on_a_terminal_only() -> None:
+    """A big log takes a while to read: on a terminal a bar shows how far reading is (over
+    all the ranks' logs of a folder), then is erased, so the figures start a clean line;
+    piped, or in CI, stderr stays empty."""
+    folder = DATA / "shared" / "tlparse-inputs" / "inputs" / "multi_rank_logs"
+    total = sum(p.stat().st_size for p in folder.glob("dedicated_log_torch_trace_rank_*.log"))
+    env = {"TERM": "xterm", "CI": ""}
+    status, out, screen = _on_a_terminal("summary", folder, env=env)
+    assert status == 0 and out.startswith("ranks:"), (out, screen)
+    assert "sphinx-torchtrace: reading " in screen and "100%" in screen
+    assert f"/{total / 1e6:.1f} MB" in screen  # the bar counts every rank's log
+    assert screen.endswith("\r\x1b[K")  # erased: nothing of it stays on the screen
+    status, out, screen = _on_a_terminal("summary", folder, env={**env, "CI": "true"})
+    assert status == 0 and screen == ""
+    piped = run("summary", folder, env={"CI": ""})
+    assert piped.returncode == 0 and piped.stderr == ""

@@ -27,7 +27,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -300,6 +300,7 @@ def load_trace(
     display_root: str | os.PathLike[str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Trace:
     """Read a log, a directory of logs, or an explicit list of logs of one process.
 
@@ -308,7 +309,8 @@ def load_trace(
     interned strings of earlier ones.  With ``cache_dir``, each log's model is
     cached there (see :mod:`.cache`), so an unchanged log is not parsed again.
     At most ``max_bytes`` of each log (decompressed) are read: a longer log is
-    cut, with a ``limit`` diagnostic.
+    cut, with a ``limit`` diagnostic.  ``progress(done, total)`` is told the bytes of
+    the logs' files read so far, of all of them, now and then (a command line's bar).
     """
     trace = Trace(ranks=[])
     if isinstance(path, (str, os.PathLike)):
@@ -333,7 +335,11 @@ def load_trace(
     digests: dict[str, FileDigest] = {}
     if cache_dir is not None and not chained:
         digests = warm_cache(logs, cache_dir, display_root, max_bytes)
-    for log in logs:
+    sizes = [_size(log) for log in logs] if progress is not None else []
+    for number, log in enumerate(logs):
+        told = None
+        if progress is not None:
+            told = _told(progress, sum(sizes[:number]), sum(sizes))
         rank = read_log(
             log,
             display_root=display_root,
@@ -341,6 +347,7 @@ def load_trace(
             cache_dir=cache_dir,
             max_bytes=max_bytes,
             known=digests.get(os.fspath(log)),
+            progress=told,
         )
         if not chained and _has_missing_strings(rank):
             borrowed = _sibling_strings(log, rank.pids, max_bytes)
@@ -365,6 +372,18 @@ def load_trace(
         trace.diagnostics.extend(rank.diagnostics)
     _ranks_from_file_names(trace, logs, display_root)
     return trace
+
+
+def _size(log: Path) -> int:
+    try:
+        return os.stat(log).st_size
+    except OSError:
+        return 0
+
+
+def _told(progress: Callable[[int, int], None], before: int, total: int) -> Callable[[int], None]:
+    """One log's reader's position, as the bytes read of all the logs."""
+    return lambda position: progress(before + position, total)
 
 
 def share_strings(rank: RankTrace, seen: dict[str, str]) -> None:
@@ -520,16 +539,18 @@ def read_log(
     cache_dir: str | os.PathLike[str] | None = None,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
     known: FileDigest | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> RankTrace:
     """Build the model of one log file (from the cache in ``cache_dir``, if given).
 
     At most ``max_bytes`` of the log (decompressed) are read.  ``known``: the log's digest,
-    taken earlier in this build (see :func:`~.cache.load_cached`).
+    taken earlier in this build (see :func:`~.cache.load_cached`).  ``progress``: see
+    :class:`~.reader.LogReader`.
     """
     display = display_path(log, display_root)
 
     def build() -> RankTrace:
-        reader = LogReader(log, display_path=display, max_bytes=max_bytes)
+        reader = LogReader(log, display_path=display, max_bytes=max_bytes, progress=progress)
         rank = RankBuilder(reader, strings).build()
         if rank.rank is not None:  # one log of a distributed job: told alike by digests,
             for c in rank.compiles:  # kept in the model cache with the rest

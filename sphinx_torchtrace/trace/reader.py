@@ -442,10 +442,15 @@ class LogReader:
         display_path: str | None = None,
         *,
         max_bytes: int = DEFAULT_MAX_LOG_BYTES,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         self.path = os.fspath(path)
         self.display_path = display_path or self.path
         self.max_bytes = max(1, max_bytes)
+        #: told the bytes of the file read so far (compressed bytes of a gzip log), once
+        #: per chunk, so a command line can draw a progress bar against the file's size
+        self.progress = progress
+        self._raw: IO[bytes] | None = None
         self.diagnostics: list[Diagnostic] = []
         self.size = 0
         self.lines = 0
@@ -471,17 +476,23 @@ class LogReader:
 
     def _open(self) -> io.BufferedIOBase:
         try:
-            if self.compressed:
-                return gzip.open(self.path, "rb")
-            return open(self.path, "rb")
+            raw = open(self.path, "rb")  # noqa: SIM115 - closed by records()
         except OSError as e:
             raise TraceReadError(self.display_path, e.strerror or str(e)) from e
+        self._raw = raw  # its position is how far a gzip log's file was read
+        return gzip.GzipFile(fileobj=raw, mode="rb") if self.compressed else raw
 
     def records(self) -> Iterator[Record]:
         """Yield every record that parses; report the rest as diagnostics."""
         self._secrets = SecretScanner()
-        with self._open() as f:
-            yield from self._scan(f)
+        f = self._open()
+        try:
+            with f:
+                yield from self._scan(f)
+        finally:
+            if self._raw is not None:
+                self._raw.close()  # a GzipFile leaves the file it was given open
+                self._raw = None
         self.secrets = self._secrets.close()
 
     # -- reading -----------------------------------------------------------
@@ -497,6 +508,11 @@ class LogReader:
             self.size += len(data)
             self._tail = data[-1:]
             self._secrets.feed(data)
+            if self.progress is not None and self._raw is not None:
+                try:
+                    self.progress(self._raw.tell())
+                except (OSError, ValueError):  # a closed or unseekable file: no bar
+                    pass
         return data
 
     def _read_raw(self, f: io.BufferedIOBase, n: int) -> bytes:
