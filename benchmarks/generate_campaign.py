@@ -1151,7 +1151,7 @@ def trace_pages(trace: Trace, turn: int) -> tuple[int, int]:
 def _capture_pages(cache_dir: Path, turn: int) -> tuple[int, int]:
     """What the capture directive does with a cache entry: look it up, say how it was made,
     show its trace."""
-    from sphinx_torchtrace.sphinxext.kinds.capture import CapturedTrace, status_text
+    from sphinx_torchtrace.sphinxext.families.capture import CapturedTrace, status_text
 
     cache = CaptureCache(cache_dir)
     entries = [e.name for e in cache_dir.iterdir() if not e.name.startswith(".")]
@@ -1365,7 +1365,7 @@ def run_share(args: argparse.Namespace, worker: int) -> Report:
     """Inputs ``worker``, ``worker + workers`` ... of the campaign."""
     report = Report()
     signal.signal(signal.SIGALRM, mc._alarm)
-    import sphinx_torchtrace.sphinxext.kinds.capture  # noqa: F401 - not timed as an input's
+    import sphinx_torchtrace.sphinxext.families.capture  # noqa: F401 - not timed as an input's
     # the inputs built, spread over the campaign (and so over the workers), builders in turn
     chosen = sorted(random.Random(args.seed).sample(range(args.inputs),
                                                     min(args.builds, args.inputs)))

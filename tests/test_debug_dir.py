@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from sphinx_torchtrace.site.plan import plan_debug_dir
-from sphinx_torchtrace.sphinxext.options import parse_options
+from sphinx_torchtrace.sphinxext.families.trace_options import parse_options
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.debug_dir import Fusion, ir_nodes, load_debug_dir, match_compiles
 from sphinx_torchtrace.trace.inputs import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind

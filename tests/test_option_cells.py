@@ -19,18 +19,20 @@ from pathlib import Path
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from sphinx_torchtrace.sphinxext.options import (
-    DEBUG_FOLDER,
+from sphinx_torchtrace.sphinxext.families.diff import (
     DIFF_KINDS,
     DIFF_OPTION_EFFECTS,
     DIFF_REFUSED,
-    NO_EFFECT,
+)
+from sphinx_torchtrace.sphinxext.families.trace_options import (
+    DEBUG_FOLDER,
     OPTION_EFFECTS,
     OPTION_KINDS,
     TEXT_LOG,
     TRACE_FOLDER,
     TRACE_LOG,
 )
+from sphinx_torchtrace.sphinxext.options import NO_EFFECT
 
 from .conftest import DATA, SIMPLE_LOG, inventory
 

@@ -22,8 +22,8 @@ from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace.render.paths import PathRewriter
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
-from sphinx_torchtrace.sphinxext.kinds.trace import GeneratedTrace
-from sphinx_torchtrace.sphinxext.options import TraceOptions
+from sphinx_torchtrace.sphinxext.families.trace import GeneratedTrace
+from sphinx_torchtrace.sphinxext.families.trace_options import TraceOptions
 from sphinx_torchtrace.sphinxext.provenance import (
     build_block,
     choose_view,

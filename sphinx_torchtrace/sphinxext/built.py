@@ -1,7 +1,7 @@
 """What this build generated: one registry for every kind of input, in a module of its own.
 
 Pages are planned at ``builder-inited`` (:mod:`.generate`, through the kinds of
-:mod:`.kinds`) and turned into nodes later, when Sphinx reads a generated stub or
+:mod:`.families`) and turned into nodes later, when Sphinx reads a generated stub or
 the page holding a directive.  In between, everything lives here, per source
 folder: module state, not the environment, so nothing of it is pickled, forked
 ``-j`` readers inherit it, and two projects built in one process stay apart

@@ -1,7 +1,7 @@
 """``.. torchtrace-captures::``: every capture of this build, as myst-nb's ``nb-exec-table``
 lists executed notebooks: page, script, run or cached, duration, how it ended.
 
-The rows are made at ``builder-inited`` (:mod:`.kinds.capture`); a page holding the
+The rows are made at ``builder-inited`` (:mod:`.families.capture`); a page holding the
 table is read again when they change (:func:`note_tables`), not on every build.
 """
 

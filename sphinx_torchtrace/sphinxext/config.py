@@ -1,16 +1,19 @@
 """The extension's configuration values, typed and checked once, at ``config-inited``.
 
-Each ``torchtrace_*`` value is declared here with its default and a check; a
-bad value is one ``torchtrace.config`` warning naming what is valid, and the
-default is used instead: never an "Extension error".
+Each ``torchtrace_*`` value is declared once, as a field of a frozen dataclass of
+settings with its default and its check (:func:`setting`): the values every family
+uses in :class:`TorchTraceConfig`, a family's own in the family's module (the capture
+family's in ``families/capture.py``).  A bad value is one ``torchtrace.config`` warning
+naming what is valid, and the default is used instead: never an "Extension error".
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -18,35 +21,30 @@ from sphinx.config import Config
 from ..render.paths import DEFAULT_PATH_REWRITES
 from ..site.naming import DEFAULT_GENERATED_DIR, generated_folder
 from ..site.plan import DEFAULT_FOLD_BYTES, DEFAULT_MAX_FRAMES
-from ..trace.diff import DEFAULT_REGRESSIONS, validate_regressions
 from ..trace.reader import DEFAULT_MAX_LOG_BYTES
 from .warnings import warn
 
+PREFIX = "torchtrace_"
+_CHECK = "torchtrace_check"
+_CHECKED = "_torchtrace_checked"  # on Sphinx's Config: {settings class: its instance}
 
-@dataclass(frozen=True)
-class TorchTraceConfig:
-    generated_dir: str
-    path_rewrites: dict[str, str]  # the user's rules, applied before the defaults
-    sidebar_frames: int
-    default_path_rewrites: bool  # the built-in rules (home directories, site-packages ...)
-    max_log_bytes: int  # read no more than this of one log (decompressed)
-    max_frames: int  # compiles of one trace that get pages; the rest are listed on its overview
-    fold_bytes: int  # graphs up to this size are folded on their frame page, not paged
-    regressions: dict[str, bool | float | None]  # which torchtrace-diff changes warn
-    graph_break_registry: bool  # read the installed torch's graph-break registry
-    warn_divergence: bool  # ranks of a trace that diverge are a torchtrace.divergence warning
-    capture: str  # torchtrace-capture: "auto" (cache, else run), "always" (run), "never"
-    capture_cache: str | None  # the captures' folder (None: in the doctree folder)
-    capture_timeout: float  # seconds a capture may run unless its :timeout: says
-    secrets_keep: tuple[str, ...]  # patterns of variable names / values published as logged
-    moved_baseline: str | None  # the published site's torchtrace-objects.json (path or URL)
+Settings = TypeVar("Settings")
 
-    def rewrite_rules(self) -> dict[str, str]:
-        """The user's rules first, then the defaults (unless turned off)."""
-        rules = dict(self.path_rewrites)
-        if self.default_path_rewrites:
-            rules.update((k, v) for k, v in DEFAULT_PATH_REWRITES.items() if k not in rules)
-        return rules
+
+def setting(default: Any, check: Callable[[Any], Any]) -> Any:
+    """A field that is a configuration value ``torchtrace_<field name>``: its default and
+    its check (the value to use, or ValueError saying what is valid)."""
+    if isinstance(default, dict | list):  # a fresh copy for each build's settings
+        return dataclasses.field(default_factory=lambda: type(default)(default),
+                                 metadata={_CHECK: check})
+    return dataclasses.field(default=default, metadata={_CHECK: check})
+
+
+def config_values(settings: type) -> Iterator[tuple[str, Any, Callable[[Any], Any]]]:
+    """``(torchtrace_name, default, check)`` of each field of a settings class."""
+    for f in dataclasses.fields(settings):
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        yield PREFIX + f.name, default, f.metadata[_CHECK]
 
 
 def _generated_dir(value: Any) -> str:
@@ -104,20 +102,6 @@ def _count(value: Any) -> int:
     return value
 
 
-def _capture_mode(value: Any) -> str:
-    if value not in CAPTURE_MODES:
-        raise ValueError(f"must be one of {', '.join(map(repr, CAPTURE_MODES))}")
-    return str(value)
-
-
-def _folder(value: Any) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError("must be a folder (a path, relative to conf.py's folder) or None")
-    return value
-
-
 def _baseline(value: Any) -> str | None:
     if value is None:
         return None
@@ -127,103 +111,102 @@ def _baseline(value: Any) -> str | None:
     return value.strip()
 
 
-def _seconds(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
-        raise ValueError("must be a number of seconds above 0")
-    return float(value)
+@dataclass(frozen=True)
+class TorchTraceConfig:
+    """The values every family uses (``torchtrace_<field>``)."""
 
-
-#: ``torchtrace_capture``: use the cache, else run; always run; only use the cache.
-CAPTURE_MODES = ("auto", "always", "never")
-
-#: name: (default, check); each check returns the value to use or raises ValueError.
-VALUES: dict[str, tuple[Any, Callable[[Any], Any]]] = {
-    "torchtrace_generated_dir": (DEFAULT_GENERATED_DIR, _generated_dir),
-    # {regex: replacement} applied to published trace text; None means the defaults
-    # (home directories to ~/, site-packages to <site-packages>/), {} turns them off.
-    "torchtrace_path_rewrites": ({}, _path_rewrites),
+    generated_dir: str = setting(DEFAULT_GENERATED_DIR, _generated_dir)
+    # {regex: replacement} applied to published trace text, before the built-in rules.
+    path_rewrites: dict[str, str] = setting({}, _path_rewrites)
     # Frames a trace lists in the HTML sidebar; beyond it, the first page of each function
     # (every page listing every frame grows with the square of their number).
-    "torchtrace_sidebar_frames": (50, _count),
-    # The built-in path rewrites, after the user's (False publishes paths as logged).
-    "torchtrace_default_path_rewrites": (True, _flag),
+    sidebar_frames: int = setting(50, _count)
+    # The built-in path rewrites (home directories to ~/, site-packages ...), after the
+    # user's; False publishes paths as logged.
+    default_path_rewrites: bool = setting(True, _flag)
     # Bytes read from one log at most, decompressed: a gzip log can expand to gigabytes.
-    "torchtrace_max_log_bytes": (DEFAULT_MAX_LOG_BYTES, _positive),
+    max_log_bytes: int = setting(DEFAULT_MAX_LOG_BYTES, _positive)
     # Compiles (frames) of one trace that get pages, in compile order; the rest are listed
     # in a table on the overview: thousands of pages make a slow build and a useless sidebar.
-    "torchtrace_max_frames": (DEFAULT_MAX_FRAMES, _positive),
+    max_frames: int = setting(DEFAULT_MAX_FRAMES, _positive)
     # Graphs, guards and generated code of at most this many bytes are folded on their
     # frame page, with their kernels; larger ones get pages of their own.  0: every graph
     # and kernel gets a page (a site several times heavier: each page carries the theme).
-    "torchtrace_fold_bytes": (DEFAULT_FOLD_BYTES, _count),
-    # What a ``torchtrace-diff`` warns about as a regression (``regression_<kind>``), and
-    # the thresholds: missing keys take the defaults; ``compile_time`` is a ratio or None.
-    "torchtrace_regressions": (dict(DEFAULT_REGRESSIONS), validate_regressions),
+    fold_bytes: int = setting(DEFAULT_FOLD_BYTES, _count)
     # Today's wording and every hint of each graph-break id, from the graph-break registry
     # of the torch installed beside Sphinx (never imported, never fetched); False: the
     # logs' own text only, whatever is installed.
-    "torchtrace_graph_break_registry": (True, _flag),
+    graph_break_registry: bool = setting(True, _flag)
     # Ranks of one trace that diverge (compile ids, statuses, caches, graph shapes, collective
     # schedules ...) are a ``torchtrace.divergence`` warning at the directive, so that a CI
     # docs build with -W fails on a job whose ranks ran different graphs.  Off: a note on
     # the overview only.
-    "torchtrace_warn_divergence": (False, _flag),
-    # ``torchtrace-capture``: "auto" runs a script when no cached capture matches its
-    # content, "always" runs every one, "never" uses the cache only (a warning when none
-    # matches: a docs host without torch can publish what CI captured).
-    "torchtrace_capture": ("auto", _capture_mode),
-    # Where captures are kept (a folder CI can persist, relative to conf.py's folder);
-    # None: ``torchtrace-captures`` in the doctree folder.
-    "torchtrace_capture_cache": (None, _folder),
-    # Seconds a capture may run before it is stopped (a directive's :timeout: overrides).
-    "torchtrace_capture_timeout": (600.0, _seconds),
+    warn_divergence: bool = setting(False, _flag)
     # What looks secret in a trace (values read from the environment, tokens, keys) is
     # published masked, with a ``torchtrace.secret`` warning; each entry here is a regular
     # expression that, matching a variable's whole name (``HF_TOKEN``) or a whole value, says
     # the user vouches for it: published as logged, and not looked for by the publish check.
-    "torchtrace_secrets_keep": ((), _secrets_keep),
+    secrets_keep: tuple[str, ...] = setting((), _secrets_keep)
     # The published site (its URL, or a path relative to conf.py's folder: a site, or its
     # ``torchtrace-objects.json``) whose object names a recapture is compared with, on every
     # build until the new meanings are published; None: with the last build of this
     # environment (a fresh CI or Read the Docs build has none).
-    "torchtrace_moved_baseline": (None, _baseline),
-}
+    moved_baseline: str | None = setting(None, _baseline)
 
-_CHECKED = "_torchtrace_checked"
-
-
-def add_config_values(app: Sphinx) -> None:
-    for name, (default, _check) in VALUES.items():
-        app.add_config_value(name, default, "env")
-    app.connect("config-inited", check_config, priority=100)
+    def rewrite_rules(self) -> dict[str, str]:
+        """The user's rules first, then the defaults (unless turned off)."""
+        rules = dict(self.path_rewrites)
+        if self.default_path_rewrites:
+            rules.update((k, v) for k, v in DEFAULT_PATH_REWRITES.items() if k not in rules)
+        return rules
 
 
-def check_config(app: Sphinx, config: Config) -> None:
+def add_config_values(app: Sphinx, classes: Sequence[type]) -> None:
+    """Each field of each settings class, a configuration value checked at config-inited."""
+    for settings in classes:
+        for name, default, _check in config_values(settings):
+            app.add_config_value(name, default, "env")
+
+    def check(app: Sphinx, config: Config) -> None:
+        check_config(config, classes)
+
+    app.connect("config-inited", check, priority=100)
+
+
+def check_config(config: Config, classes: Sequence[type]) -> None:
     """Every value checked; a bad one is warned about and replaced by its default."""
-    checked: dict[str, Any] = {}
-    for name, (default, check) in VALUES.items():
-        try:
-            checked[name] = check(getattr(config, name))
-        except ValueError as err:
-            warn("config", f"{name} = {getattr(config, name)!r} {err}; using {default!r}")
-            checked[name] = default
-            setattr(config, name, default)
-    setattr(config, _CHECKED, _typed(checked))
+    checked: dict[type, Any] = getattr(config, _CHECKED, None) or {}
+    for settings in classes:
+        values = {}
+        for name, default, check in config_values(settings):
+            try:
+                values[name] = check(getattr(config, name))
+            except ValueError as err:
+                warn("config", f"{name} = {getattr(config, name)!r} {err}; using {default!r}")
+                values[name] = default
+                setattr(config, name, default)
+        checked[settings] = _typed(settings, values)
+    setattr(config, _CHECKED, checked)
 
 
-def torchtrace_config(config: Config) -> TorchTraceConfig:
-    """The checked configuration (checked now if ``config-inited`` has not run)."""
-    found = getattr(config, _CHECKED, None)
-    if isinstance(found, TorchTraceConfig):
+def settings_of(config: Config, settings: type[Settings]) -> Settings:
+    """A settings class's checked values (checked now if ``config-inited`` has not run)."""
+    found = (getattr(config, _CHECKED, None) or {}).get(settings)
+    if isinstance(found, settings):
         return found
     values = {}
-    for name, (default, check) in VALUES.items():
+    for name, default, check in config_values(settings):
         try:
             values[name] = check(getattr(config, name, default))
         except ValueError:
             values[name] = default
-    return _typed(values)
+    return _typed(settings, values)
 
 
-def _typed(values: dict[str, Any]) -> TorchTraceConfig:
-    return TorchTraceConfig(**{k.removeprefix("torchtrace_"): v for k, v in values.items()})
+def torchtrace_config(config: Config) -> TorchTraceConfig:
+    """The values every family uses, checked."""
+    return settings_of(config, TorchTraceConfig)
+
+
+def _typed(settings: type[Settings], values: dict[str, Any]) -> Settings:
+    return settings(**{k.removeprefix(PREFIX): v for k, v in values.items()})

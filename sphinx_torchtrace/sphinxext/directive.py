@@ -1,15 +1,16 @@
-"""The directives in a user's page, ``torchtrace`` and ``torchtrace-diff``: a summary
+"""The directives in a user's page (``torchtrace``, ``torchtrace-diff`` ...): a summary
 where they stand, and the way into the pages.
 
 The pages are generated before reading starts (:mod:`.generate`); a directive only
 finds what it stands for in this build's registry (:mod:`.built`), says the notes of
 its input (warnings at its own line) and shows the input's summary, built from
-blocks (:mod:`.doctree`) so it renders the same in rST and MyST pages.  The kind of
-input (:mod:`.kinds`) decides what the summary is.
+blocks (:mod:`.doctree`) so it renders the same in rST and MyST pages.  Each family
+(:mod:`.families`) makes its directive class with :func:`input_directive`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, cast
 
 from docutils import nodes
@@ -18,17 +19,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from .built import Problem, built, key
 from .doctree import mark_output
-from .options import (
-    CAPTURE_OPTION_SPEC,
-    DIFF_OPTION_SPEC,
-    OPTION_SPEC,
-    TREND_OPTION_SPEC,
-    AnyOption,
-    parse_capture_options,
-    parse_diff_options,
-    parse_options,
-    parse_trend_options,
-)
+from .options import AnyOption
 from .warnings import warn
 
 
@@ -36,13 +27,15 @@ class InputDirective(SphinxDirective):
     """A directive whose argument names an input (each path relative to the page)."""
 
     directive_name: ClassVar[str]
+    #: the family's parser of its options (ValueError names the bad one)
+    parse_options: ClassVar[Callable[[Mapping[str, str | None]], Any]]
     required_arguments = 1
     final_argument_whitespace = True
 
     def run(self) -> list[nodes.Node]:
         location = self.get_location()
         try:
-            self.check_options()
+            type(self).parse_options(self.options)
         except ValueError as err:
             warn("option", str(err), location)
             return []
@@ -67,56 +60,20 @@ class InputDirective(SphinxDirective):
             warn(subtype, message, location)
         return mark_output(generated.summary_nodes(self))
 
-    def check_options(self) -> None:
-        """ValueError naming an option the directive does not accept."""
-        raise NotImplementedError
 
-
-class TorchTraceDirective(InputDirective):
-    """``.. torchtrace:: path/to/log-or-dir``: a trace, a debug folder or a text log."""
-
-    directive_name = "torchtrace"
-    # Raw text for every key: checked by parse_options, as the scan checks them.
-    option_spec: ClassVar[dict[str, Any]] = AnyOption(
-        dict.fromkeys(OPTION_SPEC, directives.unchanged)
-    )
-
-    def check_options(self) -> None:
-        parse_options(self.options)
-
-
-class TorchTraceDiffDirective(InputDirective):
-    """``.. torchtrace-diff:: baseline-path new-path``: two runs compared."""
-
-    directive_name = "torchtrace-diff"
-    option_spec: ClassVar[dict[str, Any]] = AnyOption(
-        dict.fromkeys(DIFF_OPTION_SPEC, directives.unchanged)
-    )
-
-    def check_options(self) -> None:
-        parse_diff_options(self.options)
-
-
-class TorchTraceTrendDirective(InputDirective):
-    """``.. torchtrace-trend:: run1 run2 run3``: each function over several runs."""
-
-    directive_name = "torchtrace-trend"
-    option_spec: ClassVar[dict[str, Any]] = AnyOption(
-        dict.fromkeys(TREND_OPTION_SPEC, directives.unchanged)
-    )
-
-    def check_options(self) -> None:
-        parse_trend_options(self.options)
-
-
-class TorchTraceCaptureDirective(InputDirective):
-    """``.. torchtrace-capture:: scripts/train.py``: the report of a script run at build
-    time (or found in the captures' cache)."""
-
-    directive_name = "torchtrace-capture"
-    option_spec: ClassVar[dict[str, Any]] = AnyOption(
-        dict.fromkeys(CAPTURE_OPTION_SPEC, directives.unchanged)
-    )
-
-    def check_options(self) -> None:
-        parse_capture_options(self.options)
+def input_directive(
+    name: str,
+    summary: str,
+    spec: Mapping[str, Callable[[str | None], Any]],
+    parse: Callable[[Mapping[str, str | None]], Any],
+) -> type[InputDirective]:
+    """The directive class of a family: every option key taken as raw text (so that
+    ``parse`` can say what a misspelled option should have been), checked by ``parse``."""
+    words = "".join(part.capitalize() for part in name.replace("-", " ").split())
+    return type(f"{words}Directive", (InputDirective,), {
+        "__doc__": f"``.. {name}::``: {summary}",
+        "__module__": __name__,
+        "directive_name": name,
+        "option_spec": AnyOption(dict.fromkeys(spec, directives.unchanged)),
+        "parse_options": staticmethod(parse),
+    })

@@ -2,10 +2,11 @@
 
 Sphinx reads only documents that exist as files, so each page of an input is a small
 stub in a folder the extension owns (``torchtrace_generated_dir``; :mod:`.files`).
-Here the sources are scanned for the directives (:mod:`.scan`), each directive's
-input is handed to the first kind that accepts it (:mod:`.kinds`), which reads,
-plans and registers it (:mod:`.built`) and says which stubs and downloads it wants;
-then what changed is written.  This module knows no kind by name.
+Here the sources are scanned for each family's directives (:mod:`.scan`), each
+directive's input is handed to the first of its family's kinds that accepts it
+(:mod:`.families`), which reads, plans and registers it (:mod:`.built`) and says which
+stubs and downloads it wants; then what changed is written.  This module knows no
+family or kind by name.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from . import families
 from .built import built
 from .cache_dirs import settle_caches
 from .captures_table import note_tables
 from .config import torchtrace_config
+from .families.base import Context
 from .files import stub_format, write_all
-from .kinds import KINDS, InputKind
-from .kinds.base import Context
 from .moved import note_moved
 from .scan import resolve_argument, scan_sources
 
@@ -44,19 +45,18 @@ def generate_pages(app: Sphinx) -> None:
         detail_toctree=app.builder.name not in ("html", "dirhtml", "linkcheck"),
     )
     registry.detail_toctree = context.detail_toctree  # pages read for another: again
-    for directive in dict.fromkeys(kind.directive for kind in KINDS):
-        kinds = [kind for kind in KINDS if kind.directive == directive]
-        requests = scan_sources(app, config.generated_dir, directive)
+    for family in families.FAMILIES:
+        requests = scan_sources(app, config.generated_dir, family.name)
         for request in requests:  # grows: a debug folder adds the trace logs of its run
             request.path = resolve_argument(
                 request.argument, context.source_dir(request), app.srcdir
             )
             try:
-                options = kinds[0].parse_options(request.raw_options)
+                options = family.options.parse(request.raw_options)
             except ValueError as err:
-                context.fail(request, directive, str(err), "option")
+                context.fail(request, family.name, str(err), "option")
                 continue
-            kind = _kind_for(kinds, request.path, options)
+            kind = family.kind_for(request.path, options)
             requests.extend(kind.generate(context, request, options))
     for done in context.finish:
         done()
@@ -97,7 +97,3 @@ def _remove_outputs(app: Sphinx, gen_dir: str, suffix: str, removed: list[str]) 
                     path.unlink()
             except OSError:
                 continue
-
-
-def _kind_for(kinds: list[InputKind], path: str, options: object) -> InputKind:
-    return next((k for k in kinds if k.accepts(path, options)), kinds[-1])

@@ -30,7 +30,8 @@ from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 
 from ..site.naming import generated_prefix
-from .scan import input_paths, source_suffixes
+from . import families
+from .scan import NamedPaths, input_paths, source_suffixes
 from .warnings import warn
 
 #: How many entries of an input folder are looked at for source files (bounded work).
@@ -68,13 +69,19 @@ def exclusion_pattern(relative: str) -> str:
     return "".join(out)
 
 
+def _named_paths() -> dict[str, NamedPaths]:
+    """The families whose directives name inputs, and the paths each names."""
+    return {f.name: f.input_paths for f in families.FAMILIES if f.input_paths is not None}
+
+
 def exclude_inputs(app: Sphinx, config: Config) -> None:
     """config-inited: every input under the source folder is excluded from discovery."""
     srcdir = os.path.normpath(os.fspath(app.srcdir))
     generated = os.path.join(srcdir, generated_prefix(config.torchtrace_generated_dir))
     guard = _GUARDS[srcdir] = _Guard(os.path.normpath(generated))
     suffixes = source_suffixes(config.source_suffix)
-    found, guard.scanned = input_paths(srcdir, suffixes, list(config.exclude_patterns))
+    found, guard.scanned = input_paths(srcdir, suffixes, list(config.exclude_patterns),
+                                       _named_paths())
     guard.inputs = found
     patterns = list(config.exclude_patterns)  # a new list: the default one is shared
     for path in guard.roots(srcdir):
@@ -103,7 +110,7 @@ def drop_input_documents(
     ]
     if unseen:  # pages the light scan did not read (through a link it does not follow)
         suffixes = source_suffixes(app.config.source_suffix)
-        extra, _ = input_paths(srcdir, suffixes, [], only=unseen)
+        extra, _ = input_paths(srcdir, suffixes, [], _named_paths(), only=unseen)
         guard.inputs.update(extra)
     roots = guard.roots(srcdir)
     if not roots:

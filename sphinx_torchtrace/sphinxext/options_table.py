@@ -1,5 +1,6 @@
-"""``.. torchtrace-options::``: the documentation's table of what each option does on each
-input kind, made from :data:`.options.OPTION_EFFECTS` (the tests check every cell)."""
+"""``.. torchtrace-options::``: the documentation's table of what each option of a directive
+family does on each kind of input, made from the family's ``options.effects`` (the tests
+check every cell)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,25 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from ..site import blocks as b
+from . import families
 from .doctree import DoctreeBuilder
-from .options import DIFF_KINDS, DIFF_OPTION_EFFECTS, OPTION_EFFECTS, OPTION_KINDS
 
 
 class OptionsTable(SphinxDirective):
-    """``.. torchtrace-options::`` (``:diff:`` for ``torchtrace-diff``'s options)."""
+    """``.. torchtrace-options::`` (``torchtrace``'s options), ``.. torchtrace-options::
+    torchtrace-diff`` (a family's; ``:diff:`` is ``torchtrace-diff``)."""
 
+    optional_arguments = 1
     option_spec: ClassVar[dict[str, Any]] = {"diff": directives.flag}
 
     def run(self) -> list[nodes.Node]:
-        diff = "diff" in self.options
-        effects, kinds = (DIFF_OPTION_EFFECTS, DIFF_KINDS) if diff else (
-            OPTION_EFFECTS, OPTION_KINDS)
+        name = self.arguments[0] if self.arguments else (
+            "torchtrace-diff" if "diff" in self.options else "torchtrace")
+        family = next((f for f in families.FAMILIES if f.name == name), None)
+        if family is None:
+            raise self.error(f"no directive family {name!r}; one of "
+                             f"{', '.join(f.name for f in families.FAMILIES)}")
+        effects, kinds = family.options.effects, family.options.input_kinds
         rows: list[list[b.Inlines]] = [
             [[b.Code(f":{option}:")], *(_cell(by_kind[k]) for k in kinds)]
             for option, by_kind in effects.items()

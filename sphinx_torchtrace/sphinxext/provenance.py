@@ -95,7 +95,7 @@ class provenance_block(nodes.General, nodes.Element):  # noqa: N801 - docutils n
 
 
 class TraceSite(Protocol):
-    """A trace of this build (:class:`.kinds.trace.GeneratedTrace`), as provenance uses it."""
+    """A trace of this build (:class:`.families.trace.GeneratedTrace`), as provenance uses it."""
 
     @property
     def plan(self) -> TracePlan: ...

@@ -3,7 +3,7 @@
 Pages are generated at ``builder-inited``, before any source is parsed, so the
 directives are found by a light scan of the source files: rST, and MyST's
 fenced directives, skipping examples inside literal blocks and code fences.
-Options are checked with the directive's own parser (:mod:`.options`).
+Options are checked with the directive family's own parser (:mod:`.families`).
 """
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.util.matching import compile_matchers
-
-from .options import TraceOptions, parse_options, with_option
 
 
 def resolve_argument(
@@ -59,11 +57,6 @@ class TraceRequest:
     #: how many directives before it on its page have the same argument and ``:name:``
     #: (see :func:`.built.key`)
     nth: int = 0
-
-    @property
-    def options(self) -> TraceOptions:
-        """The checked options (ValueError when one is invalid: see :func:`.parse_options`)."""
-        return parse_options(self.raw_options)
 
     def label(self) -> str:
         name = self.raw_options.get("name")
@@ -188,11 +181,8 @@ def _options_after(lines: list[str], i: int) -> dict[str, str]:
     return options
 
 
-#: Directives that name inputs, and how many paths their argument holds (None: one path,
-#: spaces and all; 0: any number, split at spaces).
-PATH_DIRECTIVES: dict[str, int | None] = {
-    "torchtrace": None, "torchtrace-diff": 2, "torchtrace-trend": 0,
-}
+#: A directive family's inputs: (its argument, its options) -> the paths they name.
+NamedPaths = Callable[[str, Mapping[str, str]], list[str]]
 _SOURCE_LIMIT = 8 << 20  # a source bigger than this is not a page anyone wrote
 
 
@@ -204,10 +194,14 @@ def source_suffixes(value: Any) -> tuple[str, ...]:
 
 
 def input_paths(
-    srcdir: str, suffixes: tuple[str, ...], exclude: list[str], only: Iterable[str] | None = None,
+    srcdir: str,
+    suffixes: tuple[str, ...],
+    exclude: list[str],
+    directives: Mapping[str, NamedPaths],
+    only: Iterable[str] | None = None,
 ) -> tuple[dict[str, str], set[str]]:
-    """Every path the directives of the sources name (absolute, normalized) and the source
-    that names it, and the set of sources read.
+    """Every path the ``directives`` (name -> the paths one names) of the sources name
+    (absolute, normalized) and the source that names it, and the set of sources read.
 
     Runs before Sphinx looks for documents (:mod:`.input_guard`), so it walks the source
     folder itself: breadth first, so that a page names its inputs before the walk reaches
@@ -217,7 +211,7 @@ def input_paths(
     found: dict[str, str] = {}
     scanned: set[str] = set()
     excluded = compile_matchers([*exclude, "**/_sources", ".#*", "**/.#*", "*.lproj/**"])
-    patterns = {name: directive_patterns(name) for name in PATH_DIRECTIVES}
+    patterns = {name: directive_patterns(name) for name in directives}
 
     def read(source: str) -> None:
         scanned.add(source)
@@ -231,14 +225,9 @@ def input_paths(
             return
         lines = text.splitlines()
         folder = os.path.dirname(source)
-        for name, count in PATH_DIRECTIVES.items():
+        for name, named in directives.items():
             for request in _requests_in("", Path(source), lines, patterns[name]):
-                arguments = [request.argument] if count is None else request.argument.split()
-                try:
-                    arguments += with_option(request.raw_options.get("with"))
-                except ValueError:
-                    pass
-                for argument in arguments:
+                for argument in named(request.argument, request.raw_options):
                     found.setdefault(resolve_argument(argument, folder, srcdir), source)
 
     if only is not None:

@@ -7,17 +7,12 @@ from sphinx.config import Config
 
 from ..render.fx_lexer import FxGraphLexer
 from ..site.naming import generated_prefix
+from . import families
 from .assets import add_assets, remember_static_path, settle_static_path
 from .break_index import setup_break_index
 from .built import changed_inputs, forget_built
 from .captures_table import CapturesTable
-from .config import add_config_values
-from .directive import (
-    TorchTraceCaptureDirective,
-    TorchTraceDiffDirective,
-    TorchTraceDirective,
-    TorchTraceTrendDirective,
-)
+from .config import TorchTraceConfig, add_config_values
 from .doctree import chart_node, plain_when_missing
 from .domain import TorchTraceDomain
 from .fold import setup_folds
@@ -55,14 +50,12 @@ from .web_only import setup_web_only
 def setup_extension(app: Sphinx) -> None:
     app.setup_extension("sphinx_design")
     setup_closed_tab_inputs(app)  # after sphinx-design's own visitor
-    add_config_values(app)
+    add_config_values(app, [TorchTraceConfig, *(s for f in families.FAMILIES for s in f.settings)])
     app.add_lexer("torchtrace-fx", FxGraphLexer)
     setup_fast_code(app)
     app.add_domain(TorchTraceDomain)
-    app.add_directive("torchtrace", TorchTraceDirective)
-    app.add_directive("torchtrace-diff", TorchTraceDiffDirective)
-    app.add_directive("torchtrace-trend", TorchTraceTrendDirective)
-    app.add_directive("torchtrace-capture", TorchTraceCaptureDirective)
+    for family in families.FAMILIES:
+        family.setup(app)
     app.add_directive("torchtrace-captures", CapturesTable)
     app.add_directive("torchtrace-page", TorchTracePage)
     app.add_directive("torchtrace-warnings", WarningsTable)

@@ -10,11 +10,13 @@ at its own line, so that ``sphinx-build -W`` fails when compilation got worse.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from ...render.paths import PathRewriter
@@ -22,19 +24,89 @@ from ...site.blocks import Page
 from ...site.diff_plan import DiffPlan, plan_diff
 from ...site.pages.diff import comparison_blocks, diff_frame_page
 from ...trace import Trace, TraceReadError, load_trace
-from ...trace.diff import FrameFacts, diff_traces, regressions
+from ...trace.diff import (
+    DEFAULT_REGRESSIONS,
+    FrameFacts,
+    diff_traces,
+    regressions,
+    validate_regressions,
+)
 from ...trace.inputs import DEBUG_DIR, TORCH_LOGS, detect_kind
-from ..config import torchtrace_config
+from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
-from ..options import DiffOptions, parse_diff_options
+from ..options import checked_options, name_option
 from ..scan import TraceRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..warnings import warn
 from .base import Context, missing_input, page_section, resolve_logs_safely
+from .family import Family, Options
 from .trace import GeneratedTrace
+from .trace_options import DEBUG_FOLDER, TEXT_LOG, TRACE_FOLDER, TRACE_LOG
 
 DIRECTIVE = "torchtrace-diff"
 PAGE_KIND = "diff-frame"
+
+
+#: The ``torchtrace-diff`` directive's options (checked by the scan and the directive alike).
+DIFF_OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
+    "name": name_option,
+    "baseline-label": name_option,
+    "new-label": name_option,
+    "no-regressions": directives.flag,
+    "no-source": directives.flag,
+}
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """A ``torchtrace-diff`` directive's options, checked."""
+
+    name: str | None = None
+    baseline_label: str = "baseline"
+    new_label: str = "new"
+    no_regressions: bool = False  # no ``regression_*`` warnings for this comparison
+    no_source: bool = False  # the user's source lines left out (also when a side has it)
+
+
+def parse_diff_options(raw: Mapping[str, str | None]) -> DiffOptions:
+    """``torchtrace-diff`` options as the scan found them; ValueError names the bad one."""
+    values = checked_options(raw, DIFF_OPTION_SPEC)
+    return DiffOptions(
+        name=values.get("name"),
+        baseline_label=values.get("baseline-label") or "baseline",
+        new_label=values.get("new-label") or "new",
+        no_regressions="no-regressions" in values,
+        no_source="no-source" in values,
+    )
+
+
+#: The kinds a ``torchtrace-diff`` side may be, and what its options do on them.
+DIFF_KINDS = (TRACE_LOG, TRACE_FOLDER)
+#: A side of another kind is not compared: its warning says why.
+DIFF_REFUSED = {
+    DEBUG_FOLDER: "compare its run's trace logs (a ``torchtrace.read`` warning says so)",
+    TEXT_LOG: "it does not say which function each compile ran, so frames cannot be matched "
+              "(a ``torchtrace.read`` warning says so)",
+}
+DIFF_OPTION_EFFECTS: dict[str, dict[str, str]] = {
+    "name": dict.fromkeys(DIFF_KINDS, "the comparison's label: folder of its pages"),
+    "baseline-label": dict.fromkeys(DIFF_KINDS, "what the pages call the first run"),
+    "new-label": dict.fromkeys(DIFF_KINDS, "what the pages call the second run"),
+    "no-regressions": dict.fromkeys(DIFF_KINDS, "no ``regression_*`` warnings (the page "
+                                                "still lists them)"),
+    "no-source": dict.fromkeys(DIFF_KINDS, "no line of user source on its pages; also when "
+                                           "either run is shown with ``:no-source:``"),
+}
+
+
+@dataclass(frozen=True)
+class DiffSettings:
+    """The family's configuration values (``torchtrace_<field>``)."""
+
+    # What a ``torchtrace-diff`` warns about as a regression (``regression_<kind>``), and
+    # the thresholds: missing keys take the defaults; ``compile_time`` is a ratio or None.
+    regressions: dict[str, bool | float | None] = setting(dict(DEFAULT_REGRESSIONS),
+                                                          validate_regressions)
 
 
 @dataclass
@@ -60,7 +132,7 @@ class GeneratedDiff:
     def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         """The comparison, and each regression as a warning at the directive's line."""
         plan, options = self.plan, self.options
-        settings = torchtrace_config(directive.config).regressions
+        settings = settings_of(directive.config, DiffSettings).regressions
         found = regressions(plan.diff, settings)
         location = directive.get_location()
         if plan.diff.nothing_compared:
@@ -86,11 +158,6 @@ class GeneratedDiff:
 
 class DiffKind:
     """Two runs: trace logs or folders of rank logs."""
-
-    directive = DIRECTIVE
-
-    def parse_options(self, raw: dict[str, str]) -> DiffOptions:
-        return parse_diff_options(raw)
 
     def accepts(self, path: str, options: DiffOptions) -> bool:
         return True
@@ -219,3 +286,17 @@ def _frame_objects(site: GeneratedTrace | None) -> Callable[[FrameFacts], str | 
         return None
 
     return find
+
+
+def input_paths(argument: str, raw: Mapping[str, str]) -> list[str]:
+    return argument.split()  # the baseline, then the new run
+
+
+FAMILY = Family(
+    name=DIRECTIVE,
+    summary="two runs compared, a page per changed frame",
+    options=Options(DIFF_OPTION_SPEC, parse_diff_options, DIFF_KINDS, DIFF_OPTION_EFFECTS),
+    kinds=(DiffKind(),),
+    input_paths=input_paths,
+    settings=(DiffSettings,),
+)

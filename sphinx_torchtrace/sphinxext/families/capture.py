@@ -14,10 +14,13 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import re
+import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from docutils import nodes
 from sphinx.util import logging
@@ -39,14 +42,144 @@ from ...trace.diagnostics import quote
 from ...trace.secrets import mask_secrets
 from ..built import CaptureRow, Generated, Problem
 from ..cache_dirs import CAPTURES
+from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
-from ..options import CaptureOptions, parse_capture_options
+from ..options import checked_options
 from ..scan import TraceRequest, resolve_argument
 from .base import Context, request_key
-from .trace import DIRECTIVE as TRACE_DIRECTIVE
+from .family import Family, Options
 from .trace import TraceKind
+from .trace_options import DIRECTIVE as TRACE_DIRECTIVE
+from .trace_options import OPTION_SPEC, TraceOptions, from_directive
 
 DIRECTIVE = "torchtrace-capture"
+
+
+def args_option(value: str | None) -> tuple[str, ...]:
+    """``:args:``: the script's arguments, split as a shell would (quotes group, nothing
+    is expanded)."""
+    try:
+        return tuple(shlex.split(value or ""))
+    except ValueError as err:
+        raise ValueError(f"cannot split the arguments: {err}") from None
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def env_option(value: str | None) -> tuple[tuple[str, str], ...]:
+    """``:env: NAME=value NAME2="two words"``: variables set for the script."""
+    pairs = []
+    for item in args_option(value):
+        name, sep, text = item.partition("=")
+        if not sep or not _ENV_NAME.match(name):
+            raise ValueError(f"expected NAME=value items, got {item!r}")
+        pairs.append((name, text))
+    if not pairs:
+        raise ValueError("expected NAME=value items")
+    return tuple(pairs)
+
+
+def timeout_option(value: str | None) -> float:
+    """Seconds a capture may run (a number above 0)."""
+    try:
+        seconds = float((value or "").strip())
+    except ValueError:
+        raise ValueError("expected a number of seconds") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError("expected a number of seconds above 0")
+    return seconds
+
+
+def depends_option(value: str | None) -> tuple[str, ...]:
+    """``:depends: model/*.py, data/config.json``: globs of the files whose bytes count."""
+    globs = tuple(p for p in re.split(r"[,\s]+", value or "") if p)
+    if not globs:
+        raise ValueError("expected one or more globs, relative to the page")
+    return globs
+
+
+def folder_option(value: str | None) -> str:
+    text = (value or "").strip()
+    if not text:
+        raise ValueError("expected a folder, relative to the page")
+    return text
+
+
+#: The ``torchtrace-capture`` directive's options: the report's (as ``torchtrace``'s), and
+#: how the script runs.
+CAPTURE_OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
+    **{k: OPTION_SPEC[k] for k in ("name", "latest", "ranks", "sections", "no-source")},
+    "args": args_option,
+    "env": env_option,
+    "timeout": timeout_option,
+    "depends": depends_option,
+    "cwd": folder_option,
+}
+
+
+@dataclass(frozen=True)
+class CaptureOptions:
+    """A ``torchtrace-capture`` directive's options, checked."""
+
+    trace: TraceOptions
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    timeout: float | None = None  # None: torchtrace_capture_timeout
+    depends: tuple[str, ...] | None = None  # None: the local modules the script imports
+    cwd: str | None = None  # None: the script's folder
+
+
+def parse_capture_options(raw: Mapping[str, str | None]) -> CaptureOptions:
+    """``torchtrace-capture`` options as the scan found them; ValueError names the bad one."""
+    values = checked_options(raw, CAPTURE_OPTION_SPEC)
+    return CaptureOptions(
+        trace=from_directive(values),
+        args=values.get("args") or (),
+        env=values.get("env") or (),
+        timeout=values.get("timeout"),
+        depends=values.get("depends"),
+        cwd=values.get("cwd"),
+    )
+
+
+#: ``torchtrace_capture``: use the cache, else run; always run; only use the cache.
+CAPTURE_MODES = ("auto", "always", "never")
+
+
+def _capture_mode(value: Any) -> str:
+    if value not in CAPTURE_MODES:
+        raise ValueError(f"must be one of {', '.join(map(repr, CAPTURE_MODES))}")
+    return str(value)
+
+
+def _folder(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a folder (a path, relative to conf.py's folder) or None")
+    return value
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
+        raise ValueError("must be a number of seconds above 0")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class CaptureSettings:
+    """The family's configuration values (``torchtrace_<field>``)."""
+
+    # "auto" runs a script when no cached capture matches its content, "always" runs every
+    # one, "never" uses the cache only (a warning when none matches: a docs host without
+    # torch can publish what CI captured).
+    capture: str = setting("auto", _capture_mode)
+    # Where captures are kept (a folder CI can persist, relative to conf.py's folder);
+    # None: ``torchtrace-captures`` in the doctree folder.
+    capture_cache: str | None = setting(None, _folder)
+    # Seconds a capture may run before it is stopped (a directive's :timeout: overrides).
+    capture_timeout: float = setting(600.0, _seconds)
 logger = logging.getLogger(__name__)
 
 
@@ -141,11 +274,6 @@ def status_text(capture: Capture) -> str:
 class CaptureKind:
     """A script run under ``TORCH_TRACE`` (its report is the trace kind's)."""
 
-    directive = DIRECTIVE
-
-    def parse_options(self, raw: dict[str, str]) -> CaptureOptions:
-        return parse_capture_options(raw)
-
     def accepts(self, path: str, options: CaptureOptions) -> bool:
         return True
 
@@ -177,7 +305,7 @@ class CaptureKind:
                 return []
         else:
             depends = local_imports(script, srcdir)
-        config = context.config
+        config = settings_of(context.app.config, CaptureSettings)
         spec = CaptureSpec(
             script=script.resolve(), root=srcdir, args=options.args, env=options.env,
             cwd=cwd.resolve() if cwd is not None else None,
@@ -284,7 +412,7 @@ class CaptureKind:
         context.fail(request, DIRECTIVE, message, "capture")
 
     def _cache(self, context: Context) -> CaptureCache:
-        folder = context.config.capture_cache
+        folder = settings_of(context.app.config, CaptureSettings).capture_cache
         app = context.app
         path = Path(app.confdir, folder) if folder is not None else context.caches / CAPTURES
         caches: dict[Path, CaptureCache] = context.shared.setdefault("capture-caches", {})
@@ -325,3 +453,12 @@ def _imports_torch(files: list[Path]) -> bool:
             if any(n == "torch" or n.startswith("torch.") for n in names):
                 return True
     return False
+
+
+FAMILY = Family(
+    name=DIRECTIVE,
+    summary="the report of a script run under TORCH_TRACE at build time (or cached)",
+    options=Options(CAPTURE_OPTION_SPEC, parse_capture_options),
+    kinds=(CaptureKind(),),
+    settings=(CaptureSettings,),
+)

@@ -18,7 +18,7 @@ from ...trace import Trace, TraceReadError, load_trace
 from ...trace.inputs import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
 from ...trace.loader import display_path
 from ...trace.text_log import attach_text_log, load_text_log
-from ..options import TraceOptions
+from .trace_options import TraceOptions
 
 
 @dataclass

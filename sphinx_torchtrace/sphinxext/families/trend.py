@@ -9,8 +9,10 @@ its own.  What changed in how consecutive runs were made is a
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
@@ -21,13 +23,38 @@ from ...site.pages.trend import trend_blocks
 from ...trace import Trace
 from ...trace.trend import MAX_RUNS, Trend, trend
 from ..doctree import DoctreeBuilder, chart_nodes
-from ..options import TrendOptions, parse_trend_options
+from ..options import checked_options
 from ..scan import TraceRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from .base import Context, resolve_logs_safely
 from .diff import read_side
+from .family import Family, Options
 
 DIRECTIVE = "torchtrace-trend"
+
+
+def labels_option(value: str | None) -> tuple[str, ...]:
+    """``:labels: v1, v2, v3``: what each run of a trend is called."""
+    labels = tuple(" ".join(part.split()) for part in (value or "").split(","))
+    if not labels or not all(labels):
+        raise ValueError("give a comma-separated label for each run")
+    return labels
+
+
+#: The ``torchtrace-trend`` directive's options.
+TREND_OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {"labels": labels_option}
+
+
+@dataclass(frozen=True)
+class TrendOptions:
+    """A ``torchtrace-trend`` directive's options, checked."""
+
+    labels: tuple[str, ...] = ()  # one per run; default: the paths' last parts
+
+
+def parse_trend_options(raw: Mapping[str, str | None]) -> TrendOptions:
+    values = checked_options(raw, TREND_OPTION_SPEC)
+    return TrendOptions(labels=values.get("labels") or ())
 
 
 @dataclass
@@ -65,11 +92,6 @@ class GeneratedTrend:
 
 class TrendKind:
     """Runs of one program: trace logs or folders of rank logs."""
-
-    directive = DIRECTIVE
-
-    def parse_options(self, raw: dict[str, str]) -> TrendOptions:
-        return parse_trend_options(raw)
 
     def accepts(self, path: str, options: TrendOptions) -> bool:
         return True
@@ -110,3 +132,16 @@ class TrendKind:
                                     + "; ".join(result.setup)))
         context.register(request, DIRECTIVE, generated)
         return []
+
+
+def input_paths(argument: str, raw: Mapping[str, str]) -> list[str]:
+    return argument.split()  # the runs, oldest first
+
+
+FAMILY = Family(
+    name=DIRECTIVE,
+    summary="each function over several runs, a row per function and a chart",
+    options=Options(TREND_OPTION_SPEC, parse_trend_options),
+    kinds=(TrendKind(),),
+    input_paths=input_paths,
+)

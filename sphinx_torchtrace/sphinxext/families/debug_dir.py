@@ -28,13 +28,12 @@ from ...trace import TraceReadError, load_trace
 from ...trace.debug_dir import DebugDir, load_debug_dir, matching_compiles
 from ...trace.inputs import DEBUG_DIR, detect_kind
 from ..doctree import DoctreeBuilder
-from ..options import TraceOptions, parse_options
 from ..scan import TraceRequest, resolve_argument
 from ..secrets import debug_masker, warn_debug_secrets
 from ..targets import object_target
 from ..warnings import warn
 from .base import Context, page_section
-from .trace import DIRECTIVE, ineffective_notes
+from .trace_options import DIRECTIVE, TraceOptions, ineffective_notes
 
 
 @dataclass
@@ -89,11 +88,6 @@ class GeneratedDebugDir:
 
 class DebugDirKind:
     """A ``torch_compile_debug/`` folder, one ``run_*`` folder or one graph folder."""
-
-    directive = DIRECTIVE
-
-    def parse_options(self, raw: dict[str, str]) -> TraceOptions:
-        return parse_options(raw)
 
     def accepts(self, path: str, options: TraceOptions) -> bool:
         if options.format is not None:

@@ -39,21 +39,25 @@ from ..config import torchtrace_config
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..files import CODE_STAMP, Content
 from ..glance import GLANCE_OF
-from ..options import (
-    TraceOptions,
-    ineffective_options,
-    option_kind,
-    parse_options,
-)
 from ..provenance import provenance_nodes
 from ..scan import TraceRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..targets import object_target
 from ..warnings import logger, warn
 from .base import Context, build_date, missing_input, page_section, resolve_logs_safely
+from .debug_dir import DebugDirKind
+from .family import Family, Options
 from .text_logs import load_input
-
-DIRECTIVE = "torchtrace"
+from .trace_options import (
+    DIRECTIVE,
+    OPTION_EFFECTS,
+    OPTION_KINDS,
+    OPTION_SPEC,
+    TraceOptions,
+    ineffective_notes,
+    input_paths,
+    parse_options,
+)
 
 
 @dataclass
@@ -129,11 +133,6 @@ class GeneratedTrace:
 
 class TraceKind:
     """Trace logs and folders, and text logs (``:format: torch-logs`` or detected)."""
-
-    directive = DIRECTIVE
-
-    def parse_options(self, raw: dict[str, str]) -> TraceOptions:
-        return parse_options(raw)
 
     def accepts(self, path: str, options: TraceOptions) -> bool:
         return True  # the last kind asked: whatever the other kinds are not
@@ -232,15 +231,6 @@ class TraceKind:
             context.add_file(relpath, text)
         stamp.save(list(downloads))
         return []
-
-
-def ineffective_notes(path: str, kind: str, options: TraceOptions) -> list[tuple[str, str]]:
-    """An ``option`` note for each option given that does nothing on this kind of input."""
-    table_kind = option_kind(kind, os.path.isdir(path))
-    return [
-        ("option", f":{option}: has no effect on {table_kind}; it is ignored")
-        for option in ineffective_options(options, table_kind)
-    ]
 
 
 def page_kind(plan: TracePlan, docname: str) -> str:
@@ -356,3 +346,12 @@ class _DownloadStamp:
             self.path.write_text(json.dumps({"key": self.key, "files": files}), "utf-8")
         except OSError:
             pass  # no stamp: the next build writes them again, nothing worse
+
+
+FAMILY = Family(
+    name=DIRECTIVE,
+    summary="a trace log or folder, a debug folder or a text log, and its pages",
+    options=Options(OPTION_SPEC, parse_options, OPTION_KINDS, OPTION_EFFECTS),
+    kinds=(DebugDirKind(), TraceKind()),  # the catch-all last
+    input_paths=input_paths,
+)

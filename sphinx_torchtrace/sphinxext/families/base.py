@@ -1,10 +1,11 @@
 """The shape every kind of input has, and what a kind gets to plan its pages.
 
-A kind (:mod:`.trace`, :mod:`.debug_dir`, :mod:`.diff`) is found for a directive by
-:func:`InputKind.accepts`, reads its input into the model, plans its pages, and adds
-to the :class:`Context` the stubs and downloads it wants written and what it stands
-for in this build's registry (:mod:`..built`); its :class:`..built.Generated` gives
-the nodes of its pages and of the directive.  :mod:`..generate` only calls these.
+A kind (:mod:`.trace`, :mod:`.debug_dir`, :mod:`.diff`) of a directive family is found
+for a directive by :func:`InputKind.accepts`, reads its input into the model, plans its
+pages, and adds to the :class:`Context` the stubs and downloads it wants written and
+what it stands for in this build's registry (:mod:`..built`); its
+:class:`..built.Generated` gives the nodes of its pages and of the directive.
+:mod:`..generate` only calls these.
 """
 
 from __future__ import annotations
@@ -34,13 +35,7 @@ from ..scan import TraceRequest
 
 
 class InputKind(Protocol):
-    """One kind of input of a directive."""
-
-    #: The directive whose inputs this kind reads (``torchtrace``, ``torchtrace-diff``).
-    directive: str
-
-    def parse_options(self, raw: dict[str, str]) -> Any:
-        """The directive's options, checked (ValueError names the bad one)."""
+    """One kind of input of a directive family (:class:`.family.Family`)."""
 
     def accepts(self, path: str, options: Any) -> bool:
         """Whether ``path`` (the directive's first path, resolved) is of this kind."""
