@@ -24,8 +24,9 @@ from typing import Any
 from .render.diff_formats import FORMATS, Report, render
 from .site.characters import console_json, console_text
 from .site.rank_sharing import rank_classes
-from .trace import Trace, TraceReadError, load_trace
+from .trace import Trace, TraceReadError
 from .trace.comparability import parse_rank_pairs
+from .trace.debug_dir import load_debug_dir
 from .trace.diff import (
     DEFAULT_REGRESSIONS,
     REGRESSION_KINDS,
@@ -34,6 +35,8 @@ from .trace.diff import (
     regressions,
 )
 from .trace.graph_breaks import kinds_text
+from .trace.input_loading import load_input
+from .trace.inputs import DEBUG_DIR, TORCH_LOGS, detect_kind
 from .trace.rank_digest import number_ranges
 from .trace.reader import record_lines
 from .trace.secrets import SecretMasker, mask_secrets
@@ -129,9 +132,15 @@ def _parser() -> argparse.ArgumentParser:
     summary = commands.add_parser(
         "summary",
         help="print the triage numbers of a trace",
-        description="Frames, compile ids, graph breaks, recompiles, errors and compile time.",
+        description="Frames, compile ids, graph breaks, recompiles, errors and compile time "
+        "of a TORCH_TRACE log or folder, or a TORCH_LOGS text log; the runs, graph folders "
+        "and kernels of a TORCH_COMPILE_DEBUG folder.",
     )
-    summary.add_argument("path", metavar="PATH", help="a log file or TORCH_TRACE directory")
+    summary.add_argument(
+        "path", metavar="PATH",
+        help="a log file or TORCH_TRACE directory, a TORCH_LOGS text log or a "
+        "TORCH_COMPILE_DEBUG folder",
+    )
     summary.add_argument("--json", action="store_true", help="print them as JSON")
     summary.set_defaults(run=_summary)
 
@@ -230,21 +239,32 @@ def _path_rule(text: str) -> tuple[str, str]:
     return path, name
 
 
-def _load(path: str) -> Trace:
-    """A trace, or InputError when the path holds no readable TORCH_TRACE log."""
+def _load(path: str, *, compared: bool = False) -> Trace:
+    """A trace log or folder, or a TORCH_LOGS text log, as the directive reads them; or
+    InputError when the path holds nothing readable (or, ``compared``, what a comparison
+    cannot match: a text log does not say which function each compile ran)."""
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file or directory")
+    kind = detect_kind(path)
+    if kind == DEBUG_DIR:
+        raise InputError(f"{path}: a TORCH_COMPILE_DEBUG folder: compare its run's "
+                         "TORCH_TRACE logs" if compared else
+                         f"{path}: a TORCH_COMPILE_DEBUG folder")
+    if kind == TORCH_LOGS and compared:
+        raise InputError(f"{path}: a TORCH_LOGS text log does not say which function each "
+                         "compile ran, so frames cannot be matched: compare TORCH_TRACE logs")
     # the name alone: a bar longer than the terminal's line wraps and cannot redraw itself
     bar = _Bar(f"reading {Path(path).name[:40] or path}") if _Bar.wanted() else None
     try:
-        trace = load_trace(path, progress=bar)
+        trace = load_input(path, kind, progress=bar).trace
     except (TraceReadError, OSError, ValueError) as e:
         raise InputError(f"{path}: cannot read: {e}") from None
     finally:
         if bar is not None:
             bar.close()
     if not trace.ranks or not any(sum(r.stats.values()) for r in trace.ranks):
-        raise InputError(f"{path}: no TORCH_TRACE records found")
+        what = "TORCH_LOGS lines" if kind == TORCH_LOGS else "TORCH_TRACE records"
+        raise InputError(f"{path}: no {what} found")
     return trace
 
 
@@ -298,7 +318,7 @@ def _diff(args: argparse.Namespace) -> int:
     renames = _renames(args.renames) if args.renames else None
     if len(args.runs) < 2:
         raise InputError("give two runs (the baseline, then the new one), or more for a trend")
-    traces = [_load(path) for path in args.runs]
+    traces = [_load(path, compared=True) for path in args.runs]
     # what looks secret is masked in every format: a CI log or a PR comment is public
     mask = SecretMasker(secrets=(s for t in traces[-2:] for r in t.ranks for s in r.secrets.found))
     result = diff_traces(traces[-2], traces[-1], pairs=pairs, renames=renames, mask=mask)
@@ -329,6 +349,8 @@ def _renames(path: str) -> dict[str, str]:
 
 
 def _summary(args: argparse.Namespace) -> int:
+    if os.path.isdir(args.path) and detect_kind(args.path) == DEBUG_DIR:
+        return _debug_summary(args)
     trace = _load(args.path)
     t = triage(trace)
     data: dict[str, Any] = {
@@ -393,6 +415,42 @@ def _summary(args: argparse.Namespace) -> int:
         more = f" and {len(classes) - CLASSES_SHOWN} more" if len(classes) > CLASSES_SHOWN else ""
         rows.append(("rank classes", f"{len(classes)}: {shown}{more}"))
         rows.append(("diverging", ", ".join(diverging) or "nothing"))
+    for label, value in rows:
+        _say(f"{label + ':':<15} {value}")
+    return 0
+
+
+def _debug_summary(args: argparse.Namespace) -> int:
+    """A TORCH_COMPILE_DEBUG folder's figures: what the directive's page counts."""
+    debug = load_debug_dir(args.path)
+    graphs = debug.graphs
+    by_kind: dict[str, int] = {}
+    for graph in graphs:
+        by_kind[graph.kind] = by_kind.get(graph.kind, 0) + 1
+    data: dict[str, Any] = {
+        "input": "torch-compile-debug",
+        "runs": len(debug.runs),
+        "graph_folders": len(graphs),
+        "graph_folders_by_kind": by_kind,
+        "kernels": sum(len(g.kernels) for g in graphs),
+        "files": sum(1 for _ in debug.files()),
+        "trace_logs": len(debug.trace_logs),
+        "problems": len(debug.diagnostics),
+    }
+    if args.json:
+        print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
+        return 0
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(by_kind.items())) or "none"
+    rows = [
+        ("input", "a TORCH_COMPILE_DEBUG folder"),
+        ("runs", str(data["runs"])),
+        ("graph folders", f"{len(graphs)} ({kinds})"),
+        ("kernels", str(data["kernels"])),
+        ("files read", str(data["files"])),
+        ("trace logs", f"{data['trace_logs']} beside the runs (their summary has the "
+                       "statuses)" if data["trace_logs"] else "none beside the runs"),
+        ("problems", str(data["problems"])),
+    ]
     for label, value in rows:
         _say(f"{label + ':':<15} {value}")
     return 0

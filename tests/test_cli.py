@@ -537,3 +537,24 @@ def test_reading_draws_a_progress_bar_on_a_terminal_only() -> None:
     assert status == 0 and screen == ""
     piped = run("summary", folder, env={"CI": ""})
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+def test_summary_reads_every_kind_the_directive_reads() -> None:
+    """A TORCH_LOGS text log and a TORCH_COMPILE_DEBUG folder, which the directive renders,
+    are read by ``summary`` too (it once said "no TORCH_TRACE records found", exit 2);
+    ``diff`` refuses a text log with the reason the directive gives, never a crash."""
+    text_log = DATA / "captured" / "torch_logs" / "plus_dynamo.log"
+    result = run("summary", "--json", text_log)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["compile_ids"] == 6 and figures["statuses"] == {
+        "break": 1, "error": 1, "missing": 4}
+    debug = DATA / "captured" / "debug_dir" / "training" / "torch_compile_debug"
+    result = run("summary", "--json", debug)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["input"] == "torch-compile-debug" and figures["runs"] >= 1
+    assert figures["graph_folders"] == sum(figures["graph_folders_by_kind"].values()) > 0
+    refused = run("diff", text_log, text_log)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "does not say which function each compile ran" in refused.stderr

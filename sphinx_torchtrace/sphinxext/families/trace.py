@@ -32,6 +32,7 @@ from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError, summary
 from ...trace.break_registry import installed_registry
+from ...trace.input_loading import load_input
 from ...trace.inputs import detect_kind
 from ...trace.loader import choose_logs, rank_logs
 from ...version import __version__
@@ -47,7 +48,6 @@ from ..warnings import logger, warn
 from .base import Context, build_date, missing_input, page_section, resolve_logs_safely
 from .debug_dir import DebugDirKind
 from .family import Family, Options
-from .text_logs import load_input
 from .trace_options import (
     DIRECTIVE,
     OPTION_EFFECTS,
@@ -153,8 +153,9 @@ class TraceKind:
             loaded = load_input(
                 request.path,
                 kind,
-                options,
                 [resolve_argument(p, source_dir, context.srcdir) for p in options.with_paths],
+                latest=options.latest,
+                ranks=options.ranks,
                 display_root=context.srcdir,
                 cache_dir=context.cache_dir,
                 max_bytes=config.max_log_bytes,

@@ -1,24 +1,28 @@
-"""The model behind a ``torchtrace`` directive that reads a TORCH_LOGS text log, alone or
-``:with:`` a TORCH_TRACE log of the same run.
+"""Reading an input of any kind into the model: a TORCH_TRACE log or folder, or a
+TORCH_LOGS text log, alone or with the other logs of the same run.
+
+The ``torchtrace`` directive (its ``:with:`` paths) and the command line read inputs
+through :func:`load_input`, so every command reads every kind the directive reads.
 
 A text log alone gives the usual pages (statuses from what its lines say); beside a
 trace, each compile's text lines are shown on that frame's page and the trace's records
 decide the rest.  Either may be the argument and the other in ``:with:``: the trace,
-when there is one, is the base.  (A debug folder takes its traces with its own
-``:with:``, :mod:`.debug_dir`.)
+when there is one, is the base.  (A debug folder is another model, :mod:`.debug_dir`.)
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...trace import Trace, TraceReadError, load_trace
-from ...trace.inputs import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
-from ...trace.loader import display_path
-from ...trace.text_log import attach_text_log, load_text_log
-from .trace_options import TraceOptions
+from .diagnostics import TraceReadError
+from .inputs import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
+from .loader import display_path, load_trace
+from .model import Trace
+from .reader import DEFAULT_MAX_LOG_BYTES
+from .text_log import attach_text_log, load_text_log
 
 
 @dataclass
@@ -34,16 +38,25 @@ class LoadedInput:
 
 def load_input(
     path: str,
-    kind: str,
-    options: TraceOptions,
-    others: list[str],
+    kind: str | None = None,
+    others: Sequence[str] = (),
     *,
-    display_root: str | os.PathLike[str],
-    cache_dir: str | None,
-    max_bytes: int,
+    latest: bool = False,
+    ranks: Sequence[int] | None = None,
+    display_root: str | os.PathLike[str] | None = None,
+    cache_dir: str | None = None,
+    max_bytes: int = DEFAULT_MAX_LOG_BYTES,
+    progress: Callable[[int, int], None] | None = None,
 ) -> LoadedInput:
-    """The model of ``path`` (a trace or a text log) with the text logs of ``others``
-    attached; raises :class:`TraceReadError` only when the base cannot be read."""
+    """The model of ``path`` (a trace or a text log; ``kind`` None: detected) with the text
+    logs of ``others`` attached; raises :class:`TraceReadError` only when the base cannot
+    be read.  The notes name ``others`` as the directive's ``:with:``.  ``progress``: see
+    :func:`.loader.load_trace`."""
+    kind = kind or detect_kind(path)
+    if kind == DEBUG_DIR:
+        raise TraceReadError(display_path(path, display_root),
+                             "a TORCH_COMPILE_DEBUG folder, not a log (read it with "
+                             "trace.debug_dir.load_debug_dir)")
     notes: list[tuple[str, str]] = []
     traces: list[str] = [path] if kind == TRACE else []
     texts: list[str] = [path] if kind == TORCH_LOGS else []
@@ -68,19 +81,20 @@ def load_input(
     if traces:
         trace = load_trace(
             traces[0],
-            latest=options.latest,
-            ranks=list(options.ranks) if options.ranks else None,
+            latest=latest,
+            ranks=list(ranks) if ranks else None,
             display_root=display_root,
             cache_dir=cache_dir,
             max_bytes=max_bytes,
+            progress=progress,
         )
     else:
         trace = load_text_log(texts[0], max_bytes=max_bytes,
                               display_path=display_path(texts[0], display_root))
         texts = texts[1:]
         text_ranks = {r.rank for r in trace.ranks}
-        if options.ranks:  # a text log of several ranks (``[rankN]:`` prefixes)
-            trace.ranks = [r for r in trace.ranks if r.rank in options.ranks]
+        if ranks:  # a text log of several ranks (``[rankN]:`` prefixes)
+            trace.ranks = [r for r in trace.ranks if r.rank in ranks]
     for text in texts:
         shown = display_path(text, display_root)
         try:
