@@ -20,7 +20,7 @@ from sphinx.util.docutils import SphinxDirective
 from .built import Problem, built, key
 from .doctree import mark_output
 from .options import AnyOption
-from .warnings import warn
+from .warnings import subtype_of, warn
 
 
 class InputDirective(SphinxDirective):
@@ -54,10 +54,10 @@ class InputDirective(SphinxDirective):
             )
             for log in problem.logs:
                 self.env.note_dependency(str(log))
-            warn(problem.subtype, problem.message, location)
+            warn(subtype_of(problem.subtype), problem.message, location)
             return []
         for subtype, message in generated.notes:  # read again by content: see .built
-            warn(subtype, message, location)
+            warn(subtype_of(subtype), message, location)
         return mark_output(generated.summary_nodes(self))
 
 

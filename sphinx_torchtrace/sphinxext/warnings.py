@@ -9,16 +9,43 @@ directive), so a subtype cannot exist without its documentation.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from docutils import nodes
 from sphinx.util import logging
 
 from ..site.characters import console_text
-from ..trace.diagnostics import DIAGNOSTIC_KINDS
+from ..trace.diagnostics import DIAGNOSTIC_KINDS, DiagnosticKind
+
+#: The Sphinx side's subtypes, as a type (each has its meaning below): with the reader's
+#: :data:`~..trace.diagnostics.DiagnosticKind`, every ``warn`` call is checked by mypy.
+SphinxKind = Literal[
+    "option",
+    "config",
+    "label",
+    "duplicate",
+    "ambiguous",
+    "provenance",
+    "page",
+    "user_files",
+    "unmatched",
+    "input_sources",
+    "divergence",
+    "moved",
+    "capture",
+    "path",
+    "secret",
+    "comparability",
+    "regression_error",
+    "regression_graph_break",
+    "regression_recompile",
+    "regression_compile_time",
+    "regression_kernels",
+]
+Subtype = DiagnosticKind | SphinxKind
 
 #: Subtypes of problems with the Sphinx side: options, configuration, references.
-SPHINX_KINDS: dict[str, str] = {
+SPHINX_KINDS: dict[SphinxKind, str] = {
     "option": "a directive option has a value the directive does not accept",
     "config": "a torchtrace_* configuration value is invalid; its default is used",
     "label": "two directives give their traces the same label",
@@ -67,13 +94,21 @@ SPHINX_KINDS.update({
 })
 
 #: Every subtype, with what it means: the reader's diagnostics, then the Sphinx side's.
-WARNINGS: dict[str, str] = {**DIAGNOSTIC_KINDS, **SPHINX_KINDS}
+WARNINGS: dict[str, str] = dict([*DIAGNOSTIC_KINDS.items(), *SPHINX_KINDS.items()])
 
 logger = logging.getLogger("sphinx_torchtrace")
 
 
-def warn(subtype: str, message: str, location: Any = None) -> None:
-    """One ``torchtrace.<subtype>`` warning; the subtype must be registered above.
+def subtype_of(name: str) -> Subtype:
+    """A subtype that arrives as data (a note kept with a cached model), checked."""
+    if name not in WARNINGS:
+        raise KeyError(f"unregistered torchtrace warning subtype {name!r}")
+    return cast(Subtype, name)
+
+
+def warn(subtype: Subtype, message: str, location: Any = None) -> None:
+    """One ``torchtrace.<subtype>`` warning; the subtype must be registered above (mypy
+    checks it at each call; a subtype that arrives as data, from a cache, is checked here).
 
     Message and location (a log's or a debug-folder entry's path, named by the input) are
     printed to the console and CI logs: controls and format characters in them are shown

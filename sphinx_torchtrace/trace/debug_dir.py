@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic, quote
+from .diagnostics import Diagnostic, DiagnosticKind, quote
 from .kernels import Kernel, split_output_code
 from .provenance import NodeMappings
 from .reader import load_json
@@ -227,7 +227,7 @@ class _Reader:
         except ValueError:
             return path.name
 
-    def note(self, kind: str, message: str, path: Path, line: int = 0) -> None:
+    def note(self, kind: DiagnosticKind, message: str, path: Path, line: int = 0) -> None:
         self.diagnostics.append(Diagnostic(kind, message, str(path), line))
 
     def entries(self, folder: Path) -> list[tuple[str, Path, bool]]:

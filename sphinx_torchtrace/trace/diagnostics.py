@@ -9,11 +9,33 @@ reader the rest of the log.  Each problem becomes a :class:`Diagnostic` whose
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from .secrets import mask_secrets
 
+#: The kinds, as a type: mypy refuses a kind that is not one (a typo is caught before a
+#: user's build meets it).  Each has its meaning in :data:`DIAGNOSTIC_KINDS`.
+DiagnosticKind = Literal[
+    "prefix",
+    "json",
+    "md5",
+    "truncated",
+    "encoding",
+    "intern",
+    "payload",
+    "rank",
+    "read",
+    "nesting",
+    "limit",
+    "skipped",
+    "mixed_runs",
+    "text_log",
+    "debug_file",
+    "debug_unknown",
+]
+
 #: Every diagnostic kind, with what it means.  Names are part of the public API.
-DIAGNOSTIC_KINDS: dict[str, str] = {
+DIAGNOSTIC_KINDS: dict[DiagnosticKind, str] = {
     "prefix": "a line is neither a glog-style record line nor a tab-indented payload line",
     "json": "the JSON envelope of a record does not parse, or is not an object",
     "md5": "a payload does not match the md5 in its envelope's has_payload",
@@ -50,7 +72,7 @@ QUOTE_LIMIT = 60
 class Diagnostic:
     """One problem in one log, at one line (1-based; 0 when it concerns the whole file)."""
 
-    kind: str
+    kind: DiagnosticKind
     message: str
     path: str
     line: int = 0

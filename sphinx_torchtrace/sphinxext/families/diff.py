@@ -37,7 +37,7 @@ from ..doctree import DoctreeBuilder
 from ..options import checked_options, name_option
 from ..scan import TraceRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
-from ..warnings import warn
+from ..warnings import subtype_of, warn
 from .base import Context, missing_input, page_section, resolve_logs_safely
 from .family import Family, Options
 from .trace import GeneratedTrace
@@ -147,7 +147,7 @@ class GeneratedDiff:
         if not options.no_regressions:
             for r in found:
                 where = f"rank {r.rank}: " if plan.multi_rank else ""
-                warn(r.subtype, f"{plan.label}: {where}{r.message}", location)
+                warn(subtype_of(r.subtype), f"{plan.label}: {where}{r.message}", location)
         builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
         out = builder.blocks(comparison_blocks(plan, found, warned=not options.no_regressions))
         container = nodes.container(classes=["torchtrace-diff"])
