@@ -20,7 +20,6 @@ from sphinx.builders import html as html_builder
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util import docutils as sphinx_docutils
 
-import sphinx_torchtrace.sphinxext.setup as extension
 from sphinx_torchtrace.render import highlight
 from sphinx_torchtrace.sphinxext.built import Generated, built
 from sphinx_torchtrace.sphinxext.patches import (
@@ -46,35 +45,19 @@ def output_files(app: SphinxTestApp) -> dict[str, bytes]:
     }
 
 
-def without_speedups(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Builds from now on run as before the speed-ups: every transform, Sphinx's own settings
-    parser per document, highlighting in the build's process, a sidebar resolved per page."""
-    for name in (
-        "setup_navigation",
-        "setup_gc_threshold",
-        "setup_settings_cache",
-        "setup_parallel_highlight",
-        "setup_asset_checksums",
-    ):
-        monkeypatch.setattr(extension, name, lambda app: None)
-    monkeypatch.setattr(generated_transforms, "on_generated_page", lambda document: False)
-    for module, name in ((sphinx_docutils, "_get_settings"), (html_builder, "_file_checksum")):
-        original = getattr(getattr(module, name, None), "__wrapped__", None)
-        if original is not None:
-            monkeypatch.setattr(module, name, original)
-    monkeypatch.setattr(fast_code, "highlight_fast", highlight.highlight_fast)
-
-
 @pytest.mark.parametrize("buildername", ["html", "dirhtml", "latex", "text"])
 def test_speedups_leave_every_output_file_as_it_was(
-    make_site: SiteMaker, monkeypatch: pytest.MonkeyPatch, buildername: str
+    make_site: SiteMaker, buildername: str
 ) -> None:
+    """``torchtrace_speedups = False`` builds as Sphinx ships: every transform, Sphinx's
+    own settings parser per document, highlighting in the build's process, a sidebar
+    resolved per page; the output is the same, file for file."""
     theme = {"html_theme": "furo"} if "html" in buildername else {}
     fast = make_site("multi", buildername, confoverrides=theme)
     assert fast.warning.getvalue() == ""
     fast_files = output_files(fast)
-    without_speedups(monkeypatch)
-    plain = make_site("multi", buildername, confoverrides=theme)
+    plain = make_site("multi", buildername, confoverrides={**theme, "torchtrace_speedups": False})
+    assert plain.warning.getvalue() == ""
     plain_files = output_files(plain)
     assert fast_files.keys() == plain_files.keys()
     assert [name for name in fast_files if fast_files[name] != plain_files[name]] == []
@@ -171,3 +154,29 @@ def test_highlighting_ahead_covers_every_block_the_writer_highlights(
     for args in calls:
         key = parallel_highlight.key(*args)  # type: ignore[arg-type]
         assert table.get(key) == highlight.highlight_fast(*args)  # type: ignore[arg-type]
+
+
+def test_process_wide_speedups_are_put_back_when_the_build_ends(make_site: SiteMaker) -> None:
+    """A later build in the same process (a test suite, an editor's preview) finds Sphinx
+    as it ships: its functions, every transform's own ``apply``, the collector's threshold."""
+    before = gc.get_threshold()
+    seen: list[bool] = []
+    app = make_site("multi", "html", build=False)
+    app.connect("env-updated", lambda app, env: seen.append(_patched()))
+    app.build()
+    assert seen == [True]  # in place while the build ran
+    assert not _patched() and gc.get_threshold() == before
+
+
+def _patched() -> bool:
+    """Whether any process-wide speed-up is in place."""
+    functions = (getattr(sphinx_docutils, "_get_settings", None),
+                 getattr(html_builder, "_file_checksum", None))
+    transforms = (generated_transforms._find(name)
+                  for name in generated_transforms.SKIPPED_ON_GENERATED_PAGES)
+    return (
+        any(hasattr(f, "__wrapped__") for f in functions)
+        or fast_code.highlight_fast is not highlight.highlight_fast
+        or any(c is not None and hasattr(c.__dict__.get("apply"), "__wrapped__")
+               for c in transforms)
+    )

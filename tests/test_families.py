@@ -74,7 +74,9 @@ class CountKind:
     def accepts(self, path: str, options: object) -> bool:
         return True
 
-    def generate(self, context: Context, request: TraceRequest, options: object) -> list[TraceRequest]:
+    def generate(
+        self, context: Context, request: TraceRequest, options: object
+    ) -> list[TraceRequest]:
         trace = load_trace(request.path)
         records = sum(sum(rank.stats.values()) for rank in trace.ranks)
         context.register(request, NAME, Counted(records, [Path(request.path)]))

@@ -152,6 +152,9 @@ class TorchTraceConfig:
     # build until the new meanings are published; None: with the last build of this
     # environment (a fresh CI or Read the Docs build has none).
     moved_baseline: str | None = setting(None, _baseline)
+    # The build's speed-ups (patches of Sphinx's internals that change no output file:
+    # sphinxext/patches/speedups.py); False runs Sphinx as it ships.
+    speedups: bool = setting(True, _flag)
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""

@@ -23,16 +23,10 @@ from .latex import setup_latex
 from .moved import write_manifest
 from .options_table import OptionsTable
 from .page import TorchTracePage
-from .patches.asset_checksums import setup_asset_checksums
 from .patches.closed_tab_inputs import setup_closed_tab_inputs
 from .patches.fast_code import setup_fast_code
-from .patches.gc_threshold import setup_gc_threshold
-from .patches.generated_transforms import setup_generated_transforms
 from .patches.man_references import setup_man_references
-from .patches.navigation import setup_navigation
-from .patches.parallel_highlight import setup_parallel_highlight
-from .patches.settings_cache import setup_settings_cache
-from .patches.stem_cache import setup_stem_cache
+from .patches.speedups import setup_speedups
 from .patches.straight_quotes import setup_straight_quotes
 from .provenance import setup_provenance
 from .publish_check import setup_publish_check
@@ -74,14 +68,8 @@ def setup_extension(app: Sphinx) -> None:
     setup_man_references(app)
     setup_folds(app)
     setup_provenance(app)
-    setup_navigation(app)
     setup_straight_quotes(app)
-    setup_stem_cache(app)
-    setup_gc_threshold(app)
-    setup_generated_transforms(app)
-    setup_settings_cache(app)
-    setup_parallel_highlight(app)
-    setup_asset_checksums(app)
+    setup_speedups(app)  # torchtrace_speedups: patches that change no output
     setup_publish_check(app)
     setup_input_guard(app)
     setup_break_index(app)

@@ -48,3 +48,10 @@ def setup_asset_checksums(app: Sphinx) -> None:
     if original is None or getattr(original, _MARK, False):
         return
     setattr(html_builder, _NAME, memoized(original))
+
+
+def remove_asset_checksums() -> None:
+    """Sphinx's own function back (the build finished, or the speed-ups are off)."""
+    function = getattr(html_builder, _NAME, None)
+    if getattr(function, _MARK, False):
+        setattr(html_builder, _NAME, function.__wrapped__)  # type: ignore[union-attr]

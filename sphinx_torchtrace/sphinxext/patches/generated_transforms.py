@@ -123,3 +123,13 @@ def skip_on_generated_pages(dotted_names: list[str]) -> list[type[Transform]]:
 
 def setup_generated_transforms(app: Sphinx) -> None:
     skip_on_generated_pages(list(SKIPPED_ON_GENERATED_PAGES))
+
+
+def remove_generated_transforms() -> None:
+    """Each wrapped class's own ``apply`` back (the build finished, or the speed-ups are off)."""
+    for dotted in SKIPPED_ON_GENERATED_PAGES:
+        cls = _find(dotted)
+        apply = cls.__dict__.get("apply") if cls is not None else None
+        if getattr(apply, _MARK, False):
+            patched: Any = cls
+            patched.apply = apply.__wrapped__  # type: ignore[union-attr]

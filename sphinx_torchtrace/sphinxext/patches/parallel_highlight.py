@@ -201,3 +201,8 @@ def setup_parallel_highlight(app: Sphinx) -> None:
     setattr(fast_code, _VISITOR_HIGHLIGHTER, highlight_fast)
     app.connect("env-before-read-docs", start_child)
     app.connect("build-finished", stop_child)
+
+
+def remove_parallel_highlight() -> None:
+    """The visitor highlights in the build's process again."""
+    setattr(fast_code, _VISITOR_HIGHLIGHTER, _ORIGINAL)

@@ -90,3 +90,10 @@ def _patchable() -> bool:
 def setup_settings_cache(app: Sphinx) -> None:
     if _patchable():
         sphinx_docutils._get_settings = cached_get_settings(sphinx_docutils._get_settings)
+
+
+def remove_settings_cache() -> None:
+    """Sphinx's own function back (the build finished, or the speed-ups are off)."""
+    function = getattr(sphinx_docutils, "_get_settings", None)
+    if getattr(function, _MARK, False):
+        sphinx_docutils._get_settings = function.__wrapped__  # type: ignore[union-attr]
