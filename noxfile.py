@@ -133,7 +133,8 @@ def types(session: nox.Session) -> None:
 def package(session: nox.Session) -> None:
     """The release artefacts: ``python -m build`` makes the sdist and the wheel, the wheel
     is installed into this session's fresh environment (not the checkout) and builds a real
-    site from a bundled trace with -W; the sdist must hold the changelog and the licence."""
+    site from a bundled trace with -W, and the CI recipes' commands run as written with its
+    console script; the sdist must hold the changelog and the licence."""
     import tarfile
 
     shutil.rmtree("dist", ignore_errors=True)
@@ -149,9 +150,12 @@ def package(session: nox.Session) -> None:
     session.install(wheel)
     session.install("--force-reinstall", "--no-deps", wheel)  # a reused env holds an older one
     log = os.path.abspath(glob.glob("tests/data/shared/graph_breaks/*.log")[0])
+    pair = os.path.abspath("tests/data/captured/pairs/recompile")
+    recipes = [os.path.abspath(p) for p in ("demo_docs/guide/ci.rst",
+                                            "demo_docs/guide/live_capture.rst")]
     smoke = os.path.abspath(".ci/smoke_wheel.py")
     with session.chdir(session.create_tmp()):  # away from the checkout's package
-        session.run("python", smoke, log)
+        session.run("python", smoke, log, pair, *recipes)
 
 
 @nox.session
