@@ -24,7 +24,6 @@ from __future__ import annotations
 import bisect
 import getpass
 import hashlib
-import posixpath
 import re
 import socket
 from collections.abc import Mapping
@@ -49,8 +48,14 @@ MIN_NAME_CHARS = 3
 _INDUCTOR = re.compile(r"/torchinductor_(?!user(?![^/\s\"'<>\\]))(?P<name>[^/\s\"'<>\\]{1,200})")
 _MACOS_TEMP = re.compile(r"/var/folders/[^/\s\"'<>]{1,100}/[^/\s\"'<>]{1,100}/T/")
 _HOME = re.compile(r"/(?:(?:home\d*|Users|data/users)/(?P<name>[^/]+)|root)(?=/|$)")
-_LIBRARY = re.compile(r"/(?:lib(?:64)?/python\d|site-packages/|dist-packages/|torch/)")
+_LIBRARY = re.compile(
+    r"/(?:lib(?:64)?/python\d|(?:site-packages|dist-packages|torch)(?=/|$))"
+)
 _SEPARATOR = re.compile(r"\\+|/")
+# Characters that continue a name: a match after one is inside a longer word.  Patterns
+# start with their literal and look back in Python: a leading look-behind is tried at
+# every character of the text (ten times slower over megabytes).
+_IN_A_NAME = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,8 @@ class PathMap:
     _short_forms: dict[str, str] = field(default_factory=dict)
 
     def map(self, path: str, windows: bool) -> str:
-        """``path`` with its machine folder replaced by that folder's name."""
+        """The name of a folder (``path``, the folder of a file found: the file's own name
+        is no machine's); a folder inside one named already is named inside that name."""
         seps = _SEPARATOR.findall(path) if windows else []
         sep = seps[0] if seps else "/"
         norm = _SEPARATOR.sub("/", path) if windows else path
@@ -123,15 +129,9 @@ class PathMap:
             if prefix not in self.envs:
                 self.envs[prefix] = self._new_name("~/env", prefix, len(self.envs))
             return self._use(self.envs[prefix]) + path[library.start() :]
-        folder, base = posixpath.split(path)
-        if home is not None and folder == home and "." not in base:
-            folder, base = path, ""  # a folder right in the home folder: a project
-        if folder == home:
-            return self._use("~") + "/" + base
-        root = folder
-        self.roots[root] = self._new_name("~/project", root, len(self.roots))
-        self._add_short_forms(root, self.roots[root])
-        return self._use(self.roots[root]) + ("/" + base if base else "")
+        self.roots[path] = self._new_name("~/project", path, len(self.roots))
+        self._add_short_forms(path, self.roots[path])
+        return self._use(self.roots[path])
 
     def _new_name(self, stem: str, folder: str, count: int) -> str:
         if self.salt:
@@ -161,7 +161,9 @@ class PathMap:
             alternatives = "|".join(
                 re.escape(f) for f in sorted(self._short_forms, key=len, reverse=True)
             )
-            self._short = re.compile(rf"(?<![\w./~\\-])(?:{alternatives})")
+            # only where a file and its line follow, as in a guard comment: a record line's
+            # own file (``torch/_dynamo/x.py:12]``) is never one
+            self._short = re.compile(f"(?:{alternatives})(?=[^\\s\"'<>:]{{0,500}}:\\d+ in )")
 
     def shorten(self, text: str) -> tuple[str, list[int]]:
         """``text`` with the short forms of mapped folders renamed; where they were."""
@@ -171,6 +173,8 @@ class PathMap:
         forms = self._short_forms
 
         def rename(m: re.Match[str]) -> str:
+            if m.start() and m.string[m.start() - 1] in _IN_A_NAME + "./~\\":
+                return m.group()  # inside a longer name or path
             places.append(m.start())
             return forms[m.group()]
 
@@ -304,6 +308,8 @@ class TextRedactor:
         at = _Lines(text) if lines else None
 
         def rename(m: re.Match[str]) -> str:
+            if m.start() and m.string[m.start() - 1] in _IN_A_NAME + ".":
+                return m.group()  # the end of a longer name
             changes.append(Change(at.line(m.start()) if at else 0, NAMES,
                                   f"user or host name {m.group()!r}"))
             return USER
@@ -316,7 +322,7 @@ class TextRedactor:
             self._names_key = names
             alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
             self._names_re = (
-                re.compile(rf"(?<![\w.-])(?:{alternatives})(?![\w-])") if names else None
+                re.compile(rf"(?:{alternatives})(?![\w-])") if names else None
             )
         return self._names_re
 

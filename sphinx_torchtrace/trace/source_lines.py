@@ -31,7 +31,7 @@ GUARD = "in a guard comment"
 TRACEBACK = "in a traceback"
 STACK = "in a logged stack frame"
 
-_TRIGGER = re.compile(r'# File: |File \\{0,7}"|  # ')
+_TRIGGER = re.compile(r'# File: |File \\{0,7}"|  # [^\s#"\\]{1,1000}:\d+ in ')
 _GRAPH = re.compile(r"# File: (?P<file>[^\n]{0,1000}?):\d+ in [^\n]{0,300}?, code: ")
 _FRAME = re.compile(r'File \\{0,7}"(?P<file>[^"\n]{0,1000}?)\\{0,7}", line \d+, in ')
 _PLACE = re.compile(r'  # (?P<file>[^\s#"\\]{1,1000}):\d+ in ')
@@ -131,23 +131,28 @@ class SourceFinder:
 
     def _lines(self, text: str, json_at: Callable[[int], bool]) -> list[Edit]:
         edits: list[Edit] = []
-        done = -1  # the start of the last line looked at
+        done = -1  # the start of the last line whose comments were looked at
         for trigger in _TRIGGER.finditer(text):
             json_mode = json_at(trigger.start())
             start, end, after = _line(text, trigger.start(), json_mode)
-            if start == done:
+            if not trigger.group().startswith("File"):
+                if start != done:
+                    done = start
+                    self._line_shapes(text, start, end, json_mode, edits)
                 continue
-            done = start
-            self._line_shapes(text, start, end, json_mode, edits)
-            frame = _FRAME.search(text, start, end)
-            if frame is not None and self._user(frame["file"]):
-                if after < len(text) and text[after] == " ":
-                    _, next_end, _ = _line(text, after, json_mode)
-                    code = after + len(text[after:next_end]) - len(text[after:next_end].lstrip())
-                    stop = _code_end(text, code, next_end, json_mode)
-                    if stop > code and text[code:stop] != SOURCE_REMOVED:
-                        edits.append(Edit(code, stop, TRACEBACK))
-                        done = after
+            # a traceback's frame line: the code is the next line (a JSON string may hold
+            # several tracebacks, so a frame can follow code on one line)
+            frame = _FRAME.match(text, trigger.start(), end)
+            if frame is None or not self._user(frame["file"]):
+                continue
+            if text.startswith("\t", after) and not json_mode:
+                after += 1  # a payload line's TAB: torch's, not the traceback's
+            if after < len(text) and text[after] == " ":
+                _, next_end, _ = _line(text, after, json_mode)
+                code = after + len(text[after:next_end]) - len(text[after:next_end].lstrip())
+                stop = _code_end(text, code, next_end, json_mode)
+                if stop > code and text[code:stop] != SOURCE_REMOVED:
+                    edits.append(Edit(code, stop, TRACEBACK))
         return edits
 
     def _line_shapes(
