@@ -3,8 +3,10 @@
 ``diff`` and ``summary`` need no docs project and import nothing of Sphinx; ``build`` makes a
 Sphinx project around the logs (in the user's cache folder) and runs Sphinx in-process;
 ``serve`` previews its output on 127.0.0.1; ``run`` runs a program under ``TORCH_TRACE`` and
-builds its report (its exit status is the program's).  Exit codes: 0 fine,
-1 a regression of a listed kind (``diff``), 2 unreadable input or a failed build, 130 when
+builds its report (its exit status is the program's); ``check``, ``redact`` and ``bundle``
+make a log safe to post (paths, names, secrets and source removed).  Exit codes: 0 fine,
+1 a regression of a listed kind (``diff``), something private found (``check``) or left
+(``redact``, ``bundle``), 2 unreadable input or a failed build, 130 when
 Ctrl+C stopped it (quietly: the user asked).  Every error is one line on stderr, never a
 traceback: this runs in CI logs people skim.
 """
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .render.diff_formats import FORMATS, Report, render
+from .share_cli import ShareError, add_share_commands
 from .site.characters import console_json, console_text
 from .site.rank_sharing import rank_classes
 from .trace import Trace, TraceReadError
@@ -62,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.run(args)
         return status
-    except InputError as e:
+    except (InputError, ShareError) as e:
         _error(str(e))
         return 2
     except KeyboardInterrupt:  # the user stopped it: no error to report, the shell's status
@@ -221,6 +224,7 @@ def _parser() -> argparse.ArgumentParser:
         help="the command to run, after --: python train.py --epochs 1",
     )
     run.set_defaults(run=_run)
+    add_share_commands(commands)
     return parser
 
 

@@ -7,7 +7,8 @@ is scanned as it is written: the body of each generated HTML page, what the
 directives put on the user's own pages (nodes marked ``OUTPUT_MARK``; the user's text
 around them is theirs), and at ``build-finished`` the downloads it wrote in this
 build, found through the generated folder's manifest, so nothing else of the project
-is read.  Surviving absolute paths
+is read.  Paths are found by :mod:`..trace.private`, the finder ``sphinx-torchtrace check``
+and ``redact`` use on logs.  Surviving absolute paths
 give one ``torchtrace.path`` warning that names a few and the setting that hides them.
 The same scan looks for the values of the build's own environment variables that would
 be a leak (:func:`environment_secrets`: a name that looks secret, or a value that looks
@@ -34,6 +35,7 @@ from sphinx.application import Sphinx
 from ..render.paths import PROJECT
 from ..site.naming import generated_prefix
 from ..trace.diagnostics import quote
+from ..trace.private import SHOWN_MAX, surviving_paths
 from ..trace.secrets import Secret, SecretMasker, looks_secret, secret_name
 from .config import torchtrace_config
 from .doctree import OUTPUT_MARK
@@ -44,37 +46,9 @@ from .warnings import warn
 MAX_SCAN_BYTES = 64 << 20
 #: Paths named in the warning, at most.
 SHOWN = 3
-#: Paths gathered from one file, at most.
-SHOWN_MAX = 20
 #: Bytes read from a file at a time, and the longest line read whole.
 SCAN_PIECE = 1 << 20
 MAX_LINE_BYTES = 8 << 20
-
-#: Folders at the root of a machine that hold users' and projects' files: personal
-#: (``/home``, ``/home2``, ``/Users``), shared and cluster storage (``/gpfs``, ``/lustre``,
-#: ``/nfs``, ``/scratch``, ``/workspace``, ``/shared`` ...), service and temporary trees.
-_ROOTS = (
-    r"home\d*|Users|root|tmp|var|data\d*|srv|opt|mnt|scratch\d*|gpfs|lustre|nfs"
-    r"|workspace|shared|projects?|fsx|efs|net|cluster"
-)
-# Each pattern starts with a literal, so the regex engine jumps from one candidate to
-# the next (a leading look-behind made it try every character: 0.8 s for a 36 MB site);
-# the character before a match is checked in Python.  A folder's name may hold spaces,
-# apostrophes and any letter (``/srv/o'neil/proj``, ``/scratch/a b/c``) but not start or
-# end with a space, nor hold a colon; the last part stops at whitespace or a quote.
-# Every class excludes the separator it stops at: linear.
-_SEGMENT = r"[^/\s\"<>&:](?:[^/\n\"<>&:]*[^/\s\"<>&:])?/"  # no ":": not into a URL
-_POSIX = re.compile(rf"/(?:{_ROOTS})/(?:{_SEGMENT})+[^\s\"'<>&]+")
-_WINDOWS = re.compile(r":\\{1,2}[^\s\\/\"'<>:&]+\\{1,2}[^\s\"'<>&]+")
-_ROOT_NAMED = re.compile(rf"/(?:{_ROOTS})/|:\\")
-_TAG = re.compile(r"<[^<>]*>")
-# Paths that tell nothing of the machine or its user: the rewritten inductor cache, and
-# the random folders of Python's ``tempfile`` that torch works in (``/tmp/tmpk2j4_x9a/``,
-# ``/tmp/torchelastic_krot7efo/``).
-_HARMLESS = re.compile(
-    r"/(?:var/)?tmp/(?:torchinductor_user(?![^/])"
-    r"|(?!torchinductor_)(?:tmp|[A-Za-z]{1,40}_)[a-z0-9_]{8}/)"
-)
 
 
 #: Characters a value of the build's environment needs to be looked for: a shorter one
@@ -344,38 +318,3 @@ def scan_file(path: Path, secrets: Mapping[str, set[str]]) -> tuple[list[str], l
     except OSError:
         pass
     return found, names
-
-
-def surviving_paths(text: str) -> list[str]:
-    """The machine paths in ``text`` (HTML tags left out first), in order, each once."""
-    if not _ROOT_NAMED.search(text):
-        return []  # most pages: nothing to strip tags for
-    text = _TAG.sub("", text)
-    matches = sorted(
-        [m for m in _POSIX.finditer(text) if _starts_a_path(text, m.start(), posix=True)]
-        + [m for m in _WINDOWS.finditer(text) if _starts_a_path(text, m.start(), posix=False)],
-        key=lambda m: m.start(),
-    )
-    found: list[str] = []
-    for match in matches:
-        start = match.start() if match.re is _POSIX else match.start() - 1
-        path = text[start : match.end()].rstrip("\\.,;:)]}")
-        if not _HARMLESS.match(path) and path not in found:
-            found.append(path)
-            if len(found) > SHOWN_MAX:
-                break
-    return found
-
-
-def _starts_a_path(text: str, start: int, *, posix: bool) -> bool:
-    """Whether a match at ``start`` begins a path: not inside a word, URL or another path.
-
-    A Windows match starts at its ``:``; the drive letter before it must stand alone.
-    """
-    if posix:
-        before = text[start - 1] if start else " "
-        return not (before.isalnum() or before in "_.~/\\-")
-    if start < 1 or not text[start - 1].isascii() or not text[start - 1].isalpha():
-        return False
-    before = text[start - 2] if start > 1 else " "
-    return not (before.isalnum() or before in "_\\")

@@ -446,17 +446,33 @@ class SecretMasker:
     def _masked(self, text: str) -> list[_Found]:
         return [f for f in _findings(text, self._learned) if not self.keeps(f.secret)]
 
-    def __call__(self, text: str) -> str:
+    def learn(self, secret: Secret) -> bool:
+        """Mask a value found by the environment rule wherever else a text quotes it from
+        now on (``redact`` meets it again further down a log); whether it was new."""
+        if self.keeps(secret) or not learnable(secret) or len(self._learned) >= MAX_LEARNED:
+            return False
+        key = re.escape(secret.value)
+        if any(p.pattern == key for p, _ in self._learned):
+            return False
+        self._learned.append((re.compile(key), secret.name))
+        self._learned.sort(key=lambda learned: -len(learned[0].pattern))
+        return True
+
+    def masked(self, text: str) -> tuple[str, list[tuple[int, Secret]]]:
+        """``text`` masked, and each value masked with its place in ``text``."""
         found = self._masked(text) if len(text) >= 8 else []
         if not found:
-            return text
+            return text, []
         pieces: list[str] = []
         pos = 0
         for f in found:
             pieces += (text[pos : f.start], f.replacement)
             pos = f.end
         pieces.append(text[pos:])
-        return "".join(pieces)
+        return "".join(pieces), [(f.start, f.secret) for f in found]
+
+    def __call__(self, text: str) -> str:
+        return self.masked(text)[0]
 
 
 #: The masker with no values kept: for text no configuration reaches (warnings, the CLI).

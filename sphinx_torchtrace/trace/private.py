@@ -1,0 +1,117 @@
+"""Where text names the machine it was made on: the one path finder of the project.
+
+``sphinx-torchtrace check`` and ``redact`` look for machine paths in a log with it, and
+the Sphinx build's publish check in the pages it writes (``sphinxext.publish_check``), so
+a log that ``check`` calls clean publishes no path the build would warn about.  Pure text:
+no file is read here.
+
+A machine path starts at a folder at the root of a machine that holds users' and
+projects' files (:data:`ROOTS`) or at a Windows drive; the random folders Python's
+``tempfile`` makes and the rewritten inductor cache tell nothing and are left out
+(:func:`harmless`).  Every pattern starts with a literal and is linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+#: Paths gathered from one text, at most (:func:`surviving_paths`).
+SHOWN_MAX = 20
+
+#: Folders at the root of a machine that hold users' and projects' files: personal
+#: (``/home``, ``/home2``, ``/Users``), shared and cluster storage (``/gpfs``, ``/lustre``,
+#: ``/nfs``, ``/scratch``, ``/workspace``, ``/shared`` ...), service and temporary trees.
+ROOTS = (
+    r"home\d*|Users|root|tmp|var|data\d*|srv|opt|mnt|scratch\d*|gpfs|lustre|nfs"
+    r"|workspace|shared|projects?|fsx|efs|net|cluster"
+)
+# Each pattern starts with a literal, so the regex engine jumps from one candidate to
+# the next (a leading look-behind made it try every character: 0.8 s for a 36 MB site);
+# the character before a match is checked in Python.  A folder's name may hold spaces,
+# apostrophes and any letter (``/srv/o'neil/proj``, ``/scratch/a b/c``) but not start or
+# end with a space, nor hold a colon; the last part stops at whitespace or a quote.
+# Every class excludes the separator it stops at: linear.
+_SEGMENT = r"[^/\s\"<>&:](?:[^/\n\"<>&:]*[^/\s\"<>&:])?/"  # no ":": not into a URL
+_POSIX = re.compile(rf"/(?:{ROOTS})/(?:{_SEGMENT})+[^\s\"'<>&]+")
+_WINDOWS = re.compile(r":\\{1,2}[^\s\\/\"'<>:&]+\\{1,2}[^\s\"'<>&]+")
+_ROOT_NAMED = re.compile(rf"/(?:{ROOTS})/|:\\")
+_TAG = re.compile(r"<[^<>]*>")
+# Paths that tell nothing of the machine or its user: the rewritten inductor cache, and
+# the random folders of Python's ``tempfile`` that torch works in (``/tmp/tmpk2j4_x9a/``,
+# ``/tmp/torchelastic_krot7efo/``).
+_HARMLESS = re.compile(
+    r"/(?:var/)?tmp/(?:torchinductor_user(?![^/])"
+    r"|(?!torchinductor_)(?:tmp|[A-Za-z]{1,40}_)[a-z0-9_]{8}/)"
+)
+#: What ends a path found in prose: punctuation after it is not part of it.
+_TRAILING = "\\.,;:)]}"
+
+
+class PathSpan(NamedTuple):
+    """A machine path in a text: where it is, and the path (trailing punctuation cut)."""
+
+    start: int
+    end: int
+    path: str
+    windows: bool
+
+
+def harmless(path: str) -> bool:
+    """A path that names no user or machine: the rewritten inductor cache, ``tempfile``'s."""
+    return bool(_HARMLESS.match(path))
+
+
+def path_spans(text: str) -> list[PathSpan]:
+    """The machine paths in ``text``, in order, with their places (harmless ones left out)."""
+    if not _ROOT_NAMED.search(text):
+        return []
+    matches = sorted(
+        [m for m in _POSIX.finditer(text) if _starts_a_path(text, m.start(), posix=True)]
+        + [m for m in _WINDOWS.finditer(text) if _starts_a_path(text, m.start(), posix=False)],
+        key=lambda m: m.start(),
+    )
+    spans: list[PathSpan] = []
+    for match in matches:
+        windows = match.re is _WINDOWS
+        start = match.start() - 1 if windows else match.start()
+        if spans and start < spans[-1].end:
+            continue
+        path = text[start : match.end()].rstrip(_TRAILING)
+        if path and not harmless(path):
+            spans.append(PathSpan(start, start + len(path), path, windows))
+    return spans
+
+
+def surviving_paths(text: str) -> list[str]:
+    """The machine paths in ``text`` (HTML tags left out first), in order, each once."""
+    if not _ROOT_NAMED.search(text):
+        return []  # most pages: nothing to strip tags for
+    found: list[str] = []
+    for span in path_spans(_TAG.sub("", text)):
+        if span.path not in found:
+            found.append(span.path)
+            if len(found) > SHOWN_MAX:
+                break
+    return found
+
+
+def iter_paths(text: str) -> Iterator[str]:
+    """Each machine path of ``text`` as often as it occurs (no HTML handling)."""
+    for span in path_spans(text):
+        yield span.path
+
+
+def _starts_a_path(text: str, start: int, *, posix: bool) -> bool:
+    """Whether a match at ``start`` begins a path: not inside a word, URL or another path.
+
+    A Windows match starts at its ``:``; the drive letter before it must stand alone.
+    """
+    if posix:
+        before = text[start - 1] if start else " "
+        return not (before.isalnum() or before in "_.~/\\-")
+    if start < 1 or not text[start - 1].isascii() or not text[start - 1].isalpha():
+        return False
+    before = text[start - 2] if start > 1 else " "
+    return not (before.isalnum() or before in "_\\")

@@ -1,0 +1,167 @@
+"""Sharing a trace: ``check``, ``redact`` and ``bundle`` over a log or a folder of logs.
+
+A folder's logs (a job's ranks) are redacted in parallel processes.  The first log is
+redacted first, alone: the folders, names and values it teaches seed the others, so a
+folder every rank names gets one name in every rank's log (``~/project``) and the ranks
+still read alike.  A folder only a later rank names gets a name of its own, the same in
+every process (:class:`~.redact_text.PathMap`'s ``salt``).
+
+A bundle is a zip of the redacted logs, the report built from them and a README of what
+was removed, written in a fixed order with fixed times: the same input, the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import zipfile
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .diagnostics import TraceReadError
+from .redact import LogReport, redact_log, scan_log
+from .redact_text import CLASSES, Options, PathMap, TextRedactor
+
+#: Logs of a folder redacted at once, at most (one process each).
+MAX_JOBS = 16
+#: The time every file of a bundle has (zip's earliest).
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def log_files(path: Path) -> list[Path]:
+    """A log, or the logs of a folder (``*.log``, ``*.log.gz``, not its subfolders), by name."""
+    if not path.is_dir():
+        return [path]
+    return sorted(
+        p for p in path.iterdir()
+        if p.is_file() and (p.name.endswith(".log") or p.name.endswith(".log.gz"))
+    )
+
+
+@dataclass(frozen=True)
+class _Seed:
+    """What the first log of a folder taught, for the others (sent to other processes)."""
+
+    options: Options
+    names: tuple[str, ...]
+    roots: tuple[tuple[str, str], ...]
+    envs: tuple[tuple[str, str], ...]
+    salt: str
+
+    def redactor(self) -> TextRedactor:
+        paths = PathMap(salt=self.salt, roots=dict(self.roots), envs=dict(self.envs))
+        paths.names.update(self.names)
+        redactor = TextRedactor(self.options, paths)
+        redactor.names.update(self.names)
+        return redactor
+
+
+def _redact_one(src: Path, dest: Path, seed: _Seed) -> LogReport:
+    return redact_log(src, dest, seed.redactor())
+
+
+def _check_one(src: Path, seed: _Seed) -> LogReport:
+    return scan_log(src, seed.redactor())
+
+
+def redact_logs(
+    logs: Sequence[Path], dests: Sequence[Path], options: Options, jobs: int | None = None
+) -> list[LogReport]:
+    """Redact each log to its destination; the reports in the order of ``logs``."""
+    if not logs:
+        return []
+    first = TextRedactor(options)
+    reports = [redact_log(logs[0], dests[0], first)]
+    if len(logs) == 1:
+        return reports
+    seed = _Seed(options, tuple(sorted(first.names)), tuple(first.paths.roots.items()),
+                 tuple(first.paths.envs.items()), secrets.token_hex(16))
+    return reports + _parallel(_redact_one, [(s, d, seed) for s, d in zip(
+        logs[1:], dests[1:], strict=True)], jobs)
+
+
+def check_logs(logs: Sequence[Path], options: Options, jobs: int | None = None) -> list[LogReport]:
+    """What each log reveals (``check``), in the order of ``logs``."""
+    seed = _Seed(options, (), (), (), "")
+    if len(logs) < 2:
+        return [_check_one(log, seed) for log in logs]
+    return _parallel(_check_one, [(log, seed) for log in logs], jobs)
+
+
+def _parallel(fn, args: list[tuple[object, ...]], jobs: int | None) -> list[LogReport]:  # type: ignore[no-untyped-def]
+    workers = max(1, min(jobs or os.cpu_count() or 1, MAX_JOBS, len(args)))
+    if workers == 1:
+        return [fn(*a) for a in args]
+    with ProcessPoolExecutor(workers) as pool:
+        futures = [pool.submit(fn, *a) for a in args]
+        try:
+            return [f.result() for f in futures]
+        except TraceReadError:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def totals(reports: Iterable[LogReport]) -> tuple[Counter[str], dict[str, int]]:
+    """Changes by class and paths by folder name, over several logs."""
+    counts: Counter[str] = Counter()
+    folders: Counter[str] = Counter()
+    for r in reports:
+        counts.update(r.counts)
+        folders.update(r.folders)
+    return counts, dict(sorted(folders.items()))
+
+
+# -- the bundle ---------------------------------------------------------------------------
+
+
+def readme(reports: Sequence[LogReport], names: Sequence[str], options: Options) -> str:
+    """README.txt of a bundle: what it holds and what was removed (counts, never values)."""
+    counts, folders = totals(reports)
+    kept = [c for c in CLASSES if c not in options.classes()]
+    lines = [
+        "A PyTorch TORCH_TRACE log, redacted for a bug report by sphinx-torchtrace.",
+        "",
+        "logs/    the redacted log(s): tlparse and sphinx-torchtrace read them as they are",
+        "report/  the report built from them: open report/index.html",
+        "",
+        "Removed before sharing:",
+        f"  machine paths:     {counts['paths']} (folders renamed: "
+        + (", ".join(f"{n} ({c})" for n, c in folders.items()) or "none") + ")",
+        f"  user/host names:   {counts['names']}",
+        f"  secrets:           {counts['secrets']} (environment values, tokens, keys)",
+        f"  lines of source:   {counts['source']} (shown as [source removed])",
+        "",
+        "Logs: " + ", ".join(names),
+    ]
+    if kept:
+        lines += ["", "Kept on request: " + ", ".join(kept)]
+    return "\n".join(lines) + "\n"
+
+
+def write_zip(dest: Path, files: Sequence[tuple[str, Path]], readme_text: str) -> None:
+    """A zip of ``files`` (name in the zip, file) and README.txt, sorted, with fixed times
+    and modes: the same files make the same bytes."""
+    part = dest.with_name(dest.name + ".part")
+    with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
+        entries = sorted([("README.txt", None), *files], key=lambda e: e[0])
+        for name, path in entries:
+            info = zipfile.ZipInfo(name, ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            if path is None:
+                z.writestr(info, readme_text.encode("utf-8"))
+            else:
+                with open(path, "rb") as src, z.open(info, "w") as out:
+                    while data := src.read(1 << 20):
+                        out.write(data)
+    os.replace(part, dest)
+
+
+def tree_files(root: Path, prefix: str) -> list[tuple[str, Path]]:
+    """Every file under ``root`` as (``prefix/relative/path``, file)."""
+    return [(f"{prefix}/{p.relative_to(root).as_posix()}", p)
+            for p in sorted(root.rglob("*")) if p.is_file()]
