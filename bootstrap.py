@@ -56,8 +56,11 @@ def fetch_pip_wheel(folder: Path) -> Path:
     """pip's newest wheel from PyPI, refused unless its sha256 is the one PyPI lists."""
     with urllib.request.urlopen(PIP_JSON, timeout=60) as response:
         release = json.load(response)
-    wheel = next(f for f in release["urls"]
-                 if f["packagetype"] == "bdist_wheel" and f["filename"].endswith("-none-any.whl"))
+    wheel = next(
+        f
+        for f in release["urls"]
+        if f["packagetype"] == "bdist_wheel" and f["filename"].endswith("-none-any.whl")
+    )
     say(f"no ensurepip here: fetching {wheel['filename']} from PyPI")
     url = urllib.parse.urljoin(PIP_JSON, wheel["url"])  # a mirror may answer relative URLs
     with urllib.request.urlopen(url, timeout=120) as response:
@@ -71,8 +74,9 @@ def fetch_pip_wheel(folder: Path) -> Path:
 
 def imports(module: str) -> bool:
     """Whether ``.venv``'s Python imports ``module``."""
-    return subprocess.run([str(PYTHON), "-c", f"import {module}"],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run([str(PYTHON), "-c", f"import {module}"], capture_output=True).returncode == 0
+    )
 
 
 def make_venv() -> None:
@@ -87,8 +91,17 @@ def make_venv() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             wheel = fetch_pip_wheel(Path(tmp))
             # a wheel is a zip Python can import from: pip installs itself from its own wheel
-            subprocess.run([str(PYTHON), str(wheel / "pip"), "install", "--quiet",
-                            "--no-cache-dir", str(wheel)], check=True)
+            subprocess.run(
+                [
+                    str(PYTHON),
+                    str(wheel / "pip"),
+                    "install",
+                    "--quiet",
+                    "--no-cache-dir",
+                    str(wheel),
+                ],
+                check=True,
+            )
 
 
 def main(argv: list[str]) -> int:

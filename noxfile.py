@@ -19,7 +19,8 @@ LOWEST = "tests/constraints-lowest.txt"
 #: to repeat at each end: browser tests (one Chromium), TeX runs, snapshots (pinned to the
 #: default environment's docutils) and the sites built from the whole corpus.
 MATRIX_PYTEST = [
-    "-m", "not torch and not snapshot and not latexpdf and not corpus and not corpus_slow",
+    "-m",
+    "not torch and not snapshot and not latexpdf and not corpus and not corpus_slow",
     "--ignore=tests/browser",
 ]
 
@@ -42,6 +43,17 @@ def _patch_level(path: str) -> int:
     match = re.search(r"/3\.\d+\.(\d+)/bin/", path)
     return int(match.group(1)) if match else -1
 
+
+#: What ruff lints and formats (tests/capture's programs stay as they ran: pyproject.toml).
+LINTED = [
+    "sphinx_torchtrace",
+    "tests",
+    "benchmarks",
+    "noxfile.py",
+    "bootstrap.py",
+    ".ci/smoke_wheel.py",
+    "demo_docs/_ext",
+]
 
 PY310 = interpreter(10)
 PY313 = interpreter(13)
@@ -109,17 +121,27 @@ def demo(session: nox.Session) -> None:
     """Build the demo docs from the bundled traces and say where they are."""
     session.install("-e", ".[docs]")
     out = "demo_docs/_build/html"  # the doctrees beside it, as sphinx-build -M keeps them
-    session.run("sphinx-build", "-b", "html", "-d", "demo_docs/_build/doctrees", "demo_docs",
-                out, *session.posargs)
+    session.run(
+        "sphinx-build",
+        "-b",
+        "html",
+        "-d",
+        "demo_docs/_build/doctrees",
+        "demo_docs",
+        out,
+        *session.posargs,
+    )
     session.log(f"Demo docs built: open {out}/index.html")
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, and the layer contracts of pyproject.toml's ``[tool.importlinter]``."""
+    """ruff's lint and its formatter (checked, not applied: ``ruff format`` applies it), and
+    the layer contracts of pyproject.toml's ``[tool.importlinter]``; the same checks as the
+    pre-commit hooks (``.pre-commit-config.yaml``)."""
     session.install("ruff", "import-linter")
-    session.run("ruff", "check", "sphinx_torchtrace", "tests", "benchmarks", "noxfile.py",
-                "bootstrap.py", ".ci/smoke_wheel.py", "demo_docs/_ext")
+    session.run("ruff", "check", *LINTED)
+    session.run("ruff", "format", "--check", *LINTED)
     session.run("lint-imports")
 
 
@@ -151,8 +173,9 @@ def package(session: nox.Session) -> None:
     session.install("--force-reinstall", "--no-deps", wheel)  # a reused env holds an older one
     log = os.path.abspath(glob.glob("tests/data/shared/graph_breaks/*.log")[0])
     pair = os.path.abspath("tests/data/captured/pairs/recompile")
-    recipes = [os.path.abspath(p) for p in ("demo_docs/guide/ci.rst",
-                                            "demo_docs/guide/live_capture.rst")]
+    recipes = [
+        os.path.abspath(p) for p in ("demo_docs/guide/ci.rst", "demo_docs/guide/live_capture.rst")
+    ]
     smoke = os.path.abspath(".ci/smoke_wheel.py")
     with session.chdir(session.create_tmp()):  # away from the checkout's package
         session.run("python", smoke, log, pair, *recipes)

@@ -30,8 +30,12 @@ def main() -> int:
     assert "site-packages" in where.parts, f"imported from {where}, not the installed wheel"
     for data in ("py.typed", "static/sphinx-torchtrace.css", "schemas/diff.schema.json"):
         assert (where / data).is_file(), f"the wheel lacks {data}"
-    version = subprocess.run([sys.executable, "-m", "sphinx_torchtrace", "--version"],
-                             capture_output=True, text=True, check=True).stdout
+    version = subprocess.run(
+        [sys.executable, "-m", "sphinx_torchtrace", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert sphinx_torchtrace.__version__ in version, version
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "docs"
@@ -39,16 +43,35 @@ def main() -> int:
         shutil.copy(LOG, src / "run.log")
         (src / "conf.py").write_text('extensions = ["sphinx_torchtrace"]\n', encoding="utf-8")
         (src / "index.rst").write_text(
-            "Report\n======\n\n.. torchtrace:: run.log\n   :name: run\n", encoding="utf-8")
-        subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src),
-                        str(Path(tmp) / "html")], check=True)
+            "Report\n======\n\n.. torchtrace:: run.log\n   :name: run\n", encoding="utf-8"
+        )
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sphinx",
+                "-W",
+                "-q",
+                "-b",
+                "html",
+                str(src),
+                str(Path(tmp) / "html"),
+            ],
+            check=True,
+        )
         assert (Path(tmp) / "html" / "torchtrace" / "run" / "index.html").is_file()
-        summary = subprocess.run([sys.executable, "-m", "sphinx_torchtrace", "summary",
-                                  str(src / "run.log")], capture_output=True, text=True, check=True)
+        summary = subprocess.run(
+            [sys.executable, "-m", "sphinx_torchtrace", "summary", str(src / "run.log")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         assert summary.stdout.strip(), "summary printed nothing"
     ran = run_recipes()
-    print(f"sphinx-torchtrace {sphinx_torchtrace.__version__}: the installed wheel builds a site; "
-          f"{ran} recipe command(s) ran as written")
+    print(
+        f"sphinx-torchtrace {sphinx_torchtrace.__version__}: the installed wheel builds a site; "
+        f"{ran} recipe command(s) ran as written"
+    )
     return 0
 
 

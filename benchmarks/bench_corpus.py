@@ -50,9 +50,7 @@ def corpus_traces() -> list[Path]:
     """A folder of rank logs is one trace; any other log is one."""
     found: list[Path] = []
     for folder in sorted(p for p in CORPUS.rglob("*") if p.is_dir()):
-        logs = sorted(
-            p for p in folder.iterdir() if p.name.startswith("dedicated_log_torch_trace")
-        )
+        logs = sorted(p for p in folder.iterdir() if p.name.startswith("dedicated_log_torch_trace"))
         if any("_rank_" in p.name for p in logs):
             found.append(folder)
         else:
@@ -82,7 +80,9 @@ def build_site(trace: Path, base: Path) -> tuple[Path, Path, float]:
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(out)],
-        check=True, capture_output=True, cwd=src,
+        check=True,
+        capture_output=True,
+        cwd=src,
     )
     return src, out, time.perf_counter() - start
 
@@ -96,7 +96,8 @@ def run_tlparse(log: Path, out: Path) -> tuple[int, float]:
     start = time.perf_counter()
     subprocess.run(
         [tlparse, str(log), *extra, "-o", str(out), "--overwrite", "--no-browser"],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     seconds = time.perf_counter() - start
     return sum(p.stat().st_size for p in out.rglob("*.html")), seconds
@@ -158,8 +159,10 @@ def main() -> None:
     args = parser.parse_args()
     traces = [t.resolve() for t in args.traces] or corpus_traces()
     rows = []
-    print(f"{'trace':58} {'log MB':>7} {'pages':>6} {'HTML MB':>8} {'tlparse':>8} "
-          f"{'x':>5} {'dl MB':>6} {'build s':>8} {'tl s':>6} {'tallest px':>10}")
+    print(
+        f"{'trace':58} {'log MB':>7} {'pages':>6} {'HTML MB':>8} {'tlparse':>8} "
+        f"{'x':>5} {'dl MB':>6} {'build s':>8} {'tl s':>6} {'tallest px':>10}"
+    )
     for trace in traces:
         w = measure(trace, args.heights)
         rows.append(w)

@@ -109,32 +109,51 @@ def main() -> None:
         work = Path(tmp)
         logs = [write_many_ids_log(work / f"ids-{n}.log", n) for n in sizes]
         kinds: list[tuple[str, list[Callable[[], int]], list[float]]] = [
-            ("trace logs", [functools.partial(render_all, log, max_frames=n)
-                            for n, log in zip(sizes, logs, strict=True)],
-             [log.stat().st_size / 1e6 for log in logs]),
+            (
+                "trace logs",
+                [
+                    functools.partial(render_all, log, max_frames=n)
+                    for n, log in zip(sizes, logs, strict=True)
+                ],
+                [log.stat().st_size / 1e6 for log in logs],
+            ),
         ]
         texts = [write_many_ids_text_log(work / f"text-{n}.log", n) for n in sizes]
-        kinds.append(("text logs", [functools.partial(render_all, t, max_frames=2 * n, text=True)
-                                    for n, t in zip(sizes, texts, strict=True)],
-                      [t.stat().st_size / 1e6 for t in texts]))
-        folders = [write_many_graphs_debug_dir(work / f"debug-{n}", max(1, n // 4))
-                   for n in sizes]
-        kinds.append(("debug folders", [functools.partial(render_debug_dir, f) for f in folders],
-                      [sum(p.stat().st_size for p in f.rglob("*") if p.is_file()) / 1e6
-                       for f in folders]))
+        kinds.append(
+            (
+                "text logs",
+                [
+                    functools.partial(render_all, t, max_frames=2 * n, text=True)
+                    for n, t in zip(sizes, texts, strict=True)
+                ],
+                [t.stat().st_size / 1e6 for t in texts],
+            )
+        )
+        folders = [write_many_graphs_debug_dir(work / f"debug-{n}", max(1, n // 4)) for n in sizes]
+        kinds.append(
+            (
+                "debug folders",
+                [functools.partial(render_debug_dir, f) for f in folders],
+                [sum(p.stat().st_size for p in f.rglob("*") if p.is_file()) / 1e6 for f in folders],
+            )
+        )
         failed = False
         for kind, runs, megabytes in kinds:
             times = []
             for n, run, size in zip(sizes, runs, megabytes, strict=True):
                 pages = run()
                 times.append(best_of(args.runs, run))
-                print(f"{kind:13s} {n:6d} ids ({size:6.1f} MB, {pages:5d} pages): "
-                      f"model+plan+pages {times[-1]:7.2f} s")
+                print(
+                    f"{kind:13s} {n:6d} ids ({size:6.1f} MB, {pages:5d} pages): "
+                    f"model+plan+pages {times[-1]:7.2f} s"
+                )
             ratio = times[1] / times[0]
             verdict = "ok" if ratio <= target else "TOO SLOW"
             failed |= ratio > target
-            print(f"{kind:13s} ratio {ratio:.2f} for {args.factor}x the ids "
-                  f"(target <= {target:.1f}): {verdict}")
+            print(
+                f"{kind:13s} ratio {ratio:.2f} for {args.factor}x the ids "
+                f"(target <= {target:.1f}): {verdict}"
+            )
         if args.sphinx:
             built = [sphinx_build(log, work) for log in logs]
             for n, seconds in zip(sizes, built, strict=True):

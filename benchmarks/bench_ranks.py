@@ -89,8 +89,13 @@ def _own_numbers(records: list[LogRecord], r: int) -> None:
         metrics = record.envelope.get(record.kind)
         if record.kind.endswith("compilation_metrics") and isinstance(metrics, dict):
             record.envelope[record.kind] = {
-                k: (v + r * 1e-4 if isinstance(v, (int, float)) and not isinstance(v, bool)
-                    and _TIME_KEY.search(k) else v)
+                k: (
+                    v + r * 1e-4
+                    if isinstance(v, (int, float))
+                    and not isinstance(v, bool)
+                    and _TIME_KEY.search(k)
+                    else v
+                )
                 for k, v in metrics.items()
             }
         elif record.kind == "chromium_event" and record.payload:
@@ -154,8 +159,18 @@ def measured(cmd: list[str], cwd: Path) -> tuple[float, float]:
 
 def sphinx(src: Path, out: Path) -> tuple[float, float]:
     """A build into ``out``, its doctrees beside it (as ``sphinx-build -M`` keeps them)."""
-    cmd = [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d", str(_doctrees(out)),
-           str(src), str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-q",
+        "-b",
+        "html",
+        "-d",
+        str(_doctrees(out)),
+        str(src),
+        str(out),
+    ]
     return measured(cmd, src)
 
 
@@ -195,8 +210,12 @@ def weight(src: Path, out: Path) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--ranks", type=int, nargs="+", default=[8, 64, 256, 1024])
-    parser.add_argument("--kinds", nargs="+", default=["alike", "differs"],
-                        choices=["alike", "same", "differs", "copies"])
+    parser.add_argument(
+        "--kinds",
+        nargs="+",
+        default=["alike", "differs"],
+        choices=["alike", "same", "differs", "copies"],
+    )
     parser.add_argument("--keep", type=Path, help="build here and keep it (default: a temp dir)")
     args = parser.parse_args()
     base = args.keep or Path(tempfile.mkdtemp(prefix="bench-ranks-"))
@@ -204,11 +223,16 @@ def main() -> None:
         one = make_site(base / "one", 1, "copies")
         one_s, one_mib = sphinx(one, base / "one" / "out")
         one_site = site_only(one, base / "one" / "out")
-        print(f"one rank: {one_s:.1f} s, {one_mib:.0f} MiB; site with its model cached "
-              f"{one_site:.1f} s", flush=True)
-        print("| kind | ranks | logs MB | cold s | peak MiB | unchanged s | site s | pages "
-              "| HTML MB | tlparse s | tlparse MiB | cold / tlparse | cold / one rank "
-              "| site / one rank's |")
+        print(
+            f"one rank: {one_s:.1f} s, {one_mib:.0f} MiB; site with its model cached "
+            f"{one_site:.1f} s",
+            flush=True,
+        )
+        print(
+            "| kind | ranks | logs MB | cold s | peak MiB | unchanged s | site s | pages "
+            "| HTML MB | tlparse s | tlparse MiB | cold / tlparse | cold / one rank "
+            "| site / one rank's |"
+        )
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for kind in args.kinds:
             for n in args.ranks:
@@ -220,10 +244,12 @@ def main() -> None:
                 pages, html = weight(src, site / "out")
                 site_s = site_only(src, site / "out")
                 tl_s, tl_mib = tlparse(src / "logs", site / "tlparse")
-                print(f"| {kind} | {n} | {logs_mb:.0f} | {cold:.1f} | {peak:.0f} | {again:.1f} "
-                      f"| {site_s:.1f} | {pages} | {html / 1e6:.1f} | {tl_s:.1f} | {tl_mib:.0f} "
-                      f"| {cold / tl_s:.1f}x | {cold / one_s:.2f}x | {site_s / one_site:.2f}x |",
-                      flush=True)
+                print(
+                    f"| {kind} | {n} | {logs_mb:.0f} | {cold:.1f} | {peak:.0f} | {again:.1f} "
+                    f"| {site_s:.1f} | {pages} | {html / 1e6:.1f} | {tl_s:.1f} | {tl_mib:.0f} "
+                    f"| {cold / tl_s:.1f}x | {cold / one_s:.2f}x | {site_s / one_site:.2f}x |",
+                    flush=True,
+                )
                 if args.keep is None:
                     shutil.rmtree(site)
     finally:

@@ -41,8 +41,12 @@ def measure(command: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of a child process (``wait4``: its own, not the
     largest of every child so far)."""
     start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    child = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -58,23 +62,37 @@ def main() -> int:
     args = parser.parse_args()
     tlparse = shutil.which("tlparse") or str(Path(sys.executable).parent / "tlparse")
     with tempfile.TemporaryDirectory(prefix="bench-redact-") as tmp:
-        log = args.log or (BIG_LOG if BIG_LOG.exists() else repeated_log(
-            Path(tmp) / "big.log", args.mb))
+        log = args.log or (
+            BIG_LOG if BIG_LOG.exists() else repeated_log(Path(tmp) / "big.log", args.mb)
+        )
         size = log.stat().st_size / (1 << 20)
         print(f"{log.name}: {size:.0f} MB")
         out = Path(tmp) / "out"
         rows = [
-            ("tlparse 0.4.3 (read)", [tlparse, str(log), "-o", str(out), "--no-browser",
-                                      "--overwrite"]),
-            ("sphinx-torchtrace redact", [sys.executable, "-m", "sphinx_torchtrace", "redact",
-                                          str(log), "-o", str(Path(tmp) / "redacted.log")]),
+            (
+                "tlparse 0.4.3 (read)",
+                [tlparse, str(log), "-o", str(out), "--no-browser", "--overwrite"],
+            ),
+            (
+                "sphinx-torchtrace redact",
+                [
+                    sys.executable,
+                    "-m",
+                    "sphinx_torchtrace",
+                    "redact",
+                    str(log),
+                    "-o",
+                    str(Path(tmp) / "redacted.log"),
+                ],
+            ),
         ]
         results = []
         for name, command in rows:
             seconds, peak = measure(command)
             results.append(seconds)
-            print(f"{name:<26} {seconds:7.1f} s  {size / seconds:6.1f} MB/s  "
-                  f"peak RSS {peak:6.0f} MB")
+            print(
+                f"{name:<26} {seconds:7.1f} s  {size / seconds:6.1f} MB/s  peak RSS {peak:6.0f} MB"
+            )
         print(f"redact / tlparse: {results[1] / results[0]:.2f}x the time")
     return 0
 

@@ -31,8 +31,11 @@ NONE = "none"
 
 
 def default_logs() -> list[Path]:
-    logs = [p for p in sorted((ROOT / "tests" / "data").rglob("dedicated_log_torch_trace_*.log*"))
-            if p.stat().st_size >= 1 << 20 and "tlparse-inputs" not in p.parts]
+    logs = [
+        p
+        for p in sorted((ROOT / "tests" / "data").rglob("dedicated_log_torch_trace_*.log*"))
+        if p.stat().st_size >= 1 << 20 and "tlparse-inputs" not in p.parts
+    ]
     return logs[:3]
 
 
@@ -56,13 +59,23 @@ def build_once(log: Path, variant: str, builder: str) -> float:
         except ImportError:
             pass
         (src / "conf.py").write_text(
-            "".join(f"{k} = {v!r}\n" for k, v in conf.items()), encoding="utf-8")
+            "".join(f"{k} = {v!r}\n" for k, v in conf.items()), encoding="utf-8"
+        )
         shutil.copyfile(log, src / log.name)
-        (src / "index.rst").write_text(f"Trace\n=====\n\n.. torchtrace:: {log.name}\n",
-                                       encoding="utf-8")
+        (src / "index.rst").write_text(
+            f"Trace\n=====\n\n.. torchtrace:: {log.name}\n", encoding="utf-8"
+        )
         started = time.perf_counter()
-        app = Sphinx(str(src), str(src), str(Path(tmp) / "out"), str(Path(tmp) / "doctrees"),
-                     builder, status=None, warning=None, freshenv=True)
+        app = Sphinx(
+            str(src),
+            str(src),
+            str(Path(tmp) / "out"),
+            str(Path(tmp) / "doctrees"),
+            builder,
+            status=None,
+            warning=None,
+            freshenv=True,
+        )
         app.build()
         return time.perf_counter() - started
 
@@ -85,14 +98,28 @@ def main() -> int:
         for _ in range(args.repeat):
             for variant in variants:
                 out = subprocess.run(
-                    [sys.executable, __file__, "--builder", args.builder, "--one", str(log),
-                     variant], capture_output=True, text=True, check=True, cwd=ROOT,
-                    env={**os.environ, "PYTHONHASHSEED": "0"})
+                    [
+                        sys.executable,
+                        __file__,
+                        "--builder",
+                        args.builder,
+                        "--one",
+                        str(log),
+                        variant,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    cwd=ROOT,
+                    env={**os.environ, "PYTHONHASHSEED": "0"},
+                )
                 seconds = float(out.stdout.strip().splitlines()[-1])
                 best[variant] = min(best.get(variant, seconds), seconds)
         size = log.stat().st_size / 1e6
-        print(f"\n{log.relative_to(ROOT)} ({size:.1f} MB), {args.builder}, best of "
-              f"{args.repeat}: all speed-ups {best[ALL]:.2f} s, none {best[NONE]:.2f} s")
+        print(
+            f"\n{log.relative_to(ROOT)} ({size:.1f} MB), {args.builder}, best of "
+            f"{args.repeat}: all speed-ups {best[ALL]:.2f} s, none {best[NONE]:.2f} s"
+        )
         print(f"  {'left out':<22} {'build s':>8} {'saves s':>8} {'saves %':>8}")
         for name in SPEEDUPS:
             saves = best[name] - best[ALL]

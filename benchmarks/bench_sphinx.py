@@ -154,8 +154,15 @@ def main() -> None:
         finally:
             if args.baseline:
                 subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                     str(base / "baseline-code")],
+                    [
+                        "git",
+                        "-C",
+                        str(ROOT),
+                        "worktree",
+                        "remove",
+                        "--force",
+                        str(base / "baseline-code"),
+                    ],
                     capture_output=True,
                 )
     tl = min(tls)

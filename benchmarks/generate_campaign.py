@@ -123,55 +123,113 @@ TIME_LIMIT = mc.TIME_LIMIT
 
 #: Event names of torch 2.13's ``trace_structured`` / ``dtrace_structured`` call sites.
 TORCH_EVENTS = (
-    "aot_backward_graph", "aot_forward_graph", "aot_inference_graph", "aot_joint_graph",
-    "aot_forward_graph_pre_saved_tensors_hooks", "aot_saved_tensors_hooks_pack fw_hook",
-    "chromium_event", "compilation_metrics", "bwd_compilation_metrics",
-    "compilation_metrics_runtime", "bwd_compilation_metrics_runtime",
-    "aot_autograd_backward_compilation_metrics", "compiled_autograd_graph", "create_symbol",
-    "create_unbacked_symbol", "describe_source", "describe_storage", "describe_tensor",
-    "dump_file", "dynamo_cpp_guards_str", "dynamo_guards", "dynamo_output_graph",
-    "dynamo_start", "export", "exported_program", "expression_created", "guard_added",
-    "guard_added_fast", "guard_on_data_dependent_error", "inductor_output_code",
-    "inductor_post_grad_graph", "inductor_pre_grad_graph", "link", "mismatched_fake_kernel",
-    "missing_fake_kernel", "optimize_ddp_split_child", "optimize_ddp_split_graph",
-    "propagate_real_tensors", "propagate_real_tensors_provenance", "str",
-    "symbolic_shape_specialization", "artifact", "graph_dump",
+    "aot_backward_graph",
+    "aot_forward_graph",
+    "aot_inference_graph",
+    "aot_joint_graph",
+    "aot_forward_graph_pre_saved_tensors_hooks",
+    "aot_saved_tensors_hooks_pack fw_hook",
+    "chromium_event",
+    "compilation_metrics",
+    "bwd_compilation_metrics",
+    "compilation_metrics_runtime",
+    "bwd_compilation_metrics_runtime",
+    "aot_autograd_backward_compilation_metrics",
+    "compiled_autograd_graph",
+    "create_symbol",
+    "create_unbacked_symbol",
+    "describe_source",
+    "describe_storage",
+    "describe_tensor",
+    "dump_file",
+    "dynamo_cpp_guards_str",
+    "dynamo_guards",
+    "dynamo_output_graph",
+    "dynamo_start",
+    "export",
+    "exported_program",
+    "expression_created",
+    "guard_added",
+    "guard_added_fast",
+    "guard_on_data_dependent_error",
+    "inductor_output_code",
+    "inductor_post_grad_graph",
+    "inductor_pre_grad_graph",
+    "link",
+    "mismatched_fake_kernel",
+    "missing_fake_kernel",
+    "optimize_ddp_split_child",
+    "optimize_ddp_split_graph",
+    "propagate_real_tensors",
+    "propagate_real_tensors_provenance",
+    "str",
+    "symbolic_shape_specialization",
+    "artifact",
+    "graph_dump",
 )
 #: Artifact names (``{"artifact": {"name", "encoding"}}``) and their encodings.
 TORCH_ARTIFACTS: dict[str, str] = {
-    "forward_ORIGINAL_BYTECODE": "string", "forward_MODIFIED_BYTECODE": "string",
-    "fx_graph_cache_hit": "json", "fx_graph_cache_miss": "json",
-    "fx_graph_cache_bypass": "json", "fx_graph_bundled_cache_hit": "json",
-    "aotautograd_cache_hit": "json", "aotautograd_cache_miss": "json",
-    "aotautograd_cache_bypass": "json", "get_local_code_state": "string",
-    "get_remote_code_state": "string", "put_remote_code_state": "string",
-    "put_local_code_state": "string", "get_extra_remote_code_state": "string",
-    "pattern_matcher_post_grad": "string", "optimus_BatchLinearFusion": "string",
-    "forward_fused": "string", "fx_collectives_analytical_estimation": "string",
-    "runtime_wrapper_orchestration": "string", "compiled_fn_wrapper": "string",
-    "after_joint_graph": "string", "after_pre_grad_graph": "string",
-    "aot_forward_graph_fw_metadata": "string", "aot_inference_graph_after_hop_passes": "string",
+    "forward_ORIGINAL_BYTECODE": "string",
+    "forward_MODIFIED_BYTECODE": "string",
+    "fx_graph_cache_hit": "json",
+    "fx_graph_cache_miss": "json",
+    "fx_graph_cache_bypass": "json",
+    "fx_graph_bundled_cache_hit": "json",
+    "aotautograd_cache_hit": "json",
+    "aotautograd_cache_miss": "json",
+    "aotautograd_cache_bypass": "json",
+    "get_local_code_state": "string",
+    "get_remote_code_state": "string",
+    "put_remote_code_state": "string",
+    "put_local_code_state": "string",
+    "get_extra_remote_code_state": "string",
+    "pattern_matcher_post_grad": "string",
+    "optimus_BatchLinearFusion": "string",
+    "forward_fused": "string",
+    "fx_collectives_analytical_estimation": "string",
+    "runtime_wrapper_orchestration": "string",
+    "compiled_fn_wrapper": "string",
+    "after_joint_graph": "string",
+    "after_pre_grad_graph": "string",
+    "aot_forward_graph_fw_metadata": "string",
+    "aot_inference_graph_after_hop_passes": "string",
     "aot_joint_graph_sync_decision_cross_ranks": "string",
-    "aotautograd_cache_pickle_failure": "json", "before_joint_graph": "string",
-    "before_post_grad_graph": "string", "before_pre_grad_graph": "string",
+    "aotautograd_cache_pickle_failure": "json",
+    "before_joint_graph": "string",
+    "before_post_grad_graph": "string",
+    "before_pre_grad_graph": "string",
     "compiled_autograd_compile_reasons": "json",
-    "compiled_autograd_graph_pre_reordering": "string", "compiler_collective": "string",
-    "dynamo_cache_bypass": "json", "dynamo_cache_entries": "json",
-    "dynamo_cache_exception": "json", "dynamo_error": "string",
-    "dynamo_graph_break_reason": "string", "dynamo_side_effects": "string",
-    "eager_compile_backwards_failure": "string", "fx_graph_runnable": "string",
-    "fx_interpreter_error": "string", "fx_net_acc_splitter_finder_events": "json",
-    "graph_execution": "json", "inductor_collective_schedule": "json",
+    "compiled_autograd_graph_pre_reordering": "string",
+    "compiler_collective": "string",
+    "dynamo_cache_bypass": "json",
+    "dynamo_cache_entries": "json",
+    "dynamo_cache_exception": "json",
+    "dynamo_error": "string",
+    "dynamo_graph_break_reason": "string",
+    "dynamo_side_effects": "string",
+    "eager_compile_backwards_failure": "string",
+    "fx_graph_runnable": "string",
+    "fx_interpreter_error": "string",
+    "fx_net_acc_splitter_finder_events": "json",
+    "graph_execution": "json",
+    "inductor_collective_schedule": "json",
     "inductor_post_grad_graph": "string",
     "inductor_provenance_tracking_kernel_stack_traces": "json",
     "inductor_provenance_tracking_node_mappings": "json",
-    "inductor_runtime_and_tensor_meta": "json", "invoke_subgraph_backward_duplicate": "json",
-    "make_fx_fail_partial": "string", "min_cut_information": "json",
-    "min_cut_failed_fx_graph": "string", "overlap_scheduling_graph_after": "string",
-    "pge_profile_vs_analytical": "json", "pre_bucketing_collective_sizes": "json",
-    "precompile_cache_bypass": "json", "recompile_reasons": "json",
-    "torch._functorch.config": "string", "torch_version": "json",
-    "triton_kernel_info": "json", "inductor_spmd_graph_mismatch": "string",
+    "inductor_runtime_and_tensor_meta": "json",
+    "invoke_subgraph_backward_duplicate": "json",
+    "make_fx_fail_partial": "string",
+    "min_cut_information": "json",
+    "min_cut_failed_fx_graph": "string",
+    "overlap_scheduling_graph_after": "string",
+    "pge_profile_vs_analytical": "json",
+    "pre_bucketing_collective_sizes": "json",
+    "precompile_cache_bypass": "json",
+    "recompile_reasons": "json",
+    "torch._functorch.config": "string",
+    "torch_version": "json",
+    "triton_kernel_info": "json",
+    "inductor_spmd_graph_mismatch": "string",
 }
 #: Every name this project's reader knows, beside torch's: none goes unwritten.
 for _name in sorted(JSON_ARTIFACTS | set(SCHEDULE_ARTIFACTS)):
@@ -182,35 +240,51 @@ EVENTS = tuple(dict.fromkeys((*TORCH_EVENTS, *sorted(KNOWN_EVENTS), *sorted(METR
 
 #: Fields of ``compilation_metrics`` (torch 2.13) and a plausible value of each.
 METRICS_FIELDS: dict[str, Callable[[random.Random], Any]] = {
-    "compile_id": lambda r: "0/0", "frame_key": lambda r: str(r.randrange(9)),
+    "compile_id": lambda r: "0/0",
+    "frame_key": lambda r: str(r.randrange(9)),
     "co_name": lambda r: r.choice(("forward", "f", "<lambda>", "torch_dynamo_resume_in_f_at_17")),
     "co_filename": lambda r: r.choice(("/home/user/project/model.py", "model.py", "")),
-    "co_firstlineno": lambda r: r.randrange(1, 400), "cache_size": lambda r: r.randrange(8),
-    "accumulated_cache_size": lambda r: r.randrange(8), "guard_count": lambda r: r.randrange(90),
-    "shape_env_guard_count": lambda r: r.randrange(9), "graph_op_count": lambda r: r.randrange(20),
-    "graph_node_count": lambda r: r.randrange(40), "graph_input_count": lambda r: r.randrange(9),
+    "co_firstlineno": lambda r: r.randrange(1, 400),
+    "cache_size": lambda r: r.randrange(8),
+    "accumulated_cache_size": lambda r: r.randrange(8),
+    "guard_count": lambda r: r.randrange(90),
+    "shape_env_guard_count": lambda r: r.randrange(9),
+    "graph_op_count": lambda r: r.randrange(20),
+    "graph_node_count": lambda r: r.randrange(40),
+    "graph_input_count": lambda r: r.randrange(9),
     "start_time": lambda r: 1795261896.3 + r.random(),
     "entire_frame_compile_time_s": lambda r: r.random() * 20,
     "backend_compile_time_s": lambda r: r.random() * 10,
-    "inductor_compile_time_s": lambda r: r.random() * 5, "code_gen_time_s": lambda r: r.random(),
-    "fail_type": lambda r: None, "fail_reason": lambda r: None,
-    "fail_user_frame_filename": lambda r: None, "fail_user_frame_lineno": lambda r: None,
-    "non_compliant_ops": lambda r: [], "compliant_custom_ops": lambda r: [],
-    "restart_reasons": lambda r: [], "dynamo_time_before_restart_s": lambda r: r.random(),
-    "has_guarded_code": lambda r: True, "remote_cache_time_saved_s": lambda r: None,
+    "inductor_compile_time_s": lambda r: r.random() * 5,
+    "code_gen_time_s": lambda r: r.random(),
+    "fail_type": lambda r: None,
+    "fail_reason": lambda r: None,
+    "fail_user_frame_filename": lambda r: None,
+    "fail_user_frame_lineno": lambda r: None,
+    "non_compliant_ops": lambda r: [],
+    "compliant_custom_ops": lambda r: [],
+    "restart_reasons": lambda r: [],
+    "dynamo_time_before_restart_s": lambda r: r.random(),
+    "has_guarded_code": lambda r: True,
+    "remote_cache_time_saved_s": lambda r: None,
     "structured_logging_overhead_s": lambda r: r.random() / 10,
-    "config_suppress_errors": lambda r: False, "config_inline_inbuilt_nn_modules": lambda r: True,
-    "specialize_float": lambda r: False, "is_forward": lambda r: True,
+    "config_suppress_errors": lambda r: False,
+    "config_inline_inbuilt_nn_modules": lambda r: True,
+    "specialize_float": lambda r: False,
+    "is_forward": lambda r: True,
     "is_runtime": lambda r: False,
     "dynamo_config": lambda r: json.dumps({"cache_size_limit": 8, "verbose": False}),
     "inductor_config": lambda r: json.dumps({"max_autotune": False, "TYPE_CHECKING": False}),
     "functorch_config": lambda r: json.dumps({"activation_memory_budget": 1.0}),
     "compiler_config": lambda r: json.dumps({"cache_key_tag": ""}),
-    "cuda_version": lambda r: None, "triton_version": lambda r: "",
-    "feature_usage": lambda r: {"fx_cache": True}, "num_graph_breaks": lambda r: r.randrange(3),
+    "cuda_version": lambda r: None,
+    "triton_version": lambda r: "",
+    "feature_usage": lambda r: {"fx_cache": True},
+    "num_graph_breaks": lambda r: r.randrange(3),
     "triton_compile_time_us": lambda r: r.randrange(10**7),
     "duration_us": lambda r: r.randrange(10**7),
-    "start_time_us": lambda r: 1795261896303797, "end_time_us": lambda r: 1795261913173716,
+    "start_time_us": lambda r: 1795261896303797,
+    "end_time_us": lambda r: 1795261913173716,
     "dynamo_cumulative_compile_time_us": lambda r: r.randrange(10**7),
     "aot_autograd_cumulative_compile_time_us": lambda r: r.randrange(10**7),
     "inductor_cumulative_compile_time_us": lambda r: r.randrange(10**7),
@@ -218,53 +292,135 @@ METRICS_FIELDS: dict[str, Callable[[random.Random], Any]] = {
     "backward_cumulative_compile_time_us": lambda r: None,
     "inductor_fx_local_cache_hit_count": lambda r: r.randrange(2),
     "inductor_fx_local_cache_miss_count": lambda r: r.randrange(2),
-    "aotautograd_local_cache_miss_count": lambda r: 1, "gc_time_us": lambda r: 1011,
-    "guard_latency_us": lambda r: 82, "recompile_reason": lambda r: None,
+    "aotautograd_local_cache_miss_count": lambda r: 1,
+    "gc_time_us": lambda r: 1011,
+    "guard_latency_us": lambda r: 82,
+    "recompile_reason": lambda r: None,
     "cudagraph_skip_reason": lambda r: r.choice((None, "skipping cudagraphs due to cpu device")),
     "runtime_cudagraphify_time_us": lambda r: r.choice((None, 1200)),
-    "runtime_triton_autotune_time_us": lambda r: None, "python_version": lambda r: "3.11.7",
-    "pytorch_version": lambda r: "2.13.0+cpu", "log_format_version": lambda r: 3,
-    "graph_node_shapes": lambda r: "{'l_x_': [16, 16]}", "stack_trace": lambda r: [
-        "Line: 15, Name: f, Filename: /home/user/project/model.py"],
-    "exception_stack_trace": lambda r: None, "tensorify_float_attempt": lambda r: None,
-    "param_numel": lambda r: None, "param_bytes": lambda r: None, "param_count": lambda r: None,
-    "recompile_user_contexts": lambda r: None, "ir_count": lambda r: None,
-    "post_grad_pass_time_us": lambda r: 248698, "pre_grad_pass_time_us": lambda r: 8256,
+    "runtime_triton_autotune_time_us": lambda r: None,
+    "python_version": lambda r: "3.11.7",
+    "pytorch_version": lambda r: "2.13.0+cpu",
+    "log_format_version": lambda r: 3,
+    "graph_node_shapes": lambda r: "{'l_x_': [16, 16]}",
+    "stack_trace": lambda r: ["Line: 15, Name: f, Filename: /home/user/project/model.py"],
+    "exception_stack_trace": lambda r: None,
+    "tensorify_float_attempt": lambda r: None,
+    "param_numel": lambda r: None,
+    "param_bytes": lambda r: None,
+    "param_count": lambda r: None,
+    "recompile_user_contexts": lambda r: None,
+    "ir_count": lambda r: None,
+    "post_grad_pass_time_us": lambda r: 248698,
+    "pre_grad_pass_time_us": lambda r: 8256,
     "joint_graph_pass_time_us": lambda r: 259555,
 }
 
 #: Chromium event names (``dynamo_timed``), the stages the timings read first.
-CHROMIUM_NAMES = ("dynamo", "entire_frame_compile", "backend_compile", "inductor_compile",
-                  "compile_fx_inner", "code_gen", "compile_file", "gc", "fx_graph_cache_miss",
-                  "autograd_cache_miss", "compile_attempt_0", "cudagraphify",
-                  "entire_backward_compile", "pgo.dynamic_whitelist", "GraphLowering.run")
+CHROMIUM_NAMES = (
+    "dynamo",
+    "entire_frame_compile",
+    "backend_compile",
+    "inductor_compile",
+    "compile_fx_inner",
+    "code_gen",
+    "compile_file",
+    "gc",
+    "fx_graph_cache_miss",
+    "autograd_cache_miss",
+    "compile_attempt_0",
+    "cudagraphify",
+    "entire_backward_compile",
+    "pgo.dynamic_whitelist",
+    "GraphLowering.run",
+)
 CHROMIUM_ARGS: dict[str, Callable[[random.Random], Any]] = {
-    "compile_id": lambda r: "0/0", "cache_state": lambda r: r.choice(("miss", "hit", "bypass")),
+    "compile_id": lambda r: "0/0",
+    "cache_state": lambda r: r.choice(("miss", "hit", "bypass")),
     "key": lambda r: "aehsoeifejfsjyor5tdtoan2djmp5sp3bb36j5a7wr5lg7fvh3t6",
-    "is_backward": lambda r: r.random() < 0.3, "fn_name": lambda r: "_compile.compile_inner",
-    "cache_event_time": lambda r: 1795261896963333905, "components": lambda r: [],
-    "time_taken_ns": lambda r: r.randrange(10**10), "reason": lambda r: "size change",
-    "name": lambda r: "L['x']", "dim_changed": lambda r: 1, "cached": lambda r: "5",
-    "new": lambda r: "7", "cache_bypass_reason": lambda r: None,
+    "is_backward": lambda r: r.random() < 0.3,
+    "fn_name": lambda r: "_compile.compile_inner",
+    "cache_event_time": lambda r: 1795261896963333905,
+    "components": lambda r: [],
+    "time_taken_ns": lambda r: r.randrange(10**10),
+    "reason": lambda r: "size change",
+    "name": lambda r: "L['x']",
+    "dim_changed": lambda r: 1,
+    "cached": lambda r: "5",
+    "new": lambda r: "7",
+    "cache_bypass_reason": lambda r: None,
     "cache_bypass_traceback": lambda r: ["Traceback (most recent call last):"],
-    "restart_reasons": lambda r: [], "graph_op_count": lambda r: 2,
-    "requires_subclass_dispatch": lambda r: False, "dispatch_mode": lambda r: "inference",
+    "restart_reasons": lambda r: [],
+    "graph_op_count": lambda r: 2,
+    "requires_subclass_dispatch": lambda r: False,
+    "dispatch_mode": lambda r: "inference",
 }
 
 #: Hostile strings, beside the mutation campaign's raw JSON texts.
 HOSTILE_STRINGS = (
-    "", " ", "\n", "\t\t", "\x00", "\x1b[2J\x1b[31mred\x1b[0m", "\r\rcarriage", "\u202eevil",
-    "\u200b\ufeff", "\u2028\u2029", "<script>alert(1)</script>", "</div></body>", "<!--",
-    "]]>", "&amp;&lt;", ".. raw:: html\n\n   <b>x</b>", "`link <javascript:alert(1)>`_",
-    ":ref:`x`", "|sub|", "*emph* **strong** ``lit``", "{{ x }}", "{% raw %}", "$$x$$",
-    "\\end{document}\\input{/etc/passwd}", "%comment", "#define", "\\\\", "\\n\\t",
-    "../../../../etc/passwd", "/home/user/.ssh/id_rsa", "C:\\Users\\x\\secret",
-    "a" * 300, "x/" * 3000, "[0/0]", "!0/1/0_1", "-/-", "0/0_1", "[[", "]]", "{", "}",
-    "file.py:12", "File \"/home/user/project/model.py\", line 21, in forward",
-    "Graph break in user code at /home/user/x.py:9", "WON'T CONVERT", "\ud800", "a\udfffb",
-    "NaN", "Infinity", "1e999", "-0", "0x10", "12", "\x7f\x80\x9f", "é" * 50, "𝕏" * 20,
-    ".. include:: /etc/passwd", "<img src=x onerror=alert(1)>", "javascript:alert(1)",
-    "%(x)s {0} {}", "\\x00", "```{eval-rst}\n.. raw:: html\n```", "\x0b\x0c",
+    "",
+    " ",
+    "\n",
+    "\t\t",
+    "\x00",
+    "\x1b[2J\x1b[31mred\x1b[0m",
+    "\r\rcarriage",
+    "\u202eevil",
+    "\u200b\ufeff",
+    "\u2028\u2029",
+    "<script>alert(1)</script>",
+    "</div></body>",
+    "<!--",
+    "]]>",
+    "&amp;&lt;",
+    ".. raw:: html\n\n   <b>x</b>",
+    "`link <javascript:alert(1)>`_",
+    ":ref:`x`",
+    "|sub|",
+    "*emph* **strong** ``lit``",
+    "{{ x }}",
+    "{% raw %}",
+    "$$x$$",
+    "\\end{document}\\input{/etc/passwd}",
+    "%comment",
+    "#define",
+    "\\\\",
+    "\\n\\t",
+    "../../../../etc/passwd",
+    "/home/user/.ssh/id_rsa",
+    "C:\\Users\\x\\secret",
+    "a" * 300,
+    "x/" * 3000,
+    "[0/0]",
+    "!0/1/0_1",
+    "-/-",
+    "0/0_1",
+    "[[",
+    "]]",
+    "{",
+    "}",
+    "file.py:12",
+    'File "/home/user/project/model.py", line 21, in forward',
+    "Graph break in user code at /home/user/x.py:9",
+    "WON'T CONVERT",
+    "\ud800",
+    "a\udfffb",
+    "NaN",
+    "Infinity",
+    "1e999",
+    "-0",
+    "0x10",
+    "12",
+    "\x7f\x80\x9f",
+    "é" * 50,
+    "𝕏" * 20,
+    ".. include:: /etc/passwd",
+    "<img src=x onerror=alert(1)>",
+    "javascript:alert(1)",
+    "%(x)s {0} {}",
+    "\\x00",
+    "```{eval-rst}\n.. raw:: html\n```",
+    "\x0b\x0c",
 )
 
 
@@ -286,20 +442,41 @@ def hostile(r: random.Random, big: bool = True) -> Any:
     if roll < 0.45:
         return r.choice(HOSTILE_STRINGS)
     if roll < 0.55:  # nesting just under, at and past the reader's limit
-        depth = r.choice((MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH,
-                          MAX_JSON_DEPTH + 1, 3))
+        depth = r.choice(
+            (MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 3)
+        )
         if r.random() < 0.5:
             return Raw("[" * depth + "]" * depth)
         return Raw('{"a":' * depth + "1" + "}" * depth)
     if roll < 0.7:
-        return r.choice((0, -1, 1, 2**31, 2**53 + 1, 2**63, 2**64 + 1, -(2**63) - 1, 10**30,
-                         0.5, -0.0, 1e308, 5e-324, math.nan, math.inf, -math.inf))
+        return r.choice(
+            (
+                0,
+                -1,
+                1,
+                2**31,
+                2**53 + 1,
+                2**63,
+                2**64 + 1,
+                -(2**63) - 1,
+                10**30,
+                0.5,
+                -0.0,
+                1e308,
+                5e-324,
+                math.nan,
+                math.inf,
+                -math.inf,
+            )
+        )
     if roll < 0.8:
         return r.choice((None, True, False))
     if roll < 0.9:
         return [hostile(r, False) for _ in range(r.choice((0, 1, 3)))]
-    return {r.choice(HOSTILE_STRINGS + ("name", "0", "args")): hostile(r, False)
-            for _ in range(r.choice((0, 1, 3)))}
+    return {
+        r.choice(HOSTILE_STRINGS + ("name", "0", "args")): hostile(r, False)
+        for _ in range(r.choice((0, 1, 3)))
+    }
 
 
 def dumps(value: Any, indent: bool = False) -> str:
@@ -338,8 +515,10 @@ def hostilize(value: Any, r: random.Random, rate: float, depth: int = 0) -> Any:
             out[r.choice(HOSTILE_STRINGS)] = hostile(r, False)
         return out
     if isinstance(value, list):
-        items = [hostile(r, False) if r.random() < rate else hostilize(v, r, rate, depth + 1)
-                 for v in value]
+        items = [
+            hostile(r, False) if r.random() < rate else hostilize(v, r, rate, depth + 1)
+            for v in value
+        ]
         if items and r.random() < rate:
             items.insert(r.randrange(len(items) + 1), hostile(r, False))
         return items
@@ -385,8 +564,9 @@ def program(r: random.Random) -> list[Compile]:
         function = r.choice(("forward", "f", "g", "torch_dynamo_resume_in_f_at_17", "<lambda>"))
         for number in range(r.choice((1, 1, 1, 2, 3))):
             broke = r.random() < 0.3
-            out.append(Compile(frame, number, 0, None, broke, r.random() < 0.15, function,
-                               10 + frame * 20))
+            out.append(
+                Compile(frame, number, 0, None, broke, r.random() < 0.15, function, 10 + frame * 20)
+            )
             if broke and r.random() < 0.5:
                 out.append(Compile(frame, number, 1, None, False, False, function, 10 + frame * 20))
     if r.random() < 0.15:
@@ -396,58 +576,90 @@ def program(r: random.Random) -> list[Compile]:
     return out
 
 
-FILES = ["/home/user/.venv/lib/python3.11/site-packages/torch/_dynamo/convert_frame.py",
-         "/home/user/project/model.py", "/usr/lib/python3.11/runpy.py", "<frozen runpy>"]
+FILES = [
+    "/home/user/.venv/lib/python3.11/site-packages/torch/_dynamo/convert_frame.py",
+    "/home/user/project/model.py",
+    "/usr/lib/python3.11/runpy.py",
+    "<frozen runpy>",
+]
 
 
 def graph_text(r: random.Random, c: Compile, collectives: bool = False) -> str:
     nodes = r.choice((1, 3, 8))
-    lines = ["class GraphModule(torch.nn.Module):",
-             '    def forward(self, L_x_: "f32[8, 64][64, 1]cpu", L_y_: "f32[8][1]cpu"):',
-             "        l_x_ = L_x_"]
+    lines = [
+        "class GraphModule(torch.nn.Module):",
+        '    def forward(self, L_x_: "f32[8, 64][64, 1]cpu", L_y_: "f32[8][1]cpu"):',
+        "        l_x_ = L_x_",
+    ]
     for i in range(nodes):
-        lines.append(f"        # File: /home/user/project/model.py:{c.line + i} in "
-                     f"{c.function}, code: x = x.sin()")
+        lines.append(
+            f"        # File: /home/user/project/model.py:{c.line + i} in "
+            f"{c.function}, code: x = x.sin()"
+        )
         lines.append(f'        sin_{i}: "f32[8, 64][64, 1]cpu" = torch.ops.aten.sin.default(l_x_)')
     if collectives:
-        lines.append('        all_reduce: "f32[8, 4][4, 1]cpu" = torch.ops._c10d_functional.'
-                     "all_reduce_.default(sin_0, 'sum', '0')")
-        lines.append('        wait_tensor: "f32[8, 4][4, 1]cpu" = torch.ops._c10d_functional.'
-                     "wait_tensor.default(all_reduce)")
+        lines.append(
+            '        all_reduce: "f32[8, 4][4, 1]cpu" = torch.ops._c10d_functional.'
+            "all_reduce_.default(sin_0, 'sum', '0')"
+        )
+        lines.append(
+            '        wait_tensor: "f32[8, 4][4, 1]cpu" = torch.ops._c10d_functional.'
+            "wait_tensor.default(all_reduce)"
+        )
     lines.append(f"        return (sin_{nodes - 1},)")
     return "\n".join(lines)
 
 
 def output_code(r: random.Random) -> str:
     kernels = r.choice((1, 2, 4))
-    parts = ["# AOT ID: ['0_inference']", "from ctypes import c_void_p", "import torch",
-             "from torch._inductor.async_compile import AsyncCompile",
-             "async_compile = AsyncCompile()", ""]
+    parts = [
+        "# AOT ID: ['0_inference']",
+        "from ctypes import c_void_p",
+        "import torch",
+        "from torch._inductor.async_compile import AsyncCompile",
+        "async_compile = AsyncCompile()",
+        "",
+    ]
     names = []
     for i in range(kernels):
         if r.random() < 0.5:
             name = f"triton_poi_fused_sin_{i}"
-            parts += [f"# Topologically Sorted Source Nodes: [sin_{i}], Original ATen: [aten.sin]",
-                      f"{name} = async_compile.triton('{name}', '''",
-                      "import triton", "@triton_heuristics.pointwise(size_hints={'x': 512})",
-                      "@triton.jit",
-                      f"def {name}(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):",
-                      "    xoffset = tl.program_id(0) * XBLOCK", "''', device_str='cuda')", ""]
+            parts += [
+                f"# Topologically Sorted Source Nodes: [sin_{i}], Original ATen: [aten.sin]",
+                f"{name} = async_compile.triton('{name}', '''",
+                "import triton",
+                "@triton_heuristics.pointwise(size_hints={'x': 512})",
+                "@triton.jit",
+                f"def {name}(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):",
+                "    xoffset = tl.program_id(0) * XBLOCK",
+                "''', device_str='cuda')",
+                "",
+            ]
         else:
             name = f"cpp_fused_sin_{i}"
-            parts += [f"# Topologically Sorted Source Nodes: [sin_{i}], Original ATen: [aten.sin]",
-                      f"{name} = async_compile.cpp_pybinding(['const float*', 'float*'], '''",
-                      '#include "/tmp/torchinductor_user/pi/cpi.h"',
-                      'extern "C"  void kernel(const float* in_ptr0, float* out_ptr0)', "{", "}",
-                      "''')", ""]
+            parts += [
+                f"# Topologically Sorted Source Nodes: [sin_{i}], Original ATen: [aten.sin]",
+                f"{name} = async_compile.cpp_pybinding(['const float*', 'float*'], '''",
+                '#include "/tmp/torchinductor_user/pi/cpi.h"',
+                'extern "C"  void kernel(const float* in_ptr0, float* out_ptr0)',
+                "{",
+                "}",
+                "''')",
+                "",
+            ]
         names.append(name)
     parts += ["", "def call(args):", "    arg0_1, = args", "    args.clear()"]
     for i, name in enumerate(names):
-        parts += [f"        # [Provenance debug handles] {name}:{i + 1}",
-                  f"        {name}(arg0_1, buf{i})"]
-    parts += ["        buf9 = empty_strided_cpu((8, 64), (64, 1), torch.float32)",
-              "        extern_kernels.addmm(arg0_1, arg0_1, arg0_1, alpha=1, beta=1, out=buf9)",
-              "    return (buf0, )", ""]
+        parts += [
+            f"        # [Provenance debug handles] {name}:{i + 1}",
+            f"        {name}(arg0_1, buf{i})",
+        ]
+    parts += [
+        "        buf9 = empty_strided_cpu((8, 64), (64, 1), torch.float32)",
+        "        extern_kernels.addmm(arg0_1, arg0_1, arg0_1, alpha=1, beta=1, out=buf9)",
+        "    return (buf0, )",
+        "",
+    ]
     return "\n".join(parts)
 
 
@@ -460,25 +672,44 @@ def json_payload(name: str, r: random.Random, c: Compile) -> Any:
         reason = "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16"
         return [reason] * r.choice((1, 2))
     if name == "inductor_provenance_tracking_node_mappings":
-        return {"preToPost": {"sin": ["sin_0"]}, "postToPre": {"sin_0": ["sin"]},
-                "cppCodeToPost": {kernel: ["sin_0"]}, "postToCppCode": {"sin_0": [kernel]},
-                "version": 2.0}
+        return {
+            "preToPost": {"sin": ["sin_0"]},
+            "postToPre": {"sin_0": ["sin"]},
+            "cppCodeToPost": {kernel: ["sin_0"]},
+            "postToCppCode": {"sin_0": [kernel]},
+            "version": 2.0,
+        }
     if name == "inductor_provenance_tracking_kernel_stack_traces":
-        return {kernel: ['  File "/home/user/project/model.py", line 21, in forward\n'
-                         "    x = torch.relu(self.fc1(x))\n"]}
+        return {
+            kernel: [
+                '  File "/home/user/project/model.py", line 21, in forward\n'
+                "    x = torch.relu(self.fc1(x))\n"
+            ]
+        }
     if name == "inductor_runtime_and_tensor_meta":
-        return {"ops": [{"name": f"op{i}", "type": "compute",
-                         "estimated_runtime_ns": r.choice((1200, 3.5, 0)),
-                         "outputs": [{"shape": [8, 64], "dtype": "torch.float32",
-                                      "stride": [64, 1]}]} for i in range(r.choice((1, 3)))]}
+        return {
+            "ops": [
+                {
+                    "name": f"op{i}",
+                    "type": "compute",
+                    "estimated_runtime_ns": r.choice((1200, 3.5, 0)),
+                    "outputs": [{"shape": [8, 64], "dtype": "torch.float32", "stride": [64, 1]}],
+                }
+                for i in range(r.choice((1, 3)))
+            ]
+        }
     if name == "inductor_collective_schedule":
         return ["torch.ops._c10d_functional.all_reduce_.default"] * r.choice((0, 1, 2))
     if name == "graph_execution":
         return {"graph_execution_order": [{"compile_id": f"{c.frame}/{c.number}"}]}
     if "_cache_" in name:
-        return {"key": "f" * 52, "components": ["[abc] example_inputs: TensorMetadata(...)"],
-                "cache_event_time": 1795261896963333905, "cache_state": name.rsplit("_", 1)[1],
-                "time_taken_ns": 123456}
+        return {
+            "key": "f" * 52,
+            "components": ["[abc] example_inputs: TensorMetadata(...)"],
+            "cache_event_time": 1795261896963333905,
+            "cache_state": name.rsplit("_", 1)[1],
+            "time_taken_ns": 123456,
+        }
     if name == "triton_kernel_info":
         return {"triton_poi_fused_sin_0": {"num_warps": 4, "num_stages": 1}}
     return {"reason": "example", "entries": [1, 2, 3], "nested": {"a": [{"b": None}]}}
@@ -486,17 +717,21 @@ def json_payload(name: str, r: random.Random, c: Compile) -> Any:
 
 def text_payload(name: str, r: random.Random, c: Compile) -> str:
     if name == "dynamo_graph_break_reason":
-        return ("Graph Break Reason: Call to `torch._dynamo.graph_break()`\n"
-                "  Explanation: User-inserted graph break.\n"
-                f"Graph break in user code at /home/user/project/model.py:{c.line + 2}\n"
-                "User code traceback:\n"
-                f'  File "/home/user/project/model.py", line {c.line + 2}, in {c.function}\n'
-                "    torch._dynamo.graph_break()\n")
+        return (
+            "Graph Break Reason: Call to `torch._dynamo.graph_break()`\n"
+            "  Explanation: User-inserted graph break.\n"
+            f"Graph break in user code at /home/user/project/model.py:{c.line + 2}\n"
+            "User code traceback:\n"
+            f'  File "/home/user/project/model.py", line {c.line + 2}, in {c.function}\n'
+            "    torch._dynamo.graph_break()\n"
+        )
     if name in ("dynamo_error", "fx_interpreter_error", "eager_compile_backwards_failure"):
-        return ("Traceback (most recent call last):\n"
-                '  File "/home/user/project/model.py", line 30, in forward\n'
-                "    return x.item()\n"
-                "torch._dynamo.exc.Unsupported: Tensor.item\n")
+        return (
+            "Traceback (most recent call last):\n"
+            '  File "/home/user/project/model.py", line 30, in forward\n'
+            "    return x.item()\n"
+            "torch._dynamo.exc.Unsupported: Tensor.item\n"
+        )
     if name.endswith("BYTECODE"):
         return "  15           0 RESUME                   0\n\n 16           2 LOAD_FAST   0 (x)"
     if name in GRAPH_ARTIFACTS or name.endswith("_graph"):
@@ -508,9 +743,15 @@ def chromium(r: random.Random, c: Compile | None, phase: str, name: str) -> Any:
     args = {k: make(r) for k, make in r.sample(list(CHROMIUM_ARGS.items()), 4)}
     if c is not None:
         args["compile_id"] = f"{c.frame}/{c.number}"
-    event: dict[str, Any] = {"name": name, "ts": 1795261896303797.0 + r.random() * 1e6,
-                             "args": args, "ph": phase, "cat": "dynamo_timed", "tid": 0,
-                             "pid": 0}
+    event: dict[str, Any] = {
+        "name": name,
+        "ts": 1795261896303797.0 + r.random() * 1e6,
+        "args": args,
+        "ph": phase,
+        "cat": "dynamo_timed",
+        "tid": 0,
+        "pid": 0,
+    }
     if phase == "i":
         event["s"] = "p"
     if phase == "X":
@@ -535,8 +776,13 @@ def _json_bytes(value: Any, r: random.Random) -> bytes:
 
 def records(r: random.Random, compiles: list[Compile], rank: int | None) -> list[Rec]:
     """The records torch writes for ``compiles`` (every kind, each once at least over a run)."""
-    out: list[Rec] = [Rec("artifact", {"name": "torch_version", "encoding": "json"},
-                          payload=_json_bytes(json_payload("torch_version", r, compiles[0]), r))]
+    out: list[Rec] = [
+        Rec(
+            "artifact",
+            {"name": "torch_version", "encoding": "json"},
+            payload=_json_bytes(json_payload("torch_version", r, compiles[0]), r),
+        )
+    ]
     interned: dict[str, int] = {}
 
     def stack(c: Compile) -> list[dict[str, Any]]:
@@ -545,8 +791,14 @@ def records(r: random.Random, compiles: list[Compile], rank: int | None) -> list
             if name not in interned:
                 interned[name] = len(interned)
                 out.append(Rec("str", [name, interned[name]]))
-            frames.append({"line": c.line + i, "name": c.function, "filename": interned[name],
-                           "loc": "x = torch.sin(x)"})
+            frames.append(
+                {
+                    "line": c.line + i,
+                    "name": c.function,
+                    "filename": interned[name],
+                    "loc": "x = torch.sin(x)",
+                }
+            )
         return frames
 
     pool = list(EVENTS)
@@ -556,42 +808,115 @@ def records(r: random.Random, compiles: list[Compile], rank: int | None) -> list
         if rank is not None:
             ctx = {"rank": rank, **ctx}
         if c.number > 0:
-            out.append(Rec("artifact", {"name": "recompile_reasons", "encoding": "json"}, ctx,
-                           _json_bytes(json_payload("recompile_reasons", r, c), r)))
+            out.append(
+                Rec(
+                    "artifact",
+                    {"name": "recompile_reasons", "encoding": "json"},
+                    ctx,
+                    _json_bytes(json_payload("recompile_reasons", r, c), r),
+                )
+            )
         out.append(Rec("dynamo_start", {"stack": stack(c)}, ctx))
         out.append(Rec("chromium_event", {}, ctx, _json_bytes(chromium(r, c, "B", "dynamo"), r)))
         for kind in ("describe_storage", "describe_tensor", "describe_source"):
-            out.append(Rec(kind, {"id": 0, "describer_id": 0, "size": [8, 64], "stride": [64, 1],
-                                  "dtype": "torch.float32", "source": "L['x']",
-                                  "view_func": "<built-in method at 0x7ff3814a4690>"}, ctx))
-        out.append(Rec("create_symbol", {"symbol": "s0", "val": 8, "vr": "[2, int_oo]",
-                                         "source": "L['x'].size()[0]",
-                                         "user_stack": stack(c), "stack": stack(c)}, ctx))
-        out.append(Rec("guard_added_fast", {"expr": "Eq(s0, 8)", "user_stack": stack(c),
-                                            "stack": stack(c)}, ctx))
-        out.append(Rec("dynamo_output_graph", {"sizes": {"l_x_": [8, 64], "sin": ["s0", 64]}},
-                       ctx, graph_text(r, c, collectives=rank is not None).encode()))
+            out.append(
+                Rec(
+                    kind,
+                    {
+                        "id": 0,
+                        "describer_id": 0,
+                        "size": [8, 64],
+                        "stride": [64, 1],
+                        "dtype": "torch.float32",
+                        "source": "L['x']",
+                        "view_func": "<built-in method at 0x7ff3814a4690>",
+                    },
+                    ctx,
+                )
+            )
+        out.append(
+            Rec(
+                "create_symbol",
+                {
+                    "symbol": "s0",
+                    "val": 8,
+                    "vr": "[2, int_oo]",
+                    "source": "L['x'].size()[0]",
+                    "user_stack": stack(c),
+                    "stack": stack(c),
+                },
+                ctx,
+            )
+        )
+        out.append(
+            Rec(
+                "guard_added_fast",
+                {"expr": "Eq(s0, 8)", "user_stack": stack(c), "stack": stack(c)},
+                ctx,
+            )
+        )
+        out.append(
+            Rec(
+                "dynamo_output_graph",
+                {"sizes": {"l_x_": [8, 64], "sin": ["s0", 64]}},
+                ctx,
+                graph_text(r, c, collectives=rank is not None).encode(),
+            )
+        )
         for name in r.sample(artifacts, r.choice((2, 4, 8))):
             encoding = TORCH_ARTIFACTS[name]
-            body = (_json_bytes(json_payload(name, r, c), r) if encoding == "json"
-                    else text_payload(name, r, c).encode())
+            body = (
+                _json_bytes(json_payload(name, r, c), r)
+                if encoding == "json"
+                else text_payload(name, r, c).encode()
+            )
             out.append(Rec("artifact", {"name": name, "encoding": encoding}, ctx, body))
         for kind in r.sample(pool, r.choice((1, 3, 6))):
             out.append(event_record(kind, r, c, ctx, stack))
-        out.append(Rec("inductor_output_code", {"filename": "/tmp/torchinductor_user/vk/c.py",
-                                                "file_path": "/tmp/torchinductor_user/vk/c.py"},
-                       ctx, output_code(r).encode()))
-        for name in ("inductor_runtime_and_tensor_meta", "inductor_collective_schedule",
-                     "graph_execution", "inductor_provenance_tracking_node_mappings",
-                     "inductor_provenance_tracking_kernel_stack_traces"):
+        out.append(
+            Rec(
+                "inductor_output_code",
+                {
+                    "filename": "/tmp/torchinductor_user/vk/c.py",
+                    "file_path": "/tmp/torchinductor_user/vk/c.py",
+                },
+                ctx,
+                output_code(r).encode(),
+            )
+        )
+        for name in (
+            "inductor_runtime_and_tensor_meta",
+            "inductor_collective_schedule",
+            "graph_execution",
+            "inductor_provenance_tracking_node_mappings",
+            "inductor_provenance_tracking_kernel_stack_traces",
+        ):
             if r.random() < 0.6:
-                out.append(Rec("artifact", {"name": name, "encoding": "json"}, ctx,
-                               _json_bytes(json_payload(name, r, c), r)))
-        out.append(Rec("dynamo_cpp_guards_str", {}, ctx,
-                       b"TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- TENSOR_MATCH: L['x']"))
+                out.append(
+                    Rec(
+                        "artifact",
+                        {"name": name, "encoding": "json"},
+                        ctx,
+                        _json_bytes(json_payload(name, r, c), r),
+                    )
+                )
+        out.append(
+            Rec(
+                "dynamo_cpp_guards_str",
+                {},
+                ctx,
+                b"TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- TENSOR_MATCH: L['x']",
+            )
+        )
         if c.broke:
-            out.append(Rec("artifact", {"name": "dynamo_graph_break_reason", "encoding": "string"},
-                           ctx, text_payload("dynamo_graph_break_reason", r, c).encode()))
+            out.append(
+                Rec(
+                    "artifact",
+                    {"name": "dynamo_graph_break_reason", "encoding": "string"},
+                    ctx,
+                    text_payload("dynamo_graph_break_reason", r, c).encode(),
+                )
+            )
         out.append(Rec("chromium_event", {}, ctx, _json_bytes(chromium(r, c, "E", "dynamo"), r)))
         for name in ("entire_frame_compile", "backend_compile", "inductor_compile"):
             if r.random() < 0.5:
@@ -611,9 +936,13 @@ def metrics_record(kind: str, r: random.Random, c: Compile, ctx: dict[str, Any])
     data["compile_id"] = f"{c.frame}/{c.number}" + (f"_{c.attempt}" if c.attempt else "")
     data["co_name"], data["co_firstlineno"] = c.function, c.line
     if c.failed:
-        data.update(fail_type="torch._dynamo.exc.Unsupported", fail_reason="Tensor.item",
-                    fail_user_frame_filename="/home/user/project/model.py",
-                    fail_user_frame_lineno=c.line + 3, has_guarded_code=False)
+        data.update(
+            fail_type="torch._dynamo.exc.Unsupported",
+            fail_reason="Tensor.item",
+            fail_user_frame_filename="/home/user/project/model.py",
+            fail_user_frame_lineno=c.line + 3,
+            has_guarded_code=False,
+        )
     if c.broke:
         data["restart_reasons"] = ["Graph break: call_function graph_break in skip_files"]
     if "bwd" in kind:
@@ -621,8 +950,13 @@ def metrics_record(kind: str, r: random.Random, c: Compile, ctx: dict[str, Any])
     return Rec(kind, data, ctx)
 
 
-def event_record(kind: str, r: random.Random, c: Compile | None, ctx: dict[str, Any],
-                 stack: Callable[[Compile], list[dict[str, Any]]]) -> Rec:
+def event_record(
+    kind: str,
+    r: random.Random,
+    c: Compile | None,
+    ctx: dict[str, Any],
+    stack: Callable[[Compile], list[dict[str, Any]]],
+) -> Rec:
     """A record of any event kind, with the metadata and payload torch gives it."""
     here = c or Compile(0, 0)
     if kind == "str":
@@ -634,26 +968,53 @@ def event_record(kind: str, r: random.Random, c: Compile | None, ctx: dict[str, 
         return metrics_record(kind, r, here, ctx)
     if kind == "artifact":
         name = r.choice(list(TORCH_ARTIFACTS))
-        body = (_json_bytes(json_payload(name, r, here), r) if TORCH_ARTIFACTS[name] == "json"
-                else text_payload(name, r, here).encode())
+        body = (
+            _json_bytes(json_payload(name, r, here), r)
+            if TORCH_ARTIFACTS[name] == "json"
+            else text_payload(name, r, here).encode()
+        )
         return Rec(kind, {"name": name, "encoding": TORCH_ARTIFACTS[name]}, ctx, body)
     if kind == "graph_dump":
-        name = r.choice(("inductor_aot_wrapper_code", "inductor_aot_kernel_code",
-                         "inductor_aot_header_code"))
-        return Rec(kind, {"name": name, "type": "cpp", "filename": "/tmp/x.cpp"}, ctx,
-                   output_code(r).encode())
+        name = r.choice(
+            ("inductor_aot_wrapper_code", "inductor_aot_kernel_code", "inductor_aot_header_code")
+        )
+        return Rec(
+            kind,
+            {"name": name, "type": "cpp", "filename": "/tmp/x.cpp"},
+            ctx,
+            output_code(r).encode(),
+        )
     if kind == "dynamo_start":
         return Rec(kind, {"stack": stack(here)}, ctx)
     if kind == "dump_file":
         return Rec(kind, {"name": "<eval_with_key>.7"}, ctx, b"def forward(self, x):\n    return x")
     if kind == "link":
         return Rec(kind, {"name": "cprofile", "url": "https://example.com/profile"}, ctx)
-    if kind in ("create_symbol", "create_unbacked_symbol", "guard_added_fast", "guard_added",
-                "symbolic_shape_specialization", "propagate_real_tensors", "expression_created",
-                "guard_on_data_dependent_error", "propagate_real_tensors_provenance"):
-        return Rec(kind, {"symbol": "u0", "expr": "Eq(u0, 1)", "result": "False",
-                          "prefix": r.choice(("eval", "runtime_assert")), "vr": "[-int_oo, int_oo]",
-                          "user_stack": stack(here), "stack": stack(here), "reason": "x"}, ctx)
+    if kind in (
+        "create_symbol",
+        "create_unbacked_symbol",
+        "guard_added_fast",
+        "guard_added",
+        "symbolic_shape_specialization",
+        "propagate_real_tensors",
+        "expression_created",
+        "guard_on_data_dependent_error",
+        "propagate_real_tensors_provenance",
+    ):
+        return Rec(
+            kind,
+            {
+                "symbol": "u0",
+                "expr": "Eq(u0, 1)",
+                "result": "False",
+                "prefix": r.choice(("eval", "runtime_assert")),
+                "vr": "[-int_oo, int_oo]",
+                "user_stack": stack(here),
+                "stack": stack(here),
+                "reason": "x",
+            },
+            ctx,
+        )
     if kind in ("missing_fake_kernel", "mismatched_fake_kernel"):
         return Rec(kind, {"op": "mylib.foo.default", "reason": "no fake kernel"}, ctx)
     if kind in ("describe_storage", "describe_tensor", "describe_source"):
@@ -679,8 +1040,17 @@ def make_hostile(recs: list[Rec], r: random.Random, rate: float) -> list[str]:
         if r.random() < rate:
             rec.context = hostilize(rec.context, r, 0.5)
             if r.random() < 0.5:
-                key = r.choice(("rank", "frame_id", "frame_compile_id", "attempt",
-                                "compiled_autograd_id", "subgraph_name", "stack"))
+                key = r.choice(
+                    (
+                        "rank",
+                        "frame_id",
+                        "frame_compile_id",
+                        "attempt",
+                        "compiled_autograd_id",
+                        "subgraph_name",
+                        "stack",
+                    )
+                )
                 rec.context[key] = hostile(r)
             done.append(f"context of {rec.kind}")
         if rec.payload is not None and r.random() < rate * 3:
@@ -692,8 +1062,15 @@ def make_hostile(recs: list[Rec], r: random.Random, rate: float) -> list[str]:
             rec.payload_first = True
             done.append("payload before envelope")
         if r.random() < rate / 4:
-            rec.envelope = r.choice((hostile(r), [rec.kind], {"rank": 0, rec.kind: {}},
-                                     {}, {rec.kind: rec.inner, rec.kind + "_": 1}))
+            rec.envelope = r.choice(
+                (
+                    hostile(r),
+                    [rec.kind],
+                    {"rank": 0, rec.kind: {}},
+                    {},
+                    {rec.kind: rec.inner, rec.kind + "_": 1},
+                )
+            )
             done.append("envelope replaced")
     if r.random() < rate * 4:
         done.append(reorder(recs, r))
@@ -709,10 +1086,12 @@ def hostile_payload(payload: bytes, r: random.Random) -> bytes:
         text = payload.decode("utf-8", "replace")
     if value is not None and r.random() < 0.6:
         if r.random() < 0.4:  # not the type torch writes: a list, a string, a number ...
-            return dumps(r.choice(([1, 2], "x", 3, None, True, [], {}, [{"ops": 1}],
-                                   hostile(r)))).encode("utf-8", "surrogatepass")
+            return dumps(
+                r.choice(([1, 2], "x", 3, None, True, [], {}, [{"ops": 1}], hostile(r)))
+            ).encode("utf-8", "surrogatepass")
         return dumps(hostilize(value, r, 0.3), indent=r.random() < 0.5).encode(
-            "utf-8", "surrogatepass")
+            "utf-8", "surrogatepass"
+        )
     if value is None:
         lines = text.split("\n")
         for _ in range(r.choice((1, 3))):
@@ -758,8 +1137,10 @@ def prefix(r: random.Random, n: int, ranked: int | None) -> bytes:
     level = "V" if r.random() < 0.97 else r.choice("IWEC")
     head = f"[rank{ranked}]:" if ranked is not None and r.random() < 0.05 else ""
     path = "torch/_dynamo/utils.py" if r.random() < 0.98 else r.choice(("a b/c.py", "x" * 300))
-    return (f"{head}{level}1121 11:50:{48 + n // 1000 % 10:02d}.{n % 1000:03d}000 5896 "
-            f"{path}:{2350 + n % 7}] ").encode()
+    return (
+        f"{head}{level}1121 11:50:{48 + n // 1000 % 10:02d}.{n % 1000:03d}000 5896 "
+        f"{path}:{2350 + n % 7}] "
+    ).encode()
 
 
 #: Record kinds written so far in this process (events, and artifacts by name): the
@@ -785,8 +1166,11 @@ def write_log(recs: list[Rec], r: random.Random, rank: int | None = None) -> byt
                 meta["has_payload"] = "d41d8cd98f00b204e9800998ecf8427e"
             envelope = dumps(meta)
         line = prefix(r, n, rank) + envelope.encode("utf-8", "surrogatepass")
-        body = b"" if rec.payload is None else b"".join(
-            b"\t" + p + b"\n" for p in rec.payload.split(b"\n"))
+        body = (
+            b""
+            if rec.payload is None
+            else b"".join(b"\t" + p + b"\n" for p in rec.payload.split(b"\n"))
+        )
         out.append(body + line + b"\n" if rec.payload_first else line + b"\n" + body)
         if r.random() < 0.01:
             out.append(r.choice((b"\n", b"garbage line\n", b"\t\n", b"V1121 broken\n")))
@@ -798,8 +1182,12 @@ def write_log(recs: list[Rec], r: random.Random, rank: int | None = None) -> byt
     return data
 
 
-def trace_log(r: random.Random, rank: int | None = None, rate: float | None = None,
-              compiles: list[Compile] | None = None) -> tuple[bytes, list[str]]:
+def trace_log(
+    r: random.Random,
+    rank: int | None = None,
+    rate: float | None = None,
+    compiles: list[Compile] | None = None,
+) -> tuple[bytes, list[str]]:
     compiles = compiles if compiles is not None else program(r)
     recs = records(r, compiles, rank)
     rate = rate if rate is not None else r.choice((0.0, 0.01, 0.03, 0.08, 0.2))
@@ -815,8 +1203,11 @@ def trace_log(r: random.Random, rank: int | None = None, rate: float | None = No
 def write_trace(r: random.Random, work: Path, n: int) -> tuple[Path, str]:
     rank = r.choice((None, None, 0, 3))
     data, done = trace_log(r, rank)
-    name = (f"dedicated_log_torch_trace_rank_{rank}_ab{n}.log" if rank is not None
-            else f"dedicated_log_torch_trace_{n}.log")
+    name = (
+        f"dedicated_log_torch_trace_rank_{rank}_ab{n}.log"
+        if rank is not None
+        else f"dedicated_log_torch_trace_{n}.log"
+    )
     if r.random() < 0.1:
         data = gzip.compress(data, compresslevel=1)
         name += ".gz"
@@ -854,34 +1245,70 @@ def write_rank_folder(r: random.Random, work: Path, n: int) -> tuple[Path, str]:
     return folder, " | ".join(done)
 
 
-TEXT_TAGS = ("graph_code", "graph_code_verbose", "aot_graphs", "aot_joint_graph",
-             "post_grad_graphs", "pre_grad_graphs", "guards", "verbose_guards", "graph_breaks",
-             "recompiles", "output_code", "cudagraphs", "trace_source", "trace_bytecode",
-             "dynamic", "schedule", "")
+TEXT_TAGS = (
+    "graph_code",
+    "graph_code_verbose",
+    "aot_graphs",
+    "aot_joint_graph",
+    "post_grad_graphs",
+    "pre_grad_graphs",
+    "guards",
+    "verbose_guards",
+    "graph_breaks",
+    "recompiles",
+    "output_code",
+    "cudagraphs",
+    "trace_source",
+    "trace_bytecode",
+    "dynamic",
+    "schedule",
+    "",
+)
 
 
 def text_messages(r: random.Random, c: Compile) -> list[tuple[str, list[str]]]:
     """(tag, lines) of the messages TORCH_LOGS prints for one compile."""
     graph = graph_text(r, c).split("\n")
-    out = [("", [f"torchdynamo start compiling {c.function} /home/user/project/model.py:{c.line}"]),
-           ("graph_code", ["TRACED GRAPH", " ===== __compiled_fn_1 =====", *graph]),
-           ("aot_graphs", ["TRACED GRAPH", " ===== Forward graph 0 =====", *graph]),
-           ("guards", ["GUARDS:", "+- TENSOR_MATCH: L['x']"]),
-           ("output_code", ["Output code: ", *output_code(r).split("\n")])]
+    out = [
+        ("", [f"torchdynamo start compiling {c.function} /home/user/project/model.py:{c.line}"]),
+        ("graph_code", ["TRACED GRAPH", " ===== __compiled_fn_1 =====", *graph]),
+        ("aot_graphs", ["TRACED GRAPH", " ===== Forward graph 0 =====", *graph]),
+        ("guards", ["GUARDS:", "+- TENSOR_MATCH: L['x']"]),
+        ("output_code", ["Output code: ", *output_code(r).split("\n")]),
+    ]
     if c.broke:
-        out.append(("graph_breaks", [
-            f"Graph break in user code at /home/user/project/model.py:{c.line + 2}",
-            "Graph Break Reason: Call to `torch._dynamo.graph_break()`"]))
+        out.append(
+            (
+                "graph_breaks",
+                [
+                    f"Graph break in user code at /home/user/project/model.py:{c.line + 2}",
+                    "Graph Break Reason: Call to `torch._dynamo.graph_break()`",
+                ],
+            )
+        )
     if c.number:
-        out.append(("recompiles", [
-            f"Recompiling function {c.function} in /home/user/project/model.py:{c.line}",
-            "    triggered by the following guard failure(s):",
-            "    - 0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16"]))
+        out.append(
+            (
+                "recompiles",
+                [
+                    f"Recompiling function {c.function} in /home/user/project/model.py:{c.line}",
+                    "    triggered by the following guard failure(s):",
+                    "    - 0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16",
+                ],
+            )
+        )
     if c.failed:
-        out.append(("", [f"WON'T CONVERT {c.function} /home/user/project/model.py line {c.line}",
-                         "Traceback (most recent call last):",
-                         '  File "/home/user/project/model.py", line 3, in f',
-                         "torch._dynamo.exc.Unsupported: Tensor.item"]))
+        out.append(
+            (
+                "",
+                [
+                    f"WON'T CONVERT {c.function} /home/user/project/model.py line {c.line}",
+                    "Traceback (most recent call last):",
+                    '  File "/home/user/project/model.py", line 3, in f',
+                    "torch._dynamo.exc.Unsupported: Tensor.item",
+                ],
+            )
+        )
     out.append(("cudagraphs", ["skipping cudagraphs due to cpu device (arg0_1)"]))
     return out
 
@@ -898,7 +1325,8 @@ def write_text_log(r: random.Random, work: Path, n: int) -> tuple[Path, str]:
         r.shuffle(messages)
     for i, (c, tag, body) in enumerate(messages):
         cid = f"[{'!0/' if c.ca is not None else ''}{c.frame}/{c.number}" + (
-            f"_{c.attempt}]" if c.attempt else "]")
+            f"_{c.attempt}]" if c.attempt else "]"
+        )
         if r.random() < rate:
             cid = r.choice(("[x/y]", "[99999999999/0]", "[-/-]", "", "[" + "9" * 40 + "]"))
         if r.random() < rate:
@@ -909,8 +1337,10 @@ def write_text_log(r: random.Random, work: Path, n: int) -> tuple[Path, str]:
         for text in body:
             if old:
                 logger = "torch._dynamo.output_graph" + (f".__{tag}" if tag else "")
-                lines.append(f"{rank}[2024-03-25 11:07:02,{i % 1000:03d}] {cid} {logger}: "
-                             f"[{r.choice(('DEBUG', 'INFO', 'WARNING', 'ERROR'))}] {text}")
+                lines.append(
+                    f"{rank}[2024-03-25 11:07:02,{i % 1000:03d}] {cid} {logger}: "
+                    f"[{r.choice(('DEBUG', 'INFO', 'WARNING', 'ERROR'))}] {text}"
+                )
             else:
                 head = f"{r.choice('VIWE')}1123 21:34:12.{i:06d} 18715 torch/_dynamo/x.py:{i % 99}]"
                 lines.append(f"{rank}{head} {cid} " + (f"[__{tag}] " if tag else "") + text)
@@ -929,8 +1359,9 @@ def write_debug_folder(r: random.Random, work: Path, n: int) -> tuple[Path, str]
     run = root / "run_2026_01_01_00_00_00_000000-pid_1"
     (run / "torchdynamo").mkdir(parents=True)
     rate = r.choice((0.0, 0.05, 0.2, 0.5))
-    (run / "torchdynamo" / "debug.log").write_text("Step 1: torchdynamo start tracing f\n",
-                                                   encoding="utf-8")
+    (run / "torchdynamo" / "debug.log").write_text(
+        "Step 1: torchdynamo start tracing f\n", encoding="utf-8"
+    )
     inductor = run / "torchinductor"
     inductor.mkdir()
     (inductor / "aot_model___0_debug.log").write_text("aot graph\n", encoding="utf-8")
@@ -945,28 +1376,55 @@ def write_debug_folder(r: random.Random, work: Path, n: int) -> tuple[Path, str]
             "fx_graph_transformed.py": graph_text(r, c).encode(),
             "fx_graph_runnable.py": b"import torch\n" + graph_text(r, c).encode(),
             "ir_pre_fusion.txt": b"op0: SchedulerNode(ComputedBuffer)\n  buf0: ComputedBuffer\n"
-                                 b"op1: SchedulerNode(ComputedBuffer)\n",
+            b"op1: SchedulerNode(ComputedBuffer)\n",
             "ir_post_fusion.txt": b"op0_op1: FusedSchedulerNode(NoneType)\n"
-                                  b"op0_op1.snodes[0] =\nop0: SchedulerNode(ComputedBuffer)\n",
+            b"op0_op1.snodes[0] =\nop0: SchedulerNode(ComputedBuffer)\n",
             "output_code.py": code.encode(),
         }
         mapping = json_payload("inductor_provenance_tracking_node_mappings", r, c)
-        sdsc = {"0_mul": {"debug_handle_": {"aten_op": "aten.mul", "ir_chain": ["a", "b"]},
-                          "numCoresUsed_": 4, "numWkSlicesPerDim_": {"mb": 2},
-                          "coreIdToWkSlice_": {"0": {"mb": 0}},
-                          "dscs_": [{"mul": {"N_": {"mb": 8, "name_": "n"},
-                                             "labeledDs_": [{"dsName_": "in0", "dsType_": "INPUT",
-                                                             "dataFormat_": "SEN169_FP16",
-                                                             "memOrg_": {"hbm": {"isPresent": 1}}}],
-                                             "scheduleTree_": [{"nodeType_": "allocate",
-                                                                "name_": "a",
-                                                                "component_": "hbm",
-                                                                "layoutDimOrder_": ["mb"]}],
-                                             "computeOp_": [{"exUnit": "sfp", "opFuncName": "mul",
-                                                             "inputLabeledDs": ["in0"],
-                                                             "outputLabeledDs": ["out"]}]}}]}}
-        for name, value in (("inductor_provenance_tracking_node_mappings.json", mapping),
-                            ("sdsc_0.json", sdsc)):
+        sdsc = {
+            "0_mul": {
+                "debug_handle_": {"aten_op": "aten.mul", "ir_chain": ["a", "b"]},
+                "numCoresUsed_": 4,
+                "numWkSlicesPerDim_": {"mb": 2},
+                "coreIdToWkSlice_": {"0": {"mb": 0}},
+                "dscs_": [
+                    {
+                        "mul": {
+                            "N_": {"mb": 8, "name_": "n"},
+                            "labeledDs_": [
+                                {
+                                    "dsName_": "in0",
+                                    "dsType_": "INPUT",
+                                    "dataFormat_": "SEN169_FP16",
+                                    "memOrg_": {"hbm": {"isPresent": 1}},
+                                }
+                            ],
+                            "scheduleTree_": [
+                                {
+                                    "nodeType_": "allocate",
+                                    "name_": "a",
+                                    "component_": "hbm",
+                                    "layoutDimOrder_": ["mb"],
+                                }
+                            ],
+                            "computeOp_": [
+                                {
+                                    "exUnit": "sfp",
+                                    "opFuncName": "mul",
+                                    "inputLabeledDs": ["in0"],
+                                    "outputLabeledDs": ["out"],
+                                }
+                            ],
+                        }
+                    }
+                ],
+            }
+        }
+        for name, value in (
+            ("inductor_provenance_tracking_node_mappings.json", mapping),
+            ("sdsc_0.json", sdsc),
+        ):
             if r.random() < rate * 2:
                 value = hostilize(value, r, 0.3) if r.random() < 0.7 else hostile(r)
                 done.append(f"{folder.name}/{name}")
@@ -1004,8 +1462,19 @@ def write_debug_folder(r: random.Random, work: Path, n: int) -> tuple[Path, str]
 def write_pair(r: random.Random, work: Path, n: int) -> tuple[Path, str]:
     pair = work / f"pair-{n}"
     base = program(r)
-    changed = [Compile(c.frame, c.number, c.attempt, c.ca, r.random() < 0.3 or c.broke,
-                       r.random() < 0.1, c.function, c.line) for c in base]
+    changed = [
+        Compile(
+            c.frame,
+            c.number,
+            c.attempt,
+            c.ca,
+            r.random() < 0.3 or c.broke,
+            r.random() < 0.1,
+            c.function,
+            c.line,
+        )
+        for c in base
+    ]
     if r.random() < 0.5:
         changed.append(Compile(len(base), 0, function="new_fn", line=99))
     done = []
@@ -1019,10 +1488,16 @@ def write_pair(r: random.Random, work: Path, n: int) -> tuple[Path, str]:
 
 def capture_record(r: random.Random, key: str, source_key: str, rate: float) -> Any:
     record: dict[str, Any] = {
-        "key": key, "script": "scripts/prog.py", "started": 1795261896.3, "duration": 3.25,
-        "status": r.choice(("ok", "failed", "timeout")), "returncode": r.choice((0, 1, None)),
+        "key": key,
+        "script": "scripts/prog.py",
+        "started": 1795261896.3,
+        "duration": 3.25,
+        "status": r.choice(("ok", "failed", "timeout")),
+        "returncode": r.choice((0, 1, None)),
         "stderr_tail": "Traceback (most recent call last):\nRuntimeError: boom",
-        "torch_version": "2.13.0+cpu", "source_key": source_key, "python": "3.11.7",
+        "torch_version": "2.13.0+cpu",
+        "source_key": source_key,
+        "python": "3.11.7",
         "format": 1,
     }
     if r.random() < 0.15:
@@ -1041,8 +1516,9 @@ def capture_site(srcdir: Path) -> tuple[Path, str]:
     script.parent.mkdir(parents=True, exist_ok=True)
     script.write_text("print('captured')\n", encoding="utf-8")
     root = srcdir.resolve()
-    spec = CaptureSpec(script=script.resolve(), root=root,
-                       depends=tuple(local_imports(script, root)))
+    spec = CaptureSpec(
+        script=script.resolve(), root=root, depends=tuple(local_imports(script, root))
+    )
     return script, spec.source_key()
 
 
@@ -1174,9 +1650,16 @@ def corrupt_state(app_dirs: list[Path], r: random.Random) -> int:
     for root in app_dirs:
         for path in sorted(root.rglob("*")):
             name = path.name
-            state = (name.endswith((".json", ".json.gz")) and (
-                any(s in path.parts for s in _STATE_NAMES) or name.startswith("downloads-"))
-            ) or name.startswith(".torchtrace") or name == RECORD
+            state = (
+                (
+                    name.endswith((".json", ".json.gz"))
+                    and (
+                        any(s in path.parts for s in _STATE_NAMES) or name.startswith("downloads-")
+                    )
+                )
+                or name.startswith(".torchtrace")
+                or name == RECORD
+            )
             if not path.is_file() or not state or r.random() < 0.3:
                 continue
             raw = path.read_bytes()
@@ -1191,8 +1674,9 @@ def corrupt_state(app_dirs: list[Path], r: random.Random) -> int:
     return hit
 
 
-def sphinx_build(kind: str, path: Path, work: Path, builder: str, r: random.Random,
-                 again: bool) -> tuple[str, BaseException | None]:
+def sphinx_build(
+    kind: str, path: Path, work: Path, builder: str, r: random.Random, again: bool
+) -> tuple[str, BaseException | None]:
     """A real build of a page showing the input (and, with ``again``, a second build after
     its state was overwritten): (warnings, exception)."""
     from sphinx.testing.util import SphinxTestApp
@@ -1200,9 +1684,13 @@ def sphinx_build(kind: str, path: Path, work: Path, builder: str, r: random.Rand
     src = work / "site"
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir()
-    conf = ['extensions = ["sphinx_torchtrace"]', 'project = "generated"',
-            'copyright = "2026, us"', 'version = "1"',
-            "show_warning_types = True"]  # Sphinx 7.3 names a warning's type only when asked
+    conf = [
+        'extensions = ["sphinx_torchtrace"]',
+        'project = "generated"',
+        'copyright = "2026, us"',
+        'version = "1"',
+        "show_warning_types = True",
+    ]  # Sphinx 7.3 names a warning's type only when asked
     if kind == "capture cache":
         _, source_key = capture_site(src)
         cache = src / "_captures"
@@ -1227,8 +1715,9 @@ def sphinx_build(kind: str, path: Path, work: Path, builder: str, r: random.Rand
     for round_ in (1, 2) if again else (1,):
         app = None
         try:
-            app = SphinxTestApp(builder, srcdir=src, status=io.StringIO(), warning=warnings,
-                                freshenv=round_ == 1)
+            app = SphinxTestApp(
+                builder, srcdir=src, status=io.StringIO(), warning=warnings, freshenv=round_ == 1
+            )
             app.build()
         except Exception as err:  # every exception is a finding
             return warnings.getvalue(), err
@@ -1250,8 +1739,11 @@ def _retarget_capture(cache: Path, source_key: str) -> None:
             text = record.read_text(encoding="utf-8", errors="surrogatepass")
         except OSError:
             continue
-        record.write_text(text.replace('"source_key": ""', f'"source_key": "{source_key}"'),
-                          encoding="utf-8", errors="surrogatepass")
+        record.write_text(
+            text.replace('"source_key": ""', f'"source_key": "{source_key}"'),
+            encoding="utf-8",
+            errors="surrogatepass",
+        )
 
 
 @dataclass
@@ -1278,8 +1770,11 @@ class Report(mc.Report):
         self.rebuilt += other.rebuilt
         self.diagnostics += other.diagnostics
         self.pages += other.pages
-        for mine, theirs in ((self.kinds, other.kinds), (self.builders, other.builders),
-                             (self.seconds, other.seconds)):
+        for mine, theirs in (
+            (self.kinds, other.kinds),
+            (self.builders, other.builders),
+            (self.seconds, other.seconds),
+        ):
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
         for k, (tb, case, count) in other.findings.items():
@@ -1303,12 +1798,20 @@ def pick_kind(r: random.Random, kinds: list[str]) -> str:
 #: Sphinx's own warning on any incremental json or pickle build (Sphinx 9 copies its
 #: environment and page sources into the output again, refusing to overwrite them): not
 #: the extension's, and no input changes it.
-_SPHINX_OWN = re.compile(r"Aborted attempted copy from \S+ to \S+(?:/environment\.pickle|"
-                         r"/_sources/\S+\.txt) \(the destination path has existing data\)")
+_SPHINX_OWN = re.compile(
+    r"Aborted attempted copy from \S+ to \S+(?:/environment\.pickle|"
+    r"/_sources/\S+\.txt) \(the destination path has existing data\)"
+)
 
 
-def run_one(n: int, args: argparse.Namespace, report: Report, work: Path, build: str | None,
-            keep: Path | None = None) -> None:
+def run_one(
+    n: int,
+    args: argparse.Namespace,
+    report: Report,
+    work: Path,
+    build: str | None,
+    keep: Path | None = None,
+) -> None:
     r = input_rng(args.seed, n)
     kind = pick_kind(r, args.kinds)
     path, steps = WRITERS[kind](r, work, n)
@@ -1366,9 +1869,11 @@ def run_share(args: argparse.Namespace, worker: int) -> Report:
     report = Report()
     signal.signal(signal.SIGALRM, mc._alarm)
     import sphinx_torchtrace.sphinxext.families.capture  # noqa: F401 - not timed as an input's
+
     # the inputs built, spread over the campaign (and so over the workers), builders in turn
-    chosen = sorted(random.Random(args.seed).sample(range(args.inputs),
-                                                    min(args.builds, args.inputs)))
+    chosen = sorted(
+        random.Random(args.seed).sample(range(args.inputs), min(args.builds, args.inputs))
+    )
     builders = {n: args.builders[i % len(args.builders)] for i, n in enumerate(chosen)}
     started = time.perf_counter()
     numbers = range(args.start + worker, args.stop, args.workers)
@@ -1380,8 +1885,11 @@ def run_share(args: argparse.Namespace, worker: int) -> Report:
             except Exception as err:  # a writer's own failure: still a finding, said so
                 report.found(err, f"#{n} (writing the input)", traceback.format_exc())
         if args.progress and (i + 1) % args.progress == 0:
-            print(f"  [{worker}] {i + 1} inputs, {report.built} builds, {len(report.findings)} "
-                  f"kinds of finding, {time.perf_counter() - started:.0f} s", flush=True)
+            print(
+                f"  [{worker}] {i + 1} inputs, {report.built} builds, {len(report.findings)} "
+                f"kinds of finding, {time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
     report.written = set(WRITTEN)
     return report
 
@@ -1389,26 +1897,36 @@ def run_share(args: argparse.Namespace, worker: int) -> Report:
 def print_report(report: Report, seconds: float, workers: int) -> None:
     seed, inputs, builds = report.campaign
     ranges = ", ".join(f"{a}-{b - 1}" for a, b in _joined(report.covered))
-    print(f"campaign: seed {seed}, {inputs} inputs, {builds} of them built; run here: "
-          f"inputs {ranges or 'none'}; code {report.code or code_version()}")
-    print(f"inputs generated: {report.tried} (reader + command line + plan + every page view), "
-          f"Sphinx builds: {report.built} ({report.rebuilt} built again after their state was "
-          f"overwritten), in {seconds:.0f} s on {workers} worker(s)")
-    kinds = ", ".join(f"{n} {kind} ({report.seconds.get(kind, 0) / max(n, 1) * 1000:.0f} ms each)"
-                      for kind, n in sorted(report.kinds.items()))
+    print(
+        f"campaign: seed {seed}, {inputs} inputs, {builds} of them built; run here: "
+        f"inputs {ranges or 'none'}; code {report.code or code_version()}"
+    )
+    print(
+        f"inputs generated: {report.tried} (reader + command line + plan + every page view), "
+        f"Sphinx builds: {report.built} ({report.rebuilt} built again after their state was "
+        f"overwritten), in {seconds:.0f} s on {workers} worker(s)"
+    )
+    kinds = ", ".join(
+        f"{n} {kind} ({report.seconds.get(kind, 0) / max(n, 1) * 1000:.0f} ms each)"
+        for kind, n in sorted(report.kinds.items())
+    )
     print(f"inputs per kind: {kinds}")
     events = [e for e in EVENTS if e in report.written]
     names = [a for a in TORCH_ARTIFACTS if f"artifact {a}" in report.written]
-    print(f"record kinds written: {len(events)} of {len(EVENTS)} event kinds, {len(names)} of "
-          f"{len(TORCH_ARTIFACTS)} artifact names (torch's and the reader's)")
+    print(
+        f"record kinds written: {len(events)} of {len(EVENTS)} event kinds, {len(names)} of "
+        f"{len(TORCH_ARTIFACTS)} artifact names (torch's and the reader's)"
+    )
     builders = ", ".join(f"{n} {b}" for b, n in sorted(report.builders.items()))
     print(f"builds per builder: {builders}")
     print(f"diagnostics given: {report.diagnostics}, pages rendered: {report.pages}")
     print(f"slowest input: {report.slowest[0]:.2f} s ({report.slowest[1]})")
     print(f"slowest build: {report.slowest_build[0]:.2f} s ({report.slowest_build[1]})")
-    print(f"peak memory: max RSS {max(report.rss_mib, _max_rss()):.0f} MiB; tracemalloc peak "
-          f"of one input (1 in 25 sampled) {report.traced_peak[0] / 2**20:.1f} MiB "
-          f"({report.traced_peak[1]})")
+    print(
+        f"peak memory: max RSS {max(report.rss_mib, _max_rss()):.0f} MiB; tracemalloc peak "
+        f"of one input (1 in 25 sampled) {report.traced_peak[0] / 2**20:.1f} MiB "
+        f"({report.traced_peak[1]})"
+    )
     print(f"findings (distinct exceptions and foreign warnings): {len(report.findings)}")
     for key, (tb, case, count) in sorted(report.findings.items()):
         print(f"\n== {key}: {count} input(s); first: {case}\n{tb}")
@@ -1436,8 +1954,9 @@ def code_version() -> str:
     import subprocess
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                              check=False).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
 
     commit = git("rev-parse", "HEAD") or "unknown"
     return commit + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
@@ -1447,13 +1966,24 @@ def save_part(report: Report, workers: int, path: Path) -> None:
     """A part's figures as JSON (record kinds: only those the report counts)."""
     counted = {*EVENTS, *(f"artifact {a}" for a in TORCH_ARTIFACTS)}
     data = {
-        "campaign": list(report.campaign), "code": report.code, "covered": report.covered,
-        "workers": workers, "elapsed": report.elapsed, "rss_mib": report.rss_mib,
-        "tried": report.tried, "built": report.built, "rebuilt": report.rebuilt,
-        "kinds": report.kinds, "builders": report.builders, "seconds": report.seconds,
-        "written": sorted(report.written & counted), "findings": report.findings,
-        "slowest": report.slowest, "slowest_build": report.slowest_build,
-        "traced_peak": report.traced_peak, "diagnostics": report.diagnostics,
+        "campaign": list(report.campaign),
+        "code": report.code,
+        "covered": report.covered,
+        "workers": workers,
+        "elapsed": report.elapsed,
+        "rss_mib": report.rss_mib,
+        "tried": report.tried,
+        "built": report.built,
+        "rebuilt": report.rebuilt,
+        "kinds": report.kinds,
+        "builders": report.builders,
+        "seconds": report.seconds,
+        "written": sorted(report.written & counted),
+        "findings": report.findings,
+        "slowest": report.slowest,
+        "slowest_build": report.slowest_build,
+        "traced_peak": report.traced_peak,
+        "diagnostics": report.diagnostics,
         "pages": report.pages,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -1463,14 +1993,24 @@ def save_part(report: Report, workers: int, path: Path) -> None:
 def load_part(path: Path) -> tuple[Report, int]:
     data = json.loads(path.read_text(encoding="utf-8"))
     report = Report(
-        tried=data["tried"], kinds=data["kinds"], built=data["built"],
+        tried=data["tried"],
+        kinds=data["kinds"],
+        built=data["built"],
         findings={k: (tb, case, n) for k, (tb, case, n) in data["findings"].items()},
-        slowest=tuple(data["slowest"]), slowest_build=tuple(data["slowest_build"]),
-        traced_peak=tuple(data["traced_peak"]), diagnostics=data["diagnostics"],
-        pages=data["pages"], builders=data["builders"], rebuilt=data["rebuilt"],
-        seconds=data["seconds"], written=set(data["written"]),
-        covered=[tuple(r) for r in data["covered"]], campaign=tuple(data["campaign"]),
-        code=data["code"], elapsed=data["elapsed"], rss_mib=data["rss_mib"],
+        slowest=tuple(data["slowest"]),
+        slowest_build=tuple(data["slowest_build"]),
+        traced_peak=tuple(data["traced_peak"]),
+        diagnostics=data["diagnostics"],
+        pages=data["pages"],
+        builders=data["builders"],
+        rebuilt=data["rebuilt"],
+        seconds=data["seconds"],
+        written=set(data["written"]),
+        covered=[tuple(r) for r in data["covered"]],
+        campaign=tuple(data["campaign"]),
+        code=data["code"],
+        elapsed=data["elapsed"],
+        rss_mib=data["rss_mib"],
     )
     return report, data["workers"]
 
@@ -1484,8 +2024,10 @@ def merge_saved(paths: list[Path]) -> tuple[Report, int]:
         if part.code.endswith("+dirty") or part.code == "unknown":
             raise SystemExit(f"{path}: ran code of no commit ({part.code}): not a figure")
         if total.covered and (part.campaign, part.code) != (total.campaign, total.code):
-            raise SystemExit(f"{path}: another campaign {part.campaign} at {part.code}, not "
-                             f"{total.campaign} at {total.code}")
+            raise SystemExit(
+                f"{path}: another campaign {part.campaign} at {part.code}, not "
+                f"{total.campaign} at {total.code}"
+            )
         seen = {n for a, b in total.covered for n in range(a, b)}
         if any(n in seen for a, b in part.covered for n in range(a, b)):
             raise SystemExit(f"{path}: inputs already merged from another part")
@@ -1507,8 +2049,9 @@ def campaign(args: argparse.Namespace) -> Report:
     total = Report()
     with tempfile.TemporaryDirectory(prefix="torchtrace-campaign-") as tmp:
         outs = [Path(tmp) / f"worker-{w}.pickle" for w in range(args.workers)]
-        workers = [context.Process(target=_worker, args=(args, w, out))
-                   for w, out in enumerate(outs)]
+        workers = [
+            context.Process(target=_worker, args=(args, w, out)) for w, out in enumerate(outs)
+        ]
         for w in workers:
             w.start()
         for w in workers:
@@ -1533,20 +2076,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--builds", type=int, default=90, help="inputs also built by Sphinx")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--kinds", default=",".join(KIND_WEIGHTS),
-                        help="input kinds, comma-separated (default: all)")
-    parser.add_argument("--builders", default=",".join(BUILDERS),
-                        help="the builders used in turn, comma-separated (default: all)")
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KIND_WEIGHTS),
+        help="input kinds, comma-separated (default: all)",
+    )
+    parser.add_argument(
+        "--builders",
+        default=",".join(BUILDERS),
+        help="the builders used in turn, comma-separated (default: all)",
+    )
     parser.add_argument("--only", type=int, help="write and run input N alone")
     parser.add_argument("--keep", type=Path, help="with --only: where to keep the input")
     parser.add_argument("--build", choices=BUILDERS, help="with --only: build it too")
     parser.add_argument("--progress", type=int, default=1000, help="a line every N inputs")
-    parser.add_argument("--range", dest="part", metavar="START:STOP",
-                        help="run only inputs START to STOP-1 of the campaign (the builds stay "
-                             "those of the whole campaign): parts run apart, then --merge")
+    parser.add_argument(
+        "--range",
+        dest="part",
+        metavar="START:STOP",
+        help="run only inputs START to STOP-1 of the campaign (the builds stay "
+        "those of the whole campaign): parts run apart, then --merge",
+    )
     parser.add_argument("--save", type=Path, help="keep this run's figures in FILE for --merge")
-    parser.add_argument("--merge", type=Path, nargs="+", metavar="FILE",
-                        help="print the figures of the parts saved with --save, as one campaign")
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="print the figures of the parts saved with --save, as one campaign",
+    )
     args = parser.parse_args(argv)
     args.start, args.stop = 0, args.inputs
     if args.part:

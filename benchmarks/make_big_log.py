@@ -20,6 +20,7 @@ with dynamic=False so every new shape recompiles, inductor provenance tracking o
      log reaches the target size (cheap: no inductor lowering / C++ compile, but big graphs
      and guards)
 """
+
 import argparse
 import importlib.util
 import os
@@ -36,6 +37,7 @@ MIN_BYTES = 30 * 1000 * 1000
 
 
 # ----------------------------------------------------------------------------- workload
+
 
 def workload(target_bytes):
     import torch
@@ -137,6 +139,7 @@ def workload(target_bytes):
 
 # ----------------------------------------------------------------------------- driver
 
+
 def load_sanitize():
     spec = importlib.util.spec_from_file_location("capture_sanitize", SANITIZE)
     mod = importlib.util.module_from_spec(spec)
@@ -149,8 +152,12 @@ def main():
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("out_dir")
-    ap.add_argument("--target-mb", type=float, default=36.0,
-                    help="stop adding compiles once the raw log has this many MB (default 36)")
+    ap.add_argument(
+        "--target-mb",
+        type=float,
+        default=36.0,
+        help="stop adding compiles once the raw log has this many MB (default 36)",
+    )
     ap.add_argument("--force", action="store_true", help="regenerate even if big.log exists")
     ap.add_argument("--workload", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -171,14 +178,21 @@ def main():
         env = dict(os.environ)
         for k in ("TORCH_DTRACE", "TORCH_COMPILE_DEBUG", "TORCH_LOGS"):
             env.pop(k, None)
-        env.update(TORCH_TRACE=os.path.join(work, "trace"),
-                   TORCHINDUCTOR_CACHE_DIR=cache,
-                   INDUCTOR_PROVENANCE="1", PYTHONHASHSEED="0")
+        env.update(
+            TORCH_TRACE=os.path.join(work, "trace"),
+            TORCHINDUCTOR_CACHE_DIR=cache,
+            INDUCTOR_PROVENANCE="1",
+            PYTHONHASHSEED="0",
+        )
         script = os.path.join(work, "make_big_log.py")
         shutil.copy(os.path.abspath(__file__), script)
         t = time.time()
-        subprocess.run([sys.executable, script, a.out_dir, "--workload",
-                        "--target-mb", str(a.target_mb)], cwd=work, env=env, check=True)
+        subprocess.run(
+            [sys.executable, script, a.out_dir, "--workload", "--target-mb", str(a.target_mb)],
+            cwd=work,
+            env=env,
+            check=True,
+        )
         logs = sorted(os.listdir(os.path.join(work, "trace")))
         if len(logs) != 1:
             raise SystemExit(f"expected one trace file, got {logs}")

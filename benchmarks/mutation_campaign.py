@@ -481,12 +481,15 @@ def sphinx_build(log: Path, work: Path, builder: str) -> tuple[str, BaseExceptio
     else:
         shutil.copy(log, src / log.name)
     # Sphinx 7.3 names a warning's type (what tells ours from others) only when asked
-    (src / "conf.py").write_text('extensions = ["sphinx_torchtrace"]\nshow_warning_types = True\n',
-                                 encoding="utf-8")
+    (src / "conf.py").write_text(
+        'extensions = ["sphinx_torchtrace"]\nshow_warning_types = True\n', encoding="utf-8"
+    )
     directive = f".. torchtrace:: {log.name}\n   :name: run\n"
     if (log / "baseline").is_dir():  # a pair of runs
-        directive = (f".. torchtrace-diff:: {log.name}/baseline {log.name}/new\n"
-                     "   :name: run\n   :no-regressions:\n")
+        directive = (
+            f".. torchtrace-diff:: {log.name}/baseline {log.name}/new\n"
+            "   :name: run\n   :no-regressions:\n"
+        )
     (src / "index.rst").write_text(f"Mutant\n======\n\n{directive}", encoding="utf-8")
     warnings = io.StringIO()
     app = None

@@ -103,23 +103,30 @@ def _parser() -> argparse.ArgumentParser:
         "records that did not parse).  A rank only the new run has is compared with nothing.",
     )
     diff.add_argument(
-        "runs", metavar="RUN", nargs="+",
+        "runs",
+        metavar="RUN",
+        nargs="+",
         help="the baseline trace, then the new one; more runs (oldest first) add a trend "
         "of each function over them, and the last two are compared",
     )
     diff.add_argument(
-        "--format", choices=FORMATS, default="text",
+        "--format",
+        choices=FORMATS,
+        default="text",
         help="text (default), json, markdown (for $GITHUB_STEP_SUMMARY or a PR comment), "
         "github (workflow annotations) or junit (a test case per frame)",
     )
     diff.add_argument("--json", action="store_true", help="the same as --format json")
     diff.add_argument(
-        "--ranks", metavar="PAIRS",
+        "--ranks",
+        metavar="PAIRS",
         help="which baseline rank to compare with which new one: 0:2 or 0:2,1:3 "
         "(default: ranks of equal numbers)",
     )
     diff.add_argument(
-        "--map", metavar="FILE", dest="renames",
+        "--map",
+        metavar="FILE",
+        dest="renames",
         help='a JSON object of baseline function names to new ones ({"old": "new"}), for '
         "functions renamed between the runs",
     )
@@ -140,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
         "and kernels of a TORCH_COMPILE_DEBUG folder.",
     )
     summary.add_argument(
-        "path", metavar="PATH",
+        "path",
+        metavar="PATH",
         help="a log file or TORCH_TRACE directory, a TORCH_LOGS text log or a "
         "TORCH_COMPILE_DEBUG folder",
     )
@@ -156,18 +164,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("paths", metavar="PATH", nargs="+", help="log files or directories")
     build.add_argument(
-        "-o", "--output", metavar="OUT", default="torchtrace_out",
+        "-o",
+        "--output",
+        metavar="OUT",
+        default="torchtrace_out",
         help="output folder (default: ./torchtrace_out)",
     )
     build.add_argument(
         "--latest", action="store_true", help="in a directory, read only its newest log"
     )
     build.add_argument(
-        "-q", "--quiet", action="store_true",
+        "-q",
+        "--quiet",
+        action="store_true",
         help="no progress lines on stderr (warnings and errors are still printed)",
     )
     build.add_argument(
-        "--no-browser", action="store_true",
+        "--no-browser",
+        action="store_true",
         help="do not open the report (by default it opens when run from a terminal, not CI)",
     )
     _rewrite_option(build)
@@ -206,12 +220,18 @@ def _parser() -> argparse.ArgumentParser:
         "made of a program that succeeded).",
     )
     run.add_argument(
-        "-o", "--output", metavar="OUT", default="torchtrace_out",
+        "-o",
+        "--output",
+        metavar="OUT",
+        default="torchtrace_out",
         help="output folder (default: ./torchtrace_out)",
     )
     shown = run.add_mutually_exclusive_group()
-    shown.add_argument("--open", action="store_true",
-                       help="open the report in a browser (the default on a terminal, not CI)")
+    shown.add_argument(
+        "--open",
+        action="store_true",
+        help="open the report in a browser (the default on a terminal, not CI)",
+    )
     shown.add_argument("--no-browser", action="store_true", help="do not open the report")
     shown.add_argument("--serve", action="store_true", help="then preview it on 127.0.0.1")
     run.add_argument(
@@ -220,7 +240,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     _rewrite_option(run)
     run.add_argument(
-        "program", metavar="-- PROGRAM", nargs=argparse.REMAINDER,
+        "program",
+        metavar="-- PROGRAM",
+        nargs=argparse.REMAINDER,
         help="the command to run, after --: python train.py --epochs 1",
     )
     run.set_defaults(run=_run)
@@ -230,7 +252,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _rewrite_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--rewrite", metavar="PATH=NAME", action="append", default=[], type=_path_rule,
+        "--rewrite",
+        metavar="PATH=NAME",
+        action="append",
+        default=[],
+        type=_path_rule,
         help="show PATH (a folder of this machine, taken literally) as NAME on the pages; "
         "repeatable, before the rules for home folders, temporary and site-packages paths",
     )
@@ -251,12 +277,16 @@ def _load(path: str, *, compared: bool = False) -> Trace:
         raise InputError(f"{path}: no such file or directory")
     kind = detect_kind(path)
     if kind == DEBUG_DIR:
-        raise InputError(f"{path}: a TORCH_COMPILE_DEBUG folder: compare its run's "
-                         "TORCH_TRACE logs" if compared else
-                         f"{path}: a TORCH_COMPILE_DEBUG folder")
+        raise InputError(
+            f"{path}: a TORCH_COMPILE_DEBUG folder: compare its run's TORCH_TRACE logs"
+            if compared
+            else f"{path}: a TORCH_COMPILE_DEBUG folder"
+        )
     if kind == TORCH_LOGS and compared:
-        raise InputError(f"{path}: a TORCH_LOGS text log does not say which function each "
-                         "compile ran, so frames cannot be matched: compare TORCH_TRACE logs")
+        raise InputError(
+            f"{path}: a TORCH_LOGS text log does not say which function each "
+            "compile ran, so frames cannot be matched: compare TORCH_TRACE logs"
+        )
     # the name alone: a bar longer than the terminal's line wraps and cannot redraw itself
     bar = _Bar(f"reading {Path(path).name[:40] or path}") if _Bar.wanted() else None
     try:
@@ -286,8 +316,7 @@ class _Bar:
 
     @staticmethod
     def wanted() -> bool:
-        return (sys.stderr.isatty() and not os.environ.get("CI")
-                and os.environ.get("TERM") != "dumb")
+        return sys.stderr.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
@@ -297,8 +326,10 @@ class _Bar:
         share = min(done / total, 1.0) if total > 0 else 1.0
         filled = round(share * self.WIDTH)
         bar = "#" * filled + "-" * (self.WIDTH - filled)
-        sys.stderr.write(f"\r\x1b[K{self.label} [{bar}] {share:4.0%} "
-                         f"{done / 1e6:.1f}/{total / 1e6:.1f} MB {now - self.started:.0f} s")
+        sys.stderr.write(
+            f"\r\x1b[K{self.label} [{bar}] {share:4.0%} "
+            f"{done / 1e6:.1f}/{total / 1e6:.1f} MB {now - self.started:.0f} s"
+        )
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -326,8 +357,14 @@ def _diff(args: argparse.Namespace) -> int:
     # what looks secret is masked in every format: a CI log or a PR comment is public
     mask = SecretMasker(secrets=(s for t in traces[-2:] for r in t.ranks for s in r.secrets.found))
     result = diff_traces(traces[-2], traces[-1], pairs=pairs, renames=renames, mask=mask)
-    report = Report(result, regressions(result, settings), args.runs[-2], args.runs[-1],
-                    settings, trend(traces, args.runs) if len(traces) > 2 else None)
+    report = Report(
+        result,
+        regressions(result, settings),
+        args.runs[-2],
+        args.runs[-1],
+        settings,
+        trend(traces, args.runs) if len(traces) > 2 else None,
+    )
     sys.stdout.write(render(report, "json" if args.json else args.format))
     return report.exit_status
 
@@ -403,17 +440,28 @@ def _summary(args: argparse.Namespace) -> int:
         ("frames", frames),
         ("compile ids", f"{t.compile_ids} ({statuses})"),
         ("graph breaks", _kinds(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)),
-        ("recompiles", f"{t.recompiles} (in {_functions(len(t.recompiled_by_function))})"
-         + (f"; {len(t.limit_hits)} refused past the recompile limit" if t.limit_hits else "")
-        + (f"; {t.compiled_again} compiled again after a failed version"
-            if t.compiled_again else "")),
+        (
+            "recompiles",
+            f"{t.recompiles} (in {_functions(len(t.recompiled_by_function))})"
+            + (f"; {len(t.limit_hits)} refused past the recompile limit" if t.limit_hits else "")
+            + (
+                f"; {t.compiled_again} compiled again after a failed version"
+                if t.compiled_again
+                else ""
+            ),
+        ),
         ("errors", _kinds(t.errors, t.error_kinds, *t.error_places)),
         ("cache lookups", cache),
         ("compile time", seconds),
     ]
     if trace.not_shown:  # earlier runs in the folder: the figures are the newest run's
-        rows.append(("not shown", f"{len(trace.not_shown)} other log(s) without a rank in "
-                     "the folder (name a log file to read another)"))
+        rows.append(
+            (
+                "not shown",
+                f"{len(trace.not_shown)} other log(s) without a rank in "
+                "the folder (name a log file to read another)",
+            )
+        )
     if trace.is_multi_rank:
         shown = " | ".join(number_ranges(c) for c in classes[:CLASSES_SHOWN])
         more = f" and {len(classes) - CLASSES_SHOWN} more" if len(classes) > CLASSES_SHOWN else ""
@@ -451,8 +499,12 @@ def _debug_summary(args: argparse.Namespace) -> int:
         ("graph folders", f"{len(graphs)} ({kinds})"),
         ("kernels", str(data["kernels"])),
         ("files read", str(data["files"])),
-        ("trace logs", f"{data['trace_logs']} beside the runs (their summary has the "
-                       "statuses)" if data["trace_logs"] else "none beside the runs"),
+        (
+            "trace logs",
+            f"{data['trace_logs']} beside the runs (their summary has the statuses)"
+            if data["trace_logs"]
+            else "none beside the runs",
+        ),
         ("problems", str(data["problems"])),
     ]
     for label, value in rows:
@@ -487,8 +539,11 @@ def _build(args: argparse.Namespace) -> int:
         raise InputError("build needs Sphinx: pip install sphinx") from None
     try:
         index = build_site(
-            [Path(p) for p in args.paths], Path(args.output), latest=args.latest,
-            quiet=args.quiet, rewrites=args.rewrite,
+            [Path(p) for p in args.paths],
+            Path(args.output),
+            latest=args.latest,
+            quiet=args.quiet,
+            rewrites=args.rewrite,
         )
     except StandaloneBuildError as e:
         raise InputError(str(e)) from None
@@ -554,15 +609,22 @@ def _run(args: argparse.Namespace) -> int:
         _note(f"running {shlex.join(program)}")
     started = time.monotonic()
     try:
-        returncode, _ = run_program(program, trace_dir, stdout=None, own_session=False,
-                                    progress=None if args.quiet else _still_running())
+        returncode, _ = run_program(
+            program,
+            trace_dir,
+            stdout=None,
+            own_session=False,
+            progress=None if args.quiet else _still_running(),
+        )
     except OSError as e:
         raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
-    status = returncode if returncode is not None and returncode >= 0 else (
-        128 - returncode if returncode is not None else 2)
+    status = (
+        returncode
+        if returncode is not None and returncode >= 0
+        else (128 - returncode if returncode is not None else 2)
+    )
     if not args.quiet or status:
-        _note(f"the program exited with status {status} after "
-              f"{time.monotonic() - started:.1f} s")
+        _note(f"the program exited with status {status} after {time.monotonic() - started:.1f} s")
     if not any(trace_dir.glob("dedicated_log_torch_trace_*.log*")):
         _error(f"the program wrote no trace log in {trace_dir} (does it run torch.compile?)")
         return status or 2
@@ -577,8 +639,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.serve:
         out = Path(args.output).resolve()
         try:
-            serve(out, args.port, ready=lambda line: print(line, flush=True),
-                  page=index.relative_to(out).as_posix())
+            serve(
+                out,
+                args.port,
+                ready=lambda line: print(line, flush=True),
+                page=index.relative_to(out).as_posix(),
+            )
         except OSError as e:
             raise InputError(f"cannot serve on 127.0.0.1:{args.port}: {e.strerror or e}") from None
         except KeyboardInterrupt:

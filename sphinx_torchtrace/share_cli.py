@@ -64,8 +64,13 @@ def add_share_commands(commands: Any) -> None:
         "class, then checks OUT: exit 1 if something private remains, 2 on unreadable input.",
     )
     redact.add_argument("path", metavar="LOG", help="a log file or a folder of logs")
-    redact.add_argument("-o", "--output", metavar="OUT", required=True,
-                        help="the redacted log (a folder for a folder of logs)")
+    redact.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        required=True,
+        help="the redacted log (a folder for a folder of logs)",
+    )
     redact.add_argument("--json", action="store_true", help="print the report as JSON")
     _class_options(redact)
     redact.set_defaults(run=_redact)
@@ -79,8 +84,13 @@ def add_share_commands(commands: Any) -> None:
         "anything (exit 1).",
     )
     bundle.add_argument("path", metavar="LOG", help="a log file or a folder of logs")
-    bundle.add_argument("-o", "--output", metavar="ZIP", default="torchtrace_report.zip",
-                        help="the zip to write (default: ./torchtrace_report.zip)")
+    bundle.add_argument(
+        "-o",
+        "--output",
+        metavar="ZIP",
+        default="torchtrace_report.zip",
+        help="the zip to write (default: ./torchtrace_report.zip)",
+    )
     bundle.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     _class_options(bundle)
     bundle.set_defaults(run=_bundle)
@@ -88,12 +98,17 @@ def add_share_commands(commands: Any) -> None:
 
 def _class_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--keep", metavar="CLASSES", default="",
+        "--keep",
+        metavar="CLASSES",
+        default="",
         help=f"comma list of classes to leave as they are: {', '.join(CLASSES)} "
         "(default: none, everything private is removed)",
     )
     parser.add_argument(
-        "--name", metavar="NAME", action="append", default=[],
+        "--name",
+        metavar="NAME",
+        action="append",
+        default=[],
         help="a user, host or project name to remove wherever it stands as a word "
         "(repeatable; this machine's user and host names are always looked for)",
     )
@@ -167,9 +182,15 @@ def _redact(args: argparse.Namespace) -> int:
     remaining = [(d, c) for r, d in zip(reports, dests, strict=True) for c in r.remaining]
     if args.json:
         data = {
-            "logs": [{**r.to_json(), "output": str(d), "findings": None,
-                      "remaining": [{"line": c.line, "class": c.kind} for c in r.remaining]}
-                     for r, d in zip(reports, dests, strict=True)],
+            "logs": [
+                {
+                    **r.to_json(),
+                    "output": str(d),
+                    "findings": None,
+                    "remaining": [{"line": c.line, "class": c.kind} for c in r.remaining],
+                }
+                for r, d in zip(reports, dests, strict=True)
+            ],
             "clean": not remaining,
         }
         print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
@@ -193,8 +214,7 @@ def _destinations(source: Path, logs: list[Path], out: Path) -> list[Path]:
 
 def _report(reports: Sequence[LogReport], dests: Sequence[Path]) -> None:
     for r, d in zip(reports, dests, strict=True):
-        _say(f"{r.path} -> {d}: {r.records} records, {r.md5_recomputed} payload md5(s) "
-             "recomputed")
+        _say(f"{r.path} -> {d}: {r.records} records, {r.md5_recomputed} payload md5(s) recomputed")
     counts, folders = totals(reports)
     for c in CLASSES:
         detail = ""
@@ -246,13 +266,16 @@ def _bundle(args: argparse.Namespace) -> int:
         _note("building the report", args.quiet)
         try:
             target = [folder] if source.is_dir() else dests
-            build_site(target, Path(tmp) / "report", quiet=True,
-                       rewrites=[(os.fspath(folder), "logs")])
+            build_site(
+                target, Path(tmp) / "report", quiet=True, rewrites=[(os.fspath(folder), "logs")]
+            )
         except StandaloneBuildError as e:
             raise ShareError(str(e)) from None
         files = tree_files(folder, "logs") + tree_files(Path(tmp) / "report", "report")
         write_zip(out, files, readme(reports, [d.name for d in dests], options))
     counts, _ = totals(reports)
-    _say(f"{out}: {len(logs)} redacted log(s), their report and README.txt ({_counts(counts)} "
-         "removed)")
+    _say(
+        f"{out}: {len(logs)} redacted log(s), their report and README.txt ({_counts(counts)} "
+        "removed)"
+    )
     return 0

@@ -31,8 +31,10 @@ def _inventory(path: Path) -> None:
         f"{name} py:function 1 generated/{name}.html#$ -\n"
         for name in ("torch.relu", "torch.addmm", "torch.nn.functional.gelu")
     )
-    header = ("# Sphinx inventory version 2\n# Project: PyTorch\n# Version: 2.13\n"
-              "# The remainder of this file is compressed using zlib.\n")
+    header = (
+        "# Sphinx inventory version 2\n# Project: PyTorch\n# Version: 2.13\n"
+        "# The remainder of this file is compressed using zlib.\n"
+    )
     path.write_bytes(header.encode() + zlib.compress(entries.encode()))
 
 
@@ -41,18 +43,26 @@ def test_a_torch_intersphinx_mapping_links_the_operators(
 ) -> None:
     srcdir = copy_testroot("simple", tmp_path / "site")
     _inventory(srcdir / "torch.inv")
-    app = make_site("simple", srcdir=srcdir, warningiserror=True, confoverrides={
-        "extensions": ["sphinx_torchtrace", "sphinx.ext.intersphinx"],
-        "intersphinx_mapping": {"torch": (PYTORCH, str(srcdir / "torch.inv"))},
-        "nitpicky": True,
-    })
+    app = make_site(
+        "simple",
+        srcdir=srcdir,
+        warningiserror=True,
+        confoverrides={
+            "extensions": ["sphinx_torchtrace", "sphinx.ext.intersphinx"],
+            "intersphinx_mapping": {"torch": (PYTORCH, str(srcdir / "torch.inv"))},
+            "nitpicky": True,
+        },
+    )
     assert app.statuscode == 0 and warnings_of(app) == ""
     frame = (Path(app.outdir) / "torchtrace/simple/frame-0-0.html").read_text("utf-8")
     for name in ("torch.relu", "torch.addmm", "torch.nn.functional.gelu"):
         assert f'href="{PYTORCH}generated/{name}.html#{name}"' in frame, name
     # an operator PyTorch's inventory lacks is code, not a link
-    assert re.search(r'<code class="xref py py-obj[^"]*"><span class="pre">'
-                     r"torch\.ops\.aten\.amax\.default</span></code>", frame)
+    assert re.search(
+        r'<code class="xref py py-obj[^"]*"><span class="pre">'
+        r"torch\.ops\.aten\.amax\.default</span></code>",
+        frame,
+    )
     assert f'href="{PYTORCH}generated/torch.amax' not in frame
 
 

@@ -51,9 +51,19 @@ def test_autobuild_settles_after_one_edit(tmp_path: Path) -> None:
     log = tmp_path / "autobuild.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "sphinx_autobuild", "--host", "127.0.0.1", "--port", "0",
-             str(src), str(tmp_path / "out")],
-            stdout=out, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "sphinx_autobuild",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                str(src),
+                str(tmp_path / "out"),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     try:
         # older sphinx-autobuild releases (2024.2) see each file the first build made once

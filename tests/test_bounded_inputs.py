@@ -48,7 +48,7 @@ def _notes(blocks: object) -> str:
 
 def test_sdsc_tables_are_capped_in_rows_and_columns(tmp_path: Path) -> None:
     spec = json.loads((SPYRE / "sdsc_0.json").read_text(encoding="utf-8"))
-    (op, root), = spec.items()
+    ((op, root),) = spec.items()
     dims = {f"d{i}": 1 for i in range(1000)}
     root["numWkSlicesPerDim_"] = dims
     root["coreIdToWkSlice_"] = {str(c): dict.fromkeys(dims, 0) for c in range(256)}
@@ -85,5 +85,4 @@ def test_text_log_of_many_attempt_ids(tmp_path: Path) -> None:
     compiles = trace.ranks[0].compiles
     assert {c.label for c in compiles} >= {f"[{i}/0]" for i in range(n)}
     assert {c.label for c in compiles} >= {f"[{i}/0_1]" for i in range(n)}
-    assert sorted(c.label for c in compiles if c.restarted) == sorted(
-        f"[{i}/0]" for i in range(n))
+    assert sorted(c.label for c in compiles if c.restarted) == sorted(f"[{i}/0]" for i in range(n))

@@ -46,9 +46,7 @@ def output_files(app: SphinxTestApp) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("buildername", ["html", "dirhtml", "latex", "text"])
-def test_speedups_leave_every_output_file_as_it_was(
-    make_site: SiteMaker, buildername: str
-) -> None:
+def test_speedups_leave_every_output_file_as_it_was(make_site: SiteMaker, buildername: str) -> None:
     """``torchtrace_speedups = False`` builds as Sphinx ships: every transform, Sphinx's
     own settings parser per document, highlighting in the build's process, a sidebar
     resolved per page; the output is the same, file for file."""
@@ -170,13 +168,17 @@ def test_process_wide_speedups_are_put_back_when_the_build_ends(make_site: SiteM
 
 def _patched() -> bool:
     """Whether any process-wide speed-up is in place."""
-    functions = (getattr(sphinx_docutils, "_get_settings", None),
-                 getattr(html_builder, "_file_checksum", None))
-    transforms = (generated_transforms._find(name)
-                  for name in generated_transforms.SKIPPED_ON_GENERATED_PAGES)
+    functions = (
+        getattr(sphinx_docutils, "_get_settings", None),
+        getattr(html_builder, "_file_checksum", None),
+    )
+    transforms = (
+        generated_transforms._find(name) for name in generated_transforms.SKIPPED_ON_GENERATED_PAGES
+    )
     return (
         any(hasattr(f, "__wrapped__") for f in functions)
         or fast_code.highlight_fast is not highlight.highlight_fast
-        or any(c is not None and hasattr(c.__dict__.get("apply"), "__wrapped__")
-               for c in transforms)
+        or any(
+            c is not None and hasattr(c.__dict__.get("apply"), "__wrapped__") for c in transforms
+        )
     )

@@ -49,13 +49,20 @@ def test_assets_leave_the_users_config_alone(make_site: SiteMaker) -> None:
 def test_linkcheck_with_W_sees_every_external_link(make_site: SiteMaker) -> None:
     """The pages' external links are real references linkcheck checks (here, offline,
     ignored by pattern: the build must pass with -W and list them)."""
-    app = make_site("simple", "linkcheck", warningiserror=True,
-                    confoverrides={"linkcheck_ignore": [r"https?://"]})
+    app = make_site(
+        "simple",
+        "linkcheck",
+        warningiserror=True,
+        confoverrides={"linkcheck_ignore": [r"https?://"]},
+    )
     assert app.statuscode == 0 and warnings_of(app) == ""
-    rows = [json.loads(line) for line in
-            (Path(app.outdir) / "output.json").read_text("utf-8").splitlines()]
+    rows = [
+        json.loads(line)
+        for line in (Path(app.outdir) / "output.json").read_text("utf-8").splitlines()
+    ]
     assert {"status": "ignored", "uri": "https://ui.perfetto.dev"}.items() <= next(
-        r for r in rows if r["uri"] == "https://ui.perfetto.dev").items()
+        r for r in rows if r["uri"] == "https://ui.perfetto.dev"
+    ).items()
     assert not [r for r in rows if r["status"] == "broken"]
 
 

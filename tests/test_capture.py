@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 def page_text(app: SphinxTestApp, name: str = "index") -> str:
     """The words of a built page, as a reader sees them."""
     html = (Path(app.outdir) / f"{name}.html").read_text(encoding="utf-8")
-    body = html[html.find("<h1"):]
+    body = html[html.find("<h1") :]
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body))
 
 
@@ -48,8 +48,10 @@ def counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def capture_page(options: str = "") -> dict[str, str]:
-    return {"index.rst": "Captured\n========\n\n.. torchtrace-capture:: scripts/write_trace.py\n"
-                         f"   :name: live\n{options}\n.. torchtrace-captures::\n"}
+    return {
+        "index.rst": "Captured\n========\n\n.. torchtrace-capture:: scripts/write_trace.py\n"
+        f"   :name: live\n{options}\n.. torchtrace-captures::\n"
+    }
 
 
 def test_capture_renders_then_the_cache_serves_it(
@@ -97,17 +99,29 @@ def test_a_changed_dependency_is_a_miss(
     assert len(runs(counted)) == 2, "a changed imported module runs the capture again"
     assert "at this build" in page_text(third)
 
-    depends = make_site("capture", srcdir=srcdir, freshenv=False,
-                        pages=capture_page("   :depends: scripts/data/*.json\n"))
+    depends = make_site(
+        "capture",
+        srcdir=srcdir,
+        freshenv=False,
+        pages=capture_page("   :depends: scripts/data/*.json\n"),
+    )
     assert len(runs(counted)) == 3  # other options, other key
     (srcdir / "scripts" / "data").mkdir()
     (srcdir / "scripts" / "data" / "config.json").write_text("{}", encoding="utf-8")
-    make_site("capture", srcdir=srcdir, freshenv=False,
-              pages=capture_page("   :depends: scripts/data/*.json\n"))
+    make_site(
+        "capture",
+        srcdir=srcdir,
+        freshenv=False,
+        pages=capture_page("   :depends: scripts/data/*.json\n"),
+    )
     assert len(runs(counted)) == 4, "a new file matching :depends: is a change"
     helper.write_text('GREETING = "not watched"\n', encoding="utf-8")
-    make_site("capture", srcdir=srcdir, freshenv=False,
-              pages=capture_page("   :depends: scripts/data/*.json\n"))
+    make_site(
+        "capture",
+        srcdir=srcdir,
+        freshenv=False,
+        pages=capture_page("   :depends: scripts/data/*.json\n"),
+    )
     assert len(runs(counted)) == 4, ":depends: replaces the imports"
     assert warnings_of(depends) == ""
 
@@ -127,8 +141,12 @@ def test_depends_outside_the_source_folder_is_a_warning_and_nothing_runs(
     assert len(runs(counted)) == 1
     (srcdir / "scripts" / "linked").symlink_to(outside, target_is_directory=True)
     for pattern in ("../library/*.py", "scripts/linked/*.py"):
-        app = make_site("capture", srcdir=srcdir, freshenv=False,
-                        pages=capture_page(f"   :depends: {pattern}\n"))
+        app = make_site(
+            "capture",
+            srcdir=srcdir,
+            freshenv=False,
+            pages=capture_page(f"   :depends: {pattern}\n"),
+        )
         warnings = warnings_of(app)
         assert "[torchtrace.capture]" in warnings and "outside the source folder" in warnings
         assert "index.rst:" in warnings, warnings  # located at the directive
@@ -146,14 +164,14 @@ def test_a_capture_says_it_started_that_it_runs_and_how_it_ended(
 
     monkeypatch.setattr(capture_module, "PROGRESS_SECONDS", 0.5)
     srcdir = copy_testroot("capture", tmp_path / "site")
-    app = make_site("capture", srcdir=srcdir,
-                    pages=capture_page("   :env: CAPTURE_SLEEP=1.6\n"))
+    app = make_site("capture", srcdir=srcdir, pages=capture_page("   :env: CAPTURE_SLEEP=1.6\n"))
     status = strip_colors(app._status.getvalue())
     assert "torchtrace: capturing scripts/write_trace.py (timeout " in status, status
     assert re.search(r"torchtrace: capturing scripts/write_trace\.py: running for \d+ s", status)
     assert re.search(r"torchtrace: captured scripts/write_trace\.py: ok in [\d.]+ s", status)
-    again = make_site("capture", srcdir=srcdir, freshenv=False,
-                      pages=capture_page("   :env: CAPTURE_SLEEP=1.6\n"))
+    again = make_site(
+        "capture", srcdir=srcdir, freshenv=False, pages=capture_page("   :env: CAPTURE_SLEEP=1.6\n")
+    )
     assert "torchtrace: captur" not in strip_colors(again._status.getvalue())
     assert len(runs(counted)) == 1
 
@@ -179,10 +197,15 @@ def test_the_key_holds_python_and_the_torch_build(tmp_path: Path) -> None:
     script.write_text("print(1)\n")
     spec = CaptureSpec(script=script, root=tmp_path)
     other_build = Interpreter(facts.python, "0.0.1", "0ther", "1" * 64)
-    other_python = Interpreter("3.99.0", facts.torch_version, facts.torch_git,
-                               facts.torch_build_sha)
-    keys = {spec.key(facts), spec.key(other_build), spec.key(other_python),
-            spec.key(Interpreter(facts.python, None, None, None))}
+    other_python = Interpreter(
+        "3.99.0", facts.torch_version, facts.torch_git, facts.torch_build_sha
+    )
+    keys = {
+        spec.key(facts),
+        spec.key(other_build),
+        spec.key(other_python),
+        spec.key(Interpreter(facts.python, None, None, None)),
+    }
     assert len(keys) == 4
     assert spec.key(facts) == spec.key(facts)
 
@@ -192,9 +215,12 @@ def test_a_failing_script_is_a_warning_and_its_partial_trace_is_shown(
 ) -> None:
     app = make_site("capture", pages=capture_page("   :env: CAPTURE_HOW=fail\n"))
     (warning,) = strip_colors(warnings_of(app)).splitlines()
-    assert re.match(r"^.*index\.rst:4: WARNING: capture of scripts/write_trace\.py failed "
-                    r"\(exit status 3\) after [\d.]+ s; the trace it wrote so far is shown; "
-                    r"its stderr ends: .*\[torchtrace\.capture\]$", warning), warning
+    assert re.match(
+        r"^.*index\.rst:4: WARNING: capture of scripts/write_trace\.py failed "
+        r"\(exit status 3\) after [\d.]+ s; the trace it wrote so far is shown; "
+        r"its stderr ends: .*\[torchtrace\.capture\]$",
+        warning,
+    ), warning
     # stderr is data: its escape sequence is shown, never sent to the terminal
     assert "RuntimeError: boom \\x1b[31mred\\x1b[0m" in warning and "\x1b" not in warning
     assert "torchtrace/live/index" in generated_pages(app)  # the partial trace's report
@@ -210,17 +236,16 @@ def test_a_failing_script_is_a_warning_and_its_partial_trace_is_shown(
 def test_a_script_that_writes_no_trace_says_so(make_site: SiteMaker, counted: Path) -> None:
     app = make_site("capture", pages=capture_page("   :env: CAPTURE_HOW=none\n"))
     (warning,) = strip_colors(warnings_of(app)).splitlines()
-    assert warning.endswith("WARNING: capture of scripts/write_trace.py ran but wrote no "
-                            "trace log (does it call torch.compile?) [torchtrace.capture]")
+    assert warning.endswith(
+        "WARNING: capture of scripts/write_trace.py ran but wrote no "
+        "trace log (does it call torch.compile?) [torchtrace.capture]"
+    )
     assert "It wrote no trace log." in page_text(app) and generated_pages(app) == []
 
 
-def test_a_capture_past_its_timeout_is_stopped(
-    make_site: SiteMaker, counted: Path
-) -> None:
+def test_a_capture_past_its_timeout_is_stopped(make_site: SiteMaker, counted: Path) -> None:
     started = time.monotonic()
-    app = make_site("capture", pages=capture_page("   :env: CAPTURE_HOW=hang\n"
-                                                  "   :timeout: 3\n"))
+    app = make_site("capture", pages=capture_page("   :env: CAPTURE_HOW=hang\n   :timeout: 3\n"))
     assert time.monotonic() - started < 60
     (warning,) = strip_colors(warnings_of(app)).splitlines()
     assert "capture of scripts/write_trace.py timed out (stopped) after 3." in warning
@@ -230,9 +255,7 @@ def test_a_capture_past_its_timeout_is_stopped(
     assert "timed out" in page_text(app)
 
 
-def test_never_uses_the_cache_only(
-    make_site: SiteMaker, tmp_path: Path, counted: Path
-) -> None:
+def test_never_uses_the_cache_only(make_site: SiteMaker, tmp_path: Path, counted: Path) -> None:
     cache = tmp_path / "ci-cache"
     never = {"torchtrace_capture": "never", "torchtrace_capture_cache": str(cache)}
     empty = make_site("capture", confoverrides=never)
@@ -240,8 +263,7 @@ def test_never_uses_the_cache_only(
     assert "index.rst:4: WARNING: no cached capture of scripts/write_trace.py matches" in warning
     assert warning.endswith("(torchtrace_capture = 'never') [torchtrace.capture]")
     assert runs(counted) == [] and generated_pages(empty) == []
-    assert re.search(r"index scripts/write_trace\.py missing - no cached capture",
-                     page_text(empty))
+    assert re.search(r"index scripts/write_trace\.py missing - no cached capture", page_text(empty))
 
     # CI captured into the folder it persists; the docs host only reads it
     make_site("capture", confoverrides={"torchtrace_capture_cache": str(cache)})
@@ -253,7 +275,6 @@ def test_never_uses_the_cache_only(
     assert len(runs(counted)) == 2 and warnings_of(always) == ""
 
 
-
 def test_never_on_a_host_without_torch_publishes_what_ci_captured(
     make_site: SiteMaker, tmp_path: Path, counted: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -262,12 +283,16 @@ def test_never_on_a_host_without_torch_publishes_what_ci_captured(
     from sphinx_torchtrace.trace import capture
 
     cache = {"torchtrace_capture_cache": str(tmp_path / "ci-cache")}
-    monkeypatch.setattr(capture, "interpreter_facts",
-                        lambda *_a, **_k: Interpreter("3.12.1", "2.13.0+cpu", "abc", "f" * 64))
+    monkeypatch.setattr(
+        capture,
+        "interpreter_facts",
+        lambda *_a, **_k: Interpreter("3.12.1", "2.13.0+cpu", "abc", "f" * 64),
+    )
     make_site("capture", confoverrides=cache)
     assert len(runs(counted)) == 1
-    monkeypatch.setattr(capture, "interpreter_facts",
-                        lambda *_a, **_k: Interpreter("3.11.9", None, None, None))
+    monkeypatch.setattr(
+        capture, "interpreter_facts", lambda *_a, **_k: Interpreter("3.11.9", None, None, None)
+    )
     host = make_site("capture", confoverrides={**cache, "torchtrace_capture": "never"})
     assert warnings_of(host) == "" and len(runs(counted)) == 1
     assert "from the cache (captured " in page_text(host)
@@ -283,9 +308,22 @@ def test_two_builds_share_one_cache(tmp_path: Path, counted: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "CAPTURE_SLEEP": "2"}
     builds = [
         subprocess.Popen(
-            [sys.executable, "-m", "sphinx", "-q", "-b", "html",
-             "-D", f"torchtrace_capture_cache={cache}", str(site), str(site / "_build")],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "sphinx",
+                "-q",
+                "-b",
+                "html",
+                "-D",
+                f"torchtrace_capture_cache={cache}",
+                str(site),
+                str(site / "_build"),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for site in sites
     ]
@@ -307,12 +345,14 @@ def test_a_myst_page_captures_with_arguments(
     script runs in its own folder unless ``:cwd:`` says."""
     srcdir = copy_testroot("capture", tmp_path / "site")
     (srcdir / "conf.py").write_text(
-        'project = "c"\nextensions = ["myst_parser", "sphinx_torchtrace"]\n', encoding="utf-8")
+        'project = "c"\nextensions = ["myst_parser", "sphinx_torchtrace"]\n', encoding="utf-8"
+    )
     (srcdir / "index.rst").unlink()
     (srcdir / "index.md").write_text(
         "# Captured\n\n```{torchtrace-capture} scripts/write_trace.py\n:name: live\n"
-        ":args: one \"two words\"\n:cwd: .\n```\n\n```{torchtrace-captures}\n```\n",
-        encoding="utf-8")
+        ':args: one "two words"\n:cwd: .\n```\n\n```{torchtrace-captures}\n```\n',
+        encoding="utf-8",
+    )
     app = make_site("capture", srcdir=srcdir)
     assert warnings_of(app) == ""
     assert runs(counted) == [f"ok ['one', 'two words'] {srcdir}"]
@@ -326,8 +366,9 @@ def test_a_script_outside_the_sources_is_never_run(
     outside = tmp_path / "outside.py"
     outside.write_text("open('ran', 'w')\n")
     # the copy of the test root is tmp_path/capture-0: the script is one folder up
-    app = make_site("capture", pages={"index.rst": "T\n=\n\n.. torchtrace-capture:: "
-                                      "../outside.py\n"})
+    app = make_site(
+        "capture", pages={"index.rst": "T\n=\n\n.. torchtrace-capture:: ../outside.py\n"}
+    )
     (warning,) = strip_colors(warnings_of(app)).splitlines()
     assert "only scripts of the docs' sources are run [torchtrace.capture]" in warning
     assert not (tmp_path / "ran").exists()
@@ -341,18 +382,28 @@ def test_without_torch_a_torch_script_is_a_note_not_a_warning(
     script (no torch import) still runs."""
     from sphinx_torchtrace.trace import capture
 
-    monkeypatch.setattr(capture, "interpreter_facts",
-                        lambda *_args, **_kw: Interpreter(sys.version, None, None, None))
+    monkeypatch.setattr(
+        capture,
+        "interpreter_facts",
+        lambda *_args, **_kw: Interpreter(sys.version, None, None, None),
+    )
     srcdir = copy_testroot("capture", tmp_path / "site")
     (srcdir / "scripts" / "needs_torch.py").write_text("import torch.nn\n", encoding="utf-8")
-    app = make_site("capture", srcdir=srcdir, pages={
-        "index.rst": "T\n=\n\n.. torchtrace-capture:: scripts/needs_torch.py\n\n"
-                     ".. torchtrace-capture:: scripts/write_trace.py\n\n"
-                     ".. torchtrace-captures::\n"})
+    app = make_site(
+        "capture",
+        srcdir=srcdir,
+        pages={
+            "index.rst": "T\n=\n\n.. torchtrace-capture:: scripts/needs_torch.py\n\n"
+            ".. torchtrace-capture:: scripts/write_trace.py\n\n"
+            ".. torchtrace-captures::\n"
+        },
+    )
     assert warnings_of(app) == ""
     text = page_text(app)
-    assert ("Not captured in this build: scripts/needs_torch.py imports torch, which the "
-            "Python building these docs cannot import") in text
+    assert (
+        "Not captured in this build: scripts/needs_torch.py imports torch, which the "
+        "Python building these docs cannot import"
+    ) in text
     assert "index scripts/needs_torch.py skipped - torch not installed" in text
     assert len(runs(counted)) == 1 and "torchtrace/write-trace/index" in generated_pages(app)
 
@@ -371,10 +422,17 @@ def test_a_real_torch_compile_capture(make_site: SiteMaker, tmp_path: Path) -> N
     srcdir = copy_testroot("capture", tmp_path / "site")
     (srcdir / "scripts" / "compiled.py").write_text(
         "import torch\n\n\n@torch.compile(backend='aot_eager')\ndef f(x):\n"
-        "    return torch.relu(x) * 2\n\n\nf(torch.randn(8))\n", encoding="utf-8")
-    app = make_site("capture", srcdir=srcdir, pages={
-        "index.rst": "T\n=\n\n.. torchtrace-capture:: scripts/compiled.py\n\n"
-                     ".. torchtrace-captures::\n"})
+        "    return torch.relu(x) * 2\n\n\nf(torch.randn(8))\n",
+        encoding="utf-8",
+    )
+    app = make_site(
+        "capture",
+        srcdir=srcdir,
+        pages={
+            "index.rst": "T\n=\n\n.. torchtrace-capture:: scripts/compiled.py\n\n"
+            ".. torchtrace-captures::\n"
+        },
+    )
     assert warnings_of(app) == ""
     assert "torchtrace/compiled/frame-0-0" in generated_pages(app)
     text = page_text(app)

@@ -34,12 +34,7 @@ def test_draft_export_second_log_borrows_strings_of_the_first() -> None:
     assert len(report.missing_fake_kernels) == 1
     assert len(report.data_dependent_errors) == 1
     assert len(report.unbacked_symbols) == 2
-    files = {
-        f.filename
-        for c in rank.compiles
-        for e in c.shape_events
-        for f in e.user_stack
-    }
+    files = {f.filename for c in rank.compiles for e in c.shape_events for f in e.user_stack}
     assert "/home/user/project/draft_export.py" in files
 
 

@@ -47,16 +47,27 @@ PAGE_BYTES = 4_000_000
 #: torch's own words for running a frame eagerly after a failure it could not resume from.
 EAGER_WORDS = ("frame skipped", "fall back to eager", "falling back to eager")
 #: Errors torch raises from a compile (a program's own ValueError is raised by eager code).
-TORCH_ERRORS = frozenset({
-    "BackendCompilerFailed", "TorchRuntimeError", "InternalTorchDynamoError", "Unsupported",
-    "UncapturedHigherOrderOpError", "UserError", "InductorError", "FailOnRecompileLimitHit",
-})
+TORCH_ERRORS = frozenset(
+    {
+        "BackendCompilerFailed",
+        "TorchRuntimeError",
+        "InternalTorchDynamoError",
+        "Unsupported",
+        "UncapturedHigherOrderOpError",
+        "UserError",
+        "InductorError",
+        "FailOnRecompileLimitHit",
+    }
+)
 EVENT = re.compile(r"^EVENT (\S+) ")  # then key=value fields: fn=, exc=, mode= ...
 
 
 def _inputs() -> list[str]:
-    shared = [p.relative_to(DATA).as_posix() for p in sorted(SHARED.iterdir())
-              if p.is_dir() and p.name != "tlparse-inputs" and any(p.glob("*.log"))]
+    shared = [
+        p.relative_to(DATA).as_posix()
+        for p in sorted(SHARED.iterdir())
+        if p.is_dir() and p.name != "tlparse-inputs" and any(p.glob("*.log"))
+    ]
     return corpus_traces() + shared
 
 
@@ -82,8 +93,12 @@ def _record(rank: Any, line: int) -> dict[str, Any]:
     """The JSON envelope of the record at ``line`` of the rank's log, read from the file
     (the line whole: ``sphinx-torchtrace show`` cuts long lines for a terminal)."""
     path = _log_path(rank)
-    opened = gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(  # noqa: SIM115
-        path, encoding="utf-8"
+    opened = (
+        gzip.open(path, "rt", encoding="utf-8")
+        if path.suffix == ".gz"
+        else open(  # noqa: SIM115
+            path, encoding="utf-8"
+        )
     )
     with opened as f:
         text = next(itertools.islice(f, line - 1, None))
@@ -119,13 +134,16 @@ def test_an_outcome_is_the_word_of_the_record_it_names(rel: str) -> None:
         reason = str(data.get("fail_reason") or "").lower()
         if found.outcome == "raised":
             assert data.get("config_suppress_errors") is False or fail_type in ALWAYS_RAISED, (
-                rel, c.label)
+                rel,
+                c.label,
+            )
         elif found.outcome == "suppressed":
             assert data.get("config_suppress_errors") is True, (rel, c.label)
         elif found.outcome == "eager":
             said = json.dumps(data).lower()  # the record's own words
             assert data.get("config_suppress_errors") is True or any(
-                w in said for w in EAGER_WORDS), (rel, c.label)
+                w in said for w in EAGER_WORDS
+            ), (rel, c.label)
         elif found.outcome == "limit":
             assert "recompile limit" in reason or "cache limit" in reason, (rel, c.label)
         else:
@@ -143,14 +161,16 @@ def _program_events(rel: str) -> dict[str, list[tuple[str, str | None]]]:
             if match:
                 fields = dict(f.split("=", 1) for f in line.split()[2:] if "=" in f)
                 events.setdefault(fields.get("fn", ""), []).append(
-                    (match.group(1), fields.get("exc")))
+                    (match.group(1), fields.get("exc"))
+                )
     return events
 
 
 def _caught_failures(rel: str) -> bool:
     """Whether the capture program caught an error of a compiled call (or saw eager's own)."""
-    return any(what.startswith("raised") for seen in _program_events(rel).values()
-               for what, _ in seen)
+    return any(
+        what.startswith("raised") for seen in _program_events(rel).values() for what, _ in seen
+    )
 
 
 @pytest.mark.parametrize("rel", [r for r in _inputs() if _caught_failures(r)])
@@ -168,7 +188,8 @@ def test_no_outcome_contradicts_what_the_program_saw(rel: str) -> None:
             assert first == "raised" and caught in TORCH_ERRORS, (rel, c.label, seen)
         if found.outcome in ("eager", "suppressed"):  # it ran: a value, or its own error
             assert first in ("ok", "raised-eager") or (
-                first == "raised" and caught not in TORCH_ERRORS), (rel, c.label, seen)
+                first == "raised" and caught not in TORCH_ERRORS
+            ), (rel, c.label, seen)
         checked += 1
     assert checked, rel
 
@@ -194,18 +215,25 @@ def test_a_recompile_is_counted_only_where_the_log_shows_one(rel: str) -> None:
                 continue
             previous = compare.previous_compile(rank, c)
             assert c.recompile_reasons or previous is None or compare.left_code(previous), (
-                rel, c.label, "counted after a failed version, with no reason logged")
+                rel,
+                c.label,
+                "counted after a failed version, with no reason logged",
+            )
         # every later version's first attempt is one or the other, never both, never neither
         for c in rank.compiles:
             later = (c.id.frame_compile_id or 0) > 0 and not c.id.attempt
             if later and not c.id.is_unknown:
-                kinds = [compare.is_recompile(rank, c), compare.is_compiled_again(rank, c),
-                         compare.hit_limit(c)]  # refused past the limit: no new version
+                kinds = [
+                    compare.is_recompile(rank, c),
+                    compare.is_compiled_again(rank, c),
+                    compare.hit_limit(c),
+                ]  # refused past the limit: no new version
                 assert kinds.count(True) == 1, (rel, c.label, kinds)
     t = summary.triage(trace)
     assert not any(compare.hit_limit(r.compile) for fn in t.recompiled for r in fn.recompiles)
     assert t.compiled_again == sum(
-        compare.is_compiled_again(r, c) for r in trace.ranks for c in r.compiles)
+        compare.is_compiled_again(r, c) for r in trace.ranks for c in r.compiles
+    )
 
 
 @cache
@@ -238,10 +266,12 @@ def test_frame_pages_state_only_what_their_records_show(rel: str) -> None:
         outcome = found.outcome if found else None
         eager_words = ("runs eagerly", "ran the frame eagerly", "fell back to eager")
         assert any(w in said for w in eager_words) == (outcome in ("eager", "suppressed")), (
-            rel, c.label, said)
+            rel,
+            c.label,
+            said,
+        )
         raised_words = ("raised it to the program", "whatever suppress_errors says")
-        assert any(w in said for w in raised_words) == (outcome == "raised"), (
-            rel, c.label, said)
+        assert any(w in said for w in raised_words) == (outcome == "raised"), (rel, c.label, said)
         if found is not None:  # the record it names, by kind and line
             assert f"line {found.line} of the log" in said, (rel, c.label, said)
         breaks = sum(f.kind == "graph_break" for f in c.failures)
@@ -261,11 +291,18 @@ def test_every_surface_says_the_same_counts(rel: str) -> None:
     groups = [g for r in trace.ranks for g in summary.failure_groups(r.compiles)]
     counts = break_counts(groups)
     assert (t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons) == (
-        counts.graph_breaks, counts.break_kinds, counts.distinct_breaks)
+        counts.graph_breaks,
+        counts.break_kinds,
+        counts.distinct_breaks,
+    )
     assert (t.errors, t.error_kinds, t.distinct_errors) == (
-        counts.errors, counts.error_kinds, counts.distinct_errors)
+        counts.errors,
+        counts.error_kinds,
+        counts.distinct_errors,
+    )
     assert t.graph_break_kinds <= t.graph_break_reasons <= max(t.graph_breaks, 0) or (
-        not t.graph_breaks)
+        not t.graph_breaks
+    )
     assert sum(t.statuses.values()) == t.compile_ids
     assert t.ok_with_breaks <= t.statuses.get("ok", 0)
     rows = summary.rank_rows(trace)
@@ -297,8 +334,11 @@ def test_a_failure_in_torch_code_is_placed_at_the_user_s_line_first() -> None:
     """A buggy scan carry: torch names its own ``scan.py`` line; the user's line (78, the
     call of ``scan``) is in torch's "from user code" stack, and comes first."""
     trace = _trace("corpus/scan_errors/dedicated_log_torch_trace_7n_0euuv.log")
-    rows = {tuple(c.label for c in g.compiles): g
-            for g in summary.failure_groups(trace.ranks[0].compiles) if g.category == "error"}
+    rows = {
+        tuple(c.label for c in g.compiles): g
+        for g in summary.failure_groups(trace.ranks[0].compiles)
+        if g.category == "error"
+    }
     scan = rows[("[4/0]", "[5/0]")]  # compiled by the user, then by torch's own scan frame
     assert scan.location is not None and scan.location.endswith("/scan_errors.py:78")
     in_torch = scan.events[0].torch_location
@@ -311,8 +351,12 @@ def test_names_that_repeat_are_told_apart_by_their_place() -> None:
     trace = _trace("corpus/many_lambdas/dedicated_log_torch_trace_5x_1w1ey.log.gz")
     rank = trace.ranks[0]
     titles = {summary.function_label(rank, c) for c in rank.compiles if not c.id.is_unknown}
-    assert {"inner many_lambdas.py:221", "inner many_lambdas.py:227",
-            "forward many_lambdas.py:238", "forward many_lambdas.py:243"} <= titles
+    assert {
+        "inner many_lambdas.py:221",
+        "inner many_lambdas.py:227",
+        "forward many_lambdas.py:238",
+        "forward many_lambdas.py:243",
+    } <= titles
     assert "inner" not in titles and "forward" not in titles and "<lambda>" not in titles
     # past the recompile limit torch logs no code name: the version before names it
     limit = _trace("corpus/decode_recompile_limit/dedicated_log_torch_trace_dke2he39.log")

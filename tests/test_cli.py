@@ -28,7 +28,10 @@ def run(
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
-        capture_output=True, text=True, timeout=300, cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
         env={**os.environ, **(env or {})},
     )
 
@@ -117,9 +120,14 @@ def test_summary_numbers() -> None:
     result = run("summary", PAIRS / "recompile" / "new", "--json")
     assert result.returncode == 0
     data = json.loads(result.stdout)
-    assert {k: data[k] for k in ("frames", "compile_ids", "graph_breaks", "recompiles",
-                                 "errors")} == {
-        "frames": 2, "compile_ids": 4, "graph_breaks": 0, "recompiles": 2, "errors": 0,
+    assert {
+        k: data[k] for k in ("frames", "compile_ids", "graph_breaks", "recompiles", "errors")
+    } == {
+        "frames": 2,
+        "compile_ids": 4,
+        "graph_breaks": 0,
+        "recompiles": 2,
+        "errors": 0,
     }
     assert data["compile_seconds"] > 0
     text = run("summary", PAIRS / "graph_break_fixed" / "baseline").stdout
@@ -173,8 +181,9 @@ def test_build_names_the_logs_as_the_user_did(tmp_path: Path) -> None:
     assert "traces/t0" not in words
     again = run("build", folder, "-o", tmp_path / "abs", cwd=tmp_path)  # an absolute path
     assert again.returncode == 0, again.stderr
-    pages = " ".join(p.read_text(encoding="utf-8")
-                     for p in (tmp_path / "abs" / "torchtrace").rglob("*.html"))
+    pages = " ".join(
+        p.read_text(encoding="utf-8") for p in (tmp_path / "abs" / "torchtrace").rglob("*.html")
+    )
     words = re.sub(r"<[^>]+>", "", pages)
     assert "my logs\\1/dedicated_log_torch_trace_a.log" in words and str(tmp_path) not in words
 
@@ -190,8 +199,10 @@ def test_build_says_what_it_reads_and_where_warnings_are(tmp_path: Path) -> None
     older.write_text(SIMPLE_LOG.read_text("utf-8"), encoding="utf-8")
     text = SIMPLE_LOG.read_text("utf-8").splitlines(keepends=True)
     broken = tmp_path / "broken.log"
-    broken.write_text("".join(text[:40]) + "V1121 11:50:48.850000 1 x.py:1] {not json\n"
-                      + "".join(text[40:]), encoding="utf-8")
+    broken.write_text(
+        "".join(text[:40]) + "V1121 11:50:48.850000 1 x.py:1] {not json\n" + "".join(text[40:]),
+        encoding="utf-8",
+    )
     shutil.copy(SIMPLE_LOG, folder / "dedicated_log_torch_trace_b.log")
     out = tmp_path / "out"
     result = run("build", "two", "broken.log", "-o", out, cwd=tmp_path, env={"NO_COLOR": "1"})
@@ -216,7 +227,9 @@ def test_serve_previews_a_report_on_localhost(tmp_path: Path) -> None:
     assert run("build", SIMPLE_LOG, "-o", out, "-q").returncode == 0
     server = subprocess.Popen(
         [sys.executable, "-m", "sphinx_torchtrace", "serve", str(out), "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stdout is not None
@@ -247,7 +260,9 @@ def test_run_captures_a_program_and_passes_its_exit_status_on(tmp_path: Path) ->
         " 'dedicated_log_torch_trace_rank_0_x.log'))\n"
         "assert os.environ['TORCHINDUCTOR_FORCE_DISABLE_CACHES'] == '1'\n"
         "print('hello from the program', sys.argv[1:])\n"
-        "sys.exit(int(sys.argv[1]))\n", encoding="utf-8")
+        "sys.exit(int(sys.argv[1]))\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "out"
     result = run("run", "-o", out, "--", sys.executable, program, "5", "--flag", cwd=tmp_path)
     assert result.returncode == 5, result.stderr
@@ -280,11 +295,28 @@ def test_run_serve_previews_the_report(tmp_path: Path) -> None:
     program.write_text(
         "import os, shutil\n"
         f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
-        " 'dedicated_log_torch_trace_rank_0_x.log'))\n", encoding="utf-8")
+        " 'dedicated_log_torch_trace_rank_0_x.log'))\n",
+        encoding="utf-8",
+    )
     server = subprocess.Popen(
-        [sys.executable, "-m", "sphinx_torchtrace", "run", "-q", "-o", str(tmp_path / "out"),
-         "--serve", "--port", "0", "--", sys.executable, str(program)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "sphinx_torchtrace",
+            "run",
+            "-q",
+            "-o",
+            str(tmp_path / "out"),
+            "--serve",
+            "--port",
+            "0",
+            "--",
+            sys.executable,
+            str(program),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stdout is not None
@@ -312,12 +344,27 @@ def test_run_ctrl_c_stops_the_program_and_still_reports(tmp_path: Path) -> None:
         f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
         " 'dedicated_log_torch_trace_rank_0_x.log'))\n"
         "print('training', flush=True)\n"
-        "time.sleep(300)\n", encoding="utf-8")
+        "time.sleep(300)\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "out"
     command = subprocess.Popen(
-        [sys.executable, "-m", "sphinx_torchtrace", "run", "-q", "-o", str(out), "--",
-         sys.executable, str(program)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "sphinx_torchtrace",
+            "run",
+            "-q",
+            "-o",
+            str(out),
+            "--",
+            sys.executable,
+            str(program),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     assert command.stdout is not None
     assert command.stdout.readline() == "training\n"
@@ -346,7 +393,10 @@ def test_ctrl_c_on_serve_exits_quietly_with_130(tmp_path: Path) -> None:
     (tmp_path / "site" / "index.html").write_text("<p>Compile report</p>", encoding="utf-8")
     server = subprocess.Popen(
         [sys.executable, "-m", "sphinx_torchtrace", "serve", str(tmp_path / "site"), "-p", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     assert server.stdout is not None
     assert "http://127.0.0.1:" in server.stdout.readline()
@@ -376,11 +426,14 @@ def test_another_log_built_into_the_same_folder_leaves_no_stale_page(tmp_path: P
 
 
 @pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal")
-@pytest.mark.parametrize(("flags", "env", "opens"), [
-    ([], {}, True),  # at a terminal: the overview opens, as tlparse's report does
-    (["--no-browser"], {}, False),
-    ([], {"CI": "true"}, False),  # a CI job has no one to look
-])
+@pytest.mark.parametrize(
+    ("flags", "env", "opens"),
+    [
+        ([], {}, True),  # at a terminal: the overview opens, as tlparse's report does
+        (["--no-browser"], {}, False),
+        ([], {"CI": "true"}, False),  # a CI job has no one to look
+    ],
+)
 def test_build_opens_the_overview_at_a_terminal(
     tmp_path: Path, flags: list[str], env: dict[str, str], opens: bool
 ) -> None:
@@ -396,9 +449,22 @@ def test_build_opens_the_overview_at_a_terminal(
     leader, follower = pty.openpty()
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "sphinx_torchtrace", "build", str(SIMPLE_LOG), "-q",
-             "-o", str(tmp_path / "out"), *flags],
-            stdout=follower, stderr=subprocess.PIPE, text=True, env=environ, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "sphinx_torchtrace",
+                "build",
+                str(SIMPLE_LOG),
+                "-q",
+                "-o",
+                str(tmp_path / "out"),
+                *flags,
+            ],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environ,
+            timeout=300,
         )
     finally:
         os.close(follower)
@@ -420,18 +486,33 @@ def test_run_says_it_started_that_it_runs_and_how_it_ended(tmp_path: Path) -> No
         "import os, shutil, time\n"
         f"shutil.copy({str(log)!r}, os.path.join(os.environ['TORCH_TRACE'],"
         " 'dedicated_log_torch_trace_rank_0_x.log'))\n"
-        "time.sleep(6)\n", encoding="utf-8")
-    result = run("run", "--no-browser", "-o", tmp_path / "out", "--", sys.executable, program,
-                 cwd=tmp_path)
+        "time.sleep(6)\n",
+        encoding="utf-8",
+    )
+    result = run(
+        "run", "--no-browser", "-o", tmp_path / "out", "--", sys.executable, program, cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
     started = lines.index(next(line for line in lines if " running " in line))
     assert lines[started].endswith("slow.py"), lines[started]
-    assert "sphinx-torchtrace: the program is still running (5 s)" in lines[started + 1:]
-    assert re.search(r"^sphinx-torchtrace: the program exited with status 0 after [6-9]\.\d s$",
-                     result.stderr, re.M), result.stderr
-    quiet = run("run", "-q", "--no-browser", "-o", tmp_path / "out", "--", sys.executable,
-                program, cwd=tmp_path)
+    assert "sphinx-torchtrace: the program is still running (5 s)" in lines[started + 1 :]
+    assert re.search(
+        r"^sphinx-torchtrace: the program exited with status 0 after [6-9]\.\d s$",
+        result.stderr,
+        re.M,
+    ), result.stderr
+    quiet = run(
+        "run",
+        "-q",
+        "--no-browser",
+        "-o",
+        tmp_path / "out",
+        "--",
+        sys.executable,
+        program,
+        cwd=tmp_path,
+    )
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
 
 
@@ -455,17 +536,40 @@ def test_build_rewrites_paths_the_user_names_and_its_advice_names_the_option(
     no conf.py to put a rule in); with ``--rewrite /scratch/alice=<data>`` the pages say
     ``<data>`` and nothing warns."""
     log = tmp_path / "moved.log"
-    log.write_text(_relocated(COMPILE_ERROR_LOG, "intentional failure in custom backend",
-                              "cannot open /scratch/alice/train.bin in custom backend"),
-                   encoding="utf-8")
-    plain = run("build", log, "-q", "--no-browser", "-o", tmp_path / "a", cwd=tmp_path,
-                env={"NO_COLOR": "1"})
+    log.write_text(
+        _relocated(
+            COMPILE_ERROR_LOG,
+            "intentional failure in custom backend",
+            "cannot open /scratch/alice/train.bin in custom backend",
+        ),
+        encoding="utf-8",
+    )
+    plain = run(
+        "build",
+        log,
+        "-q",
+        "--no-browser",
+        "-o",
+        tmp_path / "a",
+        cwd=tmp_path,
+        env={"NO_COLOR": "1"},
+    )
     assert plain.returncode == 0, plain.stderr
     (warning,) = [line for line in plain.stderr.splitlines() if "[torchtrace.path]" in line]
     assert "/scratch/alice/" in warning and "--rewrite PATH=NAME" in warning, warning
     assert "torchtrace_path_rewrites" not in warning and "conf" not in warning
-    named = run("build", log, "-q", "--no-browser", "-o", tmp_path / "b",
-                "--rewrite", "/scratch/alice=<data>", cwd=tmp_path, env={"NO_COLOR": "1"})
+    named = run(
+        "build",
+        log,
+        "-q",
+        "--no-browser",
+        "-o",
+        tmp_path / "b",
+        "--rewrite",
+        "/scratch/alice=<data>",
+        cwd=tmp_path,
+        env={"NO_COLOR": "1"},
+    )
     assert named.returncode == 0 and "[torchtrace.path]" not in named.stderr, named.stderr
     pages = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "b").rglob("*.html"))
     assert "/scratch/alice" not in pages and "&lt;data&gt;/train.bin" in pages
@@ -486,10 +590,22 @@ def test_run_shows_the_folder_it_made_by_its_name(tmp_path: Path) -> None:
         "text = _relocated(COMPILE_ERROR_LOG, 'intentional failure in custom backend',\n"
         "                  f'cannot open {folder}/train.bin in custom backend')\n"
         "with open(os.path.join(folder, 'dedicated_log_torch_trace_x.log'), 'w') as f:\n"
-        "    f.write(text)\n", encoding="utf-8")
+        "    f.write(text)\n",
+        encoding="utf-8",
+    )
     cache = tmp_path / "ci-cache"
-    result = run("run", "-q", "--no-browser", "-o", tmp_path / "out", "--", sys.executable,
-                 program, cwd=tmp_path, env={"XDG_CACHE_HOME": str(cache), "NO_COLOR": "1"})
+    result = run(
+        "run",
+        "-q",
+        "--no-browser",
+        "-o",
+        tmp_path / "out",
+        "--",
+        sys.executable,
+        program,
+        cwd=tmp_path,
+        env={"XDG_CACHE_HOME": str(cache), "NO_COLOR": "1"},
+    )
     assert result.returncode == 0 and "[torchtrace.path]" not in result.stderr, result.stderr
     pages = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.html"))
     (run_folder,) = (cache / "sphinx-torchtrace" / "runs").iterdir()
@@ -504,7 +620,10 @@ def _on_a_terminal(*args: str | Path, env: dict[str, str]) -> tuple[int, str, st
     master, slave = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
-        stdout=subprocess.PIPE, stderr=slave, text=True, env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        text=True,
+        env={**os.environ, **env},
     )
     os.close(slave)
     screen = b""
@@ -548,7 +667,10 @@ def test_summary_reads_every_kind_the_directive_reads() -> None:
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)
     assert figures["compile_ids"] == 6 and figures["statuses"] == {
-        "break": 1, "error": 1, "missing": 4}
+        "break": 1,
+        "error": 1,
+        "missing": 4,
+    }
     debug = DATA / "captured" / "debug_dir" / "training" / "torch_compile_debug"
     result = run("summary", "--json", debug)
     assert result.returncode == 0, result.stderr

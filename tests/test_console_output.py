@@ -59,7 +59,9 @@ def hostile_copy(log: Path, out: Path) -> Path:
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -72,8 +74,17 @@ def assert_console_safe(output: str) -> None:
 
 
 def test_console_text_escapes_each_unsafe_character_and_keeps_the_rest() -> None:
-    for code in [*range(0x20), 0x7F, *range(0x80, 0xA0), 0x2028, 0x2029, *range(0x200B, 0x2010),
-                 *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0xFEFF]:
+    for code in [
+        *range(0x20),
+        0x7F,
+        *range(0x80, 0xA0),
+        0x2028,
+        0x2029,
+        *range(0x200B, 0x2010),
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        0xFEFF,
+    ]:
         shown = console_text(f"a{chr(code)}b")
         assert shown in (f"a\\x{code:02x}b", f"a\\u{code:04x}b"), ascii(shown)
     kept = "plain ASCII, é, ü, 漢字, emoji 🙂, a\\path"
@@ -134,13 +145,15 @@ def broken_rank_folder(root: Path) -> Path:
     (log,) = (PAIR / "new").glob("*.log")
     name = "dedicated_log_torch_trace_\x1b[32mOK\u202e\n::error file=conf.py::x.log"
     text = log.read_text(encoding="utf-8")
-    (folder / name).write_text(text + "V1123 21:30:49.000000 1 x.py:1] {not json\n",
-                               encoding="utf-8")
+    (folder / name).write_text(
+        text + "V1123 21:30:49.000000 1 x.py:1] {not json\n", encoding="utf-8"
+    )
     return folder
 
 
-def test_build_warnings_show_hostile_locations_escaped(make_site: SiteMaker,
-                                                      tmp_path: Path) -> None:
+def test_build_warnings_show_hostile_locations_escaped(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
     srcdir = copy_testroot("simple", tmp_path / "site")
     broken_rank_folder(srcdir)
     (srcdir / "index.rst").write_text(
@@ -202,9 +215,21 @@ def test_debug_folder_entry_names_reach_sphinx_build_escaped(tmp_path: Path) -> 
         encoding="utf-8",
     )
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-D", "show_warning_types=1",
-         str(srcdir), str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-q",
+            "-b",
+            "html",
+            "-D",
+            "show_warning_types=1",
+            str(srcdir),
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     located = [line for line in result.stderr.split("\n") if "[torchtrace.debug_unknown]" in line]

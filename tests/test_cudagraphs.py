@@ -161,13 +161,16 @@ def test_cuda_graphs_in_a_real_build(make_site: SiteMaker, tmp_path: Path) -> No
     """A trace's CUDA graph metrics and a ``TORCH_LOGS=cudagraphs`` text log, built by
     Sphinx: the frame pages' "CUDA graphs" sections and the overviews' summaries."""
     (tmp_path / "cg.log").write_text(TORCH_2_13_LOG + "\n", encoding="utf-8")
-    app = make_site("simple", pages={
-        "index.rst": "CUDA graphs\n===========\n\n.. toctree::\n\n   cg\n",
-        "cg.rst": "Runs\n====\n\n"
-        ".. torchtrace:: @DATA@/shared/tlparse-inputs/inputs/autotune_with_compile_id.log\n"
-        "   :name: metrics\n\n"
-        ".. torchtrace:: ../cg.log\n   :name: messages\n",
-    })
+    app = make_site(
+        "simple",
+        pages={
+            "index.rst": "CUDA graphs\n===========\n\n.. toctree::\n\n   cg\n",
+            "cg.rst": "Runs\n====\n\n"
+            ".. torchtrace:: @DATA@/shared/tlparse-inputs/inputs/autotune_with_compile_id.log\n"
+            "   :name: metrics\n\n"
+            ".. torchtrace:: ../cg.log\n   :name: messages\n",
+        },
+    )
     assert "torchtrace." not in warnings_of(app), warnings_of(app)
     out = Path(app.outdir) / "torchtrace"
 
@@ -176,7 +179,8 @@ def test_cuda_graphs_in_a_real_build(make_site: SiteMaker, tmp_path: Path) -> No
 
     assert "Time spent recording at run time: 0.282 s." in text("metrics/frame-0-0.html")
     assert "Re-recordings are counted from TORCH_LOGS=cudagraphs text logs only" in text(
-        "metrics/index.html")
+        "metrics/index.html"
+    )
     recorded = text("messages/frame-0-0.html")
     assert "1 re-recordings" in recorded and "static input data pointer changed." in recorded
     assert "mutated inputs (1 instances)" in text("messages/frame-1-0.html")

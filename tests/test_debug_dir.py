@@ -34,7 +34,9 @@ def test_inference_folder_model() -> None:
     assert (graph.name, graph.kind, graph.aot_id) == ("model__0_inference_0.0", "inference", 0)
     assert graph.missing == []
     assert [(k.name, k.kind) for k in graph.kernels] == [
-        ("cpp_fused_relu_0", "cpp"), ("extern_kernels.addmm", "extern")]
+        ("cpp_fused_relu_0", "cpp"),
+        ("extern_kernels.addmm", "extern"),
+    ]
     assert graph.mappings is not None
     assert graph.mappings.kernel_to_post["cpp_fused_relu_0:2"] == ["relu"]
     assert graph.fusion is not None
@@ -90,22 +92,29 @@ def test_format_and_with_options() -> None:
 def test_plan_names_pages_after_folders() -> None:
     plan = plan_debug_dir("train", load_debug_dir(TRAINING), "torchtrace")
     assert [g.name for g in plan.graphs] == [
-        "train/model__0_forward_1.0", "train/model__0_backward_3.1"]
+        "train/model__0_forward_1.0",
+        "train/model__0_backward_3.1",
+    ]
     assert plan.graphs[0].docname == "torchtrace/train/graph-model-0-forward-1-0"
     kernel_names = [k.name for k in plan.graphs[0].kernels]
     assert "train/model__0_forward_1.0/cpp_fused_relu_0" in kernel_names
     assert [log.title for log in plan.logs] == [
-        "TorchDynamo debug log", "AOT debug log aot_model___0_debug.log"]
+        "TorchDynamo debug log",
+        "AOT debug log aot_model___0_debug.log",
+    ]
 
 
 def _page(name: str, path: str, extra: str = "") -> dict[str, str]:
-    return {"index.rst": "Debug\n=====\n\n.. toctree::\n\n   dbg\n",
-            "dbg.rst": f"Folder\n======\n\n.. torchtrace:: {path}\n   :name: {name}\n{extra}"}
+    return {
+        "index.rst": "Debug\n=====\n\n.. toctree::\n\n   dbg\n",
+        "dbg.rst": f"Folder\n======\n\n.. torchtrace:: {path}\n   :name: {name}\n{extra}",
+    }
 
 
 def test_sphinx_build_of_training_folder(make_site: SiteMaker) -> None:
-    app = make_site("simple", pages=_page("train", "@DATA@/captured/debug_dir/training/"
-                                                    "torch_compile_debug"))
+    app = make_site(
+        "simple", pages=_page("train", "@DATA@/captured/debug_dir/training/torch_compile_debug")
+    )
     warnings = warnings_of(app)
     assert "torchtrace." not in warnings, warnings
     objects = inventory(app)
@@ -115,24 +124,36 @@ def test_sphinx_build_of_training_folder(make_site: SiteMaker) -> None:
     assert "train-trace/[0/0]" in objects["frame"]  # the trace log of the same run
     out = Path(app.outdir)
     page = (out / "torchtrace/train/graph-model-0-forward-1-0.html").read_text("utf-8")
-    for heading in ("ATen graph", "What the passes changed", "Runnable repro",
-                    "Loop-level IR and fusion", "Generated code", "Provenance"):
+    for heading in (
+        "ATen graph",
+        "What the passes changed",
+        "Runnable repro",
+        "Loop-level IR and fusion",
+        "Generated code",
+        "Provenance",
+    ):
         assert heading in page, heading
     assert "train-trace/frame-0-0.html" in page  # linked to the frame by content
     assert (out / "_downloads").exists()
 
 
 def test_sphinx_build_of_inference_run_folder(make_site: SiteMaker) -> None:
-    app = make_site("simple", pages=_page(
-        "infer", f"@DATA@/captured/debug_dir/inference/torch_compile_debug/{RUN}",
-        "   :with: " + "@DATA@/captured/debug_dir/inference/torch_compile_debug/tlparse\n"))
+    app = make_site(
+        "simple",
+        pages=_page(
+            "infer",
+            f"@DATA@/captured/debug_dir/inference/torch_compile_debug/{RUN}",
+            "   :with: " + "@DATA@/captured/debug_dir/inference/torch_compile_debug/tlparse\n",
+        ),
+    )
     warnings = warnings_of(app)
     assert "torchtrace." not in warnings, warnings
     objects = inventory(app)
     assert "infer/model__0_inference_0.0" in objects["graph"]
     assert "infer-with-1/[0/0]" in objects["frame"]
     page = (Path(app.outdir) / "torchtrace/infer/graph-model-0-inference-0-0.html").read_text(
-        "utf-8")
+        "utf-8"
+    )
     assert "cpp_fused_relu_0:2" in page  # the provenance mapping
     assert "The passes changed nothing" in page
 
@@ -153,11 +174,14 @@ def _broken_copy(tmp_path: Path) -> Path:
 
 def test_bad_inputs_warn_and_the_rest_renders(make_site: SiteMaker, tmp_path: Path) -> None:
     _broken_copy(tmp_path)
-    app = make_site("simple", pages={
-        "index.rst": "Debug\n=====\n\n.. toctree::\n\n   dbg\n",
-        "dbg.rst": "Folder\n======\n\n.. torchtrace:: ../data/torch_compile_debug\n"
-                   "   :name: broken\n",
-    })
+    app = make_site(
+        "simple",
+        pages={
+            "index.rst": "Debug\n=====\n\n.. toctree::\n\n   dbg\n",
+            "dbg.rst": "Folder\n======\n\n.. torchtrace:: ../data/torch_compile_debug\n"
+            "   :name: broken\n",
+        },
+    )
     warnings = warnings_of(app)
     graph = f"{RUN}/torchinductor/model__0_inference_0.0"
     assert f"{graph}/output_code.py:67: WARNING: does not parse as Python" in warnings, warnings
@@ -167,7 +191,8 @@ def test_bad_inputs_warn_and_the_rest_renders(make_site: SiteMaker, tmp_path: Pa
     assert "[torchtrace.debug_unknown]" in warnings
     assert f"{graph}/sdsc_0.json:: WARNING: 'sdsc_0.json' is a link leading out" in warnings
     page = (Path(app.outdir) / "torchtrace/broken/graph-model-0-inference-0-0.html").read_text(
-        "utf-8")
+        "utf-8"
+    )
     assert "Missing files" in page and "ir_post_fusion.txt" in page
     assert "cpp_fused_relu_0" in page  # the kernel before the cut still has its page
     assert "sdsc" not in page.split("Generated code")[1].split("Provenance")[0].lower() or True
@@ -200,13 +225,20 @@ def test_sdsc_files_of_torch_spyre() -> None:
     debug = load_debug_dir(graph_dir, shape="graph")  # sdsc files alone, read as a graph
     [mul, add] = debug.runs[0].graphs[0].sdsc
     assert (mul.index, mul.op, mul.aten_op, mul.ir_chain) == (
-        0, "0_mul", "aten.mul.Tensor", ["mul", "buf0"])
+        0,
+        "0_mul",
+        "aten.mul.Tensor",
+        ["mul", "buf0"],
+    )
     assert (add.index, add.op, add.cores) == (1, "1_add", 8)
     assert mul.slices_per_dim == {"mb": 1, "out": 8}
     assert mul.core_slices["7"] == {"mb": 0, "out": 7}
     assert mul.sizes == {"mb_": 512, "out_": 1024}
     assert [(t.name, t.memories) for t in mul.layouts] == [
-        ("Tensor0", ["hbm", "lx"]), ("Tensor1", ["hbm", "lx"]), ("Tensor2", ["lx"])]
+        ("Tensor0", ["hbm", "lx"]),
+        ("Tensor1", ["hbm", "lx"]),
+        ("Tensor2", ["lx"]),
+    ]
     assert mul.compute == [("sfp", "mul", ["Tensor0-idx0", "Tensor1-idx1"], ["Tensor2-idx2"])]
     assert mul.allocations[2] == ("allocate-Tensor2_lx", "lx", ["mb", "out"])
 
@@ -218,11 +250,14 @@ def test_sdsc_pages_link_both_ways_with_the_kernel_of_the_same_index(
     shutil.copytree(INFERENCE / RUN / "torchinductor" / "model__0_inference_0.0", graph)
     for sdsc in (SPYRE / "fma").glob("sdsc_*.json"):
         shutil.copy(sdsc, graph / sdsc.name)
-    app = make_site("simple", pages={
-        "index.rst": "Debug\n=====\n\n.. toctree::\n\n   dbg\n",
-        "dbg.rst": "Folder\n======\n\n.. torchtrace:: ../data/model__0_inference_0.0\n"
-                   "   :name: spyre\n",
-    })
+    app = make_site(
+        "simple",
+        pages={
+            "index.rst": "Debug\n=====\n\n.. toctree::\n\n   dbg\n",
+            "dbg.rst": "Folder\n======\n\n.. torchtrace:: ../data/model__0_inference_0.0\n"
+            "   :name: spyre\n",
+        },
+    )
     warnings = warnings_of(app)
     assert "torchtrace.debug" not in warnings, warnings
     objects = inventory(app)

@@ -132,8 +132,9 @@ def test_a_run_against_itself_is_unchanged() -> None:
     diff = diff_traces(trace, load_trace(SIMPLE_LOG))
     assert diff.unchanged
     assert diff.summary_lines() == ["No change in compilation (compile time aside)."]
-    assert regressions(diff, parse_fail_on("error,graph_break,recompile,kernels,compile_time")) \
-        == []
+    assert (
+        regressions(diff, parse_fail_on("error,graph_break,recompile,kernels,compile_time")) == []
+    )
 
 
 def test_compile_time_ratio_threshold() -> None:
@@ -181,8 +182,12 @@ def test_to_json_is_plain_json() -> None:
     (rank,) = data["ranks"]
     (fixed,) = rank["graph_breaks_fixed"]
     evidence = fixed.pop("evidence")
-    assert fixed == {"reason": PRINT_BREAK.reason, "file": PRINT_BREAK.file, "function": "step",
-                     "registry_id": "GB0059"}
+    assert fixed == {
+        "reason": PRINT_BREAK.reason,
+        "file": PRINT_BREAK.file,
+        "function": "step",
+        "registry_id": "GB0059",
+    }
     assert re.fullmatch(r".*/graph_break_fixed/baseline/[^/]+\.log:\d+", evidence)
     assert rank["frames_gone"] == ["program.py:torch_dynamo_resume_in_step"]
     step = next(f for f in rank["frames"] if f["function"] == "step")
@@ -194,8 +199,12 @@ def test_fail_on_and_config_share_one_validator() -> None:
     assert parse_fail_on("error,graph_break,recompile") == DEFAULT_REGRESSIONS
     assert parse_fail_on("compile_time:1.5")["compile_time"] == 1.5
     assert parse_fail_on("compile_time")["compile_time"] == 1.25
-    assert parse_fail_on("") == {**DEFAULT_REGRESSIONS, "error": False, "graph_break": False,
-                                 "recompile": False}
+    assert parse_fail_on("") == {
+        **DEFAULT_REGRESSIONS,
+        "error": False,
+        "graph_break": False,
+        "recompile": False,
+    }
     assert validate_regressions({"kernels": True})["kernels"] is True
     for bad in ("speed", "compile_time:fast", "compile_time:0.5", "error:2"):
         with pytest.raises(ValueError):
@@ -236,12 +245,22 @@ def _rewritten(source: Path, dest: Path, change: Callable[[str], str]) -> Path:
 def test_breaks_are_matched_by_registry_id_whatever_their_wording(tmp_path: Path) -> None:
     """A newer torch words a break anew; its registry id (``GB0059``) says it is the same."""
     baseline = next((PAIRS / "graph_break_fixed" / "baseline").glob("*.log"))
-    reworded = _rewritten(baseline, tmp_path / "reworded.log", lambda t: t.replace(
-        "Failed to trace builtin operator", "Could not trace a builtin operator"))
+    reworded = _rewritten(
+        baseline,
+        tmp_path / "reworded.log",
+        lambda t: t.replace(
+            "Failed to trace builtin operator", "Could not trace a builtin operator"
+        ),
+    )
     diff = diff_traces(load_trace(baseline), load_trace(reworded))
     assert all(not r.breaks_new and not r.breaks_fixed for r in diff.ranks)
     # without ids (older torch), the wording is all there is: a new break and a fixed one
-    no_ids = _rewritten(reworded, tmp_path / "no_ids.log", lambda t: re.sub(
-        r"https://meta-pytorch\.github\.io/compile-graph-break-site/gb/gb\d{4}\.html", "", t))
+    no_ids = _rewritten(
+        reworded,
+        tmp_path / "no_ids.log",
+        lambda t: re.sub(
+            r"https://meta-pytorch\.github\.io/compile-graph-break-site/gb/gb\d{4}\.html", "", t
+        ),
+    )
     diff = diff_traces(load_trace(baseline), load_trace(no_ids))
     assert any(r.breaks_new and r.breaks_fixed for r in diff.ranks)

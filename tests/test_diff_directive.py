@@ -21,8 +21,11 @@ PAIRS = "@DATA@/captured/pairs"
 
 def _diff(name: str, pair: str, *options: str, reverse: bool = False) -> str:
     old, new = ("new", "baseline") if reverse else ("baseline", "new")
-    lines = [f".. torchtrace-diff:: {PAIRS}/{pair}/{old} {PAIRS}/{pair}/{new}",
-             f"   :name: {name}", *(f"   {o}" for o in options)]
+    lines = [
+        f".. torchtrace-diff:: {PAIRS}/{pair}/{old} {PAIRS}/{pair}/{new}",
+        f"   :name: {name}",
+        *(f"   {o}" for o in options),
+    ]
     return "\n".join(lines) + "\n\n"
 
 
@@ -60,15 +63,20 @@ EVERY_PAIR = _page(
 
 def test_each_pair_warns_its_regressions_at_the_directive(make_site: SiteMaker) -> None:
     app = make_site("simple", "text", pages={"index.rst": EVERY_PAIR})
-    assert _warned(app) == Counter({
-        ("broken", "regression_graph_break"): 1,
-        ("recompile", "regression_recompile"): 1,
-        ("error", "regression_error"): 1,
-    })
+    assert _warned(app) == Counter(
+        {
+            ("broken", "regression_graph_break"): 1,
+            ("recompile", "regression_recompile"): 1,
+            ("error", "regression_error"): 1,
+        }
+    )
     warnings = warnings_of(app)
     # each at the directive's own line, saying what got worse
-    assert re.search(r"index\.rst:\d+: WARNING: broken: new graph break: GB0059 at "
-                     r"program\.py:step \(Failed to trace builtin operator\)", warnings)
+    assert re.search(
+        r"index\.rst:\d+: WARNING: broken: new graph break: GB0059 at "
+        r"program\.py:step \(Failed to trace builtin operator\)",
+        warnings,
+    )
     assert "compiled 3 times (was 1)" in warnings
     assert "new compile error: GB0170 at program.py:clip (Data-dependent branching)" in warnings
     assert "torchtrace." not in warnings.replace("torchtrace.regression_", "")  # nothing else
@@ -81,15 +89,21 @@ def test_each_pair_warns_its_regressions_at_the_directive(make_site: SiteMaker) 
 
 
 def test_frame_pages_show_what_changed(make_site: SiteMaker) -> None:
-    app = make_site("simple", "html", pages={"index.rst": _page(
-        _diff("fixed", "graph_break_fixed"), _diff("recompile", "recompile"))})
+    app = make_site(
+        "simple",
+        "html",
+        pages={
+            "index.rst": _page(_diff("fixed", "graph_break_fixed"), _diff("recompile", "recompile"))
+        },
+    )
     step = _html(app, "torchtrace/diff-fixed/frame-step")
     assert "break → ok" in step and "2 → 5" in step  # status and Dynamo graph ops
     assert "highlight-diff" in step  # the Dynamo graph diff, as a diff
     assert "cpp_fused_add_cos_mul_sin_sum_0" in step  # the kernel the fused graph made
     assert "Guards" in step and "Compile time (noisy)" in step
-    assert (Path(app.outdir) / "torchtrace/diff-fixed/frame-torch-dynamo-resume-in-step.html"
-            ).exists()  # the frame that is gone
+    assert (
+        Path(app.outdir) / "torchtrace/diff-fixed/frame-torch-dynamo-resume-in-step.html"
+    ).exists()  # the frame that is gone
     assert not (Path(app.outdir) / "torchtrace/diff-fixed/frame-other.html").exists()
     scale = _html(app, "torchtrace/diff-recompile/frame-scale")
     assert "New recompile reasons" in scale and "mismatch" in scale
@@ -118,10 +132,17 @@ def test_regressions_fail_a_build_with_W(make_site: SiteMaker) -> None:
 
 
 def test_no_regressions_option_keeps_W_builds_green(make_site: SiteMaker) -> None:
-    app = make_site("simple", "text", warningiserror=True, pages={"index.rst": _page(
-        _diff("broken", "graph_break_fixed", ":no-regressions:", reverse=True),
-        _diff("error", "compile_error", ":no-regressions:"),
-    )})
+    app = make_site(
+        "simple",
+        "text",
+        warningiserror=True,
+        pages={
+            "index.rst": _page(
+                _diff("broken", "graph_break_fixed", ":no-regressions:", reverse=True),
+                _diff("error", "compile_error", ":no-regressions:"),
+            )
+        },
+    )
     assert app.statuscode == 0
     assert "torchtrace" not in warnings_of(app)
     page = _text(app, "index")
@@ -131,19 +152,29 @@ def test_no_regressions_option_keeps_W_builds_green(make_site: SiteMaker) -> Non
 
 def test_config_turns_kinds_on_and_off(make_site: SiteMaker) -> None:
     app = make_site(
-        "simple", "text", pages={"index.rst": _page(_diff("recompile", "recompile"))},
-        confoverrides={"torchtrace_regressions": {
-            "recompile": False, "kernels": True, "compile_time": 1.0,
-        }},
+        "simple",
+        "text",
+        pages={"index.rst": _page(_diff("recompile", "recompile"))},
+        confoverrides={
+            "torchtrace_regressions": {
+                "recompile": False,
+                "kernels": True,
+                "compile_time": 1.0,
+            }
+        },
     )
-    assert _warned(app) == Counter({
-        ("recompile", "regression_kernels"): 1,
-        ("recompile", "regression_compile_time"): 1,
-    })
+    assert _warned(app) == Counter(
+        {
+            ("recompile", "regression_kernels"): 1,
+            ("recompile", "regression_compile_time"): 1,
+        }
+    )
     assert "program.py:scale: 3 kernels (was 1)" in warnings_of(app)
     # a ratio above the pair's own leaves compile time alone
     app = make_site(
-        "simple", "text", pages={"index.rst": _page(_diff("recompile", "recompile"))},
+        "simple",
+        "text",
+        pages={"index.rst": _page(_diff("recompile", "recompile"))},
         confoverrides={"torchtrace_regressions": {"compile_time": 1000}},
     )
     assert _warned(app) == Counter({("recompile", "regression_recompile"): 1})
@@ -151,7 +182,9 @@ def test_config_turns_kinds_on_and_off(make_site: SiteMaker) -> None:
 
 def test_bad_config_warns_and_uses_the_defaults(make_site: SiteMaker) -> None:
     app = make_site(
-        "simple", "text", pages={"index.rst": _page(_diff("error", "compile_error"))},
+        "simple",
+        "text",
+        pages={"index.rst": _page(_diff("error", "compile_error"))},
         confoverrides={"torchtrace_regressions": {"graph_breaks": True}},
     )
     warnings = warnings_of(app)
@@ -199,10 +232,16 @@ def test_bad_input_is_a_located_warning(make_site: SiteMaker) -> None:
     )
     app = make_site("simple", "text", pages={"index.rst": page})
     warnings = warnings_of(app)
-    assert re.search(r"index\.rst:4: WARNING: no trace at 'nowhere/at-all'.*"
-                     r"\[torchtrace\.read\]", warnings)
-    assert re.search(r"index\.rst:6: WARNING: torchtrace-diff takes two paths.*"
-                     r"\[torchtrace\.option\]", warnings)
+    assert re.search(
+        r"index\.rst:4: WARNING: no trace at 'nowhere/at-all'.*"
+        r"\[torchtrace\.read\]",
+        warnings,
+    )
+    assert re.search(
+        r"index\.rst:6: WARNING: torchtrace-diff takes two paths.*"
+        r"\[torchtrace\.option\]",
+        warnings,
+    )
     assert re.search(r"unknown option :no-regression:.*\[torchtrace\.option\]", warnings)
     assert "regression_" not in warnings
     assert "Comparisons" in _text(app, "index")

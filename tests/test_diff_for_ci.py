@@ -40,7 +40,8 @@ def test_two_different_programs_compare_nothing_and_exit_2() -> None:
     result = run("diff", SIMPLE_LOG, other)
     assert result.returncode == 2, result.stdout
     assert "nothing compared: no frame of the baseline matches one of the new run" in (
-        result.stdout)
+        result.stdout
+    )
 
 
 def test_logs_of_two_ranks_share_no_rank_unless_paired() -> None:
@@ -60,19 +61,21 @@ def test_another_torch_build_is_not_like_for_like(tmp_path: Path) -> None:
     compared (the frames match)."""
     (log,) = (PAIRS / "recompile" / "baseline").glob("*.log")
     other = tmp_path / "other.log"
-    other.write_text(log.read_text("utf-8").replace('"2.13.0+cpu"', '"2.15.0+cu132"'),
-                     encoding="utf-8")
+    other.write_text(
+        log.read_text("utf-8").replace('"2.13.0+cpu"', '"2.15.0+cu132"'), encoding="utf-8"
+    )
     result = run("diff", other, PAIRS / "recompile" / "new")
     assert result.returncode == 1  # the recompile is still found
-    assert ("not like for like: PyTorch 2.15.0+cu132 (commit cf30153c4c13) in the baseline, "
-            "2.13.0+cpu (commit cf30153c4c13) in the new run") in result.stdout
+    assert (
+        "not like for like: PyTorch 2.15.0+cu132 (commit cf30153c4c13) in the baseline, "
+        "2.13.0+cpu (commit cf30153c4c13) in the new run"
+    ) in result.stdout
     data = json.loads(run("diff", other, PAIRS / "recompile" / "new", "--json").stdout)
     assert data["setup"]["baseline"]["torch"] == ["2.15.0+cu132 (commit cf30153c4c13)"]
     assert data["setup"]["differences"] and data["nothing_compared"] is None
 
 
-@pytest.mark.parametrize("name", ["graph_break_fixed", "recompile", "compile_error",
-                                  "cache_warm"])
+@pytest.mark.parametrize("name", ["graph_break_fixed", "recompile", "compile_error", "cache_warm"])
 def test_every_finding_has_evidence_that_show_prints(name: str) -> None:
     """Both ways round (a fix one way is a regression the other): every regression and
     every changed frame names ``log:line`` records; ``show`` prints each, its first line
@@ -89,8 +92,11 @@ def test_every_finding_has_evidence_that_show_prints(name: str) -> None:
             for f in r["frames"]:
                 assert f["match"] in ("matched", "ambiguous", "new", "gone")
                 places += f["evidence"].values()
-            places += [s["evidence"] for k in ("graph_breaks_new", "graph_breaks_fixed",
-                                               "errors_new", "errors_fixed") for s in r[k]]
+            places += [
+                s["evidence"]
+                for k in ("graph_breaks_new", "graph_breaks_fixed", "errors_new", "errors_fixed")
+                for s in r[k]
+            ]
         assert data["regressions"] == [] or all(g["evidence"] for g in data["regressions"])
         for where in places[:12]:
             shown = run("show", where)
@@ -115,8 +121,15 @@ def _hostile_report(tmp_path: Path) -> Report:
     diff = diff_traces(*(load_trace(p) for p in _pair("compile_error")))
     found = regressions(diff)
     assert found
-    found.append(Regression("graph_break", 0, None, f"new graph break: {HOSTILE} | `x` <b>",
-                            (("new", f"{HOSTILE}.log:12"),)))
+    found.append(
+        Regression(
+            "graph_break",
+            0,
+            None,
+            f"new graph break: {HOSTILE} | `x` <b>",
+            (("new", f"{HOSTILE}.log:12"),),
+        )
+    )
     return Report(diff, found, "base\n::error::x", "new|`<i>`", {})
 
 
@@ -178,16 +191,16 @@ def _tokens(tokens: list[Token]) -> list[Token]:
     return [x for t in tokens for x in (t, *_tokens(t.children or []))]
 
 
-@pytest.mark.parametrize(("pair", "function"), [("compile_error", "clip"),
-                                                ("recompile", "scale")])
-def test_markdown_holds_input_text_in_code_only(tmp_path: Path, pair: str,
-                                                function: str) -> None:
+@pytest.mark.parametrize(("pair", "function"), [("compile_error", "clip"), ("recompile", "scale")])
+def test_markdown_holds_input_text_in_code_only(tmp_path: Path, pair: str, function: str) -> None:
     """A real comparison whose function and inputs are named with everything GitHub makes
     active: each name is in code spans and the code block only (where GitHub links,
     mentions and renders nothing), whole, as given; the rest is the report's own."""
     name = f"f {ACTIVE}"
-    logs = [_renamed_copy(next(p.glob("*.log")), tmp_path / side / "run.log", function, name)
-            for side, p in zip(("baseline", "new"), _pair(pair), strict=True)]
+    logs = [
+        _renamed_copy(next(p.glob("*.log")), tmp_path / side / "run.log", function, name)
+        for side, p in zip(("baseline", "new"), _pair(pair), strict=True)
+    ]
     diff = diff_traces(*(load_trace(p) for p in logs))
     found = regressions(diff)
     assert found
@@ -230,8 +243,11 @@ def test_map_settles_a_renamed_function(tmp_path: Path) -> None:
     renamed = tmp_path / "renamed"
     renamed.mkdir()
     shutil.copy(log, renamed / log.name)
-    text = (renamed / log.name).read_text("utf-8").replace('"co_name": "scale"',
-                                                            '"co_name": "rescale"')
+    text = (
+        (renamed / log.name)
+        .read_text("utf-8")
+        .replace('"co_name": "scale"', '"co_name": "rescale"')
+    )
     (renamed / log.name).write_text(text, encoding="utf-8")
     plain = json.loads(run("diff", old, renamed, "--json").stdout)
     matches = {f["function"]: f["match"] for f in plain["ranks"][0]["frames"]}

@@ -63,7 +63,8 @@ def registered(tmp_path_factory: pytest.TempPathFactory) -> Registered:
     app = SphinxTestApp("html", srcdir=srcdir, status=StringIO(), warning=StringIO())
     try:
         found = {
-            name: cls for name, cls in vars(docutils_directives)["_directives"].items()
+            name: cls
+            for name, cls in vars(docutils_directives)["_directives"].items()
             if getattr(cls, "__module__", "").startswith("sphinx_torchtrace.")
         }
         domain = app.registry.domains["torchtrace"]
@@ -147,8 +148,9 @@ def test_the_reference_shows_every_option_and_its_help_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.syspath_prepend(str(DOCS / "_ext"))
-    (tmp_path / "conf.py").write_text(f'extensions = ["{CLI_DIRECTIVE.replace("-", "_")}"]\n',
-                                      encoding="utf-8")
+    (tmp_path / "conf.py").write_text(
+        f'extensions = ["{CLI_DIRECTIVE.replace("-", "_")}"]\n', encoding="utf-8"
+    )
     blocks = "".join(f".. {CLI_DIRECTIVE}:: {name}\n\n" for name in ["", *commands()])
     (tmp_path / "index.rst").write_text(f"CLI\n===\n\n{blocks}", encoding="utf-8")
     app = SphinxTestApp("html", srcdir=tmp_path, status=StringIO(), warning=StringIO())
@@ -168,4 +170,4 @@ def test_the_reference_shows_every_option_and_its_help_as_written(
     # straight quotes and double dashes: help text is not prose to typeset
     missing = [e for e in expected if " ".join(e.split()) not in shown]
     assert missing == []
-    assert "{\"old\": \"new\"}" in shown and "after --:" in shown
+    assert '{"old": "new"}' in shown and "after --:" in shown

@@ -36,8 +36,10 @@ SAMPLE = [
     "shared/tlparse-inputs/inputs/inductor_provenance_jit_debug_handle_log.txt",
     "captured/debug_dir/training/torch_compile_debug",
 ]
-DIFF = (".. torchtrace-diff:: @DATA@/captured/pairs/recompile/baseline "
-        "@DATA@/captured/pairs/recompile/new\n   :name: compared\n")
+DIFF = (
+    ".. torchtrace-diff:: @DATA@/captured/pairs/recompile/baseline "
+    "@DATA@/captured/pairs/recompile/new\n   :name: compared\n"
+)
 XML_FILES = (".xhtml", ".opf", ".ncx")
 
 
@@ -47,8 +49,14 @@ def build_epub(srcdir: Path, pages: dict[str, str]) -> Path:
     write_page(srcdir, "index.rst", index)
     for name, body in pages.items():
         write_page(srcdir, f"{name}.rst", f"{name}\n{'=' * len(name)}\n\n{body}")
-    app = SphinxTestApp("epub", srcdir=srcdir, freshenv=True, confoverrides=BOOK,
-                        status=StringIO(), warning=StringIO())
+    app = SphinxTestApp(
+        "epub",
+        srcdir=srcdir,
+        freshenv=True,
+        confoverrides=BOOK,
+        status=StringIO(),
+        warning=StringIO(),
+    )
     try:
         app.build()
     finally:
@@ -57,8 +65,10 @@ def build_epub(srcdir: Path, pages: dict[str, str]) -> Path:
 
 
 def trace_pages(traces: list[str]) -> dict[str, str]:
-    return {f"t{i:03d}": f".. torchtrace:: @DATA@/{rel}\n   :name: t{i:03d}\n"
-            for i, rel in enumerate(traces)}
+    return {
+        f"t{i:03d}": f".. torchtrace:: @DATA@/{rel}\n   :name: t{i:03d}\n"
+        for i, rel in enumerate(traces)
+    }
 
 
 def not_xml(outdir: Path) -> list[str]:
@@ -76,8 +86,9 @@ def not_xml(outdir: Path) -> list[str]:
 
 def page_text(outdir: Path) -> str:
     """Every page's text, as a reader's XML parser reads it."""
-    return "\n".join("".join(ET.parse(p).getroot().itertext())
-                     for p in sorted(outdir.rglob("*.xhtml")))
+    return "\n".join(
+        "".join(ET.parse(p).getroot().itertext()) for p in sorted(outdir.rglob("*.xhtml"))
+    )
 
 
 def test_real_traces_of_every_page_kind_build_an_epub_of_xml(tmp_path: Path) -> None:
@@ -97,12 +108,17 @@ def test_hostile_logs_build_an_epub_of_xml_that_shows_each_character(tmp_path: P
     srcdir.mkdir()
     (srcdir / "conf.py").write_text(
         'extensions = ["sphinx_torchtrace"]\nexclude_patterns = ["_build"]\n'
-        "torchtrace_fold_bytes = 0\n", encoding="utf-8")
-    outdir = build_epub(srcdir, {
-        "names": ".. torchtrace:: ../hostile_names.log\n   :name: names\n\n"
-                 ".. torchtrace-graph-breaks::\n",
-        "markup": ".. torchtrace:: ../hostile.log\n   :name: markup\n",
-    })
+        "torchtrace_fold_bytes = 0\n",
+        encoding="utf-8",
+    )
+    outdir = build_epub(
+        srcdir,
+        {
+            "names": ".. torchtrace:: ../hostile_names.log\n   :name: names\n\n"
+            ".. torchtrace-graph-breaks::\n",
+            "markup": ".. torchtrace:: ../hostile.log\n   :name: markup\n",
+        },
+    )
     assert not_xml(outdir) == []
     text = page_text(outdir)
     assert "fn pwned std:label" in text  # the function's name, in titles

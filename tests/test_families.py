@@ -118,8 +118,13 @@ def test_a_new_family_is_one_module_and_one_line(
     run.mkdir()
     (run / log.name).write_bytes(log.read_bytes())
     (run / "notes.rst").write_text("Not a page\n==========\n", encoding="utf-8")
-    app = make_site("simple", "html", srcdir=srcdir, pages={"toy.rst": page},
-                    confoverrides={"torchtrace_count_at_most": 0})
+    app = make_site(
+        "simple",
+        "html",
+        srcdir=srcdir,
+        pages={"toy.rst": page},
+        confoverrides={"torchtrace_count_at_most": 0},
+    )
     html = (Path(app.outdir) / "toy.html").read_text(encoding="utf-8")
     warnings = warnings_of(app)
     # its configuration value is checked like the extension's own: warned, default used

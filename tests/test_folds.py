@@ -77,8 +77,11 @@ def test_small_graphs_and_their_kernels_are_folded_on_the_frame_page() -> None:
     for g in shown:
         codes = [b for b in walk(folds[g.anchor].blocks) if isinstance(b, CodeBlock)]
         downloads = [
-            x for b in walk(folds[g.anchor].blocks) for line in getattr(b, "lines", [])
-            for x in web_inlines(line) if isinstance(x, Download)
+            x
+            for b in walk(folds[g.anchor].blocks)
+            for line in getattr(b, "lines", [])
+            for x in web_inlines(line)
+            if isinstance(x, Download)
         ]
         if g.artifact.name == "fx_graph_runnable":
             assert g.raw_path and [d.path for d in downloads] == [g.raw_path]
@@ -96,9 +99,7 @@ def test_the_artifacts_table_links_each_fold_and_identical_graphs_link_theirs() 
         b for b in page(plan, "[0/0]").blocks if isinstance(b, Section) and b.anchor == "artifacts"
     )
     table = next(b for b in artifacts.blocks if isinstance(b, Table))
-    anchors = {
-        x.anchor for row in table.rows for x in row[0] if isinstance(x, AnchorLink)
-    }
+    anchors = {x.anchor for row in table.rows for x in row[0] if isinstance(x, AnchorLink)}
     pages = {x.docname for row in table.rows for x in row[0] if isinstance(x, PageLink)}
     assert not pages  # nothing of this frame has a page of its own
     for g in frame.graphs:
@@ -114,9 +115,11 @@ def test_graphs_past_the_fold_size_or_the_frame_budget_get_pages() -> None:
         assert sum(g.artifact.size for g in folded) <= DEFAULT_FOLD_BYTES * FRAME_FOLDS
         for g in f.graphs:
             if g.has_page:
-                assert g.artifact.size > DEFAULT_FOLD_BYTES or sum(
-                    x.artifact.size for x in folded
-                ) + g.artifact.size > DEFAULT_FOLD_BYTES * FRAME_FOLDS
+                assert (
+                    g.artifact.size > DEFAULT_FOLD_BYTES
+                    or sum(x.artifact.size for x in folded) + g.artifact.size
+                    > DEFAULT_FOLD_BYTES * FRAME_FOLDS
+                )
     tiny = plan_of("training", 200)  # a 200-byte fold: every graph but the smallest paged
     frame = next(f for f in tiny.frames if f.compile.label == "[0/0]")
     paged = [g for g in frame.graphs if g.has_page]
@@ -144,13 +147,18 @@ def test_a_small_artifact_logged_again_with_the_same_text_links_the_first() -> N
         assert plan.paged_frames.index(first_frame) <= plan.paged_frames.index(frame)
         assert plan.first_copy(first) is None  # the first is shown
         rows = next(
-            b for b in page(plan, frame.compile.label).blocks
+            b
+            for b in page(plan, frame.compile.label).blocks
             if isinstance(b, Section) and b.anchor == "artifacts"
         )
         table = next(b for b in rows.blocks if isinstance(b, Table))
-        row = next(r for r in table.rows if inline_text(r[0]) == artifact.name
-                   and isinstance(r[0][0], AnchorLink)
-                   and r[0][0].anchor == f"artifact-{first.ordinal}")
+        row = next(
+            r
+            for r in table.rows
+            if inline_text(r[0]) == artifact.name
+            and isinstance(r[0][0], AnchorLink)
+            and r[0][0].anchor == f"artifact-{first.ordinal}"
+        )
         assert row[0][0].docname == first_frame.docname
         assert any(isinstance(x, ObjectLink) and x.name == first_frame.name for x in row[-1])
 

@@ -44,11 +44,15 @@ def test_the_pair_itself_is_a_regression_and_the_clean_log_passes(tmp_path: Path
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_an_error_on_a_rank_only_the_new_run_has_fails_the_gate(tmp_path: Path, fmt: str
-                                                                 ) -> None:
+def test_an_error_on_a_rank_only_the_new_run_has_fails_the_gate(tmp_path: Path, fmt: str) -> None:
     baseline = _folder(tmp_path / "base", {"dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN})
-    new = _folder(tmp_path / "new", {"dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN,
-                                     "dedicated_log_torch_trace_rank_1_bbbb.log": ERRORS})
+    new = _folder(
+        tmp_path / "new",
+        {
+            "dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN,
+            "dedicated_log_torch_trace_rank_1_bbbb.log": ERRORS,
+        },
+    )
     status, out = _diff(baseline, new, fmt)
     assert status == 1, out
     if fmt == "json":
@@ -74,10 +78,15 @@ def test_a_log_the_folder_left_out_makes_the_verdict_exit_2(tmp_path: Path, fmt:
     """The new folder holds two logs of rank 0; the newest is compared, the other (which
     has the error) is not read: the gate says so and does not pass."""
     baseline = _folder(tmp_path / "base", {"dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN})
-    new = _folder(tmp_path / "new", {
-        "dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN,
-        "dedicated_log_torch_trace_rank_0_zzzz.log": _older_error_log(ERRORS.read_text("utf-8")),
-    })
+    new = _folder(
+        tmp_path / "new",
+        {
+            "dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN,
+            "dedicated_log_torch_trace_rank_0_zzzz.log": _older_error_log(
+                ERRORS.read_text("utf-8")
+            ),
+        },
+    )
     status, out = _diff(baseline, new, fmt)
     assert status == 2, out
     assert "dedicated_log_torch_trace_rank_0_zzzz.log" in out
@@ -90,8 +99,9 @@ def test_a_cut_record_makes_the_verdict_exit_2(tmp_path: Path, fmt: str) -> None
     """A killed process: the error log's record of its failure cut mid-JSON (and the rest
     of that compile with it). Whatever it held, the gate did not read it."""
     lines = ERRORS.read_text("utf-8").splitlines(keepends=True)
-    at = next(i for i, line in enumerate(lines) if '"fail_type": "' in line
-              and not line.startswith("\t"))
+    at = next(
+        i for i, line in enumerate(lines) if '"fail_type": "' in line and not line.startswith("\t")
+    )
     cut = "".join(lines[:at]) + lines[at][: lines[at].index('"fail_type"') + 15]
     new = tmp_path / "new.log"
     new.write_text(cut, encoding="utf-8")
@@ -105,8 +115,13 @@ def test_a_cut_record_makes_the_verdict_exit_2(tmp_path: Path, fmt: str) -> None
 
 
 def test_a_baseline_rank_missing_from_the_new_run_is_named_and_fails(tmp_path: Path) -> None:
-    baseline = _folder(tmp_path / "base", {"dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN,
-                                           "dedicated_log_torch_trace_rank_1_bbbb.log": CLEAN})
+    baseline = _folder(
+        tmp_path / "base",
+        {
+            "dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN,
+            "dedicated_log_torch_trace_rank_1_bbbb.log": CLEAN,
+        },
+    )
     new = _folder(tmp_path / "new", {"dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN})
     status, out = _diff(baseline, new, "text")
     assert status == 2, out
@@ -115,8 +130,13 @@ def test_a_baseline_rank_missing_from_the_new_run_is_named_and_fails(tmp_path: P
 
 def test_ranks_left_out_by_the_user_s_own_pairs_are_their_choice(tmp_path: Path) -> None:
     """``--ranks 0:0`` compares rank 0 alone: the other ranks are named, not counted."""
-    folder = _folder(tmp_path / "base", {"dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN,
-                                         "dedicated_log_torch_trace_rank_1_bbbb.log": CLEAN})
+    folder = _folder(
+        tmp_path / "base",
+        {
+            "dedicated_log_torch_trace_rank_0_aaaa.log": CLEAN,
+            "dedicated_log_torch_trace_rank_1_bbbb.log": CLEAN,
+        },
+    )
     result = run("diff", folder, folder, "--ranks", "0:0")
     assert result.returncode == 0, result.stdout
     copy = tmp_path / "copy"

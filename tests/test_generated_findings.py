@@ -36,8 +36,9 @@ def copy_ranks(dest: Path) -> Path:
     (tlparse's test input was edited by hand: three payloads no longer match)."""
     dest.mkdir(parents=True)
     for log in RANKS.glob("*.log"):
-        (dest / log.name).write_text("".join(map(format_record, read_records(log))),
-                                     encoding="utf-8")
+        (dest / log.name).write_text(
+            "".join(map(format_record, read_records(log))), encoding="utf-8"
+        )
     return dest
 
 
@@ -45,8 +46,9 @@ def replace_payload(log: Path, name: str, payload: str) -> int:
     """The first payload of artifact ``name`` replaced (its md5 recomputed, as torch would
     have written it); returns the line of its record."""
     records = read_records(log)
-    at = next(i for i, r in enumerate(records) if r.kind == "artifact"
-              and r.artifact_name() == name)
+    at = next(
+        i for i, r in enumerate(records) if r.kind == "artifact" and r.artifact_name() == name
+    )
     records[at].payload = payload
     texts = [format_record(r) for r in records]
     log.write_text("".join(texts), encoding="utf-8")
@@ -115,16 +117,23 @@ def runs(path: Path) -> int:
 #: A page with the capture alone (and the table of contents), and a page with a log.
 CAPTURE_AND_TRACE = {
     "index.rst": "Captured\n========\n\n.. torchtrace-capture:: scripts/write_trace.py\n"
-                 "   :name: live\n\n.. toctree::\n\n   logged\n",
+    "   :name: live\n\n.. toctree::\n\n   logged\n",
     "logged.rst": "Logged\n======\n\n.. torchtrace:: "
-                  "@DATA@/shared/simple/dedicated_log_torch_trace_5aek85xk.log\n   :name: simple\n",
+    "@DATA@/shared/simple/dedicated_log_torch_trace_5aek85xk.log\n   :name: simple\n",
 }
 
 
-@pytest.mark.parametrize("field, value", [
-    ("started", "yesterday"), ("duration", [1]), ("stderr_tail", 3), ("returncode", 1e999),
-    ("status", None), ("started", 10**400),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("started", "yesterday"),
+        ("duration", [1]),
+        ("stderr_tail", 3),
+        ("returncode", 1e999),
+        ("status", None),
+        ("started", 10**400),
+    ],
+)
 def test_a_capture_record_with_a_value_of_another_type_is_a_cache_miss(
     make_site: SiteMaker, tmp_path: Path, counted: Path, field: str, value: object
 ) -> None:
@@ -176,8 +185,11 @@ def test_no_link_to_a_stack_trie_entry_the_overview_does_not_list(
     overview's stack trie: its frame page linked to an anchor no page had ('undefined
     label' in every builder)."""
     srcdir = copy_testroot("simple", tmp_path / "site")
-    lines = (SHARED / "simple" / "dedicated_log_torch_trace_5aek85xk.log").read_text(
-        encoding="utf-8").split("\n")
+    lines = (
+        (SHARED / "simple" / "dedicated_log_torch_trace_5aek85xk.log")
+        .read_text(encoding="utf-8")
+        .split("\n")
+    )
     start = next(i for i, line in enumerate(lines) if '{"dynamo_start"' in line)
     head, envelope = lines[start].split("] ", 1)
     record = json.loads(envelope)
@@ -221,8 +233,9 @@ def test_a_comparison_of_two_unrelated_programs_makes_no_orphan_pages(
     page); the comparison shows no frame then, and makes no page."""
     srcdir = copy_testroot("simple", tmp_path / "site")
     runs = (SHARED / "simple", SHARED / "recompiles")
-    text = (".. torchtrace-diff:: {}/{} {}/{}\n   :name: unrelated\n   :no-regressions:\n"
-            .format(*(p for run in runs for p in ("@DATA@/shared", run.name))))
+    text = ".. torchtrace-diff:: {}/{} {}/{}\n   :name: unrelated\n   :no-regressions:\n".format(
+        *(p for run in runs for p in ("@DATA@/shared", run.name))
+    )
     write_page(srcdir, "index.rst", f"Diff\n====\n\n{text}")
     app = make_site("simple", "text", srcdir=srcdir)
     assert app.statuscode == 0
@@ -241,8 +254,10 @@ def test_two_identical_post_grad_graphs_with_mappings_have_distinct_sections(
     build ('block-level target has children')."""
     log = SHARED / "provenance" / "dedicated_log_torch_trace_0ptegd0d.log"
     records = read_records(log)
-    graph, mapping = (next(r for r in records if r.artifact_name() == name) for name in (
-        "inductor_post_grad_graph", "inductor_provenance_tracking_node_mappings"))
+    graph, mapping = (
+        next(r for r in records if r.artifact_name() == name)
+        for name in ("inductor_post_grad_graph", "inductor_provenance_tracking_node_mappings")
+    )
     at = records.index(mapping) + 1  # the graph again, and a mapping made after it
     records[at:at] = [graph, mapping]
     srcdir = copy_testroot("simple", tmp_path / "site")
@@ -284,11 +299,24 @@ def test_a_sample_of_the_generating_campaign_finds_nothing(tmp_path: Path) -> No
     sys.path.insert(0, str(BENCHMARKS))
     import generate_campaign as g
 
-    args = g.parse_args(["--inputs", "240", "--builds", "4", "--seed", "35", "--progress", "0",
-                         "--builders", "html,text,latex,epub"])
+    args = g.parse_args(
+        [
+            "--inputs",
+            "240",
+            "--builds",
+            "4",
+            "--seed",
+            "35",
+            "--progress",
+            "0",
+            "--builders",
+            "html,text,latex,epub",
+        ]
+    )
     report = g.campaign(args)
     assert report.tried == 240 and set(report.kinds) == set(g.KIND_WEIGHTS)
     assert report.built == 4 and report.pages > 1000
     assert {"chromium_event", "compilation_metrics", f"artifact {RUNTIME_META}"} <= report.written
     assert report.findings == {}, "\n\n".join(
-        f"{key}: {case}\n{tb}" for key, (tb, case, _) in report.findings.items())
+        f"{key}: {case}\n{tb}" for key, (tb, case, _) in report.findings.items()
+    )

@@ -45,8 +45,12 @@ def test_each_distinct_break_is_an_object_linked_by_its_role(
 ) -> None:
     trace = load_trace(GRAPH_BREAKS)
     ids = {
-        p.registry_id for r in trace.ranks for g in summary.failure_groups(r.compiles)
-        if g.category == "graph_break" for p in g.message.parts[:1] if p.registry_id
+        p.registry_id
+        for r in trace.ranks
+        for g in summary.failure_groups(r.compiles)
+        if g.category == "graph_break"
+        for p in g.message.parts[:1]
+        if p.registry_id
     }
     assert {"GB0025", "GB0059"} <= ids
     app = make_site("simple", pages={"index.rst": PAGE})
@@ -89,15 +93,25 @@ def test_the_installed_registry_adds_todays_wording_and_hints(tmp_path: Path) ->
     from sphinx_torchtrace.trace.break_registry import load_registry
 
     registry = tmp_path / "graph_break_registry.json"
-    registry.write_text(json.dumps({
-        "GB0059": [{
-            "Gb_type": "Unsupported builtin operator",
-            "Context": "builtin {fn}",
-            "Explanation": "Dynamo cannot trace {fn}",
-            "Hints": ["Avoid calling builtin `{fn}`.", "Move the call out of the compiled code."],
-        }],
-        "GB9999": "not a list",
-    }), encoding="utf-8")
+    registry.write_text(
+        json.dumps(
+            {
+                "GB0059": [
+                    {
+                        "Gb_type": "Unsupported builtin operator",
+                        "Context": "builtin {fn}",
+                        "Explanation": "Dynamo cannot trace {fn}",
+                        "Hints": [
+                            "Avoid calling builtin `{fn}`.",
+                            "Move the call out of the compiled code.",
+                        ],
+                    }
+                ],
+                "GB9999": "not a list",
+            }
+        ),
+        encoding="utf-8",
+    )
     loaded = load_registry(registry)
     assert loaded is not None and "GB9999" not in loaded.entries
     plan = plan_trace("gb", load_trace(GRAPH_BREAKS), "torchtrace")

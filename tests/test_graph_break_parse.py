@@ -52,9 +52,13 @@ PINNED = {
 def test_every_kind_of_break_of_the_capture_is_read_with_its_id() -> None:
     trace = load_trace(KINDS_LOG)
     rows = {
-        (g.category, tuple(p.registry_id for p in g.message.parts),
-         (g.location or "").rsplit("/", 1)[-1])
-        for r in trace.ranks for g in summary.failure_groups(r.compiles)
+        (
+            g.category,
+            tuple(p.registry_id for p in g.message.parts),
+            (g.location or "").rsplit("/", 1)[-1],
+        )
+        for r in trace.ranks
+        for g in summary.failure_groups(r.compiles)
     }
     assert rows == PINNED
     ids = {i for _, parts, _ in rows for i in parts}
@@ -69,8 +73,7 @@ def test_every_kind_of_break_of_the_capture_is_read_with_its_id() -> None:
 def test_text_logs_give_the_same_structure() -> None:
     trace = load_text_log(TEXT_LOG)
     parts = [
-        p for r in trace.ranks for g in summary.failure_groups(r.compiles)
-        for p in g.message.parts
+        p for r in trace.ranks for g in summary.failure_groups(r.compiles) for p in g.message.parts
     ]
     print_break = next(p for p in parts if p.registry_id == "GB0059")
     assert print_break.type == "Failed to trace builtin operator"

@@ -129,8 +129,12 @@ def metrics(frame: int = 0, compile_: int = 0, **values: Any) -> str:
 
 def stack(depth: int, name: str = "f") -> list[dict[str, Any]]:
     return [
-        {"line": i + 1, "name": f"{name}{i}", "filename": f"/home/user/project/m{i % 5}.py",
-         "loc": f"x = {name}{i + 1}(x)"}
+        {
+            "line": i + 1,
+            "name": f"{name}{i}",
+            "filename": f"/home/user/project/m{i % 5}.py",
+            "loc": f"x = {name}{i + 1}(x)",
+        }
         for i in range(depth)
     ]
 
@@ -239,7 +243,16 @@ def frame_page_text(pages: dict[str, str], frame_segment: str = "frame-0-0") -> 
 # -- values of the wrong size -----------------------------------------------------------------
 
 ABSURD_NUMBERS: list[Any] = [
-    math.inf, -math.inf, math.nan, 5e-324, 1e308, -1e308, 10**400, -(10**400), -1, -0.5,
+    math.inf,
+    -math.inf,
+    math.nan,
+    5e-324,
+    1e308,
+    -1e308,
+    10**400,
+    -(10**400),
+    -1,
+    -0.5,
 ]
 WRONG_TYPES: list[Any] = ["12.5", "inf", "", [1, 2], {"s": 1}, True, None]
 
@@ -251,9 +264,8 @@ def short_id(value: Any) -> str:
 
 @pytest.mark.parametrize("value", ABSURD_NUMBERS + WRONG_TYPES, ids=short_id)
 def test_one_absurd_metric_leaves_the_others_shown(value: Any, tmp_path: Path) -> None:
-    text = (
-        record({"dynamo_start": {"stack": stack(3)}, **ids()})
-        + metrics(entire_frame_compile_time_s=value, code_gen_time_s=value, graph_node_count=value)
+    text = record({"dynamo_start": {"stack": stack(3)}, **ids()}) + metrics(
+        entire_frame_compile_time_s=value, code_gen_time_s=value, graph_node_count=value
     )
     pages = every_page(write(tmp_path, text))
     frame = frame_page_text(pages)
@@ -281,8 +293,11 @@ def test_absurd_event_times(value: Any, tmp_path: Path) -> None:
         + chromium("backend_compile", "E", 2_500_000)
         + chromium("inductor_compile", "X", value, dur=value)
         + chromium("code_gen", "X", 1_500_000, dur=value)
-        + metrics(entire_frame_compile_time_s=None, backend_compile_time_s=None,
-                  inductor_compile_time_s=None)
+        + metrics(
+            entire_frame_compile_time_s=None,
+            backend_compile_time_s=None,
+            inductor_compile_time_s=None,
+        )
     )
     overview = every_page(write(tmp_path, text))["torchtrace/hostile/index"]
     # the sane pair still times the frame, in the charts' table and among the timers
@@ -314,39 +329,91 @@ def test_wrong_shapes_everywhere(tmp_path: Path) -> None:
             record({"str": ["/home/user/project/x.py", "7"]}),
             record({"dynamo_start": {"stack": {"not": "a list"}}, **ids()}),
             record({"dynamo_start": [1, 2], **ids(1)}),
-            record({"dynamo_start": {"stack": [
-                {"line": "12", "name": 5, "filename": 2.5, "loc": ["x"]},
-                {"line": 10**300, "name": None, "filename": 7, "loc": 3},
-                "not a frame",
-            ]}, **ids(2)}),
+            record(
+                {
+                    "dynamo_start": {
+                        "stack": [
+                            {"line": "12", "name": 5, "filename": 2.5, "loc": ["x"]},
+                            {"line": 10**300, "name": None, "filename": 7, "loc": 3},
+                            "not a frame",
+                        ]
+                    },
+                    **ids(2),
+                }
+            ),
             record({"compilation_metrics": [1, 2, 3], **ids()}),
             record({"compilation_metrics": "text", **ids(1)}),
-            metrics(2, co_name=5, co_filename=["a"], co_firstlineno="x", fail_type=[1],
-                    fail_reason={"a": 1}, restart_reasons="not a list",
-                    fail_user_frame_filename=3, fail_user_frame_lineno=[1],
-                    dynamo_config="{not json", inductor_config=[1, {"a": 2}],
-                    non_compliant_ops={"a": 1}, cudagraph_skip_reason=12),
-            metrics(2, 1, dynamo_config=json.dumps({"recompile_limit": "8",
-                                                    "cache_size_limit": 10**400})),
+            metrics(
+                2,
+                co_name=5,
+                co_filename=["a"],
+                co_firstlineno="x",
+                fail_type=[1],
+                fail_reason={"a": 1},
+                restart_reasons="not a list",
+                fail_user_frame_filename=3,
+                fail_user_frame_lineno=[1],
+                dynamo_config="{not json",
+                inductor_config=[1, {"a": 2}],
+                non_compliant_ops={"a": 1},
+                cudagraph_skip_reason=12,
+            ),
+            metrics(
+                2,
+                1,
+                dynamo_config=json.dumps({"recompile_limit": "8", "cache_size_limit": 10**400}),
+            ),
             record({"bwd_compilation_metrics": {"inductor_compile_time_s": "1"}, **ids(2)}),
             record({"artifact": ["name"], **ids(2)}, "payload"),
             record({"artifact": {"name": 5, "encoding": 3}, **ids(2)}, "{}"),
-            record({"artifact": {"name": "recompile_reasons", "encoding": "json"}, **ids(2, 1)},
-                   json.dumps([{"a": 1}, 5, None, "0/0: x.size()[0] == 3  # s = x.size()"])),
-            record({"artifact": {"name": "torch_version", "encoding": "json"}},
-                   json.dumps({"pytorch_version": {"major": 2}})),
-            record({"artifact": {"name": "fx_graph_cache_hit", "encoding": "json"}, **ids(2)},
-                   "[]"),
+            record(
+                {"artifact": {"name": "recompile_reasons", "encoding": "json"}, **ids(2, 1)},
+                json.dumps([{"a": 1}, 5, None, "0/0: x.size()[0] == 3  # s = x.size()"]),
+            ),
+            record(
+                {"artifact": {"name": "torch_version", "encoding": "json"}},
+                json.dumps({"pytorch_version": {"major": 2}}),
+            ),
+            record(
+                {"artifact": {"name": "fx_graph_cache_hit", "encoding": "json"}, **ids(2)}, "[]"
+            ),
             record({"create_symbol": [1], **ids(2)}),
-            record({"create_symbol": {"symbol": ["s0"], "val": {"a": 1}, "vr": 5,
-                                      "user_stack": {"a": 1}}, **ids(2)}),
-            record({"guard_added": {"expr": 5, "prefix": "eval", "user_stack": [1, "x", None]},
-                    **ids(2)}),
-            record({"propagate_real_tensors_provenance": {"expr": [1], "result": {"a": 1},
-                                                          "user_stack": "x"}}),
+            record(
+                {
+                    "create_symbol": {
+                        "symbol": ["s0"],
+                        "val": {"a": 1},
+                        "vr": 5,
+                        "user_stack": {"a": 1},
+                    },
+                    **ids(2),
+                }
+            ),
+            record(
+                {
+                    "guard_added": {"expr": 5, "prefix": "eval", "user_stack": [1, "x", None]},
+                    **ids(2),
+                }
+            ),
+            record(
+                {
+                    "propagate_real_tensors_provenance": {
+                        "expr": [1],
+                        "result": {"a": 1},
+                        "user_stack": "x",
+                    }
+                }
+            ),
             record({"missing_fake_kernel": {"op": {"a": 1}, "reason": [1]}}),
-            record({"create_unbacked_symbol": {"symbol": None, "vr": [1],
-                                               "user_stack": [{"filename": [1]}]}}),
+            record(
+                {
+                    "create_unbacked_symbol": {
+                        "symbol": None,
+                        "vr": [1],
+                        "user_stack": [{"filename": [1]}],
+                    }
+                }
+            ),
             record({"link": [1, 2], **ids(2)}),
             record({"link": {"name": 5, "url": ["x"]}, **ids(2)}),
             record({"dynamo_guards": {}, **ids(2)}, "[1, 2"),
@@ -432,32 +499,60 @@ def named_log(name: str) -> str:
     return "".join(
         [
             record({"str": [name, 0]}),
-            record({"artifact": {"name": "torch_version", "encoding": "json"}},
-                   json.dumps({"pytorch_version": name})),
+            record(
+                {"artifact": {"name": "torch_version", "encoding": "json"}},
+                json.dumps({"pytorch_version": name}),
+            ),
             record({"dynamo_start": {"stack": [frame, {**frame, "line": 4}]}, **ids()}),
             chromium(name, "B", 1_000_000, pid=name, tid=name),
             chromium(name, "E", 2_000_000, pid=name, tid=name),
             record({"dynamo_output_graph": {"sizes": {name: [1]}}, **ids()}, graph),
             record({"artifact": {"name": name, "encoding": "string"}, **ids()}, "content"),
-            record({"artifact": {"name": f"fx_graph_cache_{name}_hit", "encoding": "json"},
-                    **ids()}, "{}"),
+            record(
+                {"artifact": {"name": f"fx_graph_cache_{name}_hit", "encoding": "json"}, **ids()},
+                "{}",
+            ),
             record({"graph_dump": {"name": name}, **ids()}, graph),
-            record({"create_symbol": {"symbol": name, "val": name, "vr": name, "source": name,
-                                      "user_stack": [frame]}, **ids()}),
+            record(
+                {
+                    "create_symbol": {
+                        "symbol": name,
+                        "val": name,
+                        "vr": name,
+                        "source": name,
+                        "user_stack": [frame],
+                    },
+                    **ids(),
+                }
+            ),
             record({"link": {"name": name, "url": name}, **ids()}),
-            metrics(co_name=name, co_filename=name, fail_type=name, fail_reason=name,
-                    fail_user_frame_filename=name, restart_reasons=[name],
-                    cudagraph_skip_reason=name,
-                    dynamo_config=json.dumps({"recompile_limit": name, name: name})),
+            metrics(
+                co_name=name,
+                co_filename=name,
+                fail_type=name,
+                fail_reason=name,
+                fail_user_frame_filename=name,
+                restart_reasons=[name],
+                cudagraph_skip_reason=name,
+                dynamo_config=json.dumps({"recompile_limit": name, name: name}),
+            ),
             record({"dynamo_start": {"stack": [frame]}, **ids(0, 1)}),
-            record({"artifact": {"name": "recompile_reasons", "encoding": "json"}, **ids(0, 1)},
-                   json.dumps([f"0/0: {name}  # {name}", name])),
+            record(
+                {"artifact": {"name": "recompile_reasons", "encoding": "json"}, **ids(0, 1)},
+                json.dumps([f"0/0: {name}  # {name}", name]),
+            ),
             record({"guard_added": {"expr": name, "prefix": "eval", "user_stack": [frame]}}),
-            record({"create_unbacked_symbol": {"symbol": name, "vr": name,
-                                               "user_stack": [frame]}}),
+            record({"create_unbacked_symbol": {"symbol": name, "vr": name, "user_stack": [frame]}}),
             record({"missing_fake_kernel": {"op": name, "reason": name}}),
-            record({"propagate_real_tensors_provenance": {"expr": name, "result": name,
-                                                          "user_stack": [frame]}}),
+            record(
+                {
+                    "propagate_real_tensors_provenance": {
+                        "expr": name,
+                        "result": name,
+                        "user_stack": [frame],
+                    }
+                }
+            ),
         ]
     )
 
@@ -476,10 +571,9 @@ def test_hostile_names_in_every_field(name: str, no_source: bool, tmp_path: Path
 
 def test_a_300_digit_frame_id_and_rank(tmp_path: Path) -> None:
     huge = 10**300
-    text = (
-        record({"dynamo_start": {"stack": stack(2)}, **ids(huge, huge, huge), "rank": huge})
-        + metrics(frame=huge, compile_=huge)
-    )
+    text = record(
+        {"dynamo_start": {"stack": stack(2)}, **ids(huge, huge, huge), "rank": huge}
+    ) + metrics(frame=huge, compile_=huge)
     pages = every_page(write(tmp_path, text))
     for docname in pages:
         assert all(len(segment) <= 64 for segment in docname.split("/")), docname
@@ -556,9 +650,30 @@ MUTATION_SEEDS = [
 ]
 
 HOSTILE_VALUES = st.sampled_from(
-    [None, True, 0, -1, 5e-324, 1e308, -1e308, math.inf, -math.inf, math.nan, 10**400,
-     "", "\ud800", "n" * 300, "a\u2028b\x85c\nd", [], [1, [2]], {}, {"a": [1]}, "1.5",
-     "[" * 3000 + "]" * 3000, json.dumps({"recompile_limit": 10**400})]
+    [
+        None,
+        True,
+        0,
+        -1,
+        5e-324,
+        1e308,
+        -1e308,
+        math.inf,
+        -math.inf,
+        math.nan,
+        10**400,
+        "",
+        "\ud800",
+        "n" * 300,
+        "a\u2028b\x85c\nd",
+        [],
+        [1, [2]],
+        {},
+        {"a": [1]},
+        "1.5",
+        "[" * 3000 + "]" * 3000,
+        json.dumps({"recompile_limit": 10**400}),
+    ]
 )
 #: Mostly the values above (each breaks something somewhere), some drawn freely.
 hostile_values = st.one_of(
@@ -629,14 +744,33 @@ LINEAR_BOUND_S = 30.0
 #: Adversarial texts of about 1 MB each (Python expressions; MB is 2**20): runs of the
 #: characters the patterns quantify over, and the literals they look for, repeated.
 ADVERSARIAL = [
-    '"/" * MB', '" " * MB', '"\\n" * MB', '"\\t" * MB', '"a" * MB', '":" * MB', '"0" * MB',
-    '"#" * MB', '"\\"" * MB', '"=" * MB', '"a " * (MB // 2)', '"a" + " " * MB + "#"',
-    '"/a" * (MB // 2)', '"/home/" * (MB // 6)', '"/home/" + "a" * MB',
-    '"site-packages/" * (MB // 14)', '"/x/site-packages" * (MB // 17)',
-    '"-packages/" * (MB // 10)', '"# File: " * (MB // 8)', '"# File: " + ", code" * (MB // 6)',
-    '"  # " * (MB // 4)', '"File \\"" * (MB // 6)', '" \\n" * (MB // 2)',
-    '"extern \\"C\\" " + " " * MB', '"0/0: " + " " * MB + "x"',
-    '"Hint:" * (MB // 5)', '"https://pytorch.github.io/compile-graph-break-site/gb/gb" * 20000',
+    '"/" * MB',
+    '" " * MB',
+    '"\\n" * MB',
+    '"\\t" * MB',
+    '"a" * MB',
+    '":" * MB',
+    '"0" * MB',
+    '"#" * MB',
+    '"\\"" * MB',
+    '"=" * MB',
+    '"a " * (MB // 2)',
+    '"a" + " " * MB + "#"',
+    '"/a" * (MB // 2)',
+    '"/home/" * (MB // 6)',
+    '"/home/" + "a" * MB',
+    '"site-packages/" * (MB // 14)',
+    '"/x/site-packages" * (MB // 17)',
+    '"-packages/" * (MB // 10)',
+    '"# File: " * (MB // 8)',
+    '"# File: " + ", code" * (MB // 6)',
+    '"  # " * (MB // 4)',
+    '"File \\"" * (MB // 6)',
+    '" \\n" * (MB // 2)',
+    '"extern \\"C\\" " + " " * MB',
+    '"0/0: " + " " * MB + "x"',
+    '"Hint:" * (MB // 5)',
+    '"https://pytorch.github.io/compile-graph-break-site/gb/gb" * 20000',
 ]
 
 
@@ -657,8 +791,11 @@ def run_bounded(setup: str, call: str) -> None:
 
 #: (what, setup, the call on ``text``): every pattern of this change, through its public use.
 OWN_PATTERNS = [
-    ("default path rewrites",
-     "from sphinx_torchtrace.render.paths import PathRewriter; f = PathRewriter()", "f(text)"),
+    (
+        "default path rewrites",
+        "from sphinx_torchtrace.render.paths import PathRewriter; f = PathRewriter()",
+        "f(text)",
+    ),
     (":no-source:", "from sphinx_torchtrace.site.source import strip_source as f", "f(text)"),
     (
         "guard failures",
@@ -684,41 +821,45 @@ OWN_PATTERNS = [
 class TestLinearTime:
     """Robustness, not a benchmark: each regex over trace text finishes 1 MB in seconds."""
 
-    @pytest.mark.parametrize("setup,call", [p[1:] for p in OWN_PATTERNS],
-                             ids=[p[0] for p in OWN_PATTERNS])
+    @pytest.mark.parametrize(
+        "setup,call", [p[1:] for p in OWN_PATTERNS], ids=[p[0] for p in OWN_PATTERNS]
+    )
     def test_own_patterns(self, setup: str, call: str) -> None:
         run_bounded(setup, call)
 
-    @pytest.mark.parametrize("module,name,method", [
-        ("trace.kernels", "_SOURCE_NODES", "match"),
-        ("trace.kernels", "_ASYNC_DEF", "match"),
-        ("trace.kernels", "_AOTI_TRITON_DEF", "match"),
-        ("trace.kernels", "_HEURISTIC", "search"),
-        ("trace.kernels", "_METHOD_CALL", "match"),
-        ("trace.kernels", "_AOTI_EXTERN", "search"),
-        ("trace.compare", "_REASON_ENTRY", "match"),
-        ("trace.builder", "_USER_LOCATION", "search"),
-        ("site.naming", "_UNSAFE", "sub"),
-        ("site.naming", "_PLAIN", "match"),
-        ("site.naming", "_NOT_IN_NAME", "sub"),
-        ("site.naming", "_NOT_IN_LABEL", "sub"),
-        ("site.naming", "_NAME_ESCAPE", "sub"),
-        ("site.characters", "_UNPRINTABLE_OR_CR", "sub"),
-        ("site.characters", "_LINE_BREAKS", "sub"),
-        ("render.highlight_regex", "PYTHON", "sub"),
-        ("render.highlight_regex", "CPP", "sub"),
-        ("render.highlight_regex", "_BLANKS", "split"),
-        ("render.highlight_regex", "_PYTB_LINE", "fullmatch"),
-        ("render.highlight_regex", "_PYTB_RAISED", "fullmatch"),
-        ("render.highlight", "_FX_TOKENS", "sub"),
-        ("render.fx_lexer", "_TOKENS", "sub"),
-        ("render.xml", "_UNSAFE", "sub"),
-        pytest.param("trace.kernels", "_AOTI_EXTERN_C_DEF", "match"),
-        pytest.param("trace.kernels", "_PLAIN_CALL", "match"),
-        pytest.param("trace.kernels", "_PY_EXTERN", "match"),
-        pytest.param("trace.provenance", "_XNUMEL_DECL", "match"),
-        pytest.param("trace.provenance", "_TRACE_FRAME", "finditer"),
-    ])
+    @pytest.mark.parametrize(
+        "module,name,method",
+        [
+            ("trace.kernels", "_SOURCE_NODES", "match"),
+            ("trace.kernels", "_ASYNC_DEF", "match"),
+            ("trace.kernels", "_AOTI_TRITON_DEF", "match"),
+            ("trace.kernels", "_HEURISTIC", "search"),
+            ("trace.kernels", "_METHOD_CALL", "match"),
+            ("trace.kernels", "_AOTI_EXTERN", "search"),
+            ("trace.compare", "_REASON_ENTRY", "match"),
+            ("trace.builder", "_USER_LOCATION", "search"),
+            ("site.naming", "_UNSAFE", "sub"),
+            ("site.naming", "_PLAIN", "match"),
+            ("site.naming", "_NOT_IN_NAME", "sub"),
+            ("site.naming", "_NOT_IN_LABEL", "sub"),
+            ("site.naming", "_NAME_ESCAPE", "sub"),
+            ("site.characters", "_UNPRINTABLE_OR_CR", "sub"),
+            ("site.characters", "_LINE_BREAKS", "sub"),
+            ("render.highlight_regex", "PYTHON", "sub"),
+            ("render.highlight_regex", "CPP", "sub"),
+            ("render.highlight_regex", "_BLANKS", "split"),
+            ("render.highlight_regex", "_PYTB_LINE", "fullmatch"),
+            ("render.highlight_regex", "_PYTB_RAISED", "fullmatch"),
+            ("render.highlight", "_FX_TOKENS", "sub"),
+            ("render.fx_lexer", "_TOKENS", "sub"),
+            ("render.xml", "_UNSAFE", "sub"),
+            pytest.param("trace.kernels", "_AOTI_EXTERN_C_DEF", "match"),
+            pytest.param("trace.kernels", "_PLAIN_CALL", "match"),
+            pytest.param("trace.kernels", "_PY_EXTERN", "match"),
+            pytest.param("trace.provenance", "_XNUMEL_DECL", "match"),
+            pytest.param("trace.provenance", "_TRACE_FRAME", "finditer"),
+        ],
+    )
     def test_other_patterns(self, module: str, name: str, method: str) -> None:
         setup = f"from sphinx_torchtrace.{module} import {name} as pattern"
         if method == "sub":
@@ -729,13 +870,16 @@ class TestLinearTime:
             call = f"pattern.{method}(text)"
         run_bounded(setup, call)
 
-    @pytest.mark.parametrize("module,name", [
-        ("trace.reader", "_PREFIX"),
-        ("trace.reader", "_RECORD_START"),
-        ("trace.loader", "_STR_RECORD"),
-        ("trace.loader", "_PID"),
-        ("trace.builder", "_NODE_LINE"),
-    ])
+    @pytest.mark.parametrize(
+        "module,name",
+        [
+            ("trace.reader", "_PREFIX"),
+            ("trace.reader", "_RECORD_START"),
+            ("trace.loader", "_STR_RECORD"),
+            ("trace.loader", "_PID"),
+            ("trace.builder", "_NODE_LINE"),
+        ],
+    )
     def test_byte_patterns(self, module: str, name: str) -> None:
         setup = f"from sphinx_torchtrace.{module} import {name} as pattern"
         run_bounded(setup, "list(pattern.finditer(text.encode()))")
@@ -778,9 +922,27 @@ def test_linear_patterns_give_the_same_results_on_bundled_logs(log: Path) -> Non
 
 
 PIECES = [
-    "/", "site-packages/", "dist-packages/", "/site-packages/", "a", " ", '"', "<", "'", "\n",
-    "x-packages/", "site", "-packages", "# File: ", ", code: ", "  # ", "File ", "    ", "\t",
-    "#", "  #",
+    "/",
+    "site-packages/",
+    "dist-packages/",
+    "/site-packages/",
+    "a",
+    " ",
+    '"',
+    "<",
+    "'",
+    "\n",
+    "x-packages/",
+    "site",
+    "-packages",
+    "# File: ",
+    ", code: ",
+    "  # ",
+    "File ",
+    "    ",
+    "\t",
+    "#",
+    "  #",
 ]
 
 

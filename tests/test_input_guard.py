@@ -55,7 +55,8 @@ def _published(outdir: Path) -> str:
     """Every text file of the output (HTML, sources, search index) joined."""
     return "\n".join(
         p.read_text(encoding="utf-8", errors="replace")
-        for p in outdir.rglob("*") if p.is_file() and p.suffix in (".html", ".txt", ".js")
+        for p in outdir.rglob("*")
+        if p.is_file() and p.suffix in (".html", ".txt", ".js")
     )
 
 
@@ -97,9 +98,7 @@ def test_every_path_a_directive_names_is_kept_out(make_site: SiteMaker, tmp_path
         ".. torchtrace:: a/run.log\n   :with: extra\n\n"
         ".. torchtrace-diff:: base new\n",
     )
-    (src / "conf.py").write_text(
-        CONF.replace('"]', '", "myst_parser"]'), encoding="utf-8"
-    )
+    (src / "conf.py").write_text(CONF.replace('"]', '", "myst_parser"]'), encoding="utf-8")
     (src / "md.md").write_text("# MyST\n\n```{torchtrace} myst\n```\n", encoding="utf-8")
     for folder in ("a", "extra", "base", "new", "myst"):
         (src / folder).mkdir()

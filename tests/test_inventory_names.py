@@ -72,8 +72,10 @@ def test_labels_that_differ_keep_names_apart_or_clash() -> None:
 
 
 def test_breaks_that_share_a_slug_are_two_objects() -> None:
-    names = {break_object_name("run", t) for t in ("Unsupported call", "unsupported: call!",
-                                                   "Unsupported  call", "UNSUPPORTED CALL")}
+    names = {
+        break_object_name("run", t)
+        for t in ("Unsupported call", "unsupported: call!", "Unsupported  call", "UNSUPPORTED CALL")
+    }
     assert len(names) == 4
     assert all(re.fullmatch(r"run/gb/unsupported-call--h[0-9a-f]{10}", n) for n in names)
     assert break_object_name("my run", "GB0025") == "my_run/GB0025"
@@ -88,8 +90,9 @@ def test_pages_show_a_name_as_logged_but_what_no_page_shows_raw() -> None:
 
 
 def _unescape(name: str) -> str:
-    return re.sub(r"#u([0-9a-f]{4})|##", lambda m: chr(int(m.group(1), 16)) if m.group(1)
-                  else "#", name)
+    return re.sub(
+        r"#u([0-9a-f]{4})|##", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "#", name
+    )
 
 
 def _site(make_site: SiteMaker, tmp_path: Path, roles: str = "") -> tuple[Path, str]:
@@ -102,8 +105,12 @@ def _site(make_site: SiteMaker, tmp_path: Path, roles: str = "") -> tuple[Path, 
         f"   :name: {LABEL}\n\nBreaks:\n\n.. torchtrace-graph-breaks::\n\n{roles}",
         encoding="utf-8",
     )
-    app = make_site("simple", "html", srcdir=srcdir,
-                    confoverrides={"torchtrace_fold_bytes": 0, "nitpicky": True})
+    app = make_site(
+        "simple",
+        "html",
+        srcdir=srcdir,
+        confoverrides={"torchtrace_fold_bytes": 0, "nitpicky": True},
+    )
     return Path(app.outdir), warnings_of(app)
 
 
@@ -140,11 +147,14 @@ def test_every_entry_of_real_sites_lands_on_its_anchor(make_site: SiteMaker) -> 
     """Real logs (graphs shown as an earlier compile's but for their numbers, in a fold;
     graph breaks; ranks): intersphinx reads exactly what the site wrote, and each entry's
     anchor is on its page (an object declared before a fold is anchored in its title)."""
-    traces = {"limit": "corpus/decode_recompile_limit/dedicated_log_torch_trace_dke2he39.log",
-              "breaks": "shared/graph_breaks/dedicated_log_torch_trace_051e7f1c.log",
-              "ranks": "shared/tlparse-inputs/inputs/multi_rank_schedule"}
+    traces = {
+        "limit": "corpus/decode_recompile_limit/dedicated_log_torch_trace_dke2he39.log",
+        "breaks": "shared/graph_breaks/dedicated_log_torch_trace_051e7f1c.log",
+        "ranks": "shared/tlparse-inputs/inputs/multi_rank_schedule",
+    }
     page = "Real\n====\n\n" + "".join(
-        f".. torchtrace:: @DATA@/{rel}\n   :name: {label}\n\n" for label, rel in traces.items())
+        f".. torchtrace:: @DATA@/{rel}\n   :name: {label}\n\n" for label, rel in traces.items()
+    )
     app = make_site("simple", "html", pages={"index.rst": page})
     outdir = Path(app.outdir)
     assert inventory_problems(outdir, traces) == []

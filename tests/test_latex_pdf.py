@@ -82,8 +82,12 @@ def _pdf(tmp_path: Path, log: Path) -> Book:
     assert written, said[-2000:]
     text = None
     if shutil.which("pdftotext"):
-        out = subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(latex / "pdf.pdf"), "-"],
-                             capture_output=True, check=True, timeout=300)
+        out = subprocess.run(
+            ["pdftotext", "-layout", "-enc", "UTF-8", str(latex / "pdf.pdf"), "-"],
+            capture_output=True,
+            check=True,
+            timeout=300,
+        )
         text = out.stdout.decode("utf-8", "replace")
     tex = (latex / "pdf.tex").read_text(encoding="utf-8")
     return Book(int(written.group(1)), tex, said, text)
@@ -96,20 +100,25 @@ def _joined_log(log: str) -> str:
 
 def undefined_references(book: Book) -> list[str]:
     """The labels TeX found no target for, after latexmk's last run: links to nothing."""
-    return re.findall(r"(?:Hyper reference|Reference) `([^']*)' on page \d+ undefined",
-                      book.log)
+    return re.findall(r"(?:Hyper reference|Reference) `([^']*)' on page \d+ undefined", book.log)
 
 
 def heading_words(tex: str) -> set[str]:
     """The words of table headings (header rows, stub columns), as Sphinx writes them,
     but those a body cell holds too (the PDF's text cannot tell the two apart)."""
+
     def words(cells: list[str]) -> set[str]:
-        return {w for cell in cells
-                for w in re.findall(r"[A-Za-z]+", re.sub(r"\\[a-zA-Z]+", " ", cell))
-                if len(w) >= 5}  # TeX hyphenates no shorter word
+        return {
+            w
+            for cell in cells
+            for w in re.findall(r"[A-Za-z]+", re.sub(r"\\[a-zA-Z]+", " ", cell))
+            if len(w) >= 5
+        }  # TeX hyphenates no shorter word
+
     heads = re.findall(r"\\sphinxstyletheadfamily \\sphinxAtStartPar\n(.*?)\n\\sphinx", tex)
-    cells = re.findall(r"\\begin\{varwidth\}\[t\]\{[^\n]*\}\n\\sphinxAtStartPar\n(.*?)\n\\sphinx",
-                       tex)
+    cells = re.findall(
+        r"\\begin\{varwidth\}\[t\]\{[^\n]*\}\n\\sphinxAtStartPar\n(.*?)\n\\sphinx", tex
+    )
     return words(heads) - words(cells)
 
 

@@ -25,8 +25,7 @@ def test_every_graph_of_a_real_log_comes_back_unchanged() -> None:
 
 def test_node_names_operators_shapes_and_comments() -> None:
     line = (
-        '        relu: "f32[8, 128][128, 1]cpu" = torch.ops.aten.relu.default(addmm);'
-        "  addmm = None"
+        '        relu: "f32[8, 128][128, 1]cpu" = torch.ops.aten.relu.default(addmm);  addmm = None'
     )
     text = "class GraphModule(torch.nn.Module):\n" + line + "\n        # File: model.py:12\n"
     tokens = {(t, v) for _, t, v in FxGraphLexer().get_tokens_unprocessed(text)}

@@ -81,9 +81,10 @@ def test_a_graph_a_pass_left_unchanged_has_no_page(cache_site: object) -> None:
     assert "WARNING" not in warnings_of(app)  # type: ignore[arg-type]
     graphs = inventory(app)["graph"]  # type: ignore[arg-type]
     # the object stays, pointing at the page of the graph before the pass
-    before, after = graphs["cache/[0/0]/before_pre_grad_graph"], graphs[
-        "cache/[0/0]/after_pre_grad_graph"
-    ]
+    before, after = (
+        graphs["cache/[0/0]/before_pre_grad_graph"],
+        graphs["cache/[0/0]/after_pre_grad_graph"],
+    )
     assert page_file(after) == page_file(before)
     pages = generated_pages(app, "")  # type: ignore[arg-type]
     assert not [p for p in pages if p.endswith("after-pre-grad-graph")]
@@ -183,20 +184,29 @@ def test_ranks_that_differ_in_times_cost_a_line_and_a_table_in_all(tmp_path: Pat
         (ranks,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "ranks"]
         said = [inline_text(b.content) for b in walk(ranks) if isinstance(b, Paragraph)]
         lines = [t.split(" in ")[0] for t in said if ": same as rank" in t]
-        (values,) = [b for b in walk(ranks) if isinstance(b, Dropdown)
-                     and inline_text(b.title).startswith("Values that differ")]
+        (values,) = [
+            b
+            for b in walk(ranks)
+            if isinstance(b, Dropdown) and inline_text(b.title).startswith("Values that differ")
+        ]
         (table,) = [b for b in walk(values) if isinstance(b, Table)]
         spreads = [inline_text(r[4]) for r in table.rows]
-        assert all(re.fullmatch(r"\S+ \(rank \d+\)( to \S+ \(rank \d+\), \d+ ranks)?", s)
-                   for s in spreads), spreads[:3]
+        assert all(
+            re.fullmatch(r"\S+ \(rank \d+\)( to \S+ \(rank \d+\), \d+ ranks)?", s) for s in spreads
+        ), spreads[:3]
         assert f"(rank {n - 1}), {n // 2 - 1} ranks" in " ".join(spreads)  # 3, 5, .. n-1
         shapes.append((len(lines), len(table.rows)))
         downloads = [d.path.rsplit("/", 1)[1] for d in walk(page) if isinstance(d, Download)]
-        assert {"chromium-events-rank0.json", "chromium-events-rank1.json",
-                "chromium-events-all-ranks.json"} <= set(downloads)
+        assert {
+            "chromium-events-rank0.json",
+            "chromium-events-rank1.json",
+            "chromium-events-all-ranks.json",
+        } <= set(downloads)
         assert "chromium-events-rank2.json" not in downloads
-    assert lines == ["ranks 2, 4, 6, 8, 10, 12, 14: same as rank 0; differ",
-                     "ranks 3, 5, 7, 9, 11, 13, 15: same as rank 1; differ"]
+    assert lines == [
+        "ranks 2, 4, 6, 8, 10, 12, 14: same as rank 0; differ",
+        "ranks 3, 5, 7, 9, 11, 13, 15: same as rank 1; differ",
+    ]
     assert shapes[0] == shapes[1]
 
 
@@ -249,8 +259,11 @@ def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> N
         graph = next(g for g in frame.graphs if g.artifact.name == "dynamo_output_graph")
         assert not graph.has_page and graph.docname == frame.docname
         assert graph.numbers_of is base and graph.numbers_of_label == "[0/0]"
-        assert not any(d.endswith("graph-dynamo-output-graph") for d in plan.docnames
-                       if d.startswith(frame.docname))
+        assert not any(
+            d.endswith("graph-dynamo-output-graph")
+            for d in plan.docnames
+            if d.startswith(frame.docname)
+        )
     graph = next(g for g in second.graphs if g.artifact.name == "dynamo_output_graph")
     page = build_page(plan, second.docname, PageSettings())
     (artifacts,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "artifacts"]
@@ -273,21 +286,27 @@ def test_a_recompile_for_new_shapes_shows_its_first_changes(tmp_path: Path) -> N
     assert isinstance(rest, Paragraph) and "more changed lines are not shown" in inline_text(
         rest.content
     )
-    assert any(isinstance(i, Download) and i.path == graph.raw_path
-               for i in web_inlines(rest.content))
+    assert any(
+        isinstance(i, Download) and i.path == graph.raw_path for i in web_inlines(rest.content)
+    )
     # the guards too: [0/1]'s differ from [0/0]'s in the size they check
     guards = next(g for g in second.graphs if g.artifact.name == "dynamo_cpp_guards_str")
     assert guards.numbers_of is not None and not guards.has_page
     assert ObjectTarget("graph", "shapes/[0/1]/dynamo_cpp_guards_str") in artifacts.blocks
-    folded_guards = next(b for b in artifacts.blocks if isinstance(b, Dropdown)
-                         and inline_text(b.title).startswith("dynamo_cpp_guards_str: as [0/0]'s"))
+    folded_guards = next(
+        b
+        for b in artifacts.blocks
+        if isinstance(b, Dropdown)
+        and inline_text(b.title).startswith("dynamo_cpp_guards_str: as [0/0]'s")
+    )
     guards_intro = folded_guards.blocks[0]
     assert isinstance(guards_intro, Paragraph)
     assert inline_text(guards_intro.content).startswith("The same guards as [0/0]'s")
     (why,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "changed"]
     assert any(
-        isinstance(b, Paragraph) and "How the Dynamo graph changed: the same graph as" in
-        inline_text(b.content) for b in why.blocks
+        isinstance(b, Paragraph)
+        and "How the Dynamo graph changed: the same graph as" in inline_text(b.content)
+        for b in why.blocks
     )
 
 
@@ -299,18 +318,23 @@ def test_a_graph_without_a_page_keeps_its_object(make_site: SiteMaker, tmp_path:
         if record.kind == "dynamo_output_graph" and record.frame in {(0, 0), (0, 1)}:
             record.payload = "\n".join([record.payload or ""] * 8)
     (tmp_path / "shapes.log").write_text("".join(format_record(r) for r in records), "utf-8")
-    app = make_site("simple", pages={
-        "index.rst": "Shapes\n======\n\n.. toctree::\n\n   shapes\n",
-        "shapes.rst": "Shapes\n======\n\nSee :torchtrace:graph:`shapes/[0/1]/dynamo_output_graph`."
-                      "\n\n.. torchtrace:: ../shapes.log\n   :name: shapes\n",
-    })
+    app = make_site(
+        "simple",
+        pages={
+            "index.rst": "Shapes\n======\n\n.. toctree::\n\n   shapes\n",
+            "shapes.rst": "Shapes\n======\n\n"
+            "See :torchtrace:graph:`shapes/[0/1]/dynamo_output_graph`."
+            "\n\n.. torchtrace:: ../shapes.log\n   :name: shapes\n",
+        },
+    )
     assert "WARNING" not in warnings_of(app), warnings_of(app)
     graphs = inventory(app)["graph"]
     assert graphs["shapes/[0/1]/dynamo_output_graph"].split("#")[0] == (
         "torchtrace/shapes/frame-0-1.html"
     )
-    assert not (Path(app.outdir) / "torchtrace/shapes/frame-0-1/graph-dynamo-output-graph.html"
-                ).exists()
+    assert not (
+        Path(app.outdir) / "torchtrace/shapes/frame-0-1/graph-dynamo-output-graph.html"
+    ).exists()
     page = (Path(app.outdir) / "shapes.html").read_text("utf-8")
     assert 'href="torchtrace/shapes/frame-0-1.html#' in page
 
@@ -332,8 +356,11 @@ def test_a_recompile_with_the_very_same_graph_says_so(tmp_path: Path) -> None:
     assert g.numbers_same and not g.has_page and g.numbers_of_label == "[0/0]"
     page = build_page(plan, frame.docname, PageSettings())
     (artifacts,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "artifacts"]
-    folded = next(b for b in artifacts.blocks if isinstance(b, Dropdown)
-                  and inline_text(b.title).startswith("dynamo_output_graph"))
+    folded = next(
+        b
+        for b in artifacts.blocks
+        if isinstance(b, Dropdown) and inline_text(b.title).startswith("dynamo_output_graph")
+    )
     assert inline_text(folded.title) == "dynamo_output_graph: as [0/0]'s (the same text)"
     (text,) = folded.blocks
     assert isinstance(text, Paragraph)

@@ -99,16 +99,25 @@ def test_the_ranks_of_a_job_share_their_equal_texts(tmp_path: Path) -> None:
     alone = [read_log(p) for p in resolve_logs(gloo)]
     for rank, own in zip(trace.ranks, alone, strict=True):
         assert [m.data for c in rank.compiles for m in c.metrics] == [
-            m.data for c in own.compiles for m in c.metrics]
+            m.data for c in own.compiles for m in c.metrics
+        ]
         assert [c.tensor_descriptions for c in rank.compiles] == [
-            c.tensor_descriptions for c in own.compiles]
+            c.tensor_descriptions for c in own.compiles
+        ]
         assert [c.stack for c in rank.compiles] == [c.stack for c in own.compiles]
-    first, second = ([m.data for c in r.compiles for m in c.compilation_metrics]
-                     for r in trace.ranks)
-    configs = [(a[k], b[k]) for a, b in zip(first, second, strict=False) for k in a
-               if k.endswith("_config") and isinstance(a.get(k), str) and a[k] == b.get(k)]
+    first, second = (
+        [m.data for c in r.compiles for m in c.compilation_metrics] for r in trace.ranks
+    )
+    configs = [
+        (a[k], b[k])
+        for a, b in zip(first, second, strict=False)
+        for k in a
+        if k.endswith("_config") and isinstance(a.get(k), str) and a[k] == b.get(k)
+    ]
     assert configs and all(a is b for a, b in configs)
-    frames = [(x.filename, y.filename) for c, d in zip(trace.ranks[0].compiles,
-              trace.ranks[1].compiles, strict=False) for x, y in zip(c.stack or [], d.stack or [],
-              strict=False)]
+    frames = [
+        (x.filename, y.filename)
+        for c, d in zip(trace.ranks[0].compiles, trace.ranks[1].compiles, strict=False)
+        for x, y in zip(c.stack or [], d.stack or [], strict=False)
+    ]
     assert frames and all(x is y for x, y in frames if x == y)

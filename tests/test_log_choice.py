@@ -108,16 +108,19 @@ def test_a_log_without_a_rank_beside_rank_logs_is_reported(tmp_path: Path) -> No
     assert "without a rank" in message and "dedicated_log_torch_trace_4hz7a9.log" in message
 
 
-@pytest.mark.parametrize("folder", [
-    INPUTS / "multi_rank_logs",
-    INPUTS / "multi_rank_messy_input",
-    INPUTS / "multi_rank_runtime",
-    INPUTS / "multi_rank_schedule",
-    SHARED / "tlparse-inputs" / "graph_exec_order_tests",
-    DATA / "captured" / "multi_rank_gloo",
-    DATA / "corpus" / "ddp_4ranks",  # gzip rank logs
-    DATA / "corpus" / "ddp_4ranks_divergent",
-])
+@pytest.mark.parametrize(
+    "folder",
+    [
+        INPUTS / "multi_rank_logs",
+        INPUTS / "multi_rank_messy_input",
+        INPUTS / "multi_rank_runtime",
+        INPUTS / "multi_rank_schedule",
+        SHARED / "tlparse-inputs" / "graph_exec_order_tests",
+        DATA / "captured" / "multi_rank_gloo",
+        DATA / "corpus" / "ddp_4ranks",  # gzip rank logs
+        DATA / "corpus" / "ddp_4ranks_divergent",
+    ],
+)
 def test_bundled_rank_folders_are_one_run_each(folder: Path) -> None:
     """Every rank of the folder is read (plain or gzip logs), as one run."""
     trace = load_trace(folder)
@@ -151,9 +154,7 @@ def test_the_build_says_which_log_it_used(make_site: SiteMaker, tmp_path: Path) 
     _copy(SIMPLE, folder / "dedicated_log_torch_trace_zzzz.log")
     _copy(SIMPLE, folder / "dedicated_log_torch_trace_yyyy.log")
     status, warnings = _build(make_site, folder)
-    assert (
-        f"torchtrace: mixed: using {newer.name} (newest of 3 logs by recorded time)" in status
-    )
+    assert f"torchtrace: mixed: using {newer.name} (newest of 3 logs by recorded time)" in status
     assert "torchtrace.mixed_runs" not in warnings
     assert "torchtrace.path" not in warnings
 

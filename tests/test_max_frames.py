@@ -83,8 +83,7 @@ def test_raising_the_limit_gives_every_frame_its_pages_and_downloads(
     app = site_of(make_site, tmp_path)
     srcdir = Path(app.srcdir)
     paged = {"torchtrace_fold_bytes": 0}  # every graph a page and a download
-    make_site("simple", "html", srcdir=srcdir,
-              confoverrides={"torchtrace_max_frames": 5, **paged})
+    make_site("simple", "html", srcdir=srcdir, confoverrides={"torchtrace_max_frames": 5, **paged})
     app = make_site(
         "simple",
         "html",
@@ -128,11 +127,15 @@ def test_several_ranks_keep_their_first_compiles(tmp_path: Path) -> None:
     trace = load_trace(logs)
     assert len(trace.ranks) == 2
     plan = plan_trace("run", trace, "torchtrace", max_frames=5)
-    paged = [(f.rank is trace.ranks[1], f.compile.label, f.same_as is not None)
-             for f in plan.frames if not f.compile.id.is_unknown]
+    paged = [
+        (f.rank is trace.ranks[1], f.compile.label, f.same_as is not None)
+        for f in plan.frames
+        if not f.compile.id.is_unknown
+    ]
     # alike ranks: rank 1's compiles are rank 0's pages, so rank 0 keeps 5 of its own
     assert paged == [(False, f"[{i}/0]", False) for i in range(5)] + [
-        (True, f"[{i}/0]", True) for i in range(5)]
+        (True, f"[{i}/0]", True) for i in range(5)
+    ]
     assert len(plan.past_limit) == 2
 
     # rank 1 compiled from other lines: its compiles need pages, the cap shares them out
@@ -144,8 +147,11 @@ def test_several_ranks_keep_their_first_compiles(tmp_path: Path) -> None:
     log.write_text("".join(format_record(r) for r in records), encoding="utf-8")
     trace = load_trace(logs)
     plan = plan_trace("run", trace, "torchtrace", max_frames=5)
-    paged = [(f.rank is trace.ranks[1], f.compile.label)
-             for f in plan.frames if not f.compile.id.is_unknown]
+    paged = [
+        (f.rank is trace.ranks[1], f.compile.label)
+        for f in plan.frames
+        if not f.compile.id.is_unknown
+    ]
     assert paged == [(False, "[0/0]"), (False, "[1/0]"), (False, "[2/0]")] + [
         (True, "[0/0]"),
         (True, "[1/0]"),

@@ -27,13 +27,16 @@ OTHER = "@DATA@/shared/graph_breaks/dedicated_log_torch_trace_051e7f1c.log"
 
 
 def page(log: str) -> dict[str, str]:
-    return {"index.rst": f"Run\n===\n\nSee :torchtrace:frame:`run/[0/0]`.\n\n"
-                         f".. torchtrace:: {log}\n   :name: run\n"}
+    return {
+        "index.rst": f"Run\n===\n\nSee :torchtrace:frame:`run/[0/0]`.\n\n"
+        f".. torchtrace:: {log}\n   :name: run\n"
+    }
 
 
 def moved(app: SphinxTestApp) -> list[str]:
-    return [line for line in strip_colors(warnings_of(app)).splitlines()
-            if "[torchtrace.moved]" in line]
+    return [
+        line for line in strip_colors(warnings_of(app)).splitlines() if "[torchtrace.moved]" in line
+    ]
 
 
 def test_the_published_site_holds_what_each_name_meant(make_site: SiteMaker) -> None:
@@ -51,8 +54,7 @@ def test_a_fresh_build_compares_with_the_published_site_every_time(
     conf = {"torchtrace_moved_baseline": str(site)}  # a fresh CI build: no environment
     first = make_site("simple", "html", pages=page(OTHER), confoverrides=conf)
     (warning,) = moved(first)
-    assert "than on the published site: run/[0/0] was forward (~/project/simple.py:15)" in (
-        warning)
+    assert "than on the published site: run/[0/0] was forward (~/project/simple.py:15)" in (warning)
     # the next CI build, fresh again, says it again: until the new meanings are published
     again = make_site("simple", "html", srcdir=Path(first.srcdir), confoverrides=conf)
     assert len(moved(again)) == 1
@@ -66,15 +68,27 @@ def test_a_function_moved_down_a_line_is_the_same_function(
 ) -> None:
     manifest = tmp_path / "published" / "torchtrace-objects.json"
     manifest.parent.mkdir()
-    manifest.write_text(json.dumps({"version": 1, "objects": {
-        "run/[0/0]": "forward (~/project/simple.py:14)"}}), encoding="utf-8")
-    app = make_site("simple", "html", pages=page(SIMPLE),
-                    confoverrides={"torchtrace_moved_baseline": str(manifest)})
+    manifest.write_text(
+        json.dumps({"version": 1, "objects": {"run/[0/0]": "forward (~/project/simple.py:14)"}}),
+        encoding="utf-8",
+    )
+    app = make_site(
+        "simple",
+        "html",
+        pages=page(SIMPLE),
+        confoverrides={"torchtrace_moved_baseline": str(manifest)},
+    )
     assert moved(app) == []
-    manifest.write_text(json.dumps({"version": 1, "objects": {
-        "run/[0/0]": "forward (~/project/other.py:15)"}}), encoding="utf-8")
-    app = make_site("simple", "html", pages=page(SIMPLE),
-                    confoverrides={"torchtrace_moved_baseline": str(manifest)})
+    manifest.write_text(
+        json.dumps({"version": 1, "objects": {"run/[0/0]": "forward (~/project/other.py:15)"}}),
+        encoding="utf-8",
+    )
+    app = make_site(
+        "simple",
+        "html",
+        pages=page(SIMPLE),
+        confoverrides={"torchtrace_moved_baseline": str(manifest)},
+    )
     (warning,) = moved(app)
     assert "run/[0/0] was forward (~/project/other.py:15), is now forward" in warning
 
@@ -85,8 +99,9 @@ def test_a_baseline_that_cannot_be_read_is_one_warning(
 ) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(content, encoding="utf-8")
-    app = make_site("simple", "html", pages=page(SIMPLE),
-                    confoverrides={"torchtrace_moved_baseline": str(bad)})
+    app = make_site(
+        "simple", "html", pages=page(SIMPLE), confoverrides={"torchtrace_moved_baseline": str(bad)}
+    )
     (warning,) = moved(app)
     assert "torchtrace_moved_baseline: cannot read" in warning
     assert "compared with the last build instead" in warning
@@ -117,8 +132,10 @@ def test_the_baseline_may_be_the_published_sites_url(
     url, folder = served
     published = make_site("simple", "html", pages=page(SIMPLE))
     (folder / "torchtrace-objects.json").write_bytes(
-        (Path(published.outdir) / "torchtrace-objects.json").read_bytes())
-    app = make_site("simple", "html", pages=page(OTHER),
-                    confoverrides={"torchtrace_moved_baseline": url})
+        (Path(published.outdir) / "torchtrace-objects.json").read_bytes()
+    )
+    app = make_site(
+        "simple", "html", pages=page(OTHER), confoverrides={"torchtrace_moved_baseline": url}
+    )
     (warning,) = moved(app)
     assert "than on the published site: run/[0/0] was forward" in warning

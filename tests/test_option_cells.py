@@ -58,8 +58,12 @@ WITH = {  # (argument, :with:) of one run
     TEXT_LOG: ("../inputs/wt/text.log", "../inputs/wt/trace.log"),
 }
 OPTION_VALUE = {"ranks": "1", "sections": "header", "name": None, "with": None, "format": None}
-FORMAT = {TRACE_LOG: "trace", TRACE_FOLDER: "trace", DEBUG_FOLDER: "debug-dir",
-          TEXT_LOG: "torch-logs"}
+FORMAT = {
+    TRACE_LOG: "trace",
+    TRACE_FOLDER: "trace",
+    DEBUG_FOLDER: "debug-dir",
+    TEXT_LOG: "torch-logs",
+}
 DIFF_SIDES = {
     TRACE_LOG: ("../inputs/pair/baseline/run.log", "../inputs/pair/new/run.log"),
     TRACE_FOLDER: ("../inputs/pair/baseline", "../inputs/pair/new"),
@@ -89,8 +93,9 @@ def _cells() -> dict[str, str]:
             pages[name] = "\n".join(lines)
     # controls: the debug folder with the same :with: as its no-source cell, no option
     argument, other = WITH[DEBUG_FOLDER]
-    pages["control-debug"] = (f".. torchtrace:: {argument}\n   :name: control-debug\n"
-                              f"   :with: {other}")
+    pages["control-debug"] = (
+        f".. torchtrace:: {argument}\n   :name: control-debug\n   :with: {other}"
+    )
     for option in DIFF_OPTION_EFFECTS:
         for kind in DIFF_KINDS:
             name = _slug("d", option, kind)
@@ -172,9 +177,14 @@ class Site:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     src = _project(tmp_path_factory.mktemp("cells"))
-    app = SphinxTestApp("html", srcdir=src, freshenv=True,
-                        confoverrides={"show_warning_types": True},
-                        status=StringIO(), warning=StringIO())
+    app = SphinxTestApp(
+        "html",
+        srcdir=src,
+        freshenv=True,
+        confoverrides={"show_warning_types": True},
+        status=StringIO(),
+        warning=StringIO(),
+    )
     try:
         app.build()
     finally:
@@ -223,14 +233,14 @@ def _check_sections(site: Site, kind: str, name: str) -> None:
     left_out = ('id="where-compilations-start"', 'id="status-legend"')
     assert not any(s in overview for s in left_out)
     full = (site.out / "torchtrace" / _slug("t", "name", kind) / "index.html").read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
     assert all(s in full for s in left_out)  # the control shows what :sections: left out
 
 
 def _check_no_source(site: Site, kind: str, name: str) -> None:
     labels = [name, f"{name}-with-1"] if kind == DEBUG_FOLDER else [name]
-    controls = (["control-debug-with-1"] if kind == DEBUG_FOLDER
-                else [_slug("t", "name", kind)])
+    controls = ["control-debug-with-1"] if kind == DEBUG_FOLDER else [_slug("t", "name", kind)]
     for control in controls:
         assert CODE_LINE.search(site.html_of(control)), f"{control} quotes no source"
     for label in labels:
@@ -251,8 +261,11 @@ def _check_with(site: Site, kind: str, name: str) -> None:
     # the text log's lines on the compile pages of the trace (the base, either way round)
     text = site.html_of(name)
     assert "Recompiling function" in text or "[__recompiles]" in text or "Graph break" in text
-    assert any("aot_forward_graph" in o or "inductor_post_grad_graph" in o
-               for o in site.objects.get("graph", {}) if o.startswith(name + "/"))
+    assert any(
+        "aot_forward_graph" in o or "inductor_post_grad_graph" in o
+        for o in site.objects.get("graph", {})
+        if o.startswith(name + "/")
+    )
 
 
 CHECKS: dict[str, Callable[[Site, str, str], None]] = {

@@ -263,8 +263,9 @@ def test_the_script_reads_the_models_maps(html_site: SphinxTestApp, label: str) 
     maps = json.loads(block.maps_json)
     assert maps == {k: {str(n): v for n, v in m.items()} for k, m in view.line_maps.items()}
     # bold (linked) lines are exactly the lines the maps start from
-    mapped = {p.key: {line.number for line in p.lines if "tt-mapped" in line.classes}
-              for p in block.panes}
+    mapped = {
+        p.key: {line.number for line in p.lines if "tt-mapped" in line.classes} for p in block.panes
+    }
     assert mapped["pre"] == set(view.line_maps["preToPost"])
     assert mapped["post"] == set(view.line_maps["postToPre"]) | set(view.post_to_code)
     assert mapped["code"] == set(view.code_to_post)

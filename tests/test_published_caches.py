@@ -30,13 +30,19 @@ RAW = b"/home/user/"
 def _build(src: Path, out: Path, builder: str = "html") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-b", builder, str(src), str(out)],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
 def _files_holding(folder: Path, data: bytes) -> list[str]:
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                  if p.is_file() and data in p.read_bytes())
+    return sorted(
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.is_file() and data in p.read_bytes()
+    )
 
 
 def _user_caches() -> set[Path]:
@@ -96,7 +102,22 @@ def test_a_build_with_a_doctree_folder_keeps_its_caches_there(tmp_path: Path) ->
     src = copy_testroot("simple", tmp_path / "src")
     doctrees = tmp_path / "doctrees"
     done = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d", str(doctrees), str(src),
-         str(tmp_path / "out")], capture_output=True, text=True, timeout=300, check=False)
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-q",
+            "-b",
+            "html",
+            "-d",
+            str(doctrees),
+            str(src),
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert any((doctrees / MODEL_CACHE).iterdir())

@@ -76,21 +76,26 @@ def test_a_compile_id_is_compared_over_its_attempts_and_its_functions() -> None:
     ]
     assert [(x.label, x.ranks_by_function) for x in d.function_splits] == [
         ("[0/0]", {"forward": [0, 1, 3], "<lambda>": [2]}),
-        ("[1/0]", {"reduce_stats": [0, 3], "reduce_stats_and_max": [1],
-                   "forward_with_break": [2]}),
+        ("[1/0]", {"reduce_stats": [0, 3], "reduce_stats_and_max": [1], "forward_with_break": [2]}),
     ]
-    said = inline_texts(triage_blocks(plan_trace("ddp", load_trace(DIVERGENT), "torchtrace"),
-                                      PageSettings()))
-    assert "[1/0]: reduce_stats on ranks 0, 3; reduce_stats_and_max on rank 1; " \
+    said = inline_texts(
+        triage_blocks(plan_trace("ddp", load_trace(DIVERGENT), "torchtrace"), PageSettings())
+    )
+    assert (
+        "[1/0]: reduce_stats on ranks 0, 3; reduce_stats_and_max on rank 1; "
         "forward_with_break on rank 2" in said
+    )
     assert "[0/0]: ok on ranks 0-1, 3; empty on rank 2" in said
     for alike in (DATA / "corpus" / "ddp_4ranks", GLOO):
         assert summary.divergence(load_trace(alike)).function_splits == []
     # a frame page compares a compile with the first rank's of its id only where both
     # compiled one function (rank 2's <lambda> was "logged differently" from forward)
     plan = plan_trace("ddp", load_trace(DIVERGENT), "torchtrace")
-    compared = {(f.rank.rank, f.compile.label): f.counterpart is not None
-                for r in plan.ranks for f in plan.own_frames(r)}
+    compared = {
+        (f.rank.rank, f.compile.label): f.counterpart is not None
+        for r in plan.ranks
+        for f in plan.own_frames(r)
+    }
     assert compared[(3, "[0/0]")] and compared[(3, "[1/0]")]  # forward, reduce_stats
     assert not compared[(2, "[0/0]")] and not compared[(1, "[1/0]")]
     from sphinx_torchtrace.site.pages.overview import overview_page
@@ -129,7 +134,9 @@ def test_collective_schedules_are_grouped_as_tlparse_groups_them() -> None:
     # tensor metadata: shapes, dtypes and strides (tlparse also splits ranks whose runtime
     # estimates alone differ; estimates are not metadata)
     assert [g.ranks for g in runtime.schedule_groups["inductor_runtime_and_tensor_meta"]] == [
-        [0, 1, 2, 3], [4], [5, 6]
+        [0, 1, 2, 3],
+        [4],
+        [5, 6],
     ]
     order = summary.divergence(load_trace(INPUTS / "graph_exec_order_tests"))
     assert [g.ranks for g in order.schedule_groups["graph_execution"]] == [[0], [1]]
@@ -140,8 +147,9 @@ def test_copied_logs_that_claim_one_rank_are_told_apart_by_their_file_names() ->
     trace = load_trace(INPUTS / "inputs/multi_rank_schedule")  # every log says "rank": 0
     assert [r.rank for r in trace.ranks] == [0, 1, 2]
     said = [d.message for d in trace.diagnostics if d.kind == "rank"]
-    assert said == [f"the log says it is rank 0; its file name says rank {n}, which is used"
-                    for n in (1, 2)]
+    assert said == [
+        f"the log says it is rank 0; its file name says rank {n}, which is used" for n in (1, 2)
+    ]
 
 
 def test_summary_gives_the_rank_classes_and_what_diverges() -> None:
@@ -154,20 +162,26 @@ def test_summary_gives_the_rank_classes_and_what_diverges() -> None:
     assert f"diverging:      {diverging}\n" in text
     data = json.loads(run("summary", folder, "--json").stdout)
     assert data["rank_classes"] == [[0, 2], [1], [3]]
-    assert "collective schedules" in json.loads(
-        run("summary", INPUTS / "inputs/multi_rank_schedule", "--json").stdout)["divergence"]
+    assert (
+        "collective schedules"
+        in json.loads(run("summary", INPUTS / "inputs/multi_rank_schedule", "--json").stdout)[
+            "divergence"
+        ]
+    )
 
 
 def test_divergence_can_fail_a_ci_docs_build(make_site: SiteMaker) -> None:
-    page = ("Ranks\n=====\n\n.. torchtrace:: @DATA@/corpus/ddp_4ranks_divergent\n"
-            "   :name: ddp\n")
+    page = "Ranks\n=====\n\n.. torchtrace:: @DATA@/corpus/ddp_4ranks_divergent\n   :name: ddp\n"
     quiet = make_site("simple", pages={"index.rst": page})
     assert "torchtrace.divergence" not in warnings_of(quiet)  # off by default: a note only
-    loud = make_site("simple", pages={"index.rst": page},
-                     confoverrides={"torchtrace_warn_divergence": True})
+    loud = make_site(
+        "simple", pages={"index.rst": page}, confoverrides={"torchtrace_warn_divergence": True}
+    )
     (line,) = [w for w in warnings_of(loud).splitlines() if "torchtrace.divergence" in w]
-    assert "index.rst:4: WARNING: the ranks diverge in compile ids, functions, statuses, " \
-           "cache patterns, graph shapes" in line
+    assert (
+        "index.rst:4: WARNING: the ranks diverge in compile ids, functions, statuses, "
+        "cache patterns, graph shapes" in line
+    )
 
 
 ORDER = DATA / "captured" / "ranks_collective_order"
@@ -203,12 +217,14 @@ def test_the_checks_tlparse_makes_agree_with_tlparse() -> None:
         return sorted(g.ranks for g in groups) if groups else [[0, 1, 2, 3]]
 
     assert ours(d.cache_groups) == expected["Cache hit/miss sequence"]
-    assert ours(d.schedule_groups.get("inductor_collective_schedule", [])) == (
-        expected["Collectives Schedule"])
-    assert ours(d.schedule_groups.get("graph_execution", [])) == (
-        expected["Graph execution order"])
+    assert (
+        ours(d.schedule_groups.get("inductor_collective_schedule", []))
+        == (expected["Collectives Schedule"])
+    )
+    assert ours(d.schedule_groups.get("graph_execution", [])) == (expected["Graph execution order"])
     assert ours(d.schedule_groups["inductor_runtime_and_tensor_meta"]) == sorted(
-        expected["Tensor Metadata Analysis"])
+        expected["Tensor Metadata Analysis"]
+    )
     # and the shapes: rank 1 compiled scaled_sum for 6 rows, the others for 8
     assert [(g.ranks, g.labels) for g in d.shape_groups] == [([0, 2, 3], []), ([1], ["[1/0]"])]
     # CPU estimates are all 0 ns: a spread is given, no divergence
@@ -284,8 +300,11 @@ def test_a_thousand_ranks_keep_a_bounded_number_of_logs_open(
     trace = load_trace(tmp_path / "logs")
 
     def open_logs() -> int:
-        targets = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
-                   if os.path.exists(f"/proc/self/fd/{fd}")]
+        targets = [
+            os.readlink(f"/proc/self/fd/{fd}")
+            for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")
+        ]
         return sum(1 for t in targets if t.startswith(str(tmp_path / "logs")))
 
     first = [[a.text() for c in r.compiles for a in c.artifacts] for r in trace.ranks]
@@ -351,11 +370,14 @@ def test_many_logs_are_parsed_by_workers_then_read_from_the_cache(tmp_path: Path
     mtimes = sorted(p.stat().st_mtime_ns for p in cached)
 
     def shape(trace: object) -> list[object]:
-        return [(r.rank, r.path, [(c.label, c.status, c.digest, len(c.artifacts))
-                                  for c in r.compiles]) for r in trace.ranks]  # type: ignore[attr-defined]
+        return [
+            (r.rank, r.path, [(c.label, c.status, c.digest, len(c.artifacts)) for c in r.compiles])
+            for r in trace.ranks
+        ]  # type: ignore[attr-defined]
 
     assert shape(load_trace(tmp_path / "logs", cache_dir=cache)) == shape(
-        load_trace(tmp_path / "logs"))
+        load_trace(tmp_path / "logs")
+    )
     assert sorted(p.stat().st_mtime_ns for p in cached) == mtimes  # read, not made again
     import multiprocessing
 

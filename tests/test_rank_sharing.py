@@ -89,9 +89,7 @@ def test_differing_metrics_are_listed_with_their_values(
     assert "guard_count 12 424242" in words  # the value shown, beside rank 1's
     assert "rank 2 : same as" not in words
     # rank 2's own record is published: on one of its pages
-    published = "".join(
-        p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html")
-    )
+    published = "".join(p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html"))
     assert MARKER in published
 
 
@@ -154,18 +152,41 @@ def test_only_the_rank_s_own_number_is_left_out_wherever_a_case_blind_match_find
     def expected(text: str, rank: int) -> str:
         if "ank" not in text and "ANK" not in text:
             return text  # not searched (a mixed-case "rAnK" stays)
-        return blind.sub(lambda m: m.group(1) + "#" if int(m.group(2)) == rank else m.group(0),
-                         text)
+        return blind.sub(
+            lambda m: m.group(1) + "#" if int(m.group(2)) == rank else m.group(0), text
+        )
 
-    made = ["rank3", "RANK_12 and Rank=4", "rAnK: 7", "rAnK: 7 rank 8", "ranks 0-3", "rank",
-            "{'size': 4, 'rank': 2}", '{"rank": 12}', "lowrank=3", "low_rank=3", "rank=03",
-            "xrank99999999", "frank0", "RAN\u212a 5 rank2", "\u00e9 rank 3", "rank-\u0663",
-            "rank" * 1000 + "1", "rank 30", "peer_rank=1, rank=3"]
+    made = [
+        "rank3",
+        "RANK_12 and Rank=4",
+        "rAnK: 7",
+        "rAnK: 7 rank 8",
+        "ranks 0-3",
+        "rank",
+        "{'size': 4, 'rank': 2}",
+        '{"rank": 12}',
+        "lowrank=3",
+        "low_rank=3",
+        "rank=03",
+        "xrank99999999",
+        "frank0",
+        "RAN\u212a 5 rank2",
+        "\u00e9 rank 3",
+        "rank-\u0663",
+        "rank" * 1000 + "1",
+        "rank 30",
+        "peer_rank=1, rank=3",
+    ]
     data = Path(__file__).parent / "data"
     logs = [*data.glob("captured/*/*rank*.log"), *data.glob("corpus/ddp_*/*.log")]
     assert len(logs) >= 8
-    texts = [a.text() for log in logs for rank in load_trace(log).ranks
-             for c in rank.compiles for a in c.artifacts]
+    texts = [
+        a.text()
+        for log in logs
+        for rank in load_trace(log).ranks
+        for c in rank.compiles
+        for a in c.artifacts
+    ]
     texts = [t for t in texts if "ank" in t.lower()]
     assert len(texts) > 50
     for text in made + texts:
@@ -189,45 +210,69 @@ def test_what_differs_between_any_two_processes_is_left_out_and_nothing_else() -
     from sphinx_torchtrace.trace.rank_digest import comparable
 
     same = [
-        ("___check_obj_id(G['torch'], 139962313686640)",
-         "___check_obj_id(G['torch'], 94524242570160)"),
+        (
+            "___check_obj_id(G['torch'], 139962313686640)",
+            "___check_obj_id(G['torch'], 94524242570160)",
+        ),
         ("# graph id: 139961427217104", "# graph id: 139979212118672"),
         ("<function f at 0x7f4b583c9b20>", "<function f at 0x7f4f784d1b20>"),
-        ("NULL + __compiled_fn_13_33fe20b4_5c7a_4516_82bf_40f4a303c784)",
-         "NULL + __compiled_fn_13_609e7c26_415a_4a7a_ad04_d2eb2a9138e7)"),
-        ("os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_user/tmp66o2th__'",
-         "os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_user/tmpdw1z131c'"),
+        (
+            "NULL + __compiled_fn_13_33fe20b4_5c7a_4516_82bf_40f4a303c784)",
+            "NULL + __compiled_fn_13_609e7c26_415a_4a7a_ad04_d2eb2a9138e7)",
+        ),
+        (
+            "os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_user/tmp66o2th__'",
+            "os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_user/tmpdw1z131c'",
+        ),
         ("Guard latency = 85.96 us", "Guard latency = 133.78 us"),
-        ("x = 1\ntorch._inductor.config.a = 1\ntorch._inductor.config.b = 2\ny = 2",
-         "x = 1\ntorch._inductor.config.b = 2\ntorch._inductor.config.a = 1\ny = 2"),
-        ("FAKE_SCRIPT_TYPE_MATCH: ___check_fake_script_type(G['dist'].group.WORLD, 94478641575200)",
-         "FAKE_SCRIPT_TYPE_MATCH: ___check_fake_script_type(G['dist'].group.WORLD, 945290531116)"),
-        ("___check_obj_id(list(dict.keys(L['self'].state))[0], 139962313686640)",
-         "___check_obj_id(list(dict.keys(L['self'].state))[0], 139962313600000)"),
-        ("os.environ['TORCHELASTIC_ERROR_FILE'] = '/tmp/torchinductor_user/torchelastic_1jdbv0t4/"
-         "6bd05d26-b62b-424f-9f95-998d01cb575f_0toww6z3/attempt_0/0/error.json'",
-         "os.environ['TORCHELASTIC_ERROR_FILE'] = '/tmp/torchinductor_user/torchelastic_1jdbv0t4/"
-         "6bd05d26-b62b-424f-9f95-998d01cb575f_0toww6z3/attempt_0/3/error.json'"),
-        ("os.environ['_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR'] = '140468200066080'",
-         "os.environ['_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR'] = '140468211111111'"),
-        ('{"cache_state": "miss", "cache_event_time": 1795630277093449886, "x": 1}',
-         '{"cache_state": "miss", "cache_event_time": 1795630275537807609, "x": 1}'),
-        ('{"graph_id": 140413143033936, "time_taken_ns": 1234}',
-         '{"graph_id": 139765019841296, "time_taken_ns": 998}'),
+        (
+            "x = 1\ntorch._inductor.config.a = 1\ntorch._inductor.config.b = 2\ny = 2",
+            "x = 1\ntorch._inductor.config.b = 2\ntorch._inductor.config.a = 1\ny = 2",
+        ),
+        (
+            "FAKE_SCRIPT_TYPE_MATCH: ___check_fake_script_type(G['dist'].group.WORLD, 94478641575200)",  # noqa: E501 - a value as logged
+            "FAKE_SCRIPT_TYPE_MATCH: ___check_fake_script_type(G['dist'].group.WORLD, 945290531116)",  # noqa: E501 - a value as logged
+        ),
+        (
+            "___check_obj_id(list(dict.keys(L['self'].state))[0], 139962313686640)",
+            "___check_obj_id(list(dict.keys(L['self'].state))[0], 139962313600000)",
+        ),
+        (
+            "os.environ['TORCHELASTIC_ERROR_FILE'] = '/tmp/torchinductor_user/torchelastic_1jdbv0t4/"  # noqa: E501 - a value as logged
+            "6bd05d26-b62b-424f-9f95-998d01cb575f_0toww6z3/attempt_0/0/error.json'",
+            "os.environ['TORCHELASTIC_ERROR_FILE'] = '/tmp/torchinductor_user/torchelastic_1jdbv0t4/"  # noqa: E501 - a value as logged
+            "6bd05d26-b62b-424f-9f95-998d01cb575f_0toww6z3/attempt_0/3/error.json'",
+        ),
+        (
+            "os.environ['_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR'] = '140468200066080'",
+            "os.environ['_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR'] = '140468211111111'",
+        ),
+        (
+            '{"cache_state": "miss", "cache_event_time": 1795630277093449886, "x": 1}',
+            '{"cache_state": "miss", "cache_event_time": 1795630275537807609, "x": 1}',
+        ),
+        (
+            '{"graph_id": 140413143033936, "time_taken_ns": 1234}',
+            '{"graph_id": 139765019841296, "time_taken_ns": 998}',
+        ),
     ]
     for a, b in same:
         assert a != b and comparable(a) == comparable(b), a
     # each rank's own number, and no other
-    mine = ("setup_fake_process_groups({'0': {'size': 4, 'rank': 2}})",
-            "setup_fake_process_groups({'0': {'size': 4, 'rank': 0}})")
+    mine = (
+        "setup_fake_process_groups({'0': {'size': 4, 'rank': 2}})",
+        "setup_fake_process_groups({'0': {'size': 4, 'rank': 0}})",
+    )
     assert comparable(mine[0], 2) == comparable(mine[1], 0)
     assert comparable(mine[0], 0) != comparable(mine[1], 2)
     different = [
         ('L_x_: "f32[8, 16][16, 1]cpu"', 'L_x_: "f32[6, 16][16, 1]cpu"'),
         ("size=(123456789,)", "size=(123456788,)"),  # 9 digits: a size, not an address
         ("a = all_reduce(x)\nb = all_gather(y)", "b = all_gather(y)\na = all_reduce(x)"),
-        ("torch._inductor.config.a = 1\nx = 1\ntorch._inductor.config.b = 2",
-         "torch._inductor.config.b = 2\nx = 1\ntorch._inductor.config.a = 1"),
+        (
+            "torch._inductor.config.a = 1\nx = 1\ntorch._inductor.config.b = 2",
+            "torch._inductor.config.b = 2\nx = 1\ntorch._inductor.config.a = 1",
+        ),
         ("/tmp/torchinductor_user/tmp66o2th__/x.py", "/tmp/torchinductor_user/tmp66o2th__/y.py"),
         ("ratio = 85.96 us", "ratio = 85.97 us"),
         ("0xdeadbeef12 + 1", "0xdeadbeef12 + 2"),
@@ -241,8 +286,10 @@ def test_what_differs_between_any_two_processes_is_left_out_and_nothing_else() -
         ('{"timeout": 30}', '{"timeout": 60}'),
         ("___check_len(L['x'], 1234567890)", "___check_len(L['x'], 1234567891)"),
         # two settings of one option: the last one wins, so their order matters
-        ("torch._inductor.config.a = 1\ntorch._inductor.config.a = 2",
-         "torch._inductor.config.a = 2\ntorch._inductor.config.a = 1"),
+        (
+            "torch._inductor.config.a = 1\ntorch._inductor.config.a = 2",
+            "torch._inductor.config.a = 2\ntorch._inductor.config.a = 1",
+        ),
     ]
     for a, b in different:
         assert comparable(a) != comparable(b), a
@@ -276,22 +323,56 @@ def test_the_fast_path_leaves_out_what_the_expressions_leave_out() -> None:
     from sphinx_torchtrace.trace.volatile import volatile_by_regex, without_volatile
 
     made = [
-        "1234567890", "x1234567890", "1234567890.5", "(1234567890)", ".1234567890 ",
-        "123456789012345678901", "12345678901234567890", "a 1234567890_", "0x1234567890abc",
-        "0x12345", "10x1234567", "id 0x7f4b583c9b20>", "0x" + "a" * 17, "0x7F4B583C9B20",
-        "33fe20b4_5c7a_4516_82bf_40f4a303c784", "ab33fe20b4-5c7a-4516-82bf-40f4a303c784",
-        "33fe20b4-5c7a-4516-82bf-40f4a303c784f", "33fe20b4-5c7a_4516-82bf-40f4a303c784",
-        "-33fe2000-1234-4516-8200-123456789012-", "Guard latency = 85.96 us", "took 3s",
-        "TIME: 12 ms", "timeout 5 s", "elapsed=1.5ms; time 2 ns", "runtime 3 s", "time  s",
-        "/tmp/tmpabcdefgh", "/tmp/tmpabcdefgh/x", "C:\\tmp\\tmpab_cd123\\y", "/tmp/tmpABCDEFGH",
-        "/x/tmpabcdefghi/", "'/tmp/tmp12345678'", "x/tmp/tmp12345678\ny",
-        "torch._inductor.config.b = 1\ntorch._inductor.config.a = 2", "",
+        "1234567890",
+        "x1234567890",
+        "1234567890.5",
+        "(1234567890)",
+        ".1234567890 ",
+        "123456789012345678901",
+        "12345678901234567890",
+        "a 1234567890_",
+        "0x1234567890abc",
+        "0x12345",
+        "10x1234567",
+        "id 0x7f4b583c9b20>",
+        "0x" + "a" * 17,
+        "0x7F4B583C9B20",
+        "33fe20b4_5c7a_4516_82bf_40f4a303c784",
+        "ab33fe20b4-5c7a-4516-82bf-40f4a303c784",
+        "33fe20b4-5c7a-4516-82bf-40f4a303c784f",
+        "33fe20b4-5c7a_4516-82bf-40f4a303c784",
+        "-33fe2000-1234-4516-8200-123456789012-",
+        "Guard latency = 85.96 us",
+        "took 3s",
+        "TIME: 12 ms",
+        "timeout 5 s",
+        "elapsed=1.5ms; time 2 ns",
+        "runtime 3 s",
+        "time  s",
+        "/tmp/tmpabcdefgh",
+        "/tmp/tmpabcdefgh/x",
+        "C:\\tmp\\tmpab_cd123\\y",
+        "/tmp/tmpABCDEFGH",
+        "/x/tmpabcdefghi/",
+        "'/tmp/tmp12345678'",
+        "x/tmp/tmp12345678\ny",
+        "torch._inductor.config.b = 1\ntorch._inductor.config.a = 2",
+        "",
     ]
     data = Path(__file__).parent / "data"
-    logs = [*data.glob("captured/*/*.log"), *data.glob("corpus/ddp_*/*.log*"),
-            *data.glob("corpus/backends/*.log*"), *data.glob("shared/*/*.log")]
-    texts = [a.text() for log in logs for rank in load_trace(log).ranks
-             for c in rank.compiles for a in c.artifacts]
+    logs = [
+        *data.glob("captured/*/*.log"),
+        *data.glob("corpus/ddp_*/*.log*"),
+        *data.glob("corpus/backends/*.log*"),
+        *data.glob("shared/*/*.log"),
+    ]
+    texts = [
+        a.text()
+        for log in logs
+        for rank in load_trace(log).ranks
+        for c in rank.compiles
+        for a in c.artifacts
+    ]
     assert len(texts) > 1000
     changed = 0
     for text in made + texts:
@@ -307,10 +388,12 @@ def test_a_shared_page_anchors_every_rank_it_stands_for_at_its_frame(tmp_path: P
     links landed there. Frames come first, and the rest share the page's top."""
     from sphinx_torchtrace.site.blocks import OWN_ANCHORS, object_targets
 
-    plan = plan_trace("dist", load_trace(rank_copies(tmp_path / "logs", 8, GLOO, "differs")),
-                      "torchtrace")
-    docname = next(f.docname for f in plan.frames
-                   if f.rank.rank == 7 and f.compile.label == "[4/0]")
+    plan = plan_trace(
+        "dist", load_trace(rank_copies(tmp_path / "logs", 8, GLOO, "differs")), "torchtrace"
+    )
+    docname = next(
+        f.docname for f in plan.frames if f.rank.rank == 7 and f.compile.label == "[4/0]"
+    )
     objects = plan.shared_objects(docname)
     assert len(objects) > OWN_ANCHORS
     targets = object_targets(objects)
@@ -324,16 +407,20 @@ def test_values_that_differ_are_compared_with_the_page_that_shows_them(tmp_path:
     """Odd ranks copy rank 1, whose [0/0_1] is shown on rank 0's page: their values were
     compared with rank 1's, "on its page" a value no page shows, and each compile got two
     rows. Each value is compared with the compile whose page shows it."""
-    plan = plan_trace("dist", load_trace(rank_copies(tmp_path / "logs", 8, GLOO, "alike")),
-                      "torchtrace")
+    plan = plan_trace(
+        "dist", load_trace(rank_copies(tmp_path / "logs", 8, GLOO, "alike")), "torchtrace"
+    )
     by_name = {f.name: f for f in plan.frames}
     originals: dict[tuple[str, str, str], set[str]] = {}
     for r in plan.ranks:
         for v in r.changed_values:
             originals.setdefault((v.compile, v.record, v.key), set()).add(v.original)
     assert originals
-    pages = {f"{f.name.split('/')[1]} {f.compile.label}": f for f in by_name.values()
-             if f.same_as is None}
+    pages = {
+        f"{f.name.split('/')[1]} {f.compile.label}": f
+        for f in by_name.values()
+        if f.same_as is None
+    }
     for (label, _record, key), values in originals.items():
         page = pages[label]  # "rank1 [4/0]": the page that shows it
         shown = {str(m.data.get(key)) for m in page.compile.metrics}
@@ -342,20 +429,24 @@ def test_values_that_differ_are_compared_with_the_page_that_shows_them(tmp_path:
 
 def _graph_line(line: str) -> Callable[[LogRecord], bool]:
     """The first Dynamo graph of a log gets ``line`` at its end."""
+
     def change(record: LogRecord) -> bool:
         if record.kind != "dynamo_output_graph" or record.payload is None:
             return False
         record.payload += "\n" + line
         return True
+
     return change
 
 
 def _second_metrics_record(records: list[LogRecord]) -> None:
     """The first compile's metrics logged twice, the second with a value of its own."""
-    at = next(i for i, r in enumerate(records) if isinstance(
-        r.envelope.get("compilation_metrics"), dict))
-    copy = LogRecord(records[at].prefix, json.loads(json.dumps(records[at].envelope)),
-                     records[at].payload)
+    at = next(
+        i for i, r in enumerate(records) if isinstance(r.envelope.get("compilation_metrics"), dict)
+    )
+    copy = LogRecord(
+        records[at].prefix, json.loads(json.dumps(records[at].envelope)), records[at].payload
+    )
     copy.envelope["compilation_metrics"]["guard_count"] = 777
     records.insert(at + 1, copy)
 
@@ -367,6 +458,7 @@ def _metric(key: str, value: object) -> Callable[[LogRecord], bool]:
             return False
         metrics[key] = value
         return True
+
     return change
 
 
@@ -380,8 +472,10 @@ def test_what_only_one_rank_logged_is_never_set_aside(tmp_path: Path) -> None:
         ("# lowrank=32", "# lowrank=64"),
         ("# mask = 0x7f4b583c9b20", "# mask = 0x7f4f784d1b20"),
         ("# seed = 12345678901234", "# seed = 12345678901299"),
-        ("torch._inductor.config.a = 1\ntorch._inductor.config.a = 2",
-         "torch._inductor.config.a = 2\ntorch._inductor.config.a = 1"),
+        (
+            "torch._inductor.config.a = 1\ntorch._inductor.config.a = 2",
+            "torch._inductor.config.a = 2\ntorch._inductor.config.a = 1",
+        ),
     ]
     for n, (first, second) in enumerate(cases):
         logs = _four_ranks(tmp_path / f"case{n}")
@@ -412,11 +506,13 @@ def test_a_class_lists_what_was_set_aside_with_an_example(
     out, rule by rule, each with an example as the log has it."""
     srcdir = copy_testroot("simple", tmp_path / "site")
     write_page(srcdir, "index.rst", "Ranks\n=====\n\n.. torchtrace:: logs\n   :name: dist\n")
-    shutil.copytree(CORPUS / "torchrun_ranks", srcdir / "logs",
-                    ignore=shutil.ignore_patterns("*.txt"))
+    shutil.copytree(
+        CORPUS / "torchrun_ranks", srcdir / "logs", ignore=shutil.ignore_patterns("*.txt")
+    )
     app = make_site("simple", srcdir=srcdir)
     overview = html.unescape(
-        (Path(app.outdir) / "torchtrace/dist/index.html").read_text(encoding="utf-8"))
+        (Path(app.outdir) / "torchtrace/dist/index.html").read_text(encoding="utf-8")
+    )
     words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", overview))
     assert "4 ranks in 1 class of ranks that logged alike" in words
     for rule, example in [

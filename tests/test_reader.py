@@ -303,8 +303,13 @@ def test_payloads_read_together_are_those_read_one_by_one(form: str, tmp_path: P
         data = data.replace(b"\n", b"\r\n")
     log.write_bytes(gzip.compress(data) if form == "gzip" else data)
     trace = load_trace(log)
-    payloads = [a.payload for r in trace.ranks for c in r.compiles for a in c.artifacts
-                if a.payload is not None]
+    payloads = [
+        a.payload
+        for r in trace.ranks
+        for c in r.compiles
+        for a in c.artifacts
+        if a.payload is not None
+    ]
     payloads += [e.payload for r in trace.ranks for e in r.chromium_events]
     payloads.sort(key=lambda p: p.offset)
     assert len(payloads) > 50

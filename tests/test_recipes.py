@@ -64,13 +64,18 @@ def _steps(recipe: Any) -> list[list[dict[str, Any]]]:
     """Each job's steps; a recipe that shows only some steps is one job's."""
     if isinstance(recipe, list):
         return [recipe]
-    return [job.get("steps", []) for job in (recipe.get("jobs") or {}).values()
-            if isinstance(job, dict)]
+    return [
+        job.get("steps", []) for job in (recipe.get("jobs") or {}).values() if isinstance(job, dict)
+    ]
 
 
 def torch_installs(lines: list[str]) -> list[str]:
-    return [line for line in lines if re.match(r"(?:python -m )?pip install", line)
-            and re.search(r"(?<![\w-])torch(?![\w-])", line)]
+    return [
+        line
+        for line in lines
+        if re.match(r"(?:python -m )?pip install", line)
+        and re.search(r"(?<![\w-])torch(?![\w-])", line)
+    ]
 
 
 def test_the_docs_have_recipes_for_both_services() -> None:
@@ -91,39 +96,56 @@ def test_a_recipe_parses_and_installs_cpu_torch(where: str, text: str) -> None:
 def test_a_gate_comes_after_its_report_is_built_and_uploaded(where: str, text: str) -> None:
     recipe = yaml.safe_load(text)
     if isinstance(recipe, dict) and "--fail-on" in " ".join(
-            ((recipe.get("build") or {}).get("jobs") or {}).get("pre_build", [])):
+        ((recipe.get("build") or {}).get("jobs") or {}).get("pre_build", [])
+    ):
         pytest.fail(f"{where}: a Read the Docs gate fails the build before the report")
     for steps in _steps(recipe):
         gates = [i for i, s in enumerate(steps) if "--fail-on" in str(s.get("run", ""))]
         if not gates:
             continue
         builds = [i for i, s in enumerate(steps) if "sphinx-build" in str(s.get("run", ""))]
-        uploads = [i for i, s in enumerate(steps)
-                   if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+        uploads = [
+            i
+            for i, s in enumerate(steps)
+            if str(s.get("uses", "")).startswith("actions/upload-artifact")
+        ]
         assert builds and uploads, f"{where}: a gate with no report"
         assert max(builds) < min(gates) and max(uploads) < min(gates), where
         assert all(steps[i].get("if") == "always()" for i in uploads), where
 
 
 def recipe_cli_lines() -> list[tuple[str, str]]:
-    return [(where, line) for where, text in RECIPES
-            for line in commands(yaml.safe_load(text)) if line.startswith("sphinx-torchtrace ")]
+    return [
+        (where, line)
+        for where, text in RECIPES
+        for line in commands(yaml.safe_load(text))
+        if line.startswith("sphinx-torchtrace ")
+    ]
 
 
-@pytest.mark.parametrize(("where", "line"), recipe_cli_lines(),
-                         ids=[w for w, _ in recipe_cli_lines()])
+@pytest.mark.parametrize(
+    ("where", "line"), recipe_cli_lines(), ids=[w for w, _ in recipe_cli_lines()]
+)
 def test_a_recipes_command_runs_as_written(where: str, line: str, tmp_path: Path) -> None:
     """The recipe's own words, its two runs replaced by a bundled pair of real runs: the
     options parse (no usage error, exit 2) and the gate answers 0 or 1."""
     words = list(shlex.shlex(line, posix=True, punctuation_chars=True))
     operators = [i for i, w in enumerate(words) if w in (">", ">>", "|", "||", "&&", ";")]
-    args = words[1:operators[0] if operators else None]  # the command, not the shell's part
+    args = words[1 : operators[0] if operators else None]  # the command, not the shell's part
     assert args[0] == "diff", line
-    paths = [i for i, a in enumerate(args) if i > 0 and not a.startswith("-")
-             and (i == 1 or not args[i - 1].startswith("-"))][:2]
+    paths = [
+        i
+        for i, a in enumerate(args)
+        if i > 0 and not a.startswith("-") and (i == 1 or not args[i - 1].startswith("-"))
+    ][:2]
     args[paths[0]], args[paths[1]] = str(PAIR / "baseline"), str(PAIR / "new")
-    result = subprocess.run([sys.executable, "-m", "sphinx_torchtrace", *args],
-                            capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx_torchtrace", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert result.returncode in (0, 1), (where, result.stderr)
     assert result.stdout.strip(), where
 
@@ -135,12 +157,14 @@ def test_the_projects_read_the_docs_build_captures_with_cpu_torch() -> None:
     assert installs and all("+cpu" in line and CPU_INDEX in line for line in installs)
     assert config["sphinx"]["configuration"] == "demo_docs/conf.py"
     assert ".. torchtrace-capture::" in (DOCS / "traces" / "live_capture.rst").read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
 
 
 def test_the_release_workflow_publishes_with_trusted_publishing() -> None:
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(
-        encoding="utf-8"))
+    workflow = yaml.safe_load(
+        (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    )
     publish = workflow["jobs"]["publish"]
     assert publish["permissions"] == {"id-token": "write"}
     (step,) = [s for s in publish["steps"] if "pypi-publish" in str(s.get("uses", ""))]
@@ -156,7 +180,8 @@ def test_the_version_is_set_once_and_has_its_changelog_section() -> None:
     assert f'__version__ = "{__version__}"' in version_file
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'dynamic = ["version"]' in pyproject and "sphinx_torchtrace.version.__version__" in (
-        pyproject)
+        pyproject
+    )
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert re.search(rf"^## {re.escape(__version__)} - \d{{4}}-\d\d-\d\d$", changelog, re.M)
     assert changelog.index("## Unreleased") < changelog.index(f"## {__version__} ")
@@ -166,6 +191,8 @@ def test_the_readme_opens_with_the_bootstrap_lines_ci_runs() -> None:
     """The README's two first commands are the ones CI runs, and need no installed pip."""
     first = (ROOT / "README.md").read_text(encoding="utf-8").split("\n\n")[1]
     assert [line.split("#")[0].strip() for line in first.splitlines()] == [
-        "python3 bootstrap.py demo", "python3 bootstrap.py tests"]
+        "python3 bootstrap.py demo",
+        "python3 bootstrap.py tests",
+    ]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "python3 bootstrap.py tests" in ci and "bootstrap.py demo" in ci

@@ -66,8 +66,10 @@ def test_hostile_text_stays_text_in_xml(hostile: str) -> None:
 
 
 def test_characters_xml_cannot_hold_are_shown_as_escapes_and_the_rest_kept() -> None:
-    assert (clean_text("bell\x07 nul\x00 esc\x1b del\x7f c1\x85")
-            == "bell\\x07 nul\\x00 esc\\x1b del\\x7f c1\\x85")
+    assert (
+        clean_text("bell\x07 nul\x00 esc\x1b del\x7f c1\x85")
+        == "bell\\x07 nul\\x00 esc\\x1b del\\x7f c1\\x85"
+    )
     assert clean_text("\ud800lone\udfff \ufffe\uffff") == "\\ud800lone\\udfff \\ufffe\\uffff"
     kept = "tab\t line\n cr\r \u2028 \U0001f600 é"
     assert clean_text(kept) == kept

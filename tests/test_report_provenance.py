@@ -55,8 +55,11 @@ def test_every_rank_file_is_listed_with_its_sha256() -> None:
     header = _header(page)
     assert header["Log"].startswith("4 files, ")
     assert header["Report"] == f"made by sphinx-torchtrace {__version__}"  # no day: not said
-    (files,) = [b for b in page.blocks if isinstance(b, Dropdown)
-                and inline_text(b.title) == "The 4 log files"]
+    (files,) = [
+        b
+        for b in page.blocks
+        if isinstance(b, Dropdown) and inline_text(b.title) == "The 4 log files"
+    ]
     (table,) = files.blocks
     assert isinstance(table, Table)
     by_rank = {inline_text(r[0]): r[3][0] for r in table.rows}

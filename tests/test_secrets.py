@@ -73,8 +73,9 @@ def _project(tmp_path: Path, page: str, **inputs: Path) -> Path:
     return srcdir
 
 
-def _site(make_site: SiteMaker, tmp_path: Path, builder: str = "html",
-          **conf: object) -> SphinxTestApp:
+def _site(
+    make_site: SiteMaker, tmp_path: Path, builder: str = "html", **conf: object
+) -> SphinxTestApp:
     """The capture copied into a fresh project (a trace folder of the docs) and built."""
     srcdir = _project(tmp_path, PAGE, logs=ENV_SECRETS)
     return make_site("simple", builder, srcdir=srcdir, confoverrides=dict(conf))
@@ -111,8 +112,12 @@ def test_the_capture_holds_the_secrets_the_masker_hides() -> None:
     assert f"1/0: key == '{TOKEN}'" in text  # the recompile reason
     scan = load_trace(ENV_SECRETS).ranks[0].secrets
     assert [(s.line, s.name or s.kind) for s in scan.found] == [
-        (3306, "HF_TOKEN"), (3308, "DB_PASSWORD"), (6390, "HF_TOKEN"), (6392, "DB_PASSWORD"),
-        (6672, "a Hugging Face token"), (6789, "a Hugging Face token"),
+        (3306, "HF_TOKEN"),
+        (3308, "DB_PASSWORD"),
+        (6390, "HF_TOKEN"),
+        (6392, "DB_PASSWORD"),
+        (6672, "a Hugging Face token"),
+        (6789, "a Hugging Face token"),
         (6936, "DB_PASSWORD"),  # the argument: the value its environment guard gave
         (6992, "a Hugging Face token"),  # compilation_metrics' recompile_reason
     ]
@@ -125,43 +130,57 @@ def test_the_capture_holds_the_secrets_the_masker_hides() -> None:
     assert "L['tone'] == 'sepia-tone'" in masked  # an argument that is no secret stays
 
 
-@pytest.mark.parametrize(("text", "masked"), [
-    # the forms torch writes: a guard, its failure, a repro script (only secret names)
-    ("G['os'].environ._data[b'TOKEN'] == b'abc'", f"G['os'].environ._data[b'TOKEN'] == b'{MASK}'"),
-    ("os.environ['MODE'] == 'fast'", f"os.environ['MODE'] == '{MASK}'"),
-    ('"environ._data[b\\"X\\"] == b\\"it\'s\\""', f'"environ._data[b\\"X\\"] == b\\"{MASK}\\""'),
-    ("\"environ._data[b'X'] == b\\\"it's\\\"\"", f"\"environ._data[b'X'] == b\\\"{MASK}\\\"\""),
-    ("os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = 'pw12345'",
-     f"os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = '{MASK}'"),
-    ("os.environ['TORCH_TRACE'] = '/home/user/trace'", None),  # a path torch records
-    # tokens by their prefixes: the prefix stays
-    ("ghp_" + "aB3" * 12, "ghp_…" + MASK),
-    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwx", "github_pat_…" + MASK),
-    ("x = 'sk-proj-abcDEF0123456789abcdefghij'", "x = 'sk-…" + MASK + "'"),
-    ("xoxb-123456789012-abcdefABC", "xoxb-…" + MASK),
-    ("AKIAIOSFODNN7EXAMPLE", "AKIA…" + MASK),
-    ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "AIza…" + MASK),
-    ("glpat-abcdefghij0123456789", "glpat-…" + MASK),
-    ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_…" + MASK),
-    ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0",
-     "pypi-…" + MASK),
-    ("Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9",
-     "Bearer eyJ…" + MASK),
-    ("https://user:hunter22@example.com/x", f"https://user:{MASK}@example.com/x"),
-    ("'Zx9q3LmN8vB2cR7tY4wP1kH6aQ5sD0fG'", f"'{MASK}'"),  # quoted and random
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabcdEFGH5678\n"
-     "-----END RSA PRIVATE KEY-----",
-     f"-----BEGIN RSA PRIVATE KEY-----\n{MASK}\n{MASK}\n-----END RSA PRIVATE KEY-----"),
-    # what torch writes and is no secret: cache keys, kernels, names, hashes, ports
-    ("'fowxkqohb3x3ebcpypk5t6cet3ayffs75fv2nkqvu5bti6evb5gh'", None),
-    ("triton_poi_fused_add_mul_sin_0 cpp_fused_cos_mul_0", None),
-    ("'L_self_modules_layers_modules_0_modules_attn_parameters_weight_'", None),
-    ("'torch_dynamo_resume_in_f5_at_69_ORIGINAL_BYTECODE_51'", None),
-    ("'AOTInductorModelUpdateConstantsMapV2'", None),
-    ("'d41d8cd98f00b204e9800998ecf8427e0123456789abcdef0123456789abcdef'", None),
-    ("self.hf_model_name_for_the_tokenizer = 1; task-sk-abcdefghijklmnopqrstuvwx", None),
-    ("http://localhost:8080@x", None),
-])
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        # the forms torch writes: a guard, its failure, a repro script (only secret names)
+        (
+            "G['os'].environ._data[b'TOKEN'] == b'abc'",
+            f"G['os'].environ._data[b'TOKEN'] == b'{MASK}'",
+        ),
+        ("os.environ['MODE'] == 'fast'", f"os.environ['MODE'] == '{MASK}'"),
+        (
+            '"environ._data[b\\"X\\"] == b\\"it\'s\\""',
+            f'"environ._data[b\\"X\\"] == b\\"{MASK}\\""',
+        ),
+        ('"environ._data[b\'X\'] == b\\"it\'s\\""', f'"environ._data[b\'X\'] == b\\"{MASK}\\""'),
+        (
+            "os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = 'pw12345'",
+            f"os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = '{MASK}'",
+        ),
+        ("os.environ['TORCH_TRACE'] = '/home/user/trace'", None),  # a path torch records
+        # tokens by their prefixes: the prefix stays
+        ("ghp_" + "aB3" * 12, "ghp_…" + MASK),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwx", "github_pat_…" + MASK),
+        ("x = 'sk-proj-abcDEF0123456789abcdefghij'", "x = 'sk-…" + MASK + "'"),
+        ("xoxb-123456789012-abcdefABC", "xoxb-…" + MASK),
+        ("AKIAIOSFODNN7EXAMPLE", "AKIA…" + MASK),
+        ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "AIza…" + MASK),
+        ("glpat-abcdefghij0123456789", "glpat-…" + MASK),
+        ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_…" + MASK),
+        ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0", "pypi-…" + MASK),
+        (
+            "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9",  # noqa: E501 - a value as logged
+            "Bearer eyJ…" + MASK,
+        ),
+        ("https://user:hunter22@example.com/x", f"https://user:{MASK}@example.com/x"),
+        ("'Zx9q3LmN8vB2cR7tY4wP1kH6aQ5sD0fG'", f"'{MASK}'"),  # quoted and random
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabcdEFGH5678\n"
+            "-----END RSA PRIVATE KEY-----",
+            f"-----BEGIN RSA PRIVATE KEY-----\n{MASK}\n{MASK}\n-----END RSA PRIVATE KEY-----",
+        ),
+        # what torch writes and is no secret: cache keys, kernels, names, hashes, ports
+        ("'fowxkqohb3x3ebcpypk5t6cet3ayffs75fv2nkqvu5bti6evb5gh'", None),
+        ("triton_poi_fused_add_mul_sin_0 cpp_fused_cos_mul_0", None),
+        ("'L_self_modules_layers_modules_0_modules_attn_parameters_weight_'", None),
+        ("'torch_dynamo_resume_in_f5_at_69_ORIGINAL_BYTECODE_51'", None),
+        ("'AOTInductorModelUpdateConstantsMapV2'", None),
+        ("'d41d8cd98f00b204e9800998ecf8427e0123456789abcdef0123456789abcdef'", None),
+        ("self.hf_model_name_for_the_tokenizer = 1; task-sk-abcdefghijklmnopqrstuvwx", None),
+        ("http://localhost:8080@x", None),
+    ],
+)
 def test_each_form_is_masked_and_nothing_else(text: str, masked: str | None) -> None:
     assert mask_secrets(text) == (text if masked is None else masked)
     twice = text + "\n" + text
@@ -178,44 +197,82 @@ def test_keep_publishes_a_variable_and_its_value_wherever_it_is_quoted() -> None
 
 
 def test_secret_names_and_random_strings() -> None:
-    assert all(map(secret_name, ["HF_TOKEN", "OPENAI_API_KEY", "DB_PASSWORD", "GITHUB_PAT",
-                                 "AWS_SECRET_ACCESS_KEY", "SESSION_COOKIE", "OAUTH_ID"]))
-    assert not any(map(secret_name, ["HOME", "USER", "PATH", "MONKEY", "BYPASS_CACHE",
-                                     "NOX_CURRENT_SESSION",
-                                     "TOKENIZERS_PARALLELISM", "GIT_AUTHOR_NAME"]))
+    assert all(
+        map(
+            secret_name,
+            [
+                "HF_TOKEN",
+                "OPENAI_API_KEY",
+                "DB_PASSWORD",
+                "GITHUB_PAT",
+                "AWS_SECRET_ACCESS_KEY",
+                "SESSION_COOKIE",
+                "OAUTH_ID",
+            ],
+        )
+    )
+    assert not any(
+        map(
+            secret_name,
+            [
+                "HOME",
+                "USER",
+                "PATH",
+                "MONKEY",
+                "BYPASS_CACHE",
+                "NOX_CURRENT_SESSION",
+                "TOKENIZERS_PARALLELISM",
+                "GIT_AUTHOR_NAME",
+            ],
+        )
+    )
     assert high_entropy("Zx9q3LmN8vB2cR7tY4wP1kH6aQ5sD0fG")
     assert not high_entropy("r6s32kusj6rjye4ana4fuue7juciyvssdcpnvv4dq7r6owrabkc")
 
 
 def test_a_diagnostic_never_quotes_a_secret() -> None:
     """Messages quote the start of a bad line in build logs: a token there is masked first."""
-    assert quote(f'{{"x": "{TOKEN} and more"}}') == "'{\"x\": \"hf_…[secret masked] and more\"}'"
+    assert quote(f'{{"x": "{TOKEN} and more"}}') == '\'{"x": "hf_…[secret masked] and more"}\''
 
 
 #: Texts aimed at this module's patterns, besides the shared adversarial ones.
 ADVERSARIAL_HERE = [
     *ADVERSARIAL,
-    '"environ[\'X\'] == \'" * (MB // 16)', '"environ._data[b\'X\'] == b\'" + "\\\\" * MB',
-    '"environ[\'X\'] == \'" + "a" * MB', '"environ[\'" * (MB // 9)',
+    "\"environ['X'] == '\" * (MB // 16)",
+    '"environ._data[b\'X\'] == b\'" + "\\\\" * MB',
+    '"environ[\'X\'] == \'" + "a" * MB',
+    '"environ[\'" * (MB // 9)',
     '"-----BEGIN PRIVATE KEY-----" * (MB // 27)',
     '"-----BEGIN PRIVATE KEY-----" * (MB // 54) + "-----END PRIVATE KEY-----"',
-    '"-----BEGIN PRIVATE KEY-----" + "\\nAAAA" * (MB // 5)', '"ghp_" * (MB // 4)',
-    '"hf_" + "A1b" * (MB // 3)', '"\\\'" + "A1b" * (MB // 3)', '"\\\'A1" * (MB // 3)',
-    '"eyJ" * (MB // 3)', '"eyJaaaaaaaaaa." * (MB // 14)', '"://" * (MB // 3)',
-    '"://" + "a" * MB + ":"', '"a://b:c@" * (MB // 8)', '"AKIA" * (MB // 4)',
+    '"-----BEGIN PRIVATE KEY-----" + "\\nAAAA" * (MB // 5)',
+    '"ghp_" * (MB // 4)',
+    '"hf_" + "A1b" * (MB // 3)',
+    '"\\\'" + "A1b" * (MB // 3)',
+    '"\\\'A1" * (MB // 3)',
+    '"eyJ" * (MB // 3)',
+    '"eyJaaaaaaaaaa." * (MB // 14)',
+    '"://" * (MB // 3)',
+    '"://" + "a" * MB + ":"',
+    '"a://b:c@" * (MB // 8)',
+    '"AKIA" * (MB // 4)',
 ]
 
 
-@pytest.mark.parametrize(("setup", "call"), [
-    ("from sphinx_torchtrace.trace.secrets import mask_secrets as f", "f(text)"),
-    ("from sphinx_torchtrace.trace.secrets import scan_text as f", "f(text.encode())"),
-], ids=["mask", "scan"])
+@pytest.mark.parametrize(
+    ("setup", "call"),
+    [
+        ("from sphinx_torchtrace.trace.secrets import mask_secrets as f", "f(text)"),
+        ("from sphinx_torchtrace.trace.secrets import scan_text as f", "f(text.encode())"),
+    ],
+    ids=["mask", "scan"],
+)
 def test_masking_and_scanning_are_linear(setup: str, call: str) -> None:
     texts = ", ".join(ADVERSARIAL_HERE)
     code = f"MB = 1 << 20\n{setup}\nfor text in [{texts}]:\n    {call}\n"
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=LINEAR_BOUND_S)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=LINEAR_BOUND_S
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"over {LINEAR_BOUND_S} s on 1 MB texts: super-linear ({call})")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -232,8 +289,9 @@ def test_no_false_positive_anywhere_in_the_corpus() -> None:
         data = path.read_bytes()
         if data[:2] == b"\x1f\x8b":
             data = gzip.decompress(data)
-        found += [f"{path.relative_to(DATA)}:{s.line}: {s.describe()}"
-                  for s in scan_text(data).found]
+        found += [
+            f"{path.relative_to(DATA)}:{s.line}: {s.describe()}" for s in scan_text(data).found
+        ]
     assert found == []
 
 
@@ -280,8 +338,7 @@ def test_a_text_log_publishes_no_secret(make_site: SiteMaker, tmp_path: Path) ->
 
 
 def test_keep_publishes_what_the_user_vouches_for(make_site: SiteMaker, tmp_path: Path) -> None:
-    app = _site(make_site, tmp_path, "text",
-                torchtrace_secrets_keep=["HF_TOKEN", "DB_PASSWORD"])
+    app = _site(make_site, tmp_path, "text", torchtrace_secrets_keep=["HF_TOKEN", "DB_PASSWORD"])
     pages = "".join(p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.txt"))
     assert f"G['os'].environ._data[b'HF_TOKEN'] == b'{TOKEN}'" in pages
     assert f"L['key'] == '{TOKEN}'" in pages and f"L['key'] == '{PASSWORD}'" in pages
@@ -316,8 +373,8 @@ def test_the_publish_check_names_a_build_variable_a_page_holds(
     app = _site(make_site, tmp_path, "html")
     warnings = _ANSI.sub("", warnings_of(app))
     [(where, message)] = re.findall(
-        r"^(\S+): WARNING: (.*environment variable\(s\).*) \[torchtrace\.secret\]$", warnings,
-        re.M)
+        r"^(\S+): WARNING: (.*environment variable\(s\).*) \[torchtrace\.secret\]$", warnings, re.M
+    )
     assert "variable(s) PHOTO_SECRET:" in message and "USER" not in message
     assert "cyanotype" not in warnings
     assert where.endswith("frame-0-1.rst")
@@ -327,12 +384,20 @@ def test_the_publish_check_names_a_build_variable_a_page_holds(
 
 def test_environment_secrets_are_the_ones_that_look_secret() -> None:
     environ = {
-        "HF_TOKEN": TOKEN, "DB_PASSWORD": PASSWORD, "ANY_NAME": "ghp_" + "aB3" * 12,
-        "HOME": "/home/alice", "USER": "alice-smith", "PATH": "/usr/bin:/bin",
-        "SHORT_TOKEN": "abc", "NUMBER_SECRET": "12345678", "XDG_SESSION_TYPE": "wayland",
-        "KEY_PATH": "/etc/ssl/key.pem", "FLAG_TOKEN": "disabled",
+        "HF_TOKEN": TOKEN,
+        "DB_PASSWORD": PASSWORD,
+        "ANY_NAME": "ghp_" + "aB3" * 12,
+        "HOME": "/home/alice",
+        "USER": "alice-smith",
+        "PATH": "/usr/bin:/bin",
+        "SHORT_TOKEN": "abc",
+        "NUMBER_SECRET": "12345678",
+        "XDG_SESSION_TYPE": "wayland",
+        "KEY_PATH": "/etc/ssl/key.pem",
+        "FLAG_TOKEN": "disabled",
         # a runner's own setting, no secret: nox names its session ("package")
-        "NOX_CURRENT_SESSION": "package", "SESSION_COOKIE": "a9f3Kq2",
+        "NOX_CURRENT_SESSION": "package",
+        "SESSION_COOKIE": "a9f3Kq2",
     }
     found = environment_secrets(environ, SecretMasker())
     assert sorted(found.values()) == ["ANY_NAME", "DB_PASSWORD", "HF_TOKEN", "SESSION_COOKIE"]
@@ -343,9 +408,14 @@ def test_environment_secrets_are_the_ones_that_look_secret() -> None:
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
-                          capture_output=True, text=True, timeout=300, cwd=cwd,
-                          env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=dict(os.environ),
+    )
 
 
 def test_the_standalone_build_publishes_no_secret(tmp_path: Path) -> None:
@@ -354,8 +424,10 @@ def test_the_standalone_build_publishes_no_secret(tmp_path: Path) -> None:
     assert _leaks(tmp_path / "site") == []
     said = result.stdout + result.stderr
     assert TOKEN[3:] not in said and PASSWORD not in said
-    assert f"{LOG.name}:{FIRST_LINE}: WARNING: 'env-secrets': the value of environment " \
-           "variable HF_TOKEN is masked" in said
+    assert (
+        f"{LOG.name}:{FIRST_LINE}: WARNING: 'env-secrets': the value of environment "
+        "variable HF_TOKEN is masked" in said
+    )
 
 
 def test_show_masks_the_record_it_prints() -> None:
@@ -369,8 +441,7 @@ def _baseline(folder: Path) -> Path:
     """The run cut before ``authorized`` compiled again ([1/1]): a real prefix of the log,
     so the new run recompiles, for the key ``hf_…``."""
     lines = LOG.read_text(encoding="utf-8").splitlines(keepends=True)
-    cut = next(i for i, line in enumerate(lines)
-               if '"frame_id": 1, "frame_compile_id": 1' in line)
+    cut = next(i for i, line in enumerate(lines) if '"frame_id": 1, "frame_compile_id": 1' in line)
     folder.mkdir(parents=True)
     (folder / LOG.name).write_text("".join(lines[:cut]), encoding="utf-8")
     return folder
@@ -393,8 +464,9 @@ def test_diff_model_masks_guards_recompile_reasons_and_graphs() -> None:
     old.ranks[0].compiles = [c for c in old.ranks[0].compiles if c.label != "[1/1]"]
     found = [s for t in (old, new) for r in t.ranks for s in r.secrets.found]
     diff = diff_traces(old, new, mask=SecretMasker(secrets=found))
-    report = Report(diff, regressions(diff, DEFAULT_REGRESSIONS), "a", "b",
-                    dict(DEFAULT_REGRESSIONS))
+    report = Report(
+        diff, regressions(diff, DEFAULT_REGRESSIONS), "a", "b", dict(DEFAULT_REGRESSIONS)
+    )
     for fmt in ("markdown", "json"):
         out = render(report, fmt)
         assert "secret masked" in out and TOKEN[3:] not in out and PASSWORD not in out
@@ -402,14 +474,17 @@ def test_diff_model_masks_guards_recompile_reasons_and_graphs() -> None:
 
 def test_a_diff_page_publishes_no_secret(make_site: SiteMaker, tmp_path: Path) -> None:
     page = "Diff\n====\n\n.. torchtrace-diff:: baseline new\n   :name: cmp\n"
-    srcdir = _project(tmp_path, page, new=ENV_SECRETS,
-                      baseline=_baseline(tmp_path / "cut" / "baseline"))
+    srcdir = _project(
+        tmp_path, page, new=ENV_SECRETS, baseline=_baseline(tmp_path / "cut" / "baseline")
+    )
     app = make_site("simple", "html", srcdir=srcdir)
     assert _leaks(Path(app.outdir)) == []
     assert _leaks(srcdir, srcdir / "new", srcdir / "baseline", Path(app.doctreedir)) == []
     # one warning per trace: each side is read by the comparison alone
     assert [(w, line) for w, line, _ in _secret_warnings(warnings_of(app))] == [
-        (f"baseline/{LOG.name}", FIRST_LINE), (f"new/{LOG.name}", FIRST_LINE)]
+        (f"baseline/{LOG.name}", FIRST_LINE),
+        (f"new/{LOG.name}", FIRST_LINE),
+    ]
 
 
 def test_a_debug_folder_masks_a_secret_torch_wrote_in_a_repro_script(
@@ -418,8 +493,9 @@ def test_a_debug_folder_masks_a_secret_torch_wrote_in_a_repro_script(
     """torch's repro scripts set its own variables: one whose name looks secret (a remote
     cache's password) is masked, with the warning at its line."""
     page = "Debug\n=====\n\n.. torchtrace:: debug\n   :name: dbg\n"
-    srcdir = _project(tmp_path, page,
-                      debug=DATA / "captured" / "debug_dir" / "inference" / "torch_compile_debug")
+    srcdir = _project(
+        tmp_path, page, debug=DATA / "captured" / "debug_dir" / "inference" / "torch_compile_debug"
+    )
     debug = srcdir / "debug"
     runnable = sorted(debug.rglob("fx_graph_runnable.py"))[0]
     lines = runnable.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -455,8 +531,10 @@ def test_a_capture_in_ci_publishes_none_of_the_builds_secrets(
     stderr its page and warning quote hold the token, masked in each; the publish check,
     which knows the build's ``HF_TOKEN``, then finds it nowhere."""
     monkeypatch.setenv("HF_TOKEN", TOKEN)
-    page = (f"Live\n====\n\n.. torchtrace-capture:: scripts/leaky.py\n   :name: live\n"
-            f"   :args: {LOG.name} {LOG.name}\n")
+    page = (
+        f"Live\n====\n\n.. torchtrace-capture:: scripts/leaky.py\n   :name: live\n"
+        f"   :args: {LOG.name} {LOG.name}\n"
+    )
     srcdir = _project(tmp_path, page)
     (srcdir / "scripts").mkdir()
     (srcdir / "scripts" / "leaky.py").write_text(LEAKY_SCRIPT, encoding="utf-8")

@@ -23,25 +23,31 @@ def _warnings(app: SphinxTestApp) -> list[str]:
 
 
 def test_one_log_twice_on_a_page_is_two_reports(make_site: SiteMaker) -> None:
-    page = (f"Twice\n=====\n\n.. torchtrace:: {LOG}\n   :name: first\n\n"
-            f".. torchtrace:: {LOG}\n   :name: second\n   :ranks: 3\n")
+    page = (
+        f"Twice\n=====\n\n.. torchtrace:: {LOG}\n   :name: first\n\n"
+        f".. torchtrace:: {LOG}\n   :name: second\n   :ranks: 3\n"
+    )
     app = make_site("simple", "html", pages={"index.rst": page})
     warnings = _warnings(app)
     # one warning, at the directive whose option it is (line 7), and no orphan page
     assert len(warnings) == 1 and re.search(r"index\.rst:7: WARNING: :ranks:", warnings[0]), (
-        warnings)
+        warnings
+    )
     html = (Path(app.outdir) / "index.html").read_text(encoding="utf-8")
     assert 'href="torchtrace/first/index.html"' in html
     assert 'href="torchtrace/second/index.html"' in html
     for label in ("first", "second"):  # each report's own objects, on its own pages
         overview = (Path(app.outdir) / "torchtrace" / label / "index.html").read_text(
-            encoding="utf-8")
+            encoding="utf-8"
+        )
         assert f"frame-0-0.html#torchtrace-frame-{label}-0-0" in overview, label
 
 
 def test_the_same_name_twice_is_one_warning_with_fitting_advice(make_site: SiteMaker) -> None:
-    page = (f"Twice\n=====\n\n.. torchtrace:: {LOG}\n   :name: run\n\n"
-            f".. torchtrace:: {LOG}\n   :name: run\n   :no-source:\n")
+    page = (
+        f"Twice\n=====\n\n.. torchtrace:: {LOG}\n   :name: run\n\n"
+        f".. torchtrace:: {LOG}\n   :name: run\n   :no-source:\n"
+    )
     app = make_site("simple", "html", pages={"index.rst": page})
     [warning] = _warnings(app)
     assert "index.rst:7:" in warning and "'run' is used twice" in warning, warning

@@ -40,7 +40,10 @@ PLANTED = [TOKEN[3:], "alice", "secret_project", "secret_sauce"]
 def run(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
-        capture_output=True, text=True, timeout=600, cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
 
@@ -65,19 +68,23 @@ def plant(src: Path, dest: Path) -> Path:
             payload.append(lines[i])
             i += 1
         if '"dynamo_cpp_guards_str"' in head and not edited["guards"]:
-            payload.append(f"\t| +- LAMBDA_GUARD: G['os'].environ._data[b'HF_TOKEN'] == "
-                           f"b'{TOKEN}'  # {PLANTED_CODE}  # secret_project/model.py:12 in f")
+            payload.append(
+                f"\t| +- LAMBDA_GUARD: G['os'].environ._data[b'HF_TOKEN'] == "
+                f"b'{TOKEN}'  # {PLANTED_CODE}  # secret_project/model.py:12 in f"
+            )
             edited["guards"] = True
         if '"dynamo_output_graph"' in head and not edited["graph"]:
-            payload.insert(1, f"\t        # File: {PLANTED_PATH}:12 in forward, code: "
-                              f"{PLANTED_CODE}")
+            payload.insert(
+                1, f"\t        # File: {PLANTED_PATH}:12 in forward, code: {PLANTED_CODE}"
+            )
             payload.insert(2, "\t        # kernel: /tmp/torchinductor_alice/ab/cabc.py")
             payload.append('\t  File "/home/alice/secret_project/model.py", line 12, in f')
             payload.append(f"\t    {PLANTED_CODE}")
             edited["graph"] = True
         if payload and '"has_payload"' in head:
-            head = re.sub(r'"has_payload": "[0-9a-f]{32}"', f'"has_payload": "{_md5(payload)}"',
-                          head)
+            head = re.sub(
+                r'"has_payload": "[0-9a-f]{32}"', f'"has_payload": "{_md5(payload)}"', head
+            )
         if head.startswith("V") and '"str"' in head and "str_planted" not in edited:
             prefix = head[: head.index("] ") + 2]
             out.append(prefix + json.dumps({"str": [PLANTED_PATH, 9999]}))
@@ -115,10 +122,15 @@ def tlparse_stats(log: Path, out: Path) -> dict[str, int]:
         plain = out.with_name(out.name + ".log")
         plain.write_bytes(gzip.decompress(log.read_bytes()))
         log = plain
-    result = subprocess.run([_tlparse(), str(log), "-o", str(out), "--no-browser",
-                             "--overwrite"], capture_output=True, text=True, timeout=600)
-    line = next(ln for ln in (result.stdout + result.stderr).splitlines()
-                if ln.startswith("Stats {"))
+    result = subprocess.run(
+        [_tlparse(), str(log), "-o", str(out), "--no-browser", "--overwrite"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    line = next(
+        ln for ln in (result.stdout + result.stderr).splitlines() if ln.startswith("Stats {")
+    )
     return {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", line)}
 
 
@@ -202,9 +214,11 @@ def test_a_folder_of_ranks_keeps_its_names_and_its_figures(tmp_path: Path) -> No
 
 
 def test_bad_input_is_one_line_and_status_2(tmp_path: Path) -> None:
-    for args in (("check", tmp_path / "missing.log"),
-                 ("redact", SIMPLE_LOG, "-o", tmp_path / "x.log", "--keep", "colours"),
-                 ("redact", SIMPLE_LOG, "-o", SIMPLE_LOG)):
+    for args in (
+        ("check", tmp_path / "missing.log"),
+        ("redact", SIMPLE_LOG, "-o", tmp_path / "x.log", "--keep", "colours"),
+        ("redact", SIMPLE_LOG, "-o", SIMPLE_LOG),
+    ):
         result = run(*args)
         assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, args
         assert "Traceback" not in result.stderr
@@ -238,7 +252,8 @@ def test_folders_get_stable_names() -> None:
     assert paths.map("/home/alice/proj/sub", False) == "~/project/sub"
     assert paths.map("/srv/ci/checkout", False) == "~/project2"
     assert paths.map("/home/alice/.venv/lib/python3.11/site-packages/torch", False) == (
-        "~/env/lib/python3.11/site-packages/torch")
+        "~/env/lib/python3.11/site-packages/torch"
+    )
     assert paths.map("/home/alice", False) == "~"
     assert paths.map("/home/alice/proj", False) == "~/project"  # again: the same name
     assert paths.names == {"alice"}
@@ -248,8 +263,10 @@ def test_folders_get_stable_names() -> None:
 
 def test_library_code_stays_and_the_users_goes() -> None:
     finder = SourceFinder({0: "/x/site-packages/torch/_dynamo/a.py", 1: "/home/a/m.py"})
-    text = ('{"stack": [{"line": 1, "filename": 1, "loc": "y = f(\\"k\\")"}, '
-            '{"line": 2, "filename": 0, "loc": "keep()"}]}')
+    text = (
+        '{"stack": [{"line": 1, "filename": 1, "loc": "y = f(\\"k\\")"}, '
+        '{"line": 2, "filename": 0, "loc": "keep()"}]}'
+    )
     out, edits = finder.remove(text, True)
     assert json.loads(out)["stack"][0]["loc"] == SOURCE_REMOVED
     assert json.loads(out)["stack"][1]["loc"] == "keep()" and len(edits) == 1
@@ -257,8 +274,9 @@ def test_library_code_stays_and_the_users_goes() -> None:
 
 def test_redacted_text_keeps_its_lines_and_its_json() -> None:
     redactor = TextRedactor(Options(local_names=False))
-    text = json.dumps({"e": f'File "{PLANTED_PATH}", line 3, in f\n    {PLANTED_CODE}\n',
-                       "token": TOKEN})
+    text = json.dumps(
+        {"e": f'File "{PLANTED_PATH}", line 3, in f\n    {PLANTED_CODE}\n', "token": TOKEN}
+    )
     out, changes = redactor.redact(text, True, lines=True)
     expected = f'File "~/project/model.py", line 3, in f\n    {SOURCE_REMOVED}\n'
     assert json.loads(out)["e"] == expected
@@ -269,8 +287,13 @@ def test_redacted_text_keeps_its_lines_and_its_json() -> None:
 @pytest.mark.corpus
 @pytest.mark.tlparse
 @pytest.mark.parametrize(
-    "log", sorted(p.relative_to(DATA).as_posix() for p in DATA.rglob("*.log*")
-                  if "expected" not in p.parts and p.suffix in (".log", ".gz")))
+    "log",
+    sorted(
+        p.relative_to(DATA).as_posix()
+        for p in DATA.rglob("*.log*")
+        if "expected" not in p.parts and p.suffix in (".log", ".gz")
+    ),
+)
 def test_every_bundled_log_redacts_and_tlparse_reads_it(log: str, tmp_path: Path) -> None:
     """Every bundled log: redacted with its own check clean, and tlparse 0.4.3 reads it with
     the same figures as the original (no md5 or JSON failure that was not there before)."""

@@ -81,7 +81,7 @@ class _Parser(HTMLParser):
             self.page.ids[node_id] += 1
             self.page.first.setdefault(node_id, self.tags)
             if node_id.startswith("document-"):
-                self.page.documents.append((self.tags, node_id[len("document-"):]))
+                self.page.documents.append((self.tags, node_id[len("document-") :]))
         if tag == "a" and "href" in a:
             self.open_link = Link(a["href"], classes, a.get("title", ""), False)
             self.page.links.append(self.open_link)
@@ -125,8 +125,9 @@ def generated_docnames(srcdir: Path, gen_dir: str = "torchtrace") -> list[str]:
     )
 
 
-def missing_pages(page_path: Path, page: OnePage, docnames: Iterable[str],
-                  titles: dict[str, str]) -> list[str]:
+def missing_pages(
+    page_path: Path, page: OnePage, docnames: Iterable[str], titles: dict[str, str]
+) -> list[str]:
     """Generated pages whose part of the one page is absent, or lacks the page's title."""
     text = page_path.read_text(encoding="utf-8")
     missing: list[str] = []
@@ -165,8 +166,10 @@ def badge_problems(page: OnePage, domain: TorchTraceDomain) -> list[str]:
 def _sample_pages() -> dict[str, str]:
     """The ``multi`` root's index and pages, and one page per :data:`SAMPLE` log."""
     names = ("errors", "training", "ranks", *SAMPLE)
-    pages = {"index.rst": "Several traces\n==============\n\n.. toctree::\n\n"
-             + "".join(f"   {n}\n" for n in names)}
+    pages = {
+        "index.rst": "Several traces\n==============\n\n.. toctree::\n\n"
+        + "".join(f"   {n}\n" for n in names)
+    }
     for name, rel in SAMPLE.items():
         pages[f"{name}.rst"] = (
             f"{name.title()}\n{'=' * len(name)}\n\n.. torchtrace:: @DATA@/{rel}\n"
@@ -182,9 +185,16 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> SphinxTestApp:
     for name, text in _sample_pages().items():
         write_page(srcdir, name, text)
     app = SphinxTestApp(
-        "singlehtml", srcdir=srcdir, freshenv=True, status=StringIO(), warning=StringIO(),
-        confoverrides={"show_warning_types": True, "torchtrace_graph_break_registry": False,
-                       **PAGED},
+        "singlehtml",
+        srcdir=srcdir,
+        freshenv=True,
+        status=StringIO(),
+        warning=StringIO(),
+        confoverrides={
+            "show_warning_types": True,
+            "torchtrace_graph_break_registry": False,
+            **PAGED,
+        },
     )
     try:
         app.build()
@@ -224,8 +234,13 @@ def test_badges_move_to_their_compile(sample: SphinxTestApp) -> None:
     badges = [x for x in page.links if x.badge]
     # the users' pages' badges, and the generated pages' (a restart's, a recompile's)
     titles = {x.title.rsplit(" (", 1)[0] for x in badges}
-    assert {"errors/[0/0]#2", "errors/[3/0_1]", "ranks/rank1/[0/0]", "recompiles/[0/0]",
-            "provenance/[0/0]"} <= titles
+    assert {
+        "errors/[0/0]#2",
+        "errors/[3/0_1]",
+        "ranks/rank1/[0/0]",
+        "recompiles/[0/0]",
+        "provenance/[0/0]",
+    } <= titles
     assert len(badges) > 50
     assert badge_problems(page, _domain(sample)) == []
 
@@ -235,9 +250,13 @@ def test_a_section_link_lands_on_its_own_trace(sample: SphinxTestApp) -> None:
     page = read_page(sample.outdir / "index.html")
     for label in ("errors", "training", "recompiles"):
         overview = f"torchtrace/{label}/index"
-        links = [x.href[1:] for x in page.links
-                 if x.href.startswith("#") and "compile-directory" in x.href
-                 and page.document_at(x.href[1:]) == overview]
+        links = [
+            x.href[1:]
+            for x in page.links
+            if x.href.startswith("#")
+            and "compile-directory" in x.href
+            and page.document_at(x.href[1:]) == overview
+        ]
         assert links, label
     ids = [i for i in page.ids if i.endswith("compile-directory")]
     assert len({page.document_at(i) for i in ids}) >= 5  # one per overview
@@ -263,8 +282,7 @@ def test_after_html_in_the_same_build_folder(make_site: SiteMaker) -> None:
     docnames = generated_docnames(srcdir)
     details = {d for d in docnames if "/graph-" in d or "/kernel-" in d}
     assert details
-    single = make_site("multi", "singlehtml", srcdir=srcdir, freshenv=False,
-                       confoverrides=PAGED)
+    single = make_site("multi", "singlehtml", srcdir=srcdir, freshenv=False, confoverrides=PAGED)
     path = single.outdir / "index.html"
     page = read_page(path)
     assert missing_pages(path, page, docnames, _titles(single)) == []
@@ -286,8 +304,14 @@ def _single_site(tmp: Path, traces: list[str]) -> SphinxTestApp:
     for name, rel in labels.items():
         page = f"{name}\n{'=' * len(name)}\n\n.. torchtrace:: @DATA@/{rel}\n   :name: {name}\n"
         write_page(srcdir, f"{name}.rst", page)
-    app = SphinxTestApp("singlehtml", srcdir=srcdir, freshenv=True, status=StringIO(),
-                        warning=StringIO(), confoverrides={"show_warning_types": True})
+    app = SphinxTestApp(
+        "singlehtml",
+        srcdir=srcdir,
+        freshenv=True,
+        status=StringIO(),
+        warning=StringIO(),
+        confoverrides={"show_warning_types": True},
+    )
     try:
         app.build()
     finally:

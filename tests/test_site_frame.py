@@ -100,9 +100,7 @@ def anchors(page: Page) -> list[str | None]:
 
 
 def facts(page: Page) -> dict[str, str]:
-    block = next(
-        b for b in page.blocks if isinstance(b, Lines) and "torchtrace-facts" in b.classes
-    )
+    block = next(b for b in page.blocks if isinstance(b, Lines) and "torchtrace-facts" in b.classes)
     pairs = (inline_text(line).split(": ", 1) for line in block.lines)
     return {label: value for label, value in pairs}
 
@@ -135,7 +133,8 @@ def test_page_declares_its_frame_then_says_how_it_went() -> None:
     assert status.content[0] == ObjectLink("frame", "recompiles/[0/2]", "ok")
     # what the metrics record, not an outcome they do not show
     assert "the log records no failure, restart or empty graph for it" in inline_text(
-        status.content)
+        status.content
+    )
     assert facts(page) == {
         "Function": "static_fn in /home/user/project/recompiles.py:9",
         "Trace": f"recompiles, from line {frame.compile.first_line} of the log",
@@ -226,7 +225,8 @@ def test_a_compile_error_links_its_traceback_from_the_artifacts_table() -> None:
     assert isinstance(head, Paragraph)
     # torch names no place; the traceback's innermost user line is the failing fw_compiler
     assert inline_text(head.content).startswith(
-        "BackendCompilerFailed at /home/user/project/compile_error.py:80 (line ")
+        "BackendCompilerFailed at /home/user/project/compile_error.py:80 (line "
+    )
     headline = failures.blocks[1]
     assert isinstance(headline, Lines)
     assert [inline_text(line) for line in headline.lines] == [
@@ -277,8 +277,7 @@ def test_training_frame_has_forward_and_backward_metrics_tabs() -> None:
         assert set(shown) == set(data)
         long_values = [k for k, v in data.items() if len(json.dumps(v)) > 1000]
         assert long_values and all(
-            shown[k].endswith("characters in all: in the whole record)")
-            for k in long_values
+            shown[k].endswith("characters in all: in the whole record)") for k in long_values
         )
         assert all(shown[k] == v for k, v in data.items() if k not in long_values)
     forward_table = tabs.tabs[0].blocks[0]
@@ -297,13 +296,18 @@ def test_artifacts_table_lists_the_pipeline_and_links_graph_pages() -> None:
     assert isinstance(table, Table)
     assert table.header == ["Artifact", "Size", "Nodes", "Kernels", "Content"]
     names = [inline_text(r[0]) for r in table.rows]
-    assert names[:4] == ["dynamo_output_graph", "aot_joint_graph", "aot_forward_graph",
-                         "aot_backward_graph"]
+    assert names[:4] == [
+        "dynamo_output_graph",
+        "aot_joint_graph",
+        "aot_forward_graph",
+        "aot_backward_graph",
+    ]
     assert "inductor_output_code (forward)" in names and "inductor_output_code (backward)" in names
     linked = {x.docname for r in table.rows for x in r[0] if isinstance(x, PageLink)}
     assert linked == {g.docname for g in frame.graphs}
-    downloads = {x.path: x.text for r in table.rows for x in web_inlines(r[-1])
-                 if isinstance(x, Download)}
+    downloads = {
+        x.path: x.text for r in table.rows for x in web_inlines(r[-1]) if isinstance(x, Download)
+    }
     assert downloads == {
         **{
             g.raw_path: "runnable .py" if g.artifact.name == "fx_graph_runnable" else "raw"
@@ -338,8 +342,11 @@ def test_kernels_table_links_each_kernel_and_its_code() -> None:
         assert row[0] == [PageLink(kernel.docname, kernel.kernel.name)]
         assert kernel.code is not None
         # the forward's or the backward's output code, named short: rows stay one line
-        phase = "forward" if kernel.artifact is frame.compile.artifacts_named(
-            "inductor_output_code")[0] else "backward"
+        phase = (
+            "forward"
+            if kernel.artifact is frame.compile.artifacts_named("inductor_output_code")[0]
+            else "backward"
+        )
         code = PageLink(kernel.code.docname, f"{phase} code")
         lines = kernel.kernel.launch_lines
         if kernel.kernel.kind != "extern":
@@ -358,7 +365,9 @@ def test_dynamic_shapes_and_cache_lookups() -> None:
     caches = section(page, "cache-lookups").blocks[0]
     assert isinstance(caches, Table)
     assert [inline_text(r[0]) + " " + inline_text(r[1]) for r in caches.rows] == [
-        "aotautograd miss", "fx_graph miss", "fx_graph miss"
+        "aotautograd miss",
+        "fx_graph miss",
+        "fx_graph miss",
     ]
 
 

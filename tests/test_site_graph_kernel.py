@@ -266,8 +266,9 @@ def test_kernel_source_is_numbered_as_in_its_code(log: Path) -> None:
     for plan, frame, kernel in kernels(log):
         page = kernel_page(plan, frame, kernel, DEFAULT)
         assert page.blocks[0] == ObjectTarget("kernel", kernel.name)
-        assert inline_text(page.title) == f"{plan.label} · {frame.compile.label} · " + (
-            kernel.name[len(frame.name) + 1 :]
+        assert (
+            inline_text(page.title)
+            == f"{plan.label} · {frame.compile.label} · " + (kernel.name[len(frame.name) + 1 :])
         )
         source = section(page, "source")
         if kernel.kernel.kind == "extern":

@@ -77,8 +77,10 @@ def corpus_traces() -> list[str]:
 
 
 def _is_log(path: Path) -> bool:
-    return path.is_file() and path.name.startswith("dedicated_log_torch_trace") and (
-        path.suffix == ".log" or path.name.endswith(".log.gz")
+    return (
+        path.is_file()
+        and path.name.startswith("dedicated_log_torch_trace")
+        and (path.suffix == ".log" or path.name.endswith(".log.gz"))
     )
 
 
@@ -279,8 +281,12 @@ def check_inventory(site: Site) -> None:
     names = [name for role, name in read_inventory(site.outdir) if role.startswith("torchtrace")]
     assert [n for n in names if not is_object_name(n)] == []
     for label, trace in site.models.items():
-        keys = {g.message.first_part.key for rank in trace.ranks
-                for g in summary.failure_groups(rank.compiles) if g.category == "graph_break"}
+        keys = {
+            g.message.first_part.key
+            for rank in trace.ranks
+            for g in summary.failure_groups(rank.compiles)
+            if g.category == "graph_break"
+        }
         assert len({break_object_name(label, k) for k in keys}) == len(keys), label
 
 

@@ -155,7 +155,13 @@ def test_header_facts() -> None:
     assert not header.header  # facts, one per row: no header row
     facts = {inline_text(row[0]): row[1] for row in header.rows}
     assert list(facts) == [
-        "PyTorch", "Ranks", "Captured", "Log", "Compilations", "Settings", "Report"
+        "PyTorch",
+        "Ranks",
+        "Captured",
+        "Log",
+        "Compilations",
+        "Settings",
+        "Report",
     ]
     assert inline_text(facts["PyTorch"]).startswith("2.13.0+cpu (commit ")
     assert inline_text(facts["Ranks"]) == "single process"
@@ -184,7 +190,14 @@ def test_directory_links_every_frame_of_the_plan() -> None:
     plan, page = build(SHARED / "compile_error")
     directory = table(sections(page)["compile-directory"], "Compile id")
     assert list(directory.header) == [
-        "Compile id", "Function", "Status", "Time", "Graphs", "Kernels", "Cache", "Artifacts",
+        "Compile id",
+        "Function",
+        "Status",
+        "Time",
+        "Graphs",
+        "Kernels",
+        "Cache",
+        "Artifacts",
     ]
     links = [
         [ObjectLink("frame", f.name)]
@@ -208,12 +221,16 @@ def test_failures_keep_trace_text_as_it_is() -> None:
     assert "11 graph breaks (4 kinds, 5 places)." in texts(failures)
     rows = table(failures, "Kind").rows
     assert list(table(failures, "Kind").header) == [
-        "Kind", "Reason", "Count", "Compile ids and places",
+        "Kind",
+        "Reason",
+        "Count",
+        "Compile ids and places",
     ]
     # backquotes of the reason are text, not markup, and not escaped
     # one row per break and place: the same break at two lines is two rows
     explicit = [
-        r for r in rows
+        r
+        for r in rows
         if r[0] == ["Graph break"] and Strong("Call to `torch._dynamo.graph_break()`") in r[1]
     ]
     assert [inline_text(r[2]) for r in explicit] == ["4", "2"]
@@ -236,7 +253,10 @@ def test_recompiles_are_explained() -> None:
     by_reason = {inline_text(r[0]): (inline_text(r[1]), inline_text(r[2])) for r in merged.rows}
     assert by_reason["an input tensor has a different shape"] == ("4", "static_fn ×2, auto_fn ×2")
     assert list(first.header) == [
-        "New version", "Did not fit", "Failed check (guard)", "In plain words",
+        "New version",
+        "Did not fit",
+        "Failed check (guard)",
+        "In plain words",
     ]
     assert first.rows[0][:2] == [[ObjectLink("frame", "t/[0/1]")], [ObjectLink("frame", "t/[0/0]")]]
     assert isinstance(first.rows[0][2][0], Code)
@@ -281,7 +301,13 @@ def test_diverging_ranks_are_explained() -> None:
     ranks = sections(page)["ranks"]
     rows = table(ranks, "Rank")
     assert list(rows.header) == [
-        "Rank", "Log", "Size", "Compile ids", "Statuses", "Compile time", "Chromium events",
+        "Rank",
+        "Log",
+        "Size",
+        "Compile ids",
+        "Statuses",
+        "Compile time",
+        "Chromium events",
     ]
     assert [inline_text(r[0]) for r in rows.rows] == ["0", "1", "2", "3"]
     (warning,) = of_type(ranks, Admonition)

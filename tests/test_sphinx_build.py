@@ -50,7 +50,8 @@ def expected_objects(label: str, trace: Trace) -> dict[str, set[str]]:
                     out.add(f"{frame}/{name}" + (f"#{n}" if n > 1 else ""))
     breaks = {  # one object per distinct graph break of the trace: its id, else its type
         break_object_name(label, g.message.parts[0].key if g.message.parts else g.message.headline)
-        for rank in trace.ranks for g in summary.failure_groups(rank.compiles)
+        for rank in trace.ranks
+        for g in summary.failure_groups(rank.compiles)
         if g.category == "graph_break"
     }
     found = {"frame": frames, "graph": graphs, "kernel": kernels}
@@ -150,8 +151,10 @@ def test_frame_role_on_generated_pages_resolves(built_site: BuiltSite) -> None:
 def test_unknown_compile_id_warns(make_site: SiteMaker) -> None:
     app = make_site(
         "simple",
-        pages={"index.rst": (Path(__file__).parent / "roots/test-simple/index.rst").read_text()
-               + "\nNo such compile: :torchtrace:frame:`[9/9]`.\n"},
+        pages={
+            "index.rst": (Path(__file__).parent / "roots/test-simple/index.rst").read_text()
+            + "\nNo such compile: :torchtrace:frame:`[9/9]`.\n"
+        },
     )
     warnings = app.warning.getvalue()
     assert "index.rst" in warnings

@@ -56,8 +56,7 @@ def test_unchanged_rebuild_reads_nothing(make_site: SiteMaker, tmp_path: Path) -
     assert list(second.builder.get_outdated_docs()) == []
 
 
-def test_a_rebuild_finds_the_configuration_unchanged(make_site: SiteMaker, tmp_path: Path
-                                                    ) -> None:
+def test_a_rebuild_finds_the_configuration_unchanged(make_site: SiteMaker, tmp_path: Path) -> None:
     """sphinx-design adds its static folder to ``html_static_path`` as the builder starts;
     the pickled configuration then differed from the next build's, which said "The
     configuration has changed (html_static_path)" every time.  Its assets still reach
@@ -83,8 +82,9 @@ def test_new_trace_replaces_its_pages(make_site: SiteMaker, tmp_path: Path) -> N
     assert any("/graph-" in p for p in old_pages) and any("/kernel-" in p for p in old_pages)
 
     put_trace(srcdir, COMP_METRICS_LOG)  # other compile ids, no kernels
-    second = make_site("incremental", srcdir=srcdir, freshenv=False, build=False,
-                       confoverrides=paged)
+    second = make_site(
+        "incremental", srcdir=srcdir, freshenv=False, build=False, confoverrides=paged
+    )
     read = read_docnames(second)
     # [0/0] was simple.py's forward: prose linking live/[0/0] now means another function
     (moved,) = strip_colors(warnings_of(second)).splitlines()
@@ -195,9 +195,12 @@ def test_a_rebuild_that_removes_pages_rewrites_every_page_s_navigation(tmp_path:
     src.mkdir()
     (src / "conf.py").write_text(
         'extensions = ["sphinx_torchtrace"]\nhtml_theme = "alabaster"\n'
-        'html_sidebars = {"**": ["globaltoc.html"]}\n', encoding="utf-8")
+        'html_sidebars = {"**": ["globaltoc.html"]}\n',
+        encoding="utf-8",
+    )
     (src / "index.rst").write_text(
-        "Home\n====\n\n.. toctree::\n\n   run\n   other\n", encoding="utf-8")
+        "Home\n====\n\n.. toctree::\n\n   run\n   other\n", encoding="utf-8"
+    )
     (src / "other.rst").write_text("Other\n=====\n\nText.\n", encoding="utf-8")
     logs = sorted((SHARED.parent / "captured" / "multi_rank_gloo").glob("*.log"))
     shutil.copy(logs[0], src / "trace.log")
@@ -205,8 +208,21 @@ def test_a_rebuild_that_removes_pages_rewrites_every_page_s_navigation(tmp_path:
     out = tmp_path / "out"
 
     def build() -> None:
-        subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d",
-                        str(tmp_path / "dt"), str(src), str(out)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sphinx",
+                "-q",
+                "-b",
+                "html",
+                "-d",
+                str(tmp_path / "dt"),
+                str(src),
+                str(out),
+            ],
+            check=True,
+        )
 
     build()
     before = {p.relative_to(out) for p in out.rglob("*.html")}

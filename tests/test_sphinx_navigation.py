@@ -62,10 +62,13 @@ def test_sections_left_out_leave_no_link_to_them(make_site: SiteMaker) -> None:
     """``:sections:`` without the compile directory, past ``torchtrace_sidebar_frames``:
     the note on what the sidebar lists links no section that is not there; every in-page
     anchor of the overview lands."""
-    page = ("Lambdas\n=======\n\n.. torchtrace:: @DATA@/corpus/many_lambdas\n"
-            "   :name: lambdas\n   :sections: header, failures\n")
-    app = make_site("simple", pages={"index.rst": page},
-                    confoverrides={"torchtrace_sidebar_frames": 3})
+    page = (
+        "Lambdas\n=======\n\n.. torchtrace:: @DATA@/corpus/many_lambdas\n"
+        "   :name: lambdas\n   :sections: header, failures\n"
+    )
+    app = make_site(
+        "simple", pages={"index.rst": page}, confoverrides={"torchtrace_sidebar_frames": 3}
+    )
     overview = (Path(app.outdir) / "torchtrace/lambdas/index.html").read_text(encoding="utf-8")
     assert "The sidebar lists the first page of" in overview  # the note is there
     ids = set(re.findall(r'id="([^"]+)"', overview))

@@ -68,8 +68,12 @@ def test_compile_errors_come_first_with_their_exception_type() -> None:
     assert _labels(suppressed.compiles) == ["[0/0] #2"] and suppressed.outcome == "suppressed"
     types = sorted(g.type or "" for g in groups if g.category == "error")
     assert types == [
-        "BackendCompilerFailed", "BackendCompilerFailed", "BackendCompilerFailed",
-        "InductorError", "TorchRuntimeError", "Unsupported",
+        "BackendCompilerFailed",
+        "BackendCompilerFailed",
+        "BackendCompilerFailed",
+        "InductorError",
+        "TorchRuntimeError",
+        "Unsupported",
     ]
     # fullgraph=True is not logged: a raised Unsupported is not called a fallback
     assert next(g for g in groups if g.type == "Unsupported").outcome == "not_recorded"
@@ -80,12 +84,16 @@ def test_compile_errors_come_first_with_their_exception_type() -> None:
 @pytest.mark.parametrize(
     ("reason", "headline"),
     [
-        ("Graph break in user code at a.py:3\nGraph Break Reason: Encountered graph break "
-         "when attempting to trace CALL:\n\nUnsupported method call\n  Explanation: x",
-         "Unsupported method call"),
+        (
+            "Graph break in user code at a.py:3\nGraph Break Reason: Encountered graph break "
+            "when attempting to trace CALL:\n\nUnsupported method call\n  Explanation: x",
+            "Unsupported method call",
+        ),
         ("backend='b' raised:\nRuntimeError: boom", "backend='b' raised: RuntimeError: boom"),
-        ("'skip function graph_break in file decorators.py'",
-         "'skip function graph_break in file decorators.py'"),
+        (
+            "'skip function graph_break in file decorators.py'",
+            "'skip function graph_break in file decorators.py'",
+        ),
         ("", "(no reason logged)"),
         ("   \n\n", "(no reason logged)"),
     ],
@@ -137,8 +145,10 @@ def test_capture_span_and_settings_changed_by_the_user() -> None:
     assert span is not None and span.start == "Nov 21 11:52:03"
     assert span.seconds is not None and 28 < span.seconds < 29
     assert span.duration == "28.7 s"
-    settings = {(s.config, s.key): s.values for s in
-                summary.notable_settings(summary.compile_configs(trace))}
+    settings = {
+        (s.config, s.key): s.values
+        for s in summary.notable_settings(summary.compile_configs(trace))
+    }
     assert settings[("dynamo", "recompile_limit")] == ["8", "3"]  # lowered mid-run by the script
     training = load_trace(SHARED / "training")
     assert summary.notable_settings(summary.compile_configs(training)) == []
@@ -194,16 +204,23 @@ def test_time_totals_sum_the_logged_metrics() -> None:
     totals = {t.phase: t for t in summary.time_totals(rank.compiles)}
     whole = totals["Whole frame (entire_frame_compile_time_s)"]
     logged = [
-        m.data["entire_frame_compile_time_s"] for c in rank.compiles
-        for m in c.compilation_metrics if m.data.get("entire_frame_compile_time_s") is not None
+        m.data["entire_frame_compile_time_s"]
+        for c in rank.compiles
+        for m in c.compilation_metrics
+        if m.data.get("entire_frame_compile_time_s") is not None
     ]
     assert whole.compiles == len(logged) == 10
     assert whole.seconds == pytest.approx(sum(logged))
     assert whole.slowest is rank.compile("[3/0_1]")
     assert whole.slowest_seconds == pytest.approx(max(logged))
     # nested phases never exceed the phase that contains them
-    codegen, inductor = (totals[f"{phase} ({key})"] for phase, key in (
-        ("Code generation", "code_gen_time_s"), ("Inductor", "inductor_compile_time_s")))
+    codegen, inductor = (
+        totals[f"{phase} ({key})"]
+        for phase, key in (
+            ("Code generation", "code_gen_time_s"),
+            ("Inductor", "inductor_compile_time_s"),
+        )
+    )
     assert codegen.seconds <= inductor.seconds <= whole.seconds
     training = _rank(SHARED / "training")
     phases = {t.phase for t in summary.time_totals(training.compiles)}
@@ -276,7 +293,10 @@ def test_divergence_across_ranks_like_tlparse() -> None:
     ]
     rows = summary.rank_rows(trace)
     assert [(r.number, r.attempts, r.chromium_events) for r in rows] == [
-        (0, 1, 6), (1, 15, 544), (2, 1, 6), (3, 7, 179),
+        (0, 1, 6),
+        (1, 15, 544),
+        (2, 1, 6),
+        (3, 7, 179),
     ]
 
 
@@ -291,9 +311,18 @@ def test_the_ranks_rows_add_up_to_the_glance() -> None:
     # a text log has no metrics: its ids' statuses are what its lines say, as the
     # directory's badges (the glance said "4 missing" beside [0/0] *break*)
     assert summary.triage(text_log).statuses == {"break": 3, "missing": 1}
-    for trace in [*(load_trace(folder) for folder in [
-            data / "corpus" / "ddp_4ranks", data / "corpus" / "ddp_4ranks_divergent",
-            data / "captured" / "ranks_collective_order", INPUTS / "multi_rank_logs"]), text_log]:
+    for trace in [
+        *(
+            load_trace(folder)
+            for folder in [
+                data / "corpus" / "ddp_4ranks",
+                data / "corpus" / "ddp_4ranks_divergent",
+                data / "captured" / "ranks_collective_order",
+                INPUTS / "multi_rank_logs",
+            ]
+        ),
+        text_log,
+    ]:
         folder = trace.ranks[0].path
         rows, t = summary.rank_rows(trace), summary.triage(trace)
         added: Counter[str] = Counter()
@@ -350,8 +379,11 @@ def test_guard_evaluated_issue() -> None:
 def test_odd_data_does_not_raise() -> None:
     odd = Compile(CompileId(None, 0, 0), 1, 1)
     odd.metrics = [
-        Metrics("compilation_metrics", 1, {"entire_frame_compile_time_s": "slow",
-                                           "co_name": None, "dynamo_config": "{not json"}),
+        Metrics(
+            "compilation_metrics",
+            1,
+            {"entire_frame_compile_time_s": "slow", "co_name": None, "dynamo_config": "{not json"},
+        ),
         Metrics("bwd_compilation_metrics", 2, {"inductor_compile_time_s": True}),
     ]
     odd.failures = [Failure("failure", "", 3, type=None)]
@@ -386,10 +418,18 @@ def test_functions_of_one_name_are_told_apart_by_their_place() -> None:
             c.recompile_reasons = [f"{frame}/0: tensor 'x' size mismatch at index 0"]
         return c
 
-    rank = RankTrace("x.log", None, 0, compiles=[
-        compile_(0, 0, "/p/a.py"), compile_(0, 1, "/p/a.py"),
-        compile_(1, 0, "/p/b.py"), compile_(1, 1, "/p/b.py"), compile_(1, 2, "/p/b.py"),
-    ])
+    rank = RankTrace(
+        "x.log",
+        None,
+        0,
+        compiles=[
+            compile_(0, 0, "/p/a.py"),
+            compile_(0, 1, "/p/a.py"),
+            compile_(1, 0, "/p/b.py"),
+            compile_(1, 1, "/p/b.py"),
+            compile_(1, 2, "/p/b.py"),
+        ],
+    )
     functions = summary.recompiled_functions(rank)
     assert [fn.shown for fn in functions] == ["forward (/p/a.py:3)", "forward (/p/b.py:3)"]
     alone = summary.recompiled_functions(RankTrace("y.log", None, 0, compiles=rank.compiles[:2]))
@@ -401,8 +441,10 @@ def test_a_setting_changed_and_changed_back_is_two_changes_with_their_compiles()
     with the default again: the settings line said "true → false, it changed 1 time"."""
     trace = load_trace(DATA / "corpus" / "decode_recompile_limit")
     runs = summary.config_runs(trace)
-    settings = {s.key: s for s in summary.notable_settings(
-        [config for config, _ in runs], [n for _, n in runs])}
+    settings = {
+        s.key: s
+        for s in summary.notable_settings([config for config, _ in runs], [n for _, n in runs])
+    }
     dynamic = settings["automatic_dynamic_shapes"]
     assert dynamic.values == ["true", "false", "true"] and dynamic.changes == 2
     assert dynamic.compiles == (5, 3, 1)  # decode_step's 5, scale_rows' 3 then 1

@@ -15,10 +15,15 @@ TRACE_LOG = next(WITH_TRACE.glob("dedicated_log_torch_trace_*.log")).name
 
 
 def _site(make_site: SiteMaker, body: str, builder: str = "html") -> object:
-    return make_site("simple", builder, pages={
-        "index.rst": "Logs\n====\n\n.. toctree::\n\n   logs\n",
-        "logs.rst": "Text logs\n=========\n\n" + body,
-    }, confoverrides={"torchtrace_fold_bytes": 0})  # kernels on pages of their own
+    return make_site(
+        "simple",
+        builder,
+        pages={
+            "index.rst": "Logs\n====\n\n.. toctree::\n\n   logs\n",
+            "logs.rst": "Text logs\n=========\n\n" + body,
+        },
+        confoverrides={"torchtrace_fold_bytes": 0},
+    )  # kernels on pages of their own
 
 
 def _html(app: object, path: str) -> str:
@@ -26,10 +31,13 @@ def _html(app: object, path: str) -> str:
 
 
 def test_each_text_log_is_detected_and_gives_frames(make_site: SiteMaker) -> None:
-    app = _site(make_site, "".join(
-        f".. torchtrace:: {LOGS}/{name}.log\n   :name: {name.replace('_', '-')}\n\n"
-        for name in ("options", "plus_dynamo", "plus_inductor", "seed003_old_format", "ranks")
-    ))
+    app = _site(
+        make_site,
+        "".join(
+            f".. torchtrace:: {LOGS}/{name}.log\n   :name: {name.replace('_', '-')}\n\n"
+            for name in ("options", "plus_dynamo", "plus_inductor", "seed003_old_format", "ranks")
+        ),
+    )
     assert "torchtrace." not in warnings_of(app), warnings_of(app)
     objects = inventory(app)
     frames = set(objects["frame"])
@@ -50,13 +58,14 @@ def test_each_text_log_is_detected_and_gives_frames(make_site: SiteMaker) -> Non
     # a kernel recompiled for new sizes has no page: its object is on its frame's page
     kernels = objects["kernel"]
     assert kernels["options/[2/1]/cpp_fused_add_mul_sum_tanh_0"].startswith(
-        "torchtrace/options/frame-2-1.html#")
+        "torchtrace/options/frame-2-1.html#"
+    )
     assert "/kernel-" in kernels["options/[2/0]/cpp_fused_add_mul_sum_tanh_0"]
     failed = _html(app, "torchtrace/options/frame-3-0.html")
     assert "torchtrace-status-error" in failed and "BackendCompilerFailed" in failed
     assert "a text log carries no metrics" in failed
     restarted = _html(app, "torchtrace/options/index.html")
-    assert 'options/[0/0] (break)' in restarted
+    assert "options/[0/0] (break)" in restarted
     rank_page = _html(app, "torchtrace/ranks/rank1/frame-0-1.html")
     assert "size mismatch" in rank_page or "guard" in rank_page  # the failed guard
 
@@ -65,10 +74,13 @@ def test_format_option_forces_the_kind(make_site: SiteMaker, tmp_path: Path) -> 
     """``:format: torch-logs`` reads a file as a text log; binary junk read so is one
     located ``torchtrace.text_log`` warning, its lines kept as text, and the rest renders."""
     (tmp_path / "junk.bin").write_bytes(b"\xff\xfe\x00binary\x00junk\n" * 50)
-    app = _site(make_site, f".. torchtrace:: {LOGS}/options.log\n   :name: forced\n"
-                           "   :format: torch-logs\n\n"
-                           ".. torchtrace:: ../junk.bin\n   :name: junk\n"
-                           "   :format: torch-logs\n")
+    app = _site(
+        make_site,
+        f".. torchtrace:: {LOGS}/options.log\n   :name: forced\n"
+        "   :format: torch-logs\n\n"
+        ".. torchtrace:: ../junk.bin\n   :name: junk\n"
+        "   :format: torch-logs\n",
+    )
     lines = [line for line in warnings_of(app).splitlines() if "WARNING" in line]
     # each problem once, located in the file: not UTF-8, and no line with a log prefix
     assert len(lines) == 2 and all("../junk.bin:" in line for line in lines), lines
@@ -79,12 +91,15 @@ def test_format_option_forces_the_kind(make_site: SiteMaker, tmp_path: Path) -> 
 
 
 def test_text_log_beside_its_trace_either_way_round(make_site: SiteMaker) -> None:
-    app = _site(make_site, (
-        f".. torchtrace:: {LOGS}/with_trace/{TRACE_LOG}\n   :name: trace-first\n"
-        f"   :with: {LOGS}/with_trace/torch_logs.log\n\n"
-        f".. torchtrace:: {LOGS}/with_trace/torch_logs.log\n   :name: text-first\n"
-        f"   :with: {LOGS}/with_trace/{TRACE_LOG}\n\n"
-    ))
+    app = _site(
+        make_site,
+        (
+            f".. torchtrace:: {LOGS}/with_trace/{TRACE_LOG}\n   :name: trace-first\n"
+            f"   :with: {LOGS}/with_trace/torch_logs.log\n\n"
+            f".. torchtrace:: {LOGS}/with_trace/torch_logs.log\n   :name: text-first\n"
+            f"   :with: {LOGS}/with_trace/{TRACE_LOG}\n\n"
+        ),
+    )
     assert "torchtrace." not in warnings_of(app), warnings_of(app)
     objects = inventory(app)
     first = {k.split("/", 1)[1] for k in objects["frame"] if k.startswith("trace-first/")}
@@ -103,11 +118,16 @@ def test_with_problems_are_located_warnings(make_site: SiteMaker, tmp_path: Path
     other.mkdir()
     (other / "another_run.log").write_text(
         "V1122 12:43:35.056000 11 torch/_dynamo/guards.py:5396] [7/3] [__recompiles] "
-        "Recompiling function f in x.py:3\n", "utf-8")
-    app = _site(make_site, (
-        f".. torchtrace:: {LOGS}/with_trace/{TRACE_LOG}\n   :name: paired\n"
-        "   :with: nothere.log, ../other/another_run.log\n"
-    ))
+        "Recompiling function f in x.py:3\n",
+        "utf-8",
+    )
+    app = _site(
+        make_site,
+        (
+            f".. torchtrace:: {LOGS}/with_trace/{TRACE_LOG}\n   :name: paired\n"
+            "   :with: nothere.log, ../other/another_run.log\n"
+        ),
+    )
     warnings = warnings_of(app)
     assert "logs.rst:4: WARNING: :with: nothere.log: no such file or folder" in warnings
     assert "[torchtrace.read]" in warnings
@@ -118,8 +138,9 @@ def test_with_problems_are_located_warnings(make_site: SiteMaker, tmp_path: Path
 
 
 def test_text_log_site_in_the_text_builder(make_site: SiteMaker) -> None:
-    app = _site(make_site, f".. torchtrace:: {LOGS}/seed003_old_format.log\n   :name: old\n",
-                "text")
+    app = _site(
+        make_site, f".. torchtrace:: {LOGS}/seed003_old_format.log\n   :name: old\n", "text"
+    )
     assert "torchtrace." not in warnings_of(app)
     out = Path(app.outdir)
     frame = next(out.rglob("frame-4-0.txt")).read_text("utf-8")

@@ -80,8 +80,11 @@ def _our_artifacts(rank: RankTrace, tl: dict) -> dict[str, Counter[str]]:  # typ
             m.kind
             for m in c.metrics
             if m.kind
-            in ("compilation_metrics", "bwd_compilation_metrics",
-                "aot_autograd_backward_compilation_metrics")
+            in (
+                "compilation_metrics",
+                "bwd_compilation_metrics",
+                "aot_autograd_backward_compilation_metrics",
+            )
         )
     return ours
 

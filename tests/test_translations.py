@@ -68,8 +68,11 @@ def test_gettext_writes_the_extensions_words_and_no_empty_catalog(
     written instead, as the catalog ``sphinx-intl update`` makes its ``.po`` from."""
     app = make_site("simple", "gettext", confoverrides={"gettext_compact": compact})
     outdir = Path(app.outdir)
-    empty = [p.relative_to(outdir).as_posix() for p in outdir.rglob("*.pot")
-             if "\nmsgid " not in p.read_text("utf-8").split('msgstr ""', 1)[1]]
+    empty = [
+        p.relative_to(outdir).as_posix()
+        for p in outdir.rglob("*.pot")
+        if "\nmsgid " not in p.read_text("utf-8").split('msgstr ""', 1)[1]
+    ]
     assert empty == []
     assert not (outdir / "torchtrace").exists()
     words = (outdir / "sphinx_torchtrace.pot").read_text("utf-8")

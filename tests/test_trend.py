@@ -57,8 +57,12 @@ Trend
 
 def test_the_trend_directive_builds_on_three_runs(make_site: SiteMaker, tmp_path: Path) -> None:
     runs = " ".join(f"@DATA@/captured/trend/{v}" for v in ("v1", "v2", "v3"))
-    app = make_site("simple", pages={"trend.rst": PAGE.format(runs=runs)},
-                    warningiserror=True, confoverrides={"nitpicky": True})
+    app = make_site(
+        "simple",
+        pages={"trend.rst": PAGE.format(runs=runs)},
+        warningiserror=True,
+        confoverrides={"nitpicky": True},
+    )
     assert app.statuscode == 0 and warnings_of(app) == ""
     html = (Path(app.outdir) / "trend.html").read_text("utf-8")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
@@ -66,6 +70,10 @@ def test_the_trend_directive_builds_on_three_runs(make_site: SiteMaker, tmp_path
     assert re.search(r"program\.py:step break 3 graph breaks, 2 recompiles, [\d.]+ s ok", text)
     assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="torchtrace-chart"') == 1
     assert "torchtrace-status-break" in html
-    wrong = make_site("simple", pages={"trend.rst": PAGE.format(runs=runs).replace(
-        ":labels: v1, v2, v3", ":labels: v1, v2")})
+    wrong = make_site(
+        "simple",
+        pages={
+            "trend.rst": PAGE.format(runs=runs).replace(":labels: v1, v2, v3", ":labels: v1, v2")
+        },
+    )
     assert "torchtrace-trend takes 2 to 50 paths" in warnings_of(wrong)

@@ -49,9 +49,7 @@ def plan_of(path: Path, label: str) -> TracePlan:
 
 def frame_of(plan: TracePlan, label: str, rank: int | None = None) -> FramePlan:
     return next(
-        f
-        for f in plan.frames
-        if f.compile.label == label and (rank is None or f.rank.rank == rank)
+        f for f in plan.frames if f.compile.label == label and (rank is None or f.rank.rank == rank)
     )
 
 
@@ -79,7 +77,9 @@ def test_triage_lists_recompiles_per_function_and_errors() -> None:
     # limited_fn's [2/3] was refused past the recompile limit: no new version, no recompile
     assert t.recompiles == 11
     assert [(fn.function, len(fn.recompiles)) for fn in t.recompiled] == [
-        ("static_fn", 4), ("auto_fn", 5), ("limited_fn", 2),
+        ("static_fn", 4),
+        ("auto_fn", 5),
+        ("limited_fn", 2),
     ]
     assert [c.label for c in t.limit_hits] == ["[2/3]"]
     assert t.errors == 1  # the recompile limit
@@ -104,12 +104,16 @@ def test_a_recompile_counts_by_its_id_and_under_the_function_it_compiled() -> No
     # no version, no recompile); f's own [0/2] after the reset is [0/2] #2, not dtype_fn's;
     # f's [0/6] hit accumulated_recompile_limit
     assert [(fn.function, len(fn.recompiles)) for fn in limit.recompiled] == [
-        ("dtype_fn", 1), ("const_fn", 1), ("f", 5),
+        ("dtype_fn", 1),
+        ("const_fn", 1),
+        ("f", 5),
     ]
     assert [c.label for c in limit.limit_hits] == ["[0/2]", "[0/6]"]
     shared = summary.triage(load_trace(str(SHARED / "recompiles")))
     assert [(fn.function, len(fn.recompiles)) for fn in shared.recompiled] == [
-        ("static_fn", 4), ("auto_fn", 5), ("limited_fn", 2),
+        ("static_fn", 4),
+        ("auto_fn", 5),
+        ("limited_fn", 2),
     ]
 
 
@@ -120,14 +124,19 @@ def test_overview_opens_with_the_answer_each_figure_a_link() -> None:
     assert isinstance(first, Section) and first.anchor == "at-a-glance"
     said = lines_of(list(first.blocks), "torchtrace-triage")
     assert said[0] == "Compiled: 3 functions (15 compile ids, 15 attempts): 14 ok, 1 error"
-    assert ("Recompiles: 11 recompiles: static_fn 4, auto_fn 5, limited_fn 2; the recompile "
-            "limit refused 1 more (big/[2/3]): no new version") in said
+    assert (
+        "Recompiles: 11 recompiles: static_fn 4, auto_fn 5, limited_fn 2; the recompile "
+        "limit refused 1 more (big/[2/3]): no new version"
+    ) in said
     assert "Cache lookups: 28 misses" in said
     links = [x for b in first.blocks if isinstance(b, Lines) for ln in b.lines for x in ln]
     anchors = {x.anchor for x in links if isinstance(x, AnchorLink)}
     assert anchors == {
-        "compile-directory", "recompiles-explained", "failures-and-restarts",
-        "compile-caches", "compile-time",
+        "compile-directory",
+        "recompiles-explained",
+        "failures-and-restarts",
+        "compile-caches",
+        "compile-time",
     }
     present = {b.anchor for b in page.blocks if isinstance(b, Section)}
     assert anchors <= present  # every link lands on a section of the page
@@ -178,7 +187,9 @@ def test_several_ranks_say_their_figures_add_up_the_ranks(tmp_path: Path) -> Non
     t = summary.triage(plan.trace)
     assert t.frames == 12 and t.frames_per_rank == (3, 3)
     assert [(f.shown, f.per_rank) for f in t.recompiled_by_function] == [
-        ("static_fn", [4] * 4), ("auto_fn", [5] * 4), ("limited_fn", [2] * 4),
+        ("static_fn", [4] * 4),
+        ("auto_fn", [5] * 4),
+        ("limited_fn", [2] * 4),
     ]
     text = page_text(overview_page(plan, DEFAULT))
     assert "4 processes: 0-3" in text  # a thousand ranks are one run, not 1,000 numbers
@@ -253,12 +264,15 @@ def test_titles_name_trace_rank_and_page() -> None:
     page = kernel_page(single, f, kernel, DEFAULT)
     assert inline_text(page.title) == f"big · [0/0] · {kernel.kernel.name}"
     # trace › frame › graph › kernel
-    (crumbs,) = [b for b in page.blocks if isinstance(b, Lines) and "torchtrace-breadcrumbs" in
-                 b.classes]
+    (crumbs,) = [
+        b for b in page.blocks if isinstance(b, Lines) and "torchtrace-breadcrumbs" in b.classes
+    ]
     line = crumbs.lines[0]
     assert inline_text(line) == f"big › [0/0] forward › inductor_output_code › {kernel.kernel.name}"
     assert [x.docname for x in line if isinstance(x, PageLink)] == [
-        single.index_docname, f.docname, kernel.code.docname if kernel.code else None,
+        single.index_docname,
+        f.docname,
+        kernel.code.docname if kernel.code else None,
     ]
 
 
@@ -272,7 +286,9 @@ def test_previous_and_next_frames_in_compile_order() -> None:
     )
     targets = [x.docname for x in navs[0].lines[0] if isinstance(x, PageLink)]
     assert targets == [
-        plan.index_docname, frame_of(plan, "[0/2]").docname, frame_of(plan, "[0/4]").docname,
+        plan.index_docname,
+        frame_of(plan, "[0/2]").docname,
+        frame_of(plan, "[0/4]").docname,
     ]
 
 
@@ -326,7 +342,8 @@ def test_chained_failures_are_found_and_addresses_linked() -> None:
     )
     parts = parse_message(reason).parts
     assert [p.type for p in parts] == [
-        "Graph break under GenericContextWrappingVariable", "Data-dependent branching"
+        "Graph break under GenericContextWrappingVariable",
+        "Data-dependent branching",
     ]
     pieces = linked("Explanation: see https://pytorch.org/docs/x.html. or javascript:alert(1)")
     assert pieces == [
@@ -344,7 +361,11 @@ def test_graph_break_reasons_link_their_addresses_in_the_frame_page() -> None:
     page = frame_page(plan, frame_of(plan, "[0/0]"), DEFAULT)
     failures = next(b for b in page.blocks if isinstance(b, Section) and b.anchor == "failures")
     links = [
-        x for b in failures.blocks if isinstance(b, Lines) for ln in b.lines for x in ln
+        x
+        for b in failures.blocks
+        if isinstance(b, Lines)
+        for ln in b.lines
+        for x in ln
         if isinstance(x, Link)
     ]
     assert links and links[0].url.startswith("https://meta-pytorch.github.io/")
@@ -393,9 +414,11 @@ def test_artifacts_too_large_to_show_are_downloads(make_site: SiteMaker) -> None
     artifacts = next(b for b in page.blocks if isinstance(b, Section) and b.anchor == "artifacts")
     table = artifacts.blocks[1]
     assert isinstance(table, Table)
-    (row,) = [r for r in table.rows if any(
-        isinstance(x, Download) and x.path == big.raw_path for x in web_inlines(r[-1])
-    )]
+    (row,) = [
+        r
+        for r in table.rows
+        if any(isinstance(x, Download) and x.path == big.raw_path for x in web_inlines(r[-1]))
+    ]
     assert inline_text(row[-1]) == "raw" and inline_text(row[0]) == "fx_graph_cache_miss"
     app = make_site("multi", "html")
     written = app.srcdir / big.raw_path

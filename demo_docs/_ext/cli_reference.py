@@ -58,12 +58,14 @@ class CliReference(SphinxDirective):
         optionals = [a for a in parser._actions if a.option_strings and _shown(a)]
         if positionals:
             box += nodes.rubric("", "Arguments")
-            box += nodes.option_list("", *(_item([_metavar(a)], "", _help(parser, a))
-                                           for a in positionals))
+            box += nodes.option_list(
+                "", *(_item([_metavar(a)], "", _help(parser, a)) for a in positionals)
+            )
         if optionals:
             box += nodes.rubric("", "Options")
-            box += nodes.option_list("", *(_item(a.option_strings, _argument(a), _help(parser, a))
-                                           for a in optionals))
+            box += nodes.option_list(
+                "", *(_item(a.option_strings, _argument(a), _help(parser, a)) for a in optionals)
+            )
         if not self.arguments and commands:
             box += nodes.rubric("", "Commands")
             box += nodes.option_list("", *(_item([n], "", h) for n, (_, h) in commands.items()))
@@ -74,8 +76,7 @@ class CliReference(SphinxDirective):
 def _shown(action: argparse.Action) -> bool:
     """What ``--help`` lists: not the commands (they get their own reference), nor a
     suppressed option."""
-    return action.help != argparse.SUPPRESS and not isinstance(
-        action, argparse._SubParsersAction)
+    return action.help != argparse.SUPPRESS and not isinstance(action, argparse._SubParsersAction)
 
 
 def _usage(parser: argparse.ArgumentParser) -> str:

@@ -66,9 +66,7 @@ def draw(kind: str, data: object, title: str) -> str:
         if not isinstance(runs, (list, tuple)):
             raise TypeError("trend chart data must be (rows, run labels)")
         return trend_svg(_rows(rows, TrendRow), [str(r) for r in runs], title)
-    raise ValueError(
-        f"unknown chart kind {kind!r} (known: 'compile-times', 'timeline', 'trend')"
-    )
+    raise ValueError(f"unknown chart kind {kind!r} (known: 'compile-times', 'timeline', 'trend')")
 
 
 def compile_time_svg(
@@ -137,8 +135,7 @@ def trend_svg(rows: Sequence[TrendRow], runs: Sequence[str], title: str) -> str:
     svg = _svg(_WIDTH, bottom + 10, title, desc)
     for i, run in enumerate(runs):
         x = _LABEL_WIDTH + i * step
-        svg.append(element("text", {"x": f"{x:.0f}", "y": "16", "text-anchor": "middle"},
-                           run[:16]))
+        svg.append(element("text", {"x": f"{x:.0f}", "y": "16", "text-anchor": "middle"}, run[:16]))
     for index, row in enumerate(shown):
         y0 = top + index * row_height
         group = element("g", {"class": "trend-row"})
@@ -160,23 +157,40 @@ def trend_svg(rows: Sequence[TrendRow], runs: Sequence[str], title: str) -> str:
             if value is None:
                 continue
             y = y0 + row_height - 6 - (row_height - 10) * value / biggest
-            dot = element("circle", {"cx": f"{_LABEL_WIDTH + i * step:.1f}", "cy": f"{y:.1f}",
-                                     "r": 3, "fill": FORWARD_COLOR})
+            dot = element(
+                "circle",
+                {
+                    "cx": f"{_LABEL_WIDTH + i * step:.1f}",
+                    "cy": f"{y:.1f}",
+                    "r": 3,
+                    "fill": FORWARD_COLOR,
+                },
+            )
             dot.append(element("title", None, f"{run}: {format_seconds(value)}"))
             group.append(dot)
         last = next((v for v in reversed(values) if v is not None), None)
         if last is not None:
-            group.append(element("text", {"x": f"{_WIDTH - _VALUE_WIDTH + 8:.0f}",
-                                          "y": f"{y0 + 16:.0f}"}, format_seconds(last)))
+            group.append(
+                element(
+                    "text",
+                    {"x": f"{_WIDTH - _VALUE_WIDTH + 8:.0f}", "y": f"{y0 + 16:.0f}"},
+                    format_seconds(last),
+                )
+            )
         svg.append(group)
     return to_xml(svg, pretty=True)
 
 
 def _polyline(points: Sequence[tuple[float, float, int]]) -> Element:
-    return element("polyline", {
-        "points": " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points),
-        "fill": "none", "stroke": FORWARD_COLOR, "stroke-width": "1.5",
-    })
+    return element(
+        "polyline",
+        {
+            "points": " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points),
+            "fill": "none",
+            "stroke": FORWARD_COLOR,
+            "stroke-width": "1.5",
+        },
+    )
 
 
 def format_seconds(value: float) -> str:

@@ -56,7 +56,11 @@ class Report:
 def render(report: Report, fmt: str) -> str:
     """The report in one of :data:`FORMATS`, ready to print (ends with a newline)."""
     renderers: dict[str, Callable[[Report], str]] = {
-        "text": text, "json": as_json, "markdown": markdown, "github": github, "junit": junit,
+        "text": text,
+        "json": as_json,
+        "markdown": markdown,
+        "github": github,
+        "junit": junit,
     }
     return renderers[fmt](report)
 
@@ -140,8 +144,10 @@ def markdown(report: Report) -> str:
     else:
         verdict = "**No regression**" + (" (no change in compilation)" if diff.unchanged else "")
     out += [verdict, "", "| | Input | Built with |", "|---|---|---|"]
-    for name, path, facts in (("Baseline", report.baseline, diff.baseline_facts),
-                              ("New run", report.new, diff.new_facts)):
+    for name, path, facts in (
+        ("Baseline", report.baseline, diff.baseline_facts),
+        ("New run", report.new, diff.new_facts),
+    ):
         out.append(f"| {name} | {md(path)} | {md(facts.describe()) if facts else ''} |")
     out.append("")
     if diff.setup:
@@ -174,8 +180,12 @@ def markdown(report: Report) -> str:
 
 
 def _trend_markdown(result: Trend) -> list[str]:
-    out = ["### Trend", "", "| Function | " + " | ".join(md(x) for x in result.labels) + " |",
-           "|---|" + "---|" * len(result.labels)]
+    out = [
+        "### Trend",
+        "",
+        "| Function | " + " | ".join(md(x) for x in result.labels) + " |",
+        "|---|" + "---|" * len(result.labels),
+    ]
     for row in result.rows:
         rank = f"rank {row.rank}: " if result.multi_rank else ""
         cells = " | ".join(md(c.describe()) for c in row.cells)
@@ -189,11 +199,23 @@ def trend_json(result: Trend) -> dict[str, Any]:
         "setup_differences": result.setup,
         "rows_left_out": result.rows_left_out,
         "rows": [
-            {"rank": row.rank, "file": row.key.file, "function": row.key.function,
-             "occurrence": row.key.occurrence,
-             "cells": [{"status": c.status, "graph_breaks": c.graph_breaks,
-                        "recompiles": c.recompiles, "seconds": c.seconds, "label": c.label,
-                        "evidence": c.evidence} for c in row.cells]}
+            {
+                "rank": row.rank,
+                "file": row.key.file,
+                "function": row.key.function,
+                "occurrence": row.key.occurrence,
+                "cells": [
+                    {
+                        "status": c.status,
+                        "graph_breaks": c.graph_breaks,
+                        "recompiles": c.recompiles,
+                        "seconds": c.seconds,
+                        "label": c.label,
+                        "evidence": c.evidence,
+                    }
+                    for c in row.cells
+                ],
+            }
             for row in result.rows
         ],
     }
@@ -206,8 +228,12 @@ def _improvements(diff: TraceDiff) -> list[tuple[int, str]]:
         out += [(r.rank, f"compile error fixed: {e}") for e in r.errors_fixed]
         for f in r.frames:
             if f.baseline and f.new and f.new.versions < f.baseline.versions:
-                out.append((r.rank, f"{f.key}: compiled {f.new.versions} times "
-                                    f"(was {f.baseline.versions})"))
+                out.append(
+                    (
+                        r.rank,
+                        f"{f.key}: compiled {f.new.versions} times (was {f.baseline.versions})",
+                    )
+                )
     return out
 
 
@@ -216,8 +242,7 @@ def _improvements(diff: TraceDiff) -> list[tuple[int, str]]:
 
 def gh_data(value: object) -> str:
     """A command's message: controls made visible, then ``%``, CR and LF encoded."""
-    return (console_text(str(value)).replace("%", "%25").replace("\r", "%0D")
-            .replace("\n", "%0A"))
+    return console_text(str(value)).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def gh_property(value: object) -> str:
@@ -231,8 +256,9 @@ def github(report: Report) -> str:
     lines: list[str] = []
     diff = report.diff
     if diff.nothing_compared:
-        lines.append(f"::error title={gh_property('nothing compared')}::"
-                     f"{gh_data(diff.nothing_compared)}")
+        lines.append(
+            f"::error title={gh_property('nothing compared')}::{gh_data(diff.nothing_compared)}"
+        )
     for d in diff.setup:
         lines.append(f"::warning title={gh_property('not like for like')}::{gh_data(d)}")
     for d in diff.unread:
@@ -243,8 +269,10 @@ def github(report: Report) -> str:
         title = gh_property(f"torch.compile regression: {g.kind}")
         lines.append(f"::error {place}title={title}::{gh_data(g.message)}")
     for rank, what in _improvements(diff):
-        lines.append(f"::notice title={gh_property('torch.compile improvement')}::"
-                     f"{gh_data(f'rank {rank}: {what}')}")
+        lines.append(
+            f"::notice title={gh_property('torch.compile improvement')}::"
+            f"{gh_data(f'rank {rank}: {what}')}"
+        )
     if not lines:
         lines.append("::notice title=torch.compile::no regression")
     return "".join(line + "\n" for line in lines)
@@ -279,12 +307,19 @@ def junit(report: Report) -> str:
         cases.append((f"rank{r.rank}", "run", by_frame.get((r.rank, None), []), None))
     suites = ET.Element("testsuites", name="torch.compile comparison")
     unread = report.diff.unread
-    failures = (sum(1 for _, _, found, _ in cases if found) + bool(report.diff.nothing_compared)
-                + bool(unread))
+    failures = (
+        sum(1 for _, _, found, _ in cases if found)
+        + bool(report.diff.nothing_compared)
+        + bool(unread)
+    )
     suite = ET.SubElement(
-        suites, "testsuite", name="torch.compile comparison",
+        suites,
+        "testsuite",
+        name="torch.compile comparison",
         tests=str(len(cases) + bool(report.diff.nothing_compared) + bool(unread)),
-        failures=str(failures), errors="0", skipped="0",
+        failures=str(failures),
+        errors="0",
+        skipped="0",
     )
     if unread:
         case = ET.SubElement(suite, "testcase", classname="comparison", name="inputs read")
@@ -292,8 +327,9 @@ def junit(report: Report) -> str:
         failure.text = xml_text("\n".join(unread))
     if report.diff.nothing_compared:
         case = ET.SubElement(suite, "testcase", classname="comparison", name="compared")
-        failure = ET.SubElement(case, "failure", message=xml_text(report.diff.nothing_compared),
-                                type="nothing_compared")
+        failure = ET.SubElement(
+            case, "failure", message=xml_text(report.diff.nothing_compared), type="nothing_compared"
+        )
         failure.text = xml_text(report.diff.nothing_compared)
     for classname, name, found, frame in cases:
         if frame is not None and frame.match == "ambiguous":
@@ -301,8 +337,9 @@ def junit(report: Report) -> str:
         case = ET.SubElement(suite, "testcase", classname=classname, name=xml_text(name))
         for g in found:
             failure = ET.SubElement(case, "failure", message=xml_text(g.message), type=g.kind)
-            failure.text = xml_text("\n".join(
-                [g.message, *(f"evidence: {side} {where}" for side, where in g.evidence)]))
+            failure.text = xml_text(
+                "\n".join([g.message, *(f"evidence: {side} {where}" for side, where in g.evidence)])
+            )
     ET.indent(suites)
     body = ET.tostring(suites, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

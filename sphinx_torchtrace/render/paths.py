@@ -30,9 +30,7 @@ SITE_PACKAGES = (
 #: Python's own prefix, up to its standard library: ``/usr/lib/python3.11/``,
 #: ``/opt/conda/lib/python3.12/``, ``~/.pyenv/versions/3.11.9/lib/python3.11/``.  Like
 #: :data:`SITE_PACKAGES`, a match begins only where a path begins (a linear scan).
-PYTHON_PREFIX = (
-    r"(?<![^\s\"'<>])([^\s\"'<>/]*)/[^\s\"'<>]*?/lib(?:64)?/python\d\.\d{1,3}/"
-)
+PYTHON_PREFIX = r"(?<![^\s\"'<>])([^\s\"'<>/]*)/[^\s\"'<>]*?/lib(?:64)?/python\d\.\d{1,3}/"
 
 #: Inductor's cache folder is named after the user (``/tmp/torchinductor_alice``).
 TORCHINDUCTOR = r"/torchinductor_(?!user(?![^/\s\"'<>]))[^/\s\"'<>]+"
@@ -106,8 +104,11 @@ def _root_of(names: Iterable[str]) -> str | None:
     if not folders:
         return None
     root = posixpath.commonpath(sorted(folders))
-    if len(root) > 1000 or root in ("", "/") or (root + "/").startswith(_HOMES) or any(
-        c in root for c in " \t\"'<>"
+    if (
+        len(root) > 1000
+        or root in ("", "/")
+        or (root + "/").startswith(_HOMES)
+        or any(c in root for c in " \t\"'<>")
     ):
         return None
     return root

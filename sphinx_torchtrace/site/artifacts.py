@@ -156,10 +156,14 @@ def abridged_record(data: Mapping[str, Any]) -> dict[str, Any]:
             text = value if isinstance(value, str) else json.dumps(value, default=str)
         except (RecursionError, ValueError):
             text = "(nested too deeply to print)"
-        out[key] = value if len(text) <= RECORD_VALUE_LIMIT else (
+        out[key] = (
+            value
+            if len(text) <= RECORD_VALUE_LIMIT
             # the whole record is a download on the web, the log's line in print: said
             # above the record, in the words of each
-            f"{text[:RECORD_VALUE_SHOWN]}... ({len(text):,} characters in all: in the "
-            "whole record)"
+            else (
+                f"{text[:RECORD_VALUE_SHOWN]}... ({len(text):,} characters in all: in the "
+                "whole record)"
+            )
         )
     return out

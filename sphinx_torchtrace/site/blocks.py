@@ -113,8 +113,18 @@ class Badge:
 
 
 Inline: TypeAlias = (
-    str | Code | Strong | Emphasis | Link | PageLink | AnchorLink | ObjectLink | ApiLink
-    | Download | Badge | WebOnly
+    str
+    | Code
+    | Strong
+    | Emphasis
+    | Link
+    | PageLink
+    | AnchorLink
+    | ObjectLink
+    | ApiLink
+    | Download
+    | Badge
+    | WebOnly
 )
 Inlines: TypeAlias = Sequence[Inline]
 
@@ -360,8 +370,15 @@ def capped_table(
         left.append(f"{len(header) - max_columns} more columns")
     if not left:
         return [table]
-    return [table, Paragraph([f"The first {len(shown_rows)} rows and {len(table.header)} "
-                              f"columns; {' and '.join(left)} are in {where}."])]
+    return [
+        table,
+        Paragraph(
+            [
+                f"The first {len(shown_rows)} rows and {len(table.header)} "
+                f"columns; {' and '.join(left)} are in {where}."
+            ]
+        ),
+    ]
 
 
 def capped_joined(parts: Sequence[Inlines], limit: int = CELL_ITEMS) -> list[Inline]:

@@ -86,8 +86,12 @@ def plan_diff(
 ) -> DiffPlan:
     """The pages of one comparison; ``*_object`` link frames to their runs' pages."""
     plan = DiffPlan(
-        diff_label_text(label), diff, diff_root(generated_dir, label),
-        baseline_label, new_label, no_source=no_source,
+        diff_label_text(label),
+        diff,
+        diff_root(generated_dir, label),
+        baseline_label,
+        new_label,
+        no_source=no_source,
     )
     taken: set[str] = set()
     for r in diff.ranks:
@@ -100,11 +104,13 @@ def plan_diff(
                 if docname in taken:  # the same function in another file
                     docname = f"{folder}/{fit(f'{segment}--h{digest(str(f.key) + f.key.file)}')}"
                 taken.add(docname)
-            plan.frames.append(DiffFramePlan(
-                r.rank,
-                f,
-                docname,
-                baseline_object(f.baseline) if baseline_object and f.baseline else None,
-                new_object(f.new) if new_object and f.new else None,
-            ))
+            plan.frames.append(
+                DiffFramePlan(
+                    r.rank,
+                    f,
+                    docname,
+                    baseline_object(f.baseline) if baseline_object and f.baseline else None,
+                    new_object(f.new) if new_object and f.new else None,
+                )
+            )
     return plan

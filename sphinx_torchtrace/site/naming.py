@@ -164,9 +164,7 @@ def item_segment(kind: str, name: str, occurrence: int) -> str:
 # name in an objects.inv URI; the target of a role (no "<...>" title syntax, backquote or
 # backslash); text a reader sees as it is (no format character) and XML can hold.  "/"
 # separates a name's parts, so a logged name holds none either.
-_NOT_IN_NAME_CHARS = (
-    f"\\s${UNPRINTABLE}{LINE_BREAKS}{FORMAT_CHARACTERS}\ufffe\uffff/<>`\\\\"
-)
+_NOT_IN_NAME_CHARS = f"\\s${UNPRINTABLE}{LINE_BREAKS}{FORMAT_CHARACTERS}\ufffe\uffff/<>`\\\\"
 _NOT_IN_NAME = re.compile(f"[{_NOT_IN_NAME_CHARS}]")
 _NOT_IN_LABEL = re.compile(f"[{_NOT_IN_NAME_CHARS}#]")
 

@@ -76,8 +76,8 @@ def has_page(artifact: Artifact) -> bool:
 
 def is_small_record(artifact: Artifact) -> bool:
     """An artifact that is no graph and small enough to show on its frame page."""
-    return artifact.payload is not None and not has_page(artifact) and (
-        artifact.size <= INLINE_LIMIT
+    return (
+        artifact.payload is not None and not has_page(artifact) and (artifact.size <= INLINE_LIMIT)
     )
 
 
@@ -330,8 +330,9 @@ class TracePlan:
         firsts: dict[tuple[int, object, object, int], FramePlan] = {}
         for f in listed:
             cid = f.compile.id
-            firsts.setdefault((id(f.rank), cid.compiled_autograd_id, cid.frame_id,
-                               f.compile.occurrence), f)
+            firsts.setdefault(
+                (id(f.rank), cid.compiled_autograd_id, cid.frame_id, f.compile.occurrence), f
+            )
         return list(firsts.values())[:limit]
 
     def in_sidebar(self, frame: FramePlan, limit: int | None) -> bool:
@@ -435,8 +436,10 @@ class TracePlan:
         the overview and the frame page both ask here, so no link leads nowhere."""
         if self._trie_listed is None:
             self._trie_listed = {
-                id(c) for rank in self.trie_ranks()
-                for line in trie_lines(rank.stack_trie) for c in line.compiles
+                id(c)
+                for rank in self.trie_ranks()
+                for line in trie_lines(rank.stack_trie)
+                for c in line.compiles
             }
         if frame.same_as is not None or id(frame.compile) not in self._trie_listed:
             return None
@@ -587,7 +590,10 @@ def plan_trace(
     """
     root = posixpath.join(generated_dir, label_segment(label))
     plan = TracePlan(
-        label=label, trace=trace, root=root, max_frames=max(0, max_frames),
+        label=label,
+        trace=trace,
+        root=root,
+        max_frames=max(0, max_frames),
         fold_bytes=max(0, fold_bytes),
     )
     sharing = share_frames(trace) if trace.is_multi_rank else None
@@ -631,7 +637,8 @@ def plan_trace(
                     frame.counterpart = planned[id(other)]
                     frame.counterpart_label = f"{names[id(frame.counterpart.rank)]} {other.label}"
                     frame.differences = compile_differences(
-                        other, compile_, (frame.counterpart.rank.rank, rank.rank))
+                        other, compile_, (frame.counterpart.rank.rank, rank.rank)
+                    )
                 _plan_graphs(plan, frame, taken, planned)
                 _plan_records(plan, frame)
                 _plan_kernels(frame, taken, planned)
@@ -648,6 +655,7 @@ def plan_trace(
                     f"{len(rank.chromium_events)} timing events "
                     f"(rank {rank_number(trace, original)}: {len(original.chromium_events)})"
                 )
+
         def page_label(c: Compile) -> str:
             return f"{names[id(planned[id(c)].rank)]} {c.label}" if id(c) in planned else c.label
 
@@ -767,8 +775,9 @@ def _within_limit(
     """
     repeats = repeats or {}
     outside = {id(c) for r in trace.ranks for c in r.compiles if c.id.is_unknown}
-    per_rank = [[c for c in r.compiles if not c.id.is_unknown and id(c) not in repeats]
-                for r in trace.ranks]
+    per_rank = [
+        [c for c in r.compiles if not c.id.is_unknown and id(c) not in repeats] for r in trace.ranks
+    ]
     if sum(map(len, per_rank)) <= max_frames:
         paged = outside | {id(c) for compiles in per_rank for c in compiles}
     else:
@@ -815,8 +824,15 @@ def _plan_graphs(
         across = _counterpart_graph(frame, short)
         if across is not None and _same_text(across.artifact, artifact):
             frame.graphs.append(
-                GraphPlan(artifact, name, across.docname, across.raw_path, same_as=across,
-                          anchor=across.anchor, same_label=frame.counterpart_label)
+                GraphPlan(
+                    artifact,
+                    name,
+                    across.docname,
+                    across.raw_path,
+                    same_as=across,
+                    anchor=across.anchor,
+                    same_label=frame.counterpart_label,
+                )
             )
             continue
         segment = item_segment("graph", artifact.name, n)
@@ -827,17 +843,25 @@ def _plan_graphs(
             folder = posixpath.join(plan.root, "_raw", posixpath.relpath(frame.docname, plan.root))
             raw = posixpath.join(folder, segment) + download_suffix(artifact)
             label, earlier, same = base
-            frame.graphs.append(GraphPlan(
-                artifact, name, frame.docname, raw, numbers_of=earlier, numbers_of_label=label,
-                numbers_same=same,
-            ))
+            frame.graphs.append(
+                GraphPlan(
+                    artifact,
+                    name,
+                    frame.docname,
+                    raw,
+                    numbers_of=earlier,
+                    numbers_of_label=label,
+                    numbers_same=same,
+                )
+            )
             continue
         place = _claim(taken, posixpath.join(frame.docname, segment))
         raw = posixpath.join(plan.root, "_raw", posixpath.relpath(place, plan.root))
         raw += download_suffix(artifact)
         if artifact.name in RUN_NOT_READ and plan.fold_bytes:  # a fold links the download
-            frame.graphs.append(GraphPlan(artifact, name, frame.docname, raw,
-                                          anchor=posixpath.basename(place)))
+            frame.graphs.append(
+                GraphPlan(artifact, name, frame.docname, raw, anchor=posixpath.basename(place))
+            )
         elif plan.fold_bytes and artifact.size <= min(plan.fold_bytes, budget):
             budget -= artifact.size  # on the frame page: a page of its own is mostly theme
             anchor = posixpath.basename(place)
@@ -915,8 +939,7 @@ def _counterpart_graph(frame: FramePlan, short_name: str) -> GraphPlan | None:
 
 def _same_text(a: Artifact, b: Artifact) -> bool:
     """The same text (read only when the sizes agree) and the same kind of download."""
-    return (a.size == b.size and download_suffix(a) == download_suffix(b)
-            and a.text() == b.text())
+    return a.size == b.size and download_suffix(a) == download_suffix(b) and a.text() == b.text()
 
 
 def _sizes_may_differ(base: GraphPlan, artifact: Artifact) -> bool:
@@ -954,8 +977,9 @@ def _plan_kernels(frame: FramePlan, taken: set[str], planned: dict[int, FramePla
     for (artifact, kernel), n in zip(pairs, numbers, strict=True):
         segment = item_segment("kernel", kernel.name, n)
         short = item_name(kernel.name, n)
-        plan = KernelPlan(kernel, artifact, f"{frame.name}/{short}", frame.docname,
-                          frame.graph_for(artifact))
+        plan = KernelPlan(
+            kernel, artifact, f"{frame.name}/{short}", frame.docname, frame.graph_for(artifact)
+        )
         for base in (across.get(short), earlier.get(short)):
             if base is None:
                 continue
@@ -985,8 +1009,11 @@ def _previous_kernels(
     if previous_frame is None:
         return {}
     label = label or previous_frame.compile.label
-    return {k.name[len(previous_frame.name) + 1 :]: (label, k) for k in previous_frame.kernels
-            if k.same_as is None}
+    return {
+        k.name[len(previous_frame.name) + 1 :]: (label, k)
+        for k in previous_frame.kernels
+        if k.same_as is None
+    }
 
 
 def _claim(taken: set[str], docname: str) -> str:
@@ -1098,8 +1125,9 @@ def plan_debug_dir(label: str, debug: DebugDir, generated_dir: str) -> DebugDirP
         prefix = f"{clean}/{name_text(run.name)}" if several else clean
         for log, title in _debug_logs(run):
             segment = fit("log-" + slugify(log.name.removesuffix(".log")))
-            plan.logs.append(DebugLogPlan(log, run, title,
-                                          _claim(taken, posixpath.join(folder, segment))))
+            plan.logs.append(
+                DebugLogPlan(log, run, title, _claim(taken, posixpath.join(folder, segment)))
+            )
         for graph in run.graphs:
             docname = _claim(taken, posixpath.join(folder, fit("graph-" + slugify(graph.name))))
             g = DebugGraphPlan(graph, run, f"{prefix}/{name_text(graph.name)}", docname)
@@ -1107,17 +1135,26 @@ def plan_debug_dir(label: str, debug: DebugDir, generated_dir: str) -> DebugDirP
             for fname, f in graph.files.items():
                 if f.text is not None:
                     g.raw[fname] = posixpath.join(raw_folder, fname)
-            pairs = list(zip(graph.kernels, occurrences(k.name for k in graph.kernels),
-                             strict=True))
+            pairs = list(
+                zip(graph.kernels, occurrences(k.name for k in graph.kernels), strict=True)
+            )
             for kernel, n in pairs:
-                g.kernels.append(DebugKernelPlan(
-                    kernel, f"{g.name}/{item_name(kernel.name, n)}",
-                    _claim(taken, posixpath.join(docname, item_segment("kernel", kernel.name, n))),
-                ))
+                g.kernels.append(
+                    DebugKernelPlan(
+                        kernel,
+                        f"{g.name}/{item_name(kernel.name, n)}",
+                        _claim(
+                            taken, posixpath.join(docname, item_segment("kernel", kernel.name, n))
+                        ),
+                    )
+                )
             generated = [k for k in g.kernels if k.kernel.kind != "extern"]
             for spec in graph.sdsc:
-                s = SdscPlan(spec, f"{g.name}/sdsc_{spec.index}",
-                             _claim(taken, posixpath.join(docname, f"sdsc-{spec.index}")))
+                s = SdscPlan(
+                    spec,
+                    f"{g.name}/sdsc_{spec.index}",
+                    _claim(taken, posixpath.join(docname, f"sdsc-{spec.index}")),
+                )
                 if spec.index < len(generated):
                     s.kernel = generated[spec.index]
                     generated[spec.index].sdsc = s

@@ -85,9 +85,11 @@ def share_frames(trace: Trace) -> Sharing:
 
 #: What comparing ranks leaves out of their records, as pages say it: what differs between
 #: any two processes (see :func:`~..trace.rank_digest.comparable`).
-SET_ASIDE = ("each rank's own number, object addresses and ids as torch writes them, random "
-             "ids, temporary folders, measured durations and the order of distinct config "
-             "settings aside")
+SET_ASIDE = (
+    "each rank's own number, object addresses and ids as torch writes them, random "
+    "ids, temporary folders, measured durations and the order of distinct config "
+    "settings aside"
+)
 
 #: Differences a frame page lists at most (the rest counted).
 FRAME_DIFFERENCES_SHOWN = 30
@@ -122,8 +124,11 @@ def compile_differences(
     failures = [[f.kind, comparable(f.reason, ranks[1])] for f in c.failures]
     if failures != [[f.kind, comparable(f.reason, ranks[0])] for f in original.failures]:
         mine_n, theirs_n = len(c.failures), len(original.failures)
-        count = f"{mine_n}, for other reasons" if mine_n == theirs_n else (
-            f"{mine_n} (there: {theirs_n})")
+        count = (
+            f"{mine_n}, for other reasons"
+            if mine_n == theirs_n
+            else (f"{mine_n} (there: {theirs_n})")
+        )
         out.append(("failures", count))
     cache = [(e.cache, e.result) for e in c.cache_events]
     if cache != [(e.cache, e.result) for e in original.cache_events]:
@@ -136,8 +141,10 @@ def compile_differences(
 
 def _items(c: Compile) -> dict[str, Callable[[], str]]:
     artifacts = c.artifacts
-    return {item_name(a.name, n): a.text
-            for a, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True)}
+    return {
+        item_name(a.name, n): a.text
+        for a, n in zip(artifacts, occurrences(a.name for a in artifacts), strict=True)
+    }
 
 
 def _how_texts_differ(old: str, new: str, ranks: tuple[int | None, int | None]) -> str:
@@ -180,8 +187,10 @@ def rank_classes(trace: Trace) -> list[list[int]]:
     """The ranks' numbers in classes of ranks that logged the same (rank numbers, metrics
     and timing events aside), in first-rank order: ``[[0, 1, 3], [2]]``."""
     sharing = share_frames(trace)
-    return [[rank_number(trace, trace.ranks[i]) for i in group]
-            for group in sharing.classes(len(trace.ranks))]
+    return [
+        [rank_number(trace, trace.ranks[i]) for i in group]
+        for group in sharing.classes(len(trace.ranks))
+    ]
 
 
 #: Metric names a rank's differences list at most; differing values a rank shows at most.

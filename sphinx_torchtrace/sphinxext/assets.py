@@ -33,7 +33,8 @@ def add_assets(app: Sphinx) -> None:
         # any character of a trace prints, whatever the fonts, and table headings
         # whole (see the .sty file)
         app.config.latex_additional_files = [
-            *app.config.latex_additional_files, str(STATIC / LATEX_STYLE)
+            *app.config.latex_additional_files,
+            str(STATIC / LATEX_STYLE),
         ]
         app.add_latex_package(LATEX_STYLE.removesuffix(".sty"))
     if app.builder.format != "html":

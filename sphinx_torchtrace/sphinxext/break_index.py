@@ -45,8 +45,9 @@ def fill_index(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             by_break.setdefault(key, []).append((name, target_doc, node_id, title))
     for placeholder in placeholders:
         if not by_break:
-            placeholder.replace_self(nodes.paragraph("", "No trace of this project logged a "
-                                                         "graph break."))
+            placeholder.replace_self(
+                nodes.paragraph("", "No trace of this project logged a graph break.")
+            )
             continue
         items = nodes.bullet_list(bullet="-")
         for key, objects in sorted(by_break.items()):
@@ -55,8 +56,9 @@ def fill_index(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             for i, (name, target_doc, node_id, _title) in enumerate(objects):
                 if i:
                     para += nodes.Text(", ")
-                para += make_refnode(app.builder, docname, target_doc, node_id,
-                                     nodes.literal("", name), name)
+                para += make_refnode(
+                    app.builder, docname, target_doc, node_id, nodes.literal("", name), name
+                )
             items += nodes.list_item("", para)
         placeholder.replace_self(items)
 

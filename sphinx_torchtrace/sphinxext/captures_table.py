@@ -31,13 +31,26 @@ class CapturesTable(SphinxDirective):
         rows: list[list[b.Inlines]] = []
         for row in built(self.env).captures:
             duration = "-" if row.duration is None else f"{row.duration:.1f} s"
-            rows.append([[b.PageLink(row.docname, row.docname)], [b.Code(row.script)],
-                         [row.outcome], [duration], [row.status]])
+            rows.append(
+                [
+                    [b.PageLink(row.docname, row.docname)],
+                    [b.Code(row.script)],
+                    [row.outcome],
+                    [duration],
+                    [row.status],
+                ]
+            )
         if not rows:
             blocks: list[b.Block] = [b.Paragraph(["No torchtrace-capture in this build."])]
         else:
-            blocks = [b.Table(["Page", "Script", "Capture", "Duration", "Status"], rows,
-                              widths=[2, 2, 1, 1, 3], classes=["torchtrace-captures"])]
+            blocks = [
+                b.Table(
+                    ["Page", "Script", "Capture", "Duration", "Status"],
+                    rows,
+                    widths=[2, 2, 1, 1, 3],
+                    classes=["torchtrace-captures"],
+                )
+            ]
         builder = DoctreeBuilder(self.env, self.state.document, lambda s: s)
         return mark_output(builder.blocks(blocks))
 
@@ -46,8 +59,9 @@ def note_tables(app: Sphinx, registry: Built, generated: str) -> None:
     """Pages holding the table depend on its rows: their digest is the rows'."""
     if not registry.captures:
         return
-    rows = json.dumps([(r.docname, r.script, r.outcome, r.duration, r.status)
-                       for r in registry.captures])
+    rows = json.dumps(
+        [(r.docname, r.script, r.outcome, r.duration, r.status) for r in registry.captures]
+    )
     digest = hashlib.sha256(rows.encode()).hexdigest()
     env = app.env
     prefix = generated.rstrip("/") + "/"

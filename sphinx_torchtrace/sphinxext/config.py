@@ -35,8 +35,9 @@ def setting(default: Any, check: Callable[[Any], Any]) -> Any:
     """A field that is a configuration value ``torchtrace_<field name>``: its default and
     its check (the value to use, or ValueError saying what is valid)."""
     if isinstance(default, dict | list):  # a fresh copy for each build's settings
-        return dataclasses.field(default_factory=lambda: type(default)(default),
-                                 metadata={_CHECK: check})
+        return dataclasses.field(
+            default_factory=lambda: type(default)(default), metadata={_CHECK: check}
+        )
     return dataclasses.field(default=default, metadata={_CHECK: check})
 
 
@@ -72,8 +73,10 @@ def _path_rewrites(value: Any) -> dict[str, str]:
 def _secrets_keep(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
-    if isinstance(value, str) or not isinstance(value, list | tuple) or not all(
-        isinstance(v, str) and v for v in value
+    if (
+        isinstance(value, str)
+        or not isinstance(value, list | tuple)
+        or not all(isinstance(v, str) and v for v in value)
     ):
         raise ValueError("must be a list of variable names or regular expressions of values")
     for pattern in value:
@@ -106,8 +109,9 @@ def _baseline(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip() or "\0" in value:
-        raise ValueError("must be the published site's URL or a path (relative to conf.py's "
-                         "folder), or None")
+        raise ValueError(
+            "must be the published site's URL or a path (relative to conf.py's folder), or None"
+        )
     return value.strip()
 
 

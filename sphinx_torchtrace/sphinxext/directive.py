@@ -42,8 +42,10 @@ class InputDirective(SphinxDirective):
         registry = built(self.env)
         name = self.options.get("name") or ""
         # the scan counts directives of the same argument and name on a page in this order
-        seen = cast(dict[tuple[str, str, str], int],  # this page's: reset as each is read
-                    self.env.temp_data.setdefault("torchtrace_directives_seen", {}))
+        seen = cast(
+            dict[tuple[str, str, str], int],  # this page's: reset as each is read
+            self.env.temp_data.setdefault("torchtrace_directives_seen", {}),
+        )
         same = (self.directive_name, " ".join(self.arguments[0].split()), " ".join(name.split()))
         nth = seen[same] = seen.get(same, -1) + 1
         found = key(self.env.docname, self.directive_name, self.arguments[0], name, nth)
@@ -70,10 +72,14 @@ def input_directive(
     """The directive class of a family: every option key taken as raw text (so that
     ``parse`` can say what a misspelled option should have been), checked by ``parse``."""
     words = "".join(part.capitalize() for part in name.replace("-", " ").split())
-    return type(f"{words}Directive", (InputDirective,), {
-        "__doc__": f"``.. {name}::``: {summary}",
-        "__module__": __name__,
-        "directive_name": name,
-        "option_spec": AnyOption(dict.fromkeys(spec, directives.unchanged)),
-        "parse_options": staticmethod(parse),
-    })
+    return type(
+        f"{words}Directive",
+        (InputDirective,),
+        {
+            "__doc__": f"``.. {name}::``: {summary}",
+            "__module__": __name__,
+            "directive_name": name,
+            "option_spec": AnyOption(dict.fromkeys(spec, directives.unchanged)),
+            "parse_options": staticmethod(parse),
+        },
+    )

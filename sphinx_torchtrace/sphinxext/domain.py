@@ -62,9 +62,7 @@ class FrameRole(XRefRole):
 class TorchTraceDomain(Domain):
     name = "torchtrace"
     label = "PyTorch trace"
-    object_types: ClassVar[dict[str, ObjType]] = {
-        t: ObjType(t, t) for t in OBJECT_TYPES
-    }
+    object_types: ClassVar[dict[str, ObjType]] = {t: ObjType(t, t) for t in OBJECT_TYPES}
     roles: ClassVar[dict[str, RoleFunction | XRefRole]] = {
         "frame": FrameRole(warn_dangling=True, innernodeclass=nodes.inline),
         "graph": XRefRole(warn_dangling=True, innernodeclass=nodes.inline),
@@ -84,8 +82,7 @@ class TorchTraceDomain(Domain):
         key = (objtype, name)
         if key in self.objects and self.objects[key][0] != self.env.docname:
             other = self.objects[key][0]
-            warn("duplicate", f"duplicate torchtrace {objtype} {name!r}, also in {other}",
-                 location)
+            warn("duplicate", f"duplicate torchtrace {objtype} {name!r}, also in {other}", location)
         # a title (a graph break's type) is shown in links' titles and the break index
         self.objects[key] = (self.env.docname, node_id, one_line(status))
 
@@ -134,8 +131,12 @@ class TorchTraceDomain(Domain):
             if len(hits) < 2:
                 return None
             # like the Python domain: link the first, say which others there were
-            warn("ambiguous", f"more than one torchtrace {typ} matches {target!r}: "
-                              f"{', '.join(n for n, _ in hits)}; write more of the name", node)
+            warn(
+                "ambiguous",
+                f"more than one torchtrace {typ} matches {target!r}: "
+                f"{', '.join(n for n, _ in hits)}; write more of the name",
+                node,
+            )
             found = hits[0]
         name, (docname, node_id, status) = found
         if typ == "frame" and status:

@@ -92,8 +92,11 @@ def _print_last(node: fold, new_id: str) -> bool:
     section = nodes.section("", nodes.title("", "", *title.deepcopy().children), ids=ids)
     section.extend(node.children[1:])
     at = next(
-        (i for i, child in enumerate(page.children)
-         if isinstance(child, nodes.Element) and _holds_pages(child)),
+        (
+            i
+            for i, child in enumerate(page.children)
+            if isinstance(child, nodes.Element) and _holds_pages(child)
+        ),
         len(page.children),
     )
     page.insert(at, section)
@@ -106,8 +109,10 @@ def _print_last(node: fold, new_id: str) -> bool:
 def _holds_pages(node: nodes.Element) -> bool:
     """A part of a page listing other pages (a toctree), or holding them once a book
     inlines them there (LaTeX, man, Texinfo)."""
-    return any(True for _ in node.findall(
-        lambda n: isinstance(n, (addnodes.toctree, addnodes.start_of_file))))
+    return any(
+        True
+        for _ in node.findall(lambda n: isinstance(n, (addnodes.toctree, addnodes.start_of_file)))
+    )
 
 
 def _visit_fold(self: HTML5Translator, node: fold) -> None:
@@ -127,8 +132,9 @@ def _depart_fold(self: HTML5Translator, node: fold) -> None:
 def _visit_title(self: HTML5Translator, node: fold_title) -> None:
     """``<summary>`` with its anchor, and its fold's (see :func:`_visit_fold`)."""
     outer = node.parent["ids"] if isinstance(node.parent, fold) else []
-    self.body.append(self.starttag(node, "summary", "", CLASS=f"{FOLD_CLASS}-title",
-                                   ids=list(outer)))
+    self.body.append(
+        self.starttag(node, "summary", "", CLASS=f"{FOLD_CLASS}-title", ids=list(outer))
+    )
 
 
 def _depart_title(self: HTML5Translator, node: fold_title) -> None:

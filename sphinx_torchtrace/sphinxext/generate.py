@@ -89,8 +89,10 @@ def _remove_outputs(app: Sphinx, gen_dir: str, suffix: str, removed: list[str]) 
         if not relpath.endswith(suffix):
             continue  # a download: its copy in _downloads/ is named by a hash, kept
         docname = f"{gen_dir}/{relpath[: -len(suffix)]}"
-        for path in (Path(outfile(docname)),
-                     Path(app.outdir) / "_sources" / f"{docname}{suffix}.txt"):
+        for path in (
+            Path(outfile(docname)),
+            Path(app.outdir) / "_sources" / f"{docname}{suffix}.txt",
+        ):
             try:
                 inside = path.resolve().is_relative_to(outdir)
                 if inside and path.is_file():

@@ -45,14 +45,16 @@ class _Guard:
     scanned: set[str] = field(default_factory=set)  # sources the light scan read
     warned: set[str] = field(default_factory=set)
 
-
     def roots(self, srcdir: str) -> list[str]:
         """The inputs kept out of discovery: those inside the source folder, except a folder
         that holds the page naming it or the generated pages (a user's choice of layout)."""
         return sorted(
-            p for p, page in self.inputs.items()
-            if _inside(p, srcdir) is not None and _inside(page, p) is None
-            and p != self.generated and _inside(self.generated, p) is None
+            p
+            for p, page in self.inputs.items()
+            if _inside(p, srcdir) is not None
+            and _inside(page, p) is None
+            and p != self.generated
+            and _inside(self.generated, p) is None
         )
 
 
@@ -80,8 +82,9 @@ def exclude_inputs(app: Sphinx, config: Config) -> None:
     generated = os.path.join(srcdir, generated_prefix(config.torchtrace_generated_dir))
     guard = _GUARDS[srcdir] = _Guard(os.path.normpath(generated))
     suffixes = source_suffixes(config.source_suffix)
-    found, guard.scanned = input_paths(srcdir, suffixes, list(config.exclude_patterns),
-                                       _named_paths())
+    found, guard.scanned = input_paths(
+        srcdir, suffixes, list(config.exclude_patterns), _named_paths()
+    )
     guard.inputs = found
     patterns = list(config.exclude_patterns)  # a new list: the default one is shared
     for path in guard.roots(srcdir):
@@ -105,7 +108,8 @@ def drop_input_documents(
     if guard is None:
         return []
     unseen = [
-        str(env.doc2path(d)) for d in env.found_docs
+        str(env.doc2path(d))
+        for d in env.found_docs
         if os.path.normpath(env.doc2path(d)) not in guard.scanned
     ]
     if unseen:  # pages the light scan did not read (through a link it does not follow)

@@ -74,8 +74,9 @@ class LatexTables(SphinxPostTransform):
             colspecs = [c for c in group.children if isinstance(c, nodes.colspec)]
             if FACTS_CLASS in table["classes"] and colspecs:
                 colspecs[0]["stub"] = 1
-            columns = nodes.raw("", f"\\sphinxtorchtracecolumns{{{len(colspecs) or 1}}}\n",
-                                format="latex")
+            columns = nodes.raw(
+                "", f"\\sphinxtorchtracecolumns{{{len(colspecs) or 1}}}\n", format="latex"
+            )
             # the targets just before it go in with it: LaTeX writes their labels with the
             # table's (a target followed by anything else writes them again)
             at = parent.index(table)
@@ -107,8 +108,9 @@ class LatexLongLines(SphinxPostTransform):
                 node["linenos"] = False
             if left_out:
                 note = nodes.paragraph(
-                    "", f"... {left_out} more lines are left out of the printed version; "
-                    "the HTML build of these pages, and the log itself, have the whole text."
+                    "",
+                    f"... {left_out} more lines are left out of the printed version; "
+                    "the HTML build of these pages, and the log itself, have the whole text.",
                 )
                 node.parent.insert(node.parent.index(node) + 1, note)
 

@@ -78,8 +78,9 @@ def write_manifest(app: Sphinx, exception: BaseException | None) -> None:
     meanings: dict[str, str] = getattr(app.env, _ENV_MEANINGS, {})
     if not meanings:
         return
-    text = json.dumps({"version": 1, "objects": dict(sorted(meanings.items()))}, indent=0,
-                      ensure_ascii=True)
+    text = json.dumps(
+        {"version": 1, "objects": dict(sorted(meanings.items()))}, indent=0, ensure_ascii=True
+    )
     write_if_changed(Path(app.outdir) / MANIFEST, text)
 
 
@@ -103,8 +104,11 @@ def _published(app: Sphinx, source: str) -> dict[str, str] | None:
             raise ValueError(f"over {MAX_MANIFEST_BYTES >> 20} MB")
         return _objects(json.loads(raw))
     except (OSError, ValueError, RecursionError) as err:
-        warn("moved", f"torchtrace_moved_baseline: cannot read {console_text(where)!r} "
-                      f"({console_text(str(err))[:200]}); compared with the last build instead")
+        warn(
+            "moved",
+            f"torchtrace_moved_baseline: cannot read {console_text(where)!r} "
+            f"({console_text(str(err))[:200]}); compared with the last build instead",
+        )
         return None
 
 
@@ -112,7 +116,8 @@ def _objects(data: Any) -> dict[str, str]:
     """The manifest's ``objects`` (ValueError for anything but ``{name: meaning}``)."""
     objects = data.get("objects") if isinstance(data, dict) else None
     if not isinstance(objects, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in objects.items()):
+        isinstance(k, str) and isinstance(v, str) for k, v in objects.items()
+    ):
         raise ValueError(f"not a {MANIFEST}: no {{name: meaning}} under 'objects'")
     return objects
 
@@ -122,5 +127,7 @@ def _message(changed: list[tuple[str, str, str]], than: str) -> str:
         f"{name} was {old}, is now {new}" for name, old, new in changed[:NAMES_LISTED]
     )
     more = f"; and {len(changed) - NAMES_LISTED} more" if len(changed) > NAMES_LISTED else ""
-    return (f"{len(changed)} object name(s) stand for another function than {than}: "
-            f"{listed}{more} (check the links to them in your pages)")
+    return (
+        f"{len(changed)} object name(s) stand for another function than {than}: "
+        f"{listed}{more} (check the links to them in your pages)"
+    )

@@ -23,12 +23,17 @@ class OptionsTable(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = {"diff": directives.flag}
 
     def run(self) -> list[nodes.Node]:
-        name = self.arguments[0] if self.arguments else (
-            "torchtrace-diff" if "diff" in self.options else "torchtrace")
+        name = (
+            self.arguments[0]
+            if self.arguments
+            else ("torchtrace-diff" if "diff" in self.options else "torchtrace")
+        )
         family = next((f for f in families.FAMILIES if f.name == name), None)
         if family is None:
-            raise self.error(f"no directive family {name!r}; one of "
-                             f"{', '.join(f.name for f in families.FAMILIES)}")
+            raise self.error(
+                f"no directive family {name!r}; one of "
+                f"{', '.join(f.name for f in families.FAMILIES)}"
+            )
         effects, kinds = family.options.effects, family.options.input_kinds
         rows: list[list[b.Inlines]] = [
             [[b.Code(f":{option}:")], *(_cell(by_kind[k]) for k in kinds)]

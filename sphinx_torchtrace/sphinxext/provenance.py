@@ -112,8 +112,11 @@ class TraceSite(Protocol):
 
 def traces_of(env: Any) -> list[TraceSite]:
     """The traces of this build: the inputs whose plan is a trace's."""
-    return [g for g in built(env).directives.values()  # type: ignore[misc]
-            if isinstance(getattr(g, "plan", None), TracePlan)]
+    return [
+        g  # type: ignore[misc]  # a Generated whose plan is a trace's is a TraceSite
+        for g in built(env).directives.values()
+        if isinstance(getattr(g, "plan", None), TracePlan)
+    ]
 
 
 # -- the directive ------------------------------------------------------------------
@@ -172,9 +175,7 @@ def provenance_nodes(
     return [node]
 
 
-def find_frame(
-    traces: Iterable[TraceSite], argument: str
-) -> tuple[TraceSite, FramePlan] | str:
+def find_frame(traces: Iterable[TraceSite], argument: str) -> tuple[TraceSite, FramePlan] | str:
     """The frame a directive argument names, or why there is none (a warning's text).
 
     Accepted: a frame object name (``train/[0/0]``, ``train/rank1/[0/0]#2``), a label and a
@@ -282,8 +283,10 @@ def build_block(
                 ),
                 # "docname#anchor" for a graph shown on its frame page
                 "docname": (
-                    None if graph is None
-                    else f"{graph.docname}#{graph.anchor}" if graph.anchor
+                    None
+                    if graph is None
+                    else f"{graph.docname}#{graph.anchor}"
+                    if graph.anchor
                     else graph.docname
                 ),
                 "language": language_of(artifact) if artifact is not None else "text",
@@ -291,8 +294,11 @@ def build_block(
                 "nodes": {
                     line: name
                     for name, line in (
-                        view.pre_node_lines if key == "pre" else
-                        view.post_node_lines if key == "post" else {}
+                        view.pre_node_lines
+                        if key == "pre"
+                        else view.post_node_lines
+                        if key == "post"
+                        else {}
                     ).items()
                     if name.isidentifier()  # tlparse's matching also finds "class X(...)"
                 },
@@ -496,7 +502,10 @@ def _kernel_ref(key: str, docname: str | None) -> list[nodes.Node]:
     page, _, anchor = docname.partition("#")
     if anchor:  # a kernel folded on its frame page
         ref = addnodes.pending_xref(
-            "", refdomain="std", reftype="ref", reftarget=label_of(page, anchor),
+            "",
+            refdomain="std",
+            reftype="ref",
+            reftarget=label_of(page, anchor),
             refexplicit=True,
         )
     else:

@@ -93,8 +93,13 @@ def _forms(value: str) -> set[str]:
     """How a value is written in a page or a download: as is, HTML-escaped (``'`` as
     Python and as docutils write it), in JSON."""
     escaped = html.escape(value)
-    return {value, escaped, escaped.replace("&#x27;", "&#39;"), html.escape(value, quote=False),
-            json.dumps(value, ensure_ascii=False)[1:-1]}
+    return {
+        value,
+        escaped,
+        escaped.replace("&#x27;", "&#39;"),
+        html.escape(value, quote=False),
+        json.dumps(value, ensure_ascii=False)[1:-1],
+    }
 
 
 def environment_values(text: str, secrets: Mapping[str, set[str]]) -> list[str]:
@@ -181,9 +186,7 @@ def check_page(
         findings.add(body[:MAX_SCAN_BYTES], pagename)
         findings.pages.add(pagename)
         return
-    ours = [
-        n.astext() for n in doctree.findall(nodes.Element) if n.get(OUTPUT_MARK)
-    ]
+    ours = [n.astext() for n in doctree.findall(nodes.Element) if n.get(OUTPUT_MARK)]
     if ours:  # a directive's summary on the user's page
         findings.add("\n".join(ours)[:MAX_SCAN_BYTES], pagename)
 
@@ -193,8 +196,10 @@ def check_published_paths(app: Sphinx, exception: BaseException | None) -> None:
     findings = _FINDINGS.pop(app, None)
     if exception is not None or findings is None:
         return
-    for path, location in [*written_pages(app, findings),
-                           *written_downloads(app, since=findings.started)]:
+    for path, location in [
+        *written_pages(app, findings),
+        *written_downloads(app, since=findings.started),
+    ]:
         paths, names = scan_file(path, findings.secrets)
         findings.note(paths, location)
         findings.note_variables(names, location)
@@ -218,8 +223,9 @@ def _warn_variables(findings: _Findings) -> None:
     names = findings.variables
     if not names:
         return
-    shown = ", ".join(names[:SHOWN]) + (f" and {len(names) - SHOWN} more"
-                                         if len(names) > SHOWN else "")
+    shown = ", ".join(names[:SHOWN]) + (
+        f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    )
     warn(
         "secret",
         f"{findings.variable_files} published file(s) hold the value of the build's "

@@ -66,9 +66,7 @@ class TraceRequest:
         return p.stem if p.is_file() or p.suffix else p.name
 
 
-def scan_sources(
-    app: Sphinx, generated: str, directive: str = "torchtrace"
-) -> list[TraceRequest]:
+def scan_sources(app: Sphinx, generated: str, directive: str = "torchtrace") -> list[TraceRequest]:
     """Find every ``directive`` (``torchtrace``) in the project's sources (rST and MyST)."""
     patterns = directive_patterns(directive)
     env = app.env
@@ -150,8 +148,10 @@ def _requests_in(
         found.append(TraceRequest(docname, match.group("arg"), "", _options_after(lines, i)))
     seen: dict[tuple[str, str], int] = {}
     for request in found:
-        same = (" ".join(request.argument.split()),
-                " ".join((request.raw_options.get("name") or "").split()))
+        same = (
+            " ".join(request.argument.split()),
+            " ".join((request.raw_options.get("name") or "").split()),
+        )
         request.nth = seen.get(same, 0)
         seen[same] = request.nth + 1
     return found
@@ -260,7 +260,8 @@ def input_paths(
         for path in folders:
             real = os.path.realpath(path)
             if (
-                os.path.normpath(path) in found or real in seen
+                os.path.normpath(path) in found
+                or real in seen
                 or not (real + os.sep).startswith(real_root + os.sep)
             ):
                 continue

@@ -53,8 +53,11 @@ def _warn(label: str, scans: Iterable[tuple[str, SecretScan]], masker: SecretMas
     if first is None:
         return
     path, secret = first
-    others = (f", and {count - 1} more value{'s' if count > 2 else ''} that look secret"
-              if count > 1 else "")
+    others = (
+        f", and {count - 1} more value{'s' if count > 2 else ''} that look secret"
+        if count > 1
+        else ""
+    )
     warn(
         "secret",
         f"{label!r}: {secret.describe()} is masked on its pages and downloads (this line)"

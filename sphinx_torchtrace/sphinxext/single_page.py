@@ -136,7 +136,7 @@ def fix_single_page_links(app: Sphinx, doctree: nodes.document, docname: str) ->
         refuri = ref.get("refuri")
         if refuri is not None:
             if refuri.startswith(_PREFIX):
-                target, _, anchor = refuri[len(_PREFIX):].partition("#")
+                target, _, anchor = refuri[len(_PREFIX) :].partition("#")
                 href = page.href(target, anchor)
                 if href is not None:
                     ref["refuri"] = href
@@ -164,7 +164,10 @@ def prepare_navigation(app: Sphinx, doctree: nodes.document, docname: str) -> No
 
 
 def fix_navigation(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+    app: Sphinx,
+    pagename: str,
+    templatename: str,
+    context: dict[str, Any],
     doctree: nodes.document | None,
 ) -> None:
     """html-page-context: the sidebar's ``toc`` and the themes' ``toctree()``, fixed."""

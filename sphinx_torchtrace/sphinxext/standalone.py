@@ -58,7 +58,11 @@ class StandaloneBuildError(Exception):
 
 
 def build_site(
-    paths: Sequence[Path], out: Path, *, latest: bool = False, quiet: bool = False,
+    paths: Sequence[Path],
+    out: Path,
+    *,
+    latest: bool = False,
+    quiet: bool = False,
     rewrites: Sequence[tuple[str, str]] = (),
 ) -> Path:
     """Build a report site of ``paths`` into ``out``; the page to open: the overview of
@@ -115,8 +119,7 @@ def _remove_stale_pages(app: Sphinx, out: Path, manifest: Path) -> None:
     manifest (in the cache, never in ``out``) are touched, never a file the user put there."""
     builder = typing.cast(StandaloneHTMLBuilder, app.builder)  # build_site runs "html"
     current = sorted(
-        os.path.relpath(builder.get_outfilename(doc), os.fspath(out))
-        for doc in app.env.found_docs
+        os.path.relpath(builder.get_outfilename(doc), os.fspath(out)) for doc in app.env.found_docs
     )
     try:
         old = json.loads(manifest.read_text(encoding="utf-8"))
@@ -159,8 +162,10 @@ def serve(
 
     handler = functools.partial(Handler, directory=os.fspath(folder))
     with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
-        ready(f"serving {console_text(os.fspath(folder))} at "
-              f"http://127.0.0.1:{server.server_address[1]}/{quote(page)} (Ctrl+C to stop)")
+        ready(
+            f"serving {console_text(os.fspath(folder))} at "
+            f"http://127.0.0.1:{server.server_address[1]}/{quote(page)} (Ctrl+C to stop)"
+        )
         server.serve_forever()
 
 
@@ -168,7 +173,10 @@ def serve(
 
 
 def _write_project(
-    src: Path, paths: Sequence[Path], latest: bool, say: Callable[[str], None],
+    src: Path,
+    paths: Sequence[Path],
+    latest: bool,
+    say: Callable[[str], None],
     rewrites: Sequence[tuple[str, str]] = (),
 ) -> tuple[dict[str, str], list[str]]:
     """``conf.py``, ``index.rst`` and one page per trace, each naming a link to its log
@@ -183,7 +191,8 @@ def _write_project(
     # the user's paths, as given: a literal path (never a regex) at a path's boundary
     shown_as: dict[str, str] = {
         rf"(?<![\w.-]){re.escape(path.rstrip('/'))}(?![\w.-])": name.replace("\\", "\\\\")
-        for path, name in rewrites if path.strip("/")
+        for path, name in rewrites
+        if path.strip("/")
     }
     for i, path in enumerate(paths):
         name = _slug(path, taken)
@@ -215,8 +224,10 @@ def _write_project(
     conf = _CONF.format(theme=_theme()) + f"torchtrace_path_rewrites = {shown_as!r}\n"
     _write(src / "conf.py", conf)
     toctree = "".join(f"   {p}\n" for p in pages)
-    _write(src / "index.rst",
-           f"Compile report\n==============\n\n.. toctree::\n   :maxdepth: 1\n\n{toctree}")
+    _write(
+        src / "index.rst",
+        f"Compile report\n==============\n\n.. toctree::\n   :maxdepth: 1\n\n{toctree}",
+    )
     return user, pages
 
 
@@ -285,8 +296,10 @@ def _connect_progress(app: Sphinx, say: Callable[[str], None], started: float) -
     marks = {"read": started}
 
     def before_read(_app: Sphinx, _env: object, docnames: list[str]) -> None:
-        say(f"logs read in {time.monotonic() - started:.1f} s; "
-            f"reading {len(docnames)} changed page(s)")
+        say(
+            f"logs read in {time.monotonic() - started:.1f} s; "
+            f"reading {len(docnames)} changed page(s)"
+        )
         marks["read"] = time.monotonic()
 
     def before_write(_app: Sphinx, _env: object) -> list[str]:
@@ -336,11 +349,14 @@ class _UserPaths(io.TextIOBase):
         if self._pattern is not None:
             line = self._pattern.sub(lambda m: self._paths[m.group()], line)
         # the command line has no conf.py: its advice names the option that sets the rule
-        line = _CONF_ADVICE.sub("give --rewrite PATH=NAME for each (--rewrite "
-                                "/srv/ci/checkout=<project>)", line)
+        line = _CONF_ADVICE.sub(
+            "give --rewrite PATH=NAME for each (--rewrite /srv/ci/checkout=<project>)", line
+        )
         return line.replace(self._src, "")
 
 
 #: The publish check's advice for a conf.py (see :mod:`.publish_check`).
-_CONF_ADVICE = re.compile(r"add a rule for them to torchtrace_path_rewrites \(a \{regex: "
-                          r"replacement\} dict, such as \{[^}]*\}\)")
+_CONF_ADVICE = re.compile(
+    r"add a rule for them to torchtrace_path_rewrites \(a \{regex: "
+    r"replacement\} dict, such as \{[^}]*\}\)"
+)

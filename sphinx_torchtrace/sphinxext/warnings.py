@@ -78,20 +78,22 @@ SPHINX_KINDS: dict[SphinxKind, str] = {
 
 #: Subtypes of ``torchtrace-diff``: what got worse between two runs (torchtrace_regressions
 #: says which count; ``:no-regressions:`` turns them off for one comparison).
-SPHINX_KINDS.update({
-    "comparability": "torchtrace-diff: the runs were made differently (PyTorch, Python, "
-    "compile configs or ranks differ), or nothing could be compared (no rank or no frame in "
-    "common)",
-    "regression_error": "torchtrace-diff: the new run has a compile error the baseline has not",
-    "regression_graph_break": "torchtrace-diff: the new run has a graph break (reason and user "
-    "location) the baseline has not",
-    "regression_recompile": "torchtrace-diff: a frame compiles more times in the new run, or "
-    "for a new reason",
-    "regression_compile_time": "torchtrace-diff: total compile time grew past the ratio set in "
-    "torchtrace_regressions (off by default: timings are noisy)",
-    "regression_kernels": "torchtrace-diff: a frame generates more kernels in the new run (a "
-    "fusion lost; off by default)",
-})
+SPHINX_KINDS.update(
+    {
+        "comparability": "torchtrace-diff: the runs were made differently (PyTorch, Python, "
+        "compile configs or ranks differ), or nothing could be compared (no rank or no frame in "
+        "common)",
+        "regression_error": "torchtrace-diff: the new run has a compile error the baseline has not",
+        "regression_graph_break": "torchtrace-diff: the new run has a graph break (reason and user "
+        "location) the baseline has not",
+        "regression_recompile": "torchtrace-diff: a frame compiles more times in the new run, or "
+        "for a new reason",
+        "regression_compile_time": "torchtrace-diff: total compile time grew past the ratio set in "
+        "torchtrace_regressions (off by default: timings are noisy)",
+        "regression_kernels": "torchtrace-diff: a frame generates more kernels in the new run (a "
+        "fusion lost; off by default)",
+    }
+)
 
 #: Every subtype, with what it means: the reader's diagnostics, then the Sphinx side's.
 WARNINGS: dict[str, str] = dict([*DIAGNOSTIC_KINDS.items(), *SPHINX_KINDS.items()])
@@ -115,8 +117,12 @@ def warn(subtype: Subtype, message: str, location: Any = None) -> None:
     as escapes (:func:`console_text`), whatever form the location takes."""
     if subtype not in WARNINGS:
         raise KeyError(f"unregistered torchtrace warning subtype {subtype!r}")
-    logger.warning(console_text(message), location=console_location(location),
-                   type="torchtrace", subtype=subtype)
+    logger.warning(
+        console_text(message),
+        location=console_location(location),
+        type="torchtrace",
+        subtype=subtype,
+    )
 
 
 def console_location(location: Any) -> Any:

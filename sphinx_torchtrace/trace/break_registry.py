@@ -79,12 +79,15 @@ def _load(path: str, size: int, mtime: int) -> BreakRegistry | None:
         for v in variants:
             if isinstance(v, dict) and isinstance(v.get("Gb_type"), str):
                 hints = v.get("Hints")
-                found.append(RegistryEntry(
-                    v["Gb_type"].strip(),
-                    v["Explanation"].strip() if isinstance(v.get("Explanation"), str) else "",
-                    tuple(h.strip() for h in hints if isinstance(h, str) and h.strip())
-                    if isinstance(hints, list) else (),
-                ))
+                found.append(
+                    RegistryEntry(
+                        v["Gb_type"].strip(),
+                        v["Explanation"].strip() if isinstance(v.get("Explanation"), str) else "",
+                        tuple(h.strip() for h in hints if isinstance(h, str) and h.strip())
+                        if isinstance(hints, list)
+                        else (),
+                    )
+                )
         if found:
             entries[key.upper()] = tuple(found)
     return BreakRegistry(path, entries)

@@ -391,8 +391,9 @@ class RankBuilder:
             if isinstance(value, expected):
                 return
             problem = f"is {json_type(value)} where torch writes {json_type(expected())}"
-        self.reader._diag("payload", f"the payload of artifact {quote(name)} {problem}",
-                          record.line)
+        self.reader._diag(
+            "payload", f"the payload of artifact {quote(name)} {problem}", record.line
+        )
 
     def _json_texts_of(self, data: dict[str, Any], record: Record) -> None:
         """Leave out JSON text inside metrics (configs) nested too deeply to decode, reported."""

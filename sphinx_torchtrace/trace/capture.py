@@ -48,9 +48,7 @@ FAILED = "failed"
 OK = "ok"
 
 
-def capture_environment(
-    trace_dir: Path, extra: Mapping[str, str] | None = None
-) -> dict[str, str]:
+def capture_environment(trace_dir: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a captured program: ours, the page's, then ``TORCH_TRACE`` (a
     fresh folder) and no Inductor caches (a cached compile logs less: the report would
     depend on what ran before)."""
@@ -79,9 +77,15 @@ def local_imports(script: Path, root: Path) -> list[Path]:
         except (OSError, SyntaxError, ValueError):
             continue
         for name, level in _imported_names(tree):
-            bases = [current.parent, script.parent, root] if level == 0 else [
-                current.parents[level - 1] if level - 1 < len(current.parents) else current.parent
-            ]
+            bases = (
+                [current.parent, script.parent, root]
+                if level == 0
+                else [
+                    current.parents[level - 1]
+                    if level - 1 < len(current.parents)
+                    else current.parent
+                ]
+            )
             for path in _module_files(name, bases, root):
                 if path not in seen:
                     seen.add(path)
@@ -126,9 +130,7 @@ def _module_files(name: str, bases: list[Path], root: Path) -> list[Path]:
     return []
 
 
-def glob_depends(
-    patterns: Sequence[str], base: Path, root: Path
-) -> tuple[list[Path], list[str]]:
+def glob_depends(patterns: Sequence[str], base: Path, root: Path) -> tuple[list[Path], list[str]]:
     """The files ``:depends:`` globs name (relative to ``base``; ``**`` recurses) inside
     ``root``, and the patterns that name a file outside it (by ``..``, an absolute path or
     a link): a dependency the cache key cannot vouch for, which the caller refuses."""
@@ -136,8 +138,7 @@ def glob_depends(
     found: set[Path] = set()
     outside: list[str] = []
     for pattern in patterns:
-        for name in glob.glob(os.path.join(glob.escape(os.fspath(base)), pattern),
-                              recursive=True):
+        for name in glob.glob(os.path.join(glob.escape(os.fspath(base)), pattern), recursive=True):
             path = Path(name).resolve()
             if not path.is_file():
                 continue
@@ -189,7 +190,8 @@ class Interpreter:
 
 
 def interpreter_facts(
-    python: str = sys.executable, env: Mapping[str, str] | None = None,
+    python: str = sys.executable,
+    env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
 ) -> Interpreter:
     """What :class:`Interpreter` says of ``python`` in ``env`` and ``cwd``, where the
@@ -197,8 +199,13 @@ def interpreter_facts(
     the docs' own process sees)."""
     try:
         done = subprocess.run(
-            [python, "-c", _FACTS], capture_output=True, text=True, timeout=60,
-            env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL, cwd=cwd,
+            [python, "-c", _FACTS],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
         )
         facts = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError, RecursionError):
@@ -256,8 +263,11 @@ class CaptureSpec:
         material = {
             "source": self.source_key(),
             "python": interpreter.python,
-            "torch": [interpreter.torch_version, interpreter.torch_git,
-                      interpreter.torch_build_sha],
+            "torch": [
+                interpreter.torch_version,
+                interpreter.torch_git,
+                interpreter.torch_build_sha,
+            ],
         }
         text = json.dumps(material, sort_keys=True, ensure_ascii=True)
         return hashlib.sha256(text.encode()).hexdigest()
@@ -340,13 +350,17 @@ def _optional_text(value: object) -> bool:
 def _seconds(value: object) -> bool:
     """A time a record can hold: a finite number of seconds from 0 to year 9999 (what
     ``time.gmtime`` and a page's ``{:.1f}`` take)."""
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and 0 <= value <= MAX_RECORD_SECONDS)
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and 0 <= value <= MAX_RECORD_SECONDS
+    )
 
 
 def _exit_status(value: object) -> bool:
-    return value is None or (isinstance(value, int) and not isinstance(value, bool)
-                             and -(2**31) <= value < 2**32)
+    return value is None or (
+        isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**32
+    )
 
 
 def _format(value: object) -> bool:
@@ -357,10 +371,17 @@ def _format(value: object) -> bool:
 MAX_RECORD_SECONDS = 253_402_300_799
 #: Each field of a record and the test its JSON value must pass.
 _FIELD_CHECKS = {
-    "key": _text, "script": _text, "started": _seconds, "duration": _seconds,
-    "status": lambda v: v in (OK, FAILED, TIMED_OUT), "returncode": _exit_status,
-    "stderr_tail": _text, "torch_version": _optional_text, "source_key": _text,
-    "python": _text, "format": _format,
+    "key": _text,
+    "script": _text,
+    "started": _seconds,
+    "duration": _seconds,
+    "status": lambda v: v in (OK, FAILED, TIMED_OUT),
+    "returncode": _exit_status,
+    "stderr_tail": _text,
+    "torch_version": _optional_text,
+    "source_key": _text,
+    "python": _text,
+    "format": _format,
 }
 #: The fields without a default: a record lacking one is no record.
 _REQUIRED = ("key", "script", "started", "duration", "status", "returncode", "stderr_tail")
@@ -390,9 +411,12 @@ def run_program(
     stderr_file = open(stderr_path, "wb") if stderr_path is not None else None  # noqa: SIM115
     try:
         process = subprocess.Popen(
-            list(argv), cwd=cwd, env=capture_environment(trace_dir, env),
+            list(argv),
+            cwd=cwd,
+            env=capture_environment(trace_dir, env),
             stdin=subprocess.DEVNULL if stderr_path is not None else None,
-            stdout=stdout, stderr=stderr_file,
+            stdout=stdout,
+            stderr=stderr_file,
             start_new_session=own_session and os.name == "posix",
         )
         try:
@@ -418,8 +442,11 @@ def run_program(
 PROGRESS_SECONDS = 5.0
 
 
-def _wait(process: subprocess.Popen[bytes], timeout: float | None,
-          progress: Callable[[float], None] | None) -> int:
+def _wait(
+    process: subprocess.Popen[bytes],
+    timeout: float | None,
+    progress: Callable[[float], None] | None,
+) -> int:
     """``process.wait(timeout)``, calling ``progress(elapsed)`` every few seconds."""
     if progress is None:
         return process.wait(timeout=timeout)
@@ -543,8 +570,14 @@ class CaptureCache:
                 found.append(capture)
         return max(found, key=lambda c: c.record.started, default=None)
 
-    def get_or_run(self, spec: CaptureSpec, key: str, *, rerun: bool = False,
-                   progress: Callable[[float], None] | None = None) -> Capture:
+    def get_or_run(
+        self,
+        spec: CaptureSpec,
+        key: str,
+        *,
+        rerun: bool = False,
+        progress: Callable[[float], None] | None = None,
+    ) -> Capture:
         """The entry of ``key``: found, else (or with ``rerun``) made by running ``spec``
         (``progress``: see :func:`run_program`).  One process at a time runs a key; the
         others wait for it and find its entry."""
@@ -560,8 +593,9 @@ class CaptureCache:
                     return found
             return self._run(spec, key, progress)
 
-    def _run(self, spec: CaptureSpec, key: str,
-             progress: Callable[[float], None] | None = None) -> Capture:
+    def _run(
+        self, spec: CaptureSpec, key: str, progress: Callable[[float], None] | None = None
+    ) -> Capture:
         # under this key's lock, a temporary folder of this key is a dead process's
         for leftover in self.folder.glob(f".*-{key}-*"):
             shutil.rmtree(leftover, ignore_errors=True)
@@ -570,9 +604,13 @@ class CaptureCache:
             started = time.time()
             clock = time.monotonic()
             returncode, timed_out = run_program(
-                [spec.python, os.fspath(spec.script), *spec.args], work / TRACE,
-                cwd=spec.workdir, env=dict(spec.env), timeout=spec.timeout,
-                stderr_path=work / "stderr", progress=progress,
+                [spec.python, os.fspath(spec.script), *spec.args],
+                work / TRACE,
+                cwd=spec.workdir,
+                env=dict(spec.env),
+                timeout=spec.timeout,
+                stderr_path=work / "stderr",
+                progress=progress,
             )
             duration = time.monotonic() - clock
             try:
@@ -586,10 +624,16 @@ class CaptureCache:
             except ValueError:
                 script = os.fspath(spec.script)
             record = CaptureRecord(
-                key=key, script=script, started=started, duration=round(duration, 3),
-                status=status, returncode=returncode, stderr_tail=tail(stderr),
+                key=key,
+                script=script,
+                started=started,
+                duration=round(duration, 3),
+                status=status,
+                returncode=returncode,
+                stderr_tail=tail(stderr),
                 torch_version=self.interpreter(spec).torch_version,
-                source_key=spec.source_key(), python=self.interpreter(spec).python,
+                source_key=spec.source_key(),
+                python=self.interpreter(spec).python,
             )
             (work / RECORD).write_text(record.to_json(), encoding="utf-8")
             entry = self.folder / key

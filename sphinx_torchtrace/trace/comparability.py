@@ -93,23 +93,31 @@ def differences(baseline: RunFacts, new: RunFacts) -> list[str]:
     """What differs between the runs' setups, one sentence each (empty: like for like)."""
     out: list[str] = []
     if baseline.torch != new.torch:
-        out.append(f"PyTorch {'; '.join(baseline.torch) or 'not logged'} in the baseline, "
-                   f"{'; '.join(new.torch) or 'not logged'} in the new run")
+        out.append(
+            f"PyTorch {'; '.join(baseline.torch) or 'not logged'} in the baseline, "
+            f"{'; '.join(new.torch) or 'not logged'} in the new run"
+        )
     if baseline.python and new.python and baseline.python != new.python:
-        out.append(f"Python {'; '.join(baseline.python)} in the baseline, "
-                   f"{'; '.join(new.python)} in the new run")
+        out.append(
+            f"Python {'; '.join(baseline.python)} in the baseline, "
+            f"{'; '.join(new.python)} in the new run"
+        )
     for name in CONFIGS:
         old, now = baseline.configs.get(name), new.configs.get(name)
         if old is None or now is None or old == now:
             continue
         keys = sorted(k for k in set(old) | set(now) if old.get(k) != now.get(k))
-        named = ", ".join(keys[:KEYS_NAMED]) + (f" and {len(keys) - KEYS_NAMED} more"
-                                                 if len(keys) > KEYS_NAMED else "")
-        out.append(f"{name.replace('_', ' ')} differs in {len(keys)} key(s): {named} "
-                   f"(hash {baseline.config_hash(name)} vs {new.config_hash(name)})")
+        named = ", ".join(keys[:KEYS_NAMED]) + (
+            f" and {len(keys) - KEYS_NAMED} more" if len(keys) > KEYS_NAMED else ""
+        )
+        out.append(
+            f"{name.replace('_', ' ')} differs in {len(keys)} key(s): {named} "
+            f"(hash {baseline.config_hash(name)} vs {new.config_hash(name)})"
+        )
     if baseline.ranks != new.ranks:
-        out.append(f"ranks {_ranks(baseline.ranks)} in the baseline, "
-                   f"{_ranks(new.ranks)} in the new run")
+        out.append(
+            f"ranks {_ranks(baseline.ranks)} in the baseline, {_ranks(new.ranks)} in the new run"
+        )
     return out
 
 

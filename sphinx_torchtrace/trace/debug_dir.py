@@ -148,8 +148,14 @@ class GraphFolder:
     @property
     def missing(self) -> list[str]:
         """Files every graph folder of this torch has and this one lacks."""
-        core = ("fx_graph_readable.py", "fx_graph_transformed.py", "fx_graph_runnable.py",
-                "ir_pre_fusion.txt", "ir_post_fusion.txt", "output_code.py")
+        core = (
+            "fx_graph_readable.py",
+            "fx_graph_transformed.py",
+            "fx_graph_runnable.py",
+            "ir_pre_fusion.txt",
+            "ir_post_fusion.txt",
+            "output_code.py",
+        )
         return [n for n in core if n not in self.files]
 
 
@@ -198,9 +204,11 @@ def debug_dir_shape(path: str | os.PathLike[str]) -> str | None:
             return None
         if GRAPH_FOLDER.match(p.name):
             return "graph"
-        if RUN_FOLDER.match(p.name) or (p / "torchinductor").is_dir() or (
-            p / "torchdynamo"
-        ).is_dir():
+        if (
+            RUN_FOLDER.match(p.name)
+            or (p / "torchinductor").is_dir()
+            or (p / "torchdynamo").is_dir()
+        ):
             return "run"
         with os.scandir(p) as entries:
             for i, e in enumerate(entries):
@@ -238,8 +246,11 @@ class _Reader:
                 raw = []
                 for i, e in enumerate(it):
                     if i >= MAX_ENTRIES:
-                        self.note("limit", f"more than {MAX_ENTRIES} entries; the rest are not "
-                                  "read", folder)
+                        self.note(
+                            "limit",
+                            f"more than {MAX_ENTRIES} entries; the rest are not read",
+                            folder,
+                        )
                         break
                     raw.append(e.name)
         except OSError as err:
@@ -249,8 +260,9 @@ class _Reader:
             path = folder / name
             real = os.path.realpath(path)
             if os.path.commonpath([real, self.real_root]) != str(self.real_root):
-                self.note("skipped", f"{quote(name)} is a link leading out of the folder; "
-                          "not read", path)
+                self.note(
+                    "skipped", f"{quote(name)} is a link leading out of the folder; not read", path
+                )
                 continue
             try:
                 st = os.stat(real)
@@ -276,8 +288,7 @@ class _Reader:
         cut = len(data) > MAX_FILE_BYTES
         if cut:
             data = data[:MAX_FILE_BYTES]
-            self.note("limit", f"longer than {MAX_FILE_BYTES} bytes; only its head is shown",
-                      path)
+            self.note("limit", f"longer than {MAX_FILE_BYTES} bytes; only its head is shown", path)
         if b"\0" in data:
             self.note("debug_file", "holds binary data (NUL bytes), not text; not shown", path)
             return DebugFile(path.name, display, None, size, cut)
@@ -285,8 +296,11 @@ class _Reader:
             text = data.decode("utf-8")
         except UnicodeDecodeError as err:
             if not (cut and err.start >= len(data) - 4):
-                self.note("debug_file", f"is not UTF-8 text (byte {err.start}); shown with "
-                          "replacement characters", path)
+                self.note(
+                    "debug_file",
+                    f"is not UTF-8 text (byte {err.start}); shown with replacement characters",
+                    path,
+                )
             text = data.decode("utf-8", "replace")
         return DebugFile(path.name, display, text, size, cut, scan_text(data))
 
@@ -321,8 +335,11 @@ def _trace_logs(reader: _Reader, folder: Path) -> list[Path]:
 
 def _unknown(reader: _Reader, into: list[str], path: Path, name: str) -> None:
     into.append(name)
-    reader.note("debug_unknown", f"{quote(name)} is not a file TORCH_COMPILE_DEBUG writes; "
-                "listed, not shown", path)
+    reader.note(
+        "debug_unknown",
+        f"{quote(name)} is not a file TORCH_COMPILE_DEBUG writes; listed, not shown",
+        path,
+    )
 
 
 def _run(reader: _Reader, folder: Path, name: str, debug: DebugDir) -> DebugRun:
@@ -338,8 +355,11 @@ def _run(reader: _Reader, folder: Path, name: str, debug: DebugDir) -> DebugRun:
             for sub, q, sub_dir in reader.entries(p):
                 if sub_dir and GRAPH_FOLDER.match(sub):
                     if len(run.graphs) >= MAX_GRAPHS:
-                        reader.note("limit", f"more than {MAX_GRAPHS} graph folders; the rest "
-                                    "are not read", p)
+                        reader.note(
+                            "limit",
+                            f"more than {MAX_GRAPHS} graph folders; the rest are not read",
+                            p,
+                        )
                         break
                     run.graphs.append(_graph(reader, q, sub))
                 elif not sub_dir and AOT_LOG.match(sub):
@@ -362,8 +382,9 @@ def _graph_order(g: GraphFolder) -> tuple[int, ...]:
 
 def _graph(reader: _Reader, folder: Path, name: str) -> GraphFolder:
     m = GRAPH_FOLDER.match(name)
-    graph = GraphFolder(name, reader.rel(folder), int(m.group(1)) if m else 0,
-                        m.group(2) if m else "inference")
+    graph = GraphFolder(
+        name, reader.rel(folder), int(m.group(1)) if m else 0, m.group(2) if m else "inference"
+    )
     for entry, p, is_dir in reader.entries(folder):
         sdsc = SDSC_FILE.match(entry)
         if is_dir or (entry not in GRAPH_FILES and sdsc is None):
@@ -376,8 +397,13 @@ def _graph(reader: _Reader, folder: Path, name: str) -> GraphFolder:
         graph.files[entry] = f
         bad_line = _syntax_error_line(f.text) if entry in _PYTHON_FILES and not f.cut else None
         if bad_line is not None:
-            reader.note("debug_file", "does not parse as Python: cut short (a run that "
-                        "crashed or a partial copy?); shown as it is", p, bad_line)
+            reader.note(
+                "debug_file",
+                "does not parse as Python: cut short (a run that "
+                "crashed or a partial copy?); shown as it is",
+                p,
+                bad_line,
+            )
     graph.sdsc.sort(key=lambda s: s.index)
     code = graph.text("output_code.py")
     if code is not None:
@@ -386,8 +412,11 @@ def _graph(reader: _Reader, folder: Path, name: str) -> GraphFolder:
     if mapping is not None and mapping.text is not None:
         graph.mappings = NodeMappings.parse(mapping.text)
         if not graph.mappings.valid:
-            reader.note("payload", "the node mappings are not a JSON object; no provenance",
-                        folder / mapping.name)
+            reader.note(
+                "payload",
+                "the node mappings are not a JSON object; no provenance",
+                folder / mapping.name,
+            )
     pre, post = graph.text("ir_pre_fusion.txt"), graph.text("ir_post_fusion.txt")
     if pre is not None or post is not None:
         graph.fusion = Fusion(ir_nodes(pre or ""), ir_nodes(post or ""))
@@ -441,8 +470,7 @@ def _sdsc(reader: _Reader, index: int, f: DebugFile, path: Path) -> SdscSpec:
     except ValueError:
         data = None
     if not isinstance(data, dict) or len(data) != 1:
-        reader.note("payload", "not an sdsc (a JSON object with one op key); shown as text",
-                    path)
+        reader.note("payload", "not an sdsc (a JSON object with one op key); shown as text", path)
         spec.valid = False
         return spec
     spec.op, root = next(iter(data.items()))
@@ -465,20 +493,34 @@ def _sdsc(reader: _Reader, index: int, f: DebugFile, path: Path) -> SdscSpec:
     spec.sizes = {str(k): _scalar(v) for k, v in _dict(body.get("N_")).items() if k != "name_"}
     for lds in _list(body.get("labeledDs_")):
         d = _dict(lds)
-        spec.layouts.append(SdscLayout(
-            _str(d.get("dsName_")), _str(d.get("dsType_")), _str(d.get("dataFormat_")),
-            [str(k) for k, v in _dict(d.get("memOrg_")).items() if _dict(v).get("isPresent")],
-        ))
+        spec.layouts.append(
+            SdscLayout(
+                _str(d.get("dsName_")),
+                _str(d.get("dsType_")),
+                _str(d.get("dataFormat_")),
+                [str(k) for k, v in _dict(d.get("memOrg_")).items() if _dict(v).get("isPresent")],
+            )
+        )
     for node in _list(body.get("scheduleTree_")):
         n = _dict(node)
         if n.get("nodeType_") == "allocate":
-            spec.allocations.append((_str(n.get("name_")), _str(n.get("component_")),
-                                     [_str(x) for x in _list(n.get("layoutDimOrder_"))]))
+            spec.allocations.append(
+                (
+                    _str(n.get("name_")),
+                    _str(n.get("component_")),
+                    [_str(x) for x in _list(n.get("layoutDimOrder_"))],
+                )
+            )
     for op in _list(body.get("computeOp_")):
         o = _dict(op)
-        spec.compute.append((_str(o.get("exUnit")), _str(o.get("opFuncName")),
-                             [_str(x) for x in _list(o.get("inputLabeledDs"))],
-                             [_str(x) for x in _list(o.get("outputLabeledDs"))]))
+        spec.compute.append(
+            (
+                _str(o.get("exUnit")),
+                _str(o.get("opFuncName")),
+                [_str(x) for x in _list(o.get("inputLabeledDs"))],
+                [_str(x) for x in _list(o.get("outputLabeledDs"))],
+            )
+        )
     return spec
 
 
@@ -533,5 +575,6 @@ def matching_compiles(debug: DebugDir, trace: Any) -> dict[str, list[Any]]:
     return found
 
 
-_MATCHED_ARTIFACTS = frozenset({"inductor_output_code", "aot_inference_graph",
-                                "aot_forward_graph", "aot_backward_graph"})
+_MATCHED_ARTIFACTS = frozenset(
+    {"inductor_output_code", "aot_inference_graph", "aot_forward_graph", "aot_backward_graph"}
+)

@@ -262,8 +262,15 @@ def _facts(
     for event in events:
         f = event.failure
         parts = event.message.parts
-        site = _site(f.reason, f.user_location, event.compile, key, rewrite,
-                     parts[0].registry_id if parts else None, f"{log}:{f.line}")
+        site = _site(
+            f.reason,
+            f.user_location,
+            event.compile,
+            key,
+            rewrite,
+            parts[0].registry_id if parts else None,
+            f"{log}:{f.line}",
+        )
         if event.category == "restart":  # no graph break, no error: not compared
             continue
         target = errors if event.category == "error" else breaks
@@ -421,11 +428,30 @@ class FrameDiff:
     @property
     def cache_only(self) -> bool:
         """In both runs, and only its cache lookups differ (a warm cache: not about the code)."""
-        return self.cache.changed and not self.is_new and not self.is_gone and not any(
-            c.changed for c in (self.status, self.versions, self.graph_ops, self.graph_nodes,
-                                self.kernel_count, self.kernel_kinds)
-        ) and not (self.recompile_reasons_new or self.guards_added or self.guards_removed
-                   or self.graph_diff or self.kernels_added or self.kernels_removed)
+        return (
+            self.cache.changed
+            and not self.is_new
+            and not self.is_gone
+            and not any(
+                c.changed
+                for c in (
+                    self.status,
+                    self.versions,
+                    self.graph_ops,
+                    self.graph_nodes,
+                    self.kernel_count,
+                    self.kernel_kinds,
+                )
+            )
+            and not (
+                self.recompile_reasons_new
+                or self.guards_added
+                or self.guards_removed
+                or self.graph_diff
+                or self.kernels_added
+                or self.kernels_removed
+            )
+        )
 
     @property
     def changed(self) -> bool:
@@ -435,8 +461,15 @@ class FrameDiff:
             or self.is_gone
             or any(
                 c.changed
-                for c in (self.status, self.versions, self.graph_ops, self.graph_nodes,
-                          self.kernel_count, self.kernel_kinds, self.cache)
+                for c in (
+                    self.status,
+                    self.versions,
+                    self.graph_ops,
+                    self.graph_nodes,
+                    self.kernel_count,
+                    self.kernel_kinds,
+                    self.cache,
+                )
             )
             or bool(self.recompile_reasons_new or self.guards_added or self.guards_removed)
             or bool(self.graph_diff or self.kernels_added or self.kernels_removed)
@@ -493,8 +526,12 @@ class RankDiff:
     @property
     def changed(self) -> bool:
         return bool(
-            self.changed_frames or self.breaks_new or self.breaks_fixed or self.errors_new
-            or self.errors_fixed or self.cache.changed
+            self.changed_frames
+            or self.breaks_new
+            or self.breaks_fixed
+            or self.errors_new
+            or self.errors_fixed
+            or self.cache.changed
         )
 
 
@@ -531,7 +568,9 @@ class TraceDiff:
     def unchanged(self) -> bool:
         """Nothing but compile time differs: the page and the command say so in one line."""
         return not (
-            self.ranks_only_baseline or self.ranks_only_new or self.unread
+            self.ranks_only_baseline
+            or self.ranks_only_new
+            or self.unread
             or any(r.changed for r in self.ranks)
         )
 
@@ -567,8 +606,9 @@ def diff_traces(
     old_facts, new_facts = run_facts(baseline), run_facts(new)
     compared: list[RankDiff] = []
     for (a, b), others in _by_classes(pairs, old_ranks, new_ranks).items():
-        ranks_diff = diff_ranks(old_ranks[a], new_ranks[b], rank=b, rewrite=rewrite,
-                                renames=renames, mask=mask)
+        ranks_diff = diff_ranks(
+            old_ranks[a], new_ranks[b], rank=b, rewrite=rewrite, renames=renames, mask=mask
+        )
         ranks_diff.alike = others
         compared.append(ranks_diff)
     result = TraceDiff(
@@ -582,12 +622,15 @@ def diff_traces(
     result.nothing_compared = _nothing_compared(result, old_ranks, new_ranks)
     if not chosen and result.ranks:
         result.new_only = [
-            diff_ranks(RankTrace(path="", rank=b, size=0), new_ranks[b], rank=b, rewrite=rewrite,
-                       mask=mask)
+            diff_ranks(
+                RankTrace(path="", rank=b, size=0), new_ranks[b], rank=b, rewrite=rewrite, mask=mask
+            )
             for b in result.ranks_only_new
         ]
-        result.unread += [f"rank {a} of the baseline is not in the new run (no log of it was "
-                          "found)" for a in result.ranks_only_baseline]
+        result.unread += [
+            f"rank {a} of the baseline is not in the new run (no log of it was found)"
+            for a in result.ranks_only_baseline
+        ]
     result.unread += unread(baseline, "baseline") + unread(new, "new run")
     return result
 
@@ -604,21 +647,26 @@ def unread(trace: Trace, side: str) -> list[str]:
     out: list[str] = []
     if trace.not_shown:
         names = ", ".join(trace.not_shown[:3]) + (" …" if len(trace.not_shown) > 3 else "")
-        out.append(f"{side}: {len(trace.not_shown)} other log(s) of its folder not read "
-                   f"({names}); name the log to compare it")
+        out.append(
+            f"{side}: {len(trace.not_shown)} other log(s) of its folder not read "
+            f"({names}); name the log to compare it"
+        )
     for d in trace.diagnostics:
         if d.kind in ("mixed_runs", "skipped"):
             out.append(f"{side}: {d.path}: {d.message}")
     bad = [d for r in trace.ranks for d in r.diagnostics if d.kind in UNREAD_KINDS]
     if bad:
         first = bad[0]
-        out.append(f"{side}: {len(bad)} record(s) or line(s) not read "
-                   f"(first: {first.path}:{first.line}, {first.message})")
+        out.append(
+            f"{side}: {len(bad)} record(s) or line(s) not read "
+            f"(first: {first.path}:{first.line}, {first.message})"
+        )
     return out
 
 
 def _by_classes(
-    pairs: Sequence[tuple[int, int]], old_ranks: Mapping[int, RankTrace],
+    pairs: Sequence[tuple[int, int]],
+    old_ranks: Mapping[int, RankTrace],
     new_ranks: Mapping[int, RankTrace],
 ) -> dict[tuple[int, int], list[int]]:
     """The pairs to compare, each with the new rank numbers of the other pairs it stands
@@ -645,13 +693,18 @@ def _nothing_compared(
     """Why the comparison compared nothing, or None: no rank in common, or frames on both
     sides and not one of them matched (two different programs)."""
     if not diff.ranks:
-        return (f"the runs share no rank (baseline ranks {_numbers(old_ranks)}, new ranks "
-                f"{_numbers(new_ranks)}): pair them with --ranks BASELINE:NEW")
+        return (
+            f"the runs share no rank (baseline ranks {_numbers(old_ranks)}, new ranks "
+            f"{_numbers(new_ranks)}): pair them with --ranks BASELINE:NEW"
+        )
     both = any(f.baseline for r in diff.ranks for f in r.frames) and any(
-        f.new for r in diff.ranks for f in r.frames)
+        f.new for r in diff.ranks for f in r.frames
+    )
     if both and diff.frames_matched == 0:
-        return ("no frame of the baseline matches one of the new run (same file and "
-                "function): two different programs? (--map renames functions)")
+        return (
+            "no frame of the baseline matches one of the new run (same file and "
+            "function): two different programs? (--map renames functions)"
+        )
     return None
 
 
@@ -713,9 +766,7 @@ def _renamed(frames: list[FrameFacts], renames: Mapping[str, str]) -> list[Frame
     return out
 
 
-def _judge_matches(
-    frames: list[FrameDiff], old: list[FrameFacts], new: list[FrameFacts]
-) -> None:
+def _judge_matches(frames: list[FrameDiff], old: list[FrameFacts], new: list[FrameFacts]) -> None:
     """Say how sure each pairing is: several frames of one file and function on a side are
     paired by their order, which an edit can upset (``ambiguous``, with the others)."""
     labels: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
@@ -761,7 +812,8 @@ def _frame_diff(key: FrameKey, old: FrameFacts | None, new: FrameFacts | None) -
         status=pick(lambda f: f.status),
         versions=pick(lambda f: f.versions),
         recompile_reasons_new=[
-            r for r in (new.recompile_reasons if new else [])
+            r
+            for r in (new.recompile_reasons if new else [])
             if r not in (old.recompile_reasons if old else [])
         ],
         guards_added=[g for g in new.guards if g not in old_guards] if old and new else [],
@@ -789,9 +841,7 @@ def _graph_diff(old: FrameFacts, new: FrameFacts) -> str:
     if len(a) > MAX_GRAPH_LINES or len(b) > MAX_GRAPH_LINES:
         return f"(graphs of {len(a)} and {len(b)} lines differ; too long to diff)"
     lines = list(
-        difflib.unified_diff(
-            a, b, f"baseline {old.label}", f"new {new.label}", n=2, lineterm=""
-        )
+        difflib.unified_diff(a, b, f"baseline {old.label}", f"new {new.label}", n=2, lineterm="")
     )
     if len(lines) > MAX_DIFF_LINES:
         lines = [*lines[:MAX_DIFF_LINES], f"... ({len(lines) - MAX_DIFF_LINES} more lines)"]
@@ -891,18 +941,19 @@ def regressions(
     if diff.nothing_compared:  # two programs: nothing of one is a regression of the other
         return out
     for r in [*diff.ranks, *diff.new_only]:
-        only = (f" (rank {r.rank} is only in the new run)"
-                if any(r is n for n in diff.new_only) else "")
+        only = (
+            f" (rank {r.rank} is only in the new run)" if any(r is n for n in diff.new_only) else ""
+        )
         if settings["error"]:
             out += [
-                Regression("error", r.rank, None, f"new compile error: {e}{only}",
-                           _new(e.evidence))
+                Regression("error", r.rank, None, f"new compile error: {e}{only}", _new(e.evidence))
                 for e in r.errors_new
             ]
         if settings["graph_break"]:
             out += [
-                Regression("graph_break", r.rank, None, f"new graph break: {b}{only}",
-                           _new(b.evidence))
+                Regression(
+                    "graph_break", r.rank, None, f"new graph break: {b}{only}", _new(b.evidence)
+                )
                 for b in r.breaks_new
             ]
         for f in r.frames:
@@ -913,27 +964,40 @@ def regressions(
                     if len(f.recompile_reasons_new) > 2:
                         why += f" (+{len(f.recompile_reasons_new) - 2} more)"
                     was = f"was {before}" if f.baseline else "a new frame"
-                    out.append(Regression(
-                        "recompile", r.rank, str(f.key),
-                        f"{f.key}: compiled {f.new.versions} times ({was}): {why}",
-                        _frame_evidence(f, last=True),
-                    ))
+                    out.append(
+                        Regression(
+                            "recompile",
+                            r.rank,
+                            str(f.key),
+                            f"{f.key}: compiled {f.new.versions} times ({was}): {why}",
+                            _frame_evidence(f, last=True),
+                        )
+                    )
             if settings["kernels"] and f.baseline and f.new:
                 old, new = len(f.baseline.kernels), len(f.new.kernels)
                 if new > old:
-                    out.append(Regression(
-                        "kernels", r.rank, str(f.key), f"{f.key}: {new} kernels (was {old})",
-                        _frame_evidence(f),
-                    ))
+                    out.append(
+                        Regression(
+                            "kernels",
+                            r.rank,
+                            str(f.key),
+                            f"{f.key}: {new} kernels (was {old})",
+                            _frame_evidence(f),
+                        )
+                    )
         ratio_limit = settings["compile_time"]
         total = r.total_seconds
         if isinstance(ratio_limit, float) and total is not None and total.ratio is not None:
             if total.ratio > ratio_limit:
-                out.append(Regression(
-                    "compile_time", r.rank, None,
-                    f"compile time {total.baseline:.2f} s -> {total.new:.2f} s "
-                    f"(x{total.ratio:.2f}, threshold x{ratio_limit:g})",
-                ))
+                out.append(
+                    Regression(
+                        "compile_time",
+                        r.rank,
+                        None,
+                        f"compile time {total.baseline:.2f} s -> {total.new:.2f} s "
+                        f"(x{total.ratio:.2f}, threshold x{ratio_limit:g})",
+                    )
+                )
     order = {k: i for i, k in enumerate(REGRESSION_KINDS)}
     return sorted(out, key=lambda g: (order[g.kind], g.rank))
 
@@ -990,20 +1054,29 @@ def summary_lines(diff: TraceDiff) -> list[str]:
     new_only = {r.rank: r for r in diff.new_only}
     for n in diff.ranks_only_new:
         r = new_only.get(n)
-        found = (f" (compared with nothing: {len(r.errors_new)} compile error(s), "
-                 f"{len(r.breaks_new)} graph break(s))") if r is not None else ""
+        found = (
+            (
+                f" (compared with nothing: {len(r.errors_new)} compile error(s), "
+                f"{len(r.breaks_new)} graph break(s))"
+            )
+            if r is not None
+            else ""
+        )
         lines.append(f"rank {n}: only in the new run{found}")
     multi = len(diff.ranks) > 1 or any(r.alike for r in diff.ranks)
     for r in diff.ranks:
         prefix = f"rank {r.rank}: " if multi else ""
         if r.alike and r.changed:
-            lines.append(f"{prefix}stands for ranks {number_ranges(r.alike)} too (alike in "
-                         "each run: compared once)")
+            lines.append(
+                f"{prefix}stands for ranks {number_ranges(r.alike)} too (alike in "
+                "each run: compared once)"
+            )
         for f in r.frames_new:
             lines.append(f"{prefix}new frame {f.key} {f.new.label if f.new else ''}".rstrip())
         for f in r.frames_gone:
-            lines.append(f"{prefix}gone frame {f.key} {f.baseline.label if f.baseline else ''}"
-                         .rstrip())
+            lines.append(
+                f"{prefix}gone frame {f.key} {f.baseline.label if f.baseline else ''}".rstrip()
+            )
         for b in r.breaks_new:
             lines.append(f"{prefix}new graph break: {b}")
             lines += _evidence_line("new", b.evidence)
@@ -1037,14 +1110,19 @@ def summary_lines(diff: TraceDiff) -> list[str]:
                 lines.append(f"  guards: +{len(f.guards_added)} -{len(f.guards_removed)}")
             if f.graph_diff:
                 lines.append("  Dynamo graph changed")
-            lines.append("  evidence: " + ", ".join(
-                f"{side} {where}" for side, where in _frame_evidence(f)))
+            lines.append(
+                "  evidence: " + ", ".join(f"{side} {where}" for side, where in _frame_evidence(f))
+            )
         if cache_only:
             named = ", ".join(str(f.key) for f in cache_only[:CACHE_ONLY_NAMED])
-            more = (f" and {len(cache_only) - CACHE_ONLY_NAMED} more"
-                    if len(cache_only) > CACHE_ONLY_NAMED else "")
-            lines.append(f"{prefix}cache results only, in {len(cache_only)} frame(s): "
-                         f"{named}{more}")
+            more = (
+                f" and {len(cache_only) - CACHE_ONLY_NAMED} more"
+                if len(cache_only) > CACHE_ONLY_NAMED
+                else ""
+            )
+            lines.append(
+                f"{prefix}cache results only, in {len(cache_only)} frame(s): {named}{more}"
+            )
         if r.cache.changed:
             lines.append(f"{prefix}cache: {_value(r.cache.baseline)} -> {_value(r.cache.new)}")
         total = r.total_seconds
@@ -1076,8 +1154,13 @@ def _value(value: Any) -> str:
 
 
 def _site_json(site: BreakSite) -> dict[str, str | None]:
-    return {"reason": site.reason, "file": site.file, "function": site.function,
-            "registry_id": site.registry_id, "evidence": site.evidence}
+    return {
+        "reason": site.reason,
+        "file": site.file,
+        "function": site.function,
+        "registry_id": site.registry_id,
+        "evidence": site.evidence,
+    }
 
 
 def _frame_json(f: FrameDiff) -> dict[str, Any]:
@@ -1093,9 +1176,11 @@ def _frame_json(f: FrameDiff) -> dict[str, Any]:
         "match": f.match,
         "candidates": f.candidates,
         "evidence": dict(_frame_evidence(f)),
-        "first_line": change(Change(
-            f.baseline.first_line if f.baseline else None, f.new.first_line if f.new else None
-        )),
+        "first_line": change(
+            Change(
+                f.baseline.first_line if f.baseline else None, f.new.first_line if f.new else None
+            )
+        ),
         "changed": f.changed,
         "status": change(f.status),
         "compiles": change(f.versions),
@@ -1106,10 +1191,12 @@ def _frame_json(f: FrameDiff) -> dict[str, Any]:
         "graph_nodes": change(f.graph_nodes),
         "graph_diff": f.graph_diff,
         "kernels": change(f.kernel_count),
-        "kernel_names": change(Change(
-            [n for n, _ in f.baseline.kernels[:MAX_LISTED]] if f.baseline else None,
-            [n for n, _ in f.new.kernels[:MAX_LISTED]] if f.new else None,
-        )),
+        "kernel_names": change(
+            Change(
+                [n for n, _ in f.baseline.kernels[:MAX_LISTED]] if f.baseline else None,
+                [n for n, _ in f.new.kernels[:MAX_LISTED]] if f.new else None,
+            )
+        ),
         "kernels_added": f.kernels_added,
         "kernels_removed": f.kernels_removed,
         "kernel_kinds": change(f.kernel_kinds),
@@ -1149,8 +1236,11 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
         "ranks_only_new": diff.ranks_only_new,
         "unread": diff.unread,
         "new_only": [
-            {"rank": r.rank, "errors": [_site_json(e) for e in r.errors_new],
-             "graph_breaks": [_site_json(b) for b in r.breaks_new]}
+            {
+                "rank": r.rank,
+                "errors": [_site_json(e) for e in r.errors_new],
+                "graph_breaks": [_site_json(b) for b in r.breaks_new],
+            }
             for r in diff.new_only
         ],
         "ranks": [
@@ -1178,7 +1268,13 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
 def regressions_json(found: list[Regression]) -> list[dict[str, Any]]:
     """Regressions as JSON-able dicts (``kind``, ``subtype``, ``rank``, ``frame``, ``message``)."""
     return [
-        {"kind": g.kind, "subtype": g.subtype, "rank": g.rank, "frame": g.frame,
-         "message": g.message, "evidence": dict(g.evidence)}
+        {
+            "kind": g.kind,
+            "subtype": g.subtype,
+            "rank": g.rank,
+            "frame": g.frame,
+            "message": g.message,
+            "evidence": dict(g.evidence),
+        }
         for g in found
     ]

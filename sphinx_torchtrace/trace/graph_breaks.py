@@ -163,9 +163,7 @@ def parse_message(text: str) -> BreakMessage:
         location = frames[-1]
     attribution = "\n".join(sections["attribution"]).strip("\n") or None
     headline = parts[0].type if parts else _first_line(text)
-    return BreakMessage(
-        text, location, reason, parts, attribution, frames, _clip(headline)
-    )
+    return BreakMessage(text, location, reason, parts, attribution, frames, _clip(headline))
 
 
 def _first_line(text: str) -> str:
@@ -316,10 +314,16 @@ def failure_places(
     data = _metrics_data(compile_)
     traces = [list(parse_message(reason).user_traceback) if reason else []]
     traces.append(list(_frames(_user_code_section(reason))))
-    traces += [list(_frames(_user_code_section(a.text())))
-               for a in compile_.artifacts_named("dynamo_error") if a.payload is not None]
-    traces += [list(_frames(t.splitlines()[:MAX_LINES]))
-               for t in json_list(data.get("exception_stack_trace")) if isinstance(t, str)]
+    traces += [
+        list(_frames(_user_code_section(a.text())))
+        for a in compile_.artifacts_named("dynamo_error")
+        if a.payload is not None
+    ]
+    traces += [
+        list(_frames(t.splitlines()[:MAX_LINES]))
+        for t in json_list(data.get("exception_stack_trace"))
+        if isinstance(t, str)
+    ]
     if named is not None:
         # last, where torch compiled a frame of its own (a higher-order op called eagerly):
         # the user's call into it, from the stack logged when the compile started
@@ -440,7 +444,10 @@ class EventGroup:
 
 
 def _identity(
-    category: Category, type_: str | None, message: BreakMessage, location: str | None,
+    category: Category,
+    type_: str | None,
+    message: BreakMessage,
+    location: str | None,
     outcome: Outcome | None,
 ) -> tuple[Any, ...]:
     """A row's key.  An error's explanation is part of it: one registry id may say two

@@ -54,9 +54,10 @@ def load_input(
     :func:`.loader.load_trace`."""
     kind = kind or detect_kind(path)
     if kind == DEBUG_DIR:
-        raise TraceReadError(display_path(path, display_root),
-                             "a TORCH_COMPILE_DEBUG folder, not a log (read it with "
-                             "trace.debug_dir.load_debug_dir)")
+        raise TraceReadError(
+            display_path(path, display_root),
+            "a TORCH_COMPILE_DEBUG folder, not a log (read it with trace.debug_dir.load_debug_dir)",
+        )
     notes: list[tuple[str, str]] = []
     traces: list[str] = [path] if kind == TRACE else []
     texts: list[str] = [path] if kind == TORCH_LOGS else []
@@ -67,13 +68,23 @@ def load_input(
             continue
         other_kind = detect_kind(other)
         if other_kind == DEBUG_DIR:
-            notes.append(("option", f":with: {shown} is a TORCH_COMPILE_DEBUG folder: give it "
-                                    "its own torchtrace directive, with this trace in its :with:"))
+            notes.append(
+                (
+                    "option",
+                    f":with: {shown} is a TORCH_COMPILE_DEBUG folder: give it "
+                    "its own torchtrace directive, with this trace in its :with:",
+                )
+            )
         elif other_kind == TORCH_LOGS:
             texts.append(other)
         elif traces:
-            notes.append(("option", f":with: {shown} is a second trace log; one report shows "
-                                    "one trace (a folder of rank logs is one trace)"))
+            notes.append(
+                (
+                    "option",
+                    f":with: {shown} is a second trace log; one report shows "
+                    "one trace (a folder of rank logs is one trace)",
+                )
+            )
         else:
             traces.append(other)
     extra = [Path(p) for p in (traces + texts) if p != path]
@@ -89,8 +100,9 @@ def load_input(
             progress=progress,
         )
     else:
-        trace = load_text_log(texts[0], max_bytes=max_bytes,
-                              display_path=display_path(texts[0], display_root))
+        trace = load_text_log(
+            texts[0], max_bytes=max_bytes, display_path=display_path(texts[0], display_root)
+        )
         texts = texts[1:]
         text_ranks = {r.rank for r in trace.ranks}
         if ranks:  # a text log of several ranks (``[rankN]:`` prefixes)
@@ -106,8 +118,13 @@ def load_input(
         unmatched = attach_text_log(trace, text_trace)
         if unmatched:
             listed = ", ".join(unmatched[:10]) + (" ..." if len(unmatched) > 10 else "")
-            notes.append(("unmatched", f"text log {shown}: {len(unmatched)} compile(s) the "
-                                       f"trace has not ({listed}); their lines are under [-/-]"))
+            notes.append(
+                (
+                    "unmatched",
+                    f"text log {shown}: {len(unmatched)} compile(s) the "
+                    f"trace has not ({listed}); their lines are under [-/-]",
+                )
+            )
     return LoadedInput(trace, extra, notes, text_ranks)
 
 

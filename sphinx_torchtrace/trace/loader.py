@@ -276,9 +276,7 @@ def _mixed_runs(listing: _Listing, groups: dict[int, list[Path]]) -> str | None:
             f"{len(repeated)} rank(s) have more than one log (rank {rank}: "
             f"{', '.join(p.name for p in logs[:3])}); each rank's newest log is used"
         )
-    loose = [
-        p for p in listing.files if TRACE_LOG.match(p.name) and not RANK_LOG.match(p.name)
-    ]
+    loose = [p for p in listing.files if TRACE_LOG.match(p.name) and not RANK_LOG.match(p.name)]
     if loose:
         reasons.append(
             f"{len(loose)} log(s) without a rank beside the rank logs are left out "
@@ -287,7 +285,8 @@ def _mixed_runs(listing: _Listing, groups: dict[int, list[Path]]) -> str | None:
     if not reasons:
         return None
     return (
-        "the directory mixes logs of different runs: " + "; ".join(reasons)
+        "the directory mixes logs of different runs: "
+        + "; ".join(reasons)
         + " (name the ranks with :ranks:, or say :latest: for the newest log alone)"
     )
 
@@ -475,9 +474,7 @@ def warm_cache(
     return digests
 
 
-def _cached(
-    digest: FileDigest | None, cache_dir: str | os.PathLike[str], max_bytes: int
-) -> bool:
+def _cached(digest: FileDigest | None, cache_dir: str | os.PathLike[str], max_bytes: int) -> bool:
     """Whether the model cache holds the model of the log of this digest (as
     :func:`read_log` would look for it)."""
     from .cache import cache_path
@@ -525,8 +522,12 @@ def _ranks_from_file_names(
         said = rank.rank
         rank.rank = int(match.group(1))
         if said != rank.rank:
-            note = Diagnostic("rank", f"the log says it is rank {said}; its file name says "
-                                      f"rank {rank.rank}, which is used", rank.path)
+            note = Diagnostic(
+                "rank",
+                f"the log says it is rank {said}; its file name says "
+                f"rank {rank.rank}, which is used",
+                rank.path,
+            )
             rank.diagnostics.append(note)
             trace.diagnostics.append(note)
 
@@ -580,9 +581,7 @@ def read_log(
     )
 
 
-def display_path(
-    path: str | os.PathLike[str], display_root: str | os.PathLike[str] | None
-) -> str:
+def display_path(path: str | os.PathLike[str], display_root: str | os.PathLike[str] | None) -> str:
     """A path as messages show it: relative to ``display_root`` where it can be."""
     display = os.fspath(path)
     if display_root is not None:

@@ -102,7 +102,9 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
             "not_recorded",
             "the log does not record whether torch raised this error to the program or ran "
             "the frame eagerly (no compilation metrics name its settings).",
-            "failure", failure.line, (),
+            "failure",
+            failure.line,
+            (),
         )
     fail_type = str(record.fail_type)
     data = record.data
@@ -113,7 +115,9 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
             "raised",
             f"torch raises {fail_type} to the program whatever suppress_errors says "
             f"(fail_type {fail_type}).",
-            record.kind, record.line, ("fail_type",),
+            record.kind,
+            record.line,
+            ("fail_type",),
         )
     if fail_type in GRAPH_BREAK_TYPES or fail_type.endswith("Unsupported"):
         if any(w in lowered for w in _LIMIT_WORDS):
@@ -122,7 +126,9 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
                 "the recompile limit was hit (fail_reason): torch compiles no new version of "
                 "this function and runs it with the versions it has, or eagerly where none "
                 "fits.",
-                record.kind, record.line, ("fail_type", "fail_reason"),
+                record.kind,
+                record.line,
+                ("fail_type", "fail_reason"),
             )
         eager_record = _eager_words(compile_)
         if eager_record is not None:
@@ -131,14 +137,18 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
                 "eager",
                 "torch says it skipped the frame and fell back to eager for it "
                 f"({kind}): the frame ran eagerly.",
-                kind, line, ("fail_reason",) if kind == record.kind else (),
+                kind,
+                line,
+                ("fail_reason",) if kind == record.kind else (),
             )
         return FailureOutcome(
             "not_recorded",
             f"torch treats {fail_type} as a graph break it could not resume from: it raises "
             "it to the program under fullgraph=True, else runs the frame eagerly. The log "
             "does not record fullgraph, so it does not say which happened.",
-            record.kind, record.line, ("fail_type",),
+            record.kind,
+            record.line,
+            ("fail_type",),
         )
     suppress = data.get("config_suppress_errors")
     wrapped = wrapped_as(fail_type)
@@ -150,7 +160,10 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
             "raised",
             f"suppress_errors was false and {shown} is not a graph break: torch raised "
             f"it to the program{f' as {wrapped}' if wrapped else ''}.",
-            record.kind, record.line, ("fail_type", "config_suppress_errors"), wrapped,
+            record.kind,
+            record.line,
+            ("fail_type", "config_suppress_errors"),
+            wrapped,
         )
     if suppress is True:
         return FailureOutcome(
@@ -158,13 +171,19 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
             f"suppress_errors was true: torch logged {shown} and ran the frame eagerly "
             "(unless the function was compiled with fullgraph=True, which the log does not "
             "record).",
-            record.kind, record.line, ("fail_type", "config_suppress_errors"), wrapped,
+            record.kind,
+            record.line,
+            ("fail_type", "config_suppress_errors"),
+            wrapped,
         )
     return FailureOutcome(
         "not_recorded",
         "the log does not record suppress_errors for this compile, so it does not say "
         "whether torch raised the error to the program or ran the frame eagerly.",
-        record.kind, record.line, ("fail_type",), wrapped,
+        record.kind,
+        record.line,
+        ("fail_type",),
+        wrapped,
     )
 
 
@@ -172,11 +191,7 @@ def wrapped_as(fail_type: str) -> str | None:
     """``InternalTorchDynamoError`` for a built-in exception type torch re-raises as one
     (a ``KeyError`` from inside Dynamo's tracing is torch's error, not the program's)."""
     found = getattr(builtins, fail_type, None)
-    if (
-        isinstance(found, type)
-        and issubclass(found, Exception)
-        and fail_type not in PASSED_THROUGH
-    ):
+    if isinstance(found, type) and issubclass(found, Exception) and fail_type not in PASSED_THROUGH:
         return INTERNAL
     return None
 

@@ -83,8 +83,11 @@ class NodeMappings:
         if not isinstance(data, dict):
             return cls(valid=False)
         version = data.get("version", 1.0)
-        if (isinstance(version, bool) or not isinstance(version, (int, float))
-                or not -1e6 < version < 1e6):  # NaN, infinities, a float() that overflows
+        if (
+            isinstance(version, bool)
+            or not isinstance(version, (int, float))
+            or not -1e6 < version < 1e6
+        ):  # NaN, infinities, a float() that overflows
             version = 1.0
         return cls(
             version=float(version),

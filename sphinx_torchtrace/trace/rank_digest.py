@@ -84,9 +84,15 @@ def outside_digest(rank: RankTrace, found: dict[str, str] | None = None) -> byte
     for name, payload in sorted(rank.dump_files.items()):
         d.feed([name, payload.text()])
     export = rank.export
-    for events in (export.exported_programs, export.guards_added, export.data_dependent_errors,
-                   export.expressions, export.unbacked_symbols, export.missing_fake_kernels,
-                   export.mismatched_fake_kernels):
+    for events in (
+        export.exported_programs,
+        export.guards_added,
+        export.data_dependent_errors,
+        export.expressions,
+        export.unbacked_symbols,
+        export.missing_fake_kernels,
+        export.mismatched_fake_kernels,
+    ):
         for e in events:
             d.feed([e.kind, e.data, e.payload.text() if e.payload else ""])
     return d.digest()
@@ -99,8 +105,7 @@ def comparable(text: str, rank: int | None = None, found: dict[str, str] | None 
     return without_volatile(without_rank_numbers(text, rank, found), found)
 
 
-def without_rank_numbers(text: str, rank: int | None, found: dict[str, str] | None = None
-                         ) -> str:
+def without_rank_numbers(text: str, rank: int | None, found: dict[str, str] | None = None) -> str:
     """``text`` with the rank's own number ``rank`` after each word ``rank`` (any case) left
     out.  Texts without ``ank`` or ``ANK`` are left as they are without a regex pass
     (``str.find`` is many times faster on the megabytes of graphs a rank logs); a

@@ -937,8 +937,10 @@ def record_lines(path: str | os.PathLike[str], line: int, max_payload: int = 200
                 out.append("... (more payload lines)")
                 break
             cut = text[:SHOWN_LINE_CHARS]
-            out.append(cut + (f" ... ({len(text) - len(cut)} more characters)"
-                              if len(text) > len(cut) else ""))
+            out.append(
+                cut
+                + (f" ... ({len(text) - len(cut)} more characters)" if len(text) > len(cut) else "")
+            )
     if not out:
         raise ValueError(f"the log has fewer than {line} lines")
     return out

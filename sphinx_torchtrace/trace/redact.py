@@ -78,8 +78,7 @@ class LogReport:
             "records": self.records,
             "md5_recomputed": self.md5_recomputed,
             "folders": dict(sorted(self.folders.items())),
-            "findings": [{"line": c.line, "class": c.kind, "what": c.what}
-                         for c in self.changes],
+            "findings": [{"line": c.line, "class": c.kind, "what": c.what} for c in self.changes],
             "more": max(0, self.total - len(self.changes)),
         }
 
@@ -229,8 +228,13 @@ class LogRedactor:
         crlf = head.rstrip(b"\n").endswith(b"\r")
         payload = old[nl + 1 :] if nl >= 0 else b""
         self._open = _Open(
-            head, self._valid_head(head, new_head), line, crlf,
-            payload[:2] in (b"\t{", b"\t["), _StreamedBody(crlf), _StreamedBody(crlf),
+            head,
+            self._valid_head(head, new_head),
+            line,
+            crlf,
+            payload[:2] in (b"\t{", b"\t["),
+            _StreamedBody(crlf),
+            _StreamedBody(crlf),
             tempfile.SpooledTemporaryFile(SPOOL_BYTES, prefix="torchtrace-redact-"),
         )
         self._json = self._open.json
@@ -343,7 +347,8 @@ def redact_log(path: Path, dest: Path, redactor: TextRedactor) -> LogReport:
         with source, open(part, "wb") as raw:
             sink: contextlib.AbstractContextManager[Any] = (
                 gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
-                if compressed else contextlib.nullcontext(raw)
+                if compressed
+                else contextlib.nullcontext(raw)
             )
             with sink as out:
                 LogRedactor(redactor, report, lines=False).run(source, out)
@@ -361,5 +366,3 @@ def check_again(path: Path, redactor: TextRedactor) -> list[Change]:
     again = TextRedactor(redactor.options, PathMap(), redactor.files, redactor.masker)
     again.names.update(redactor.names)
     return scan_log(path, again).changes
-
-

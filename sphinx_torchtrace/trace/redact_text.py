@@ -40,17 +40,29 @@ CLASSES = (PATHS, NAMES, SECRETS, SOURCE)
 #: What a user name becomes.
 USER = "user"
 #: Names never masked as words: the placeholders themselves and names every machine has.
-COMMON_NAMES = frozenset({
-    "user", "root", "admin", "ubuntu", "runner", "nobody", "jovyan", "ec2-user", "localhost",
-    "worker", "cache", "default", "docker", "test",
-})
+COMMON_NAMES = frozenset(
+    {
+        "user",
+        "root",
+        "admin",
+        "ubuntu",
+        "runner",
+        "nobody",
+        "jovyan",
+        "ec2-user",
+        "localhost",
+        "worker",
+        "cache",
+        "default",
+        "docker",
+        "test",
+    }
+)
 MIN_NAME_CHARS = 3
 _INDUCTOR = re.compile(r"/torchinductor_(?!user(?![^/\s\"'<>\\]))(?P<name>[^/\s\"'<>\\]{1,200})")
 _MACOS_TEMP = re.compile(r"/var/folders/[^/\s\"'<>]{1,100}/[^/\s\"'<>]{1,100}/T/")
 _HOME = re.compile(r"/(?:(?:home\d*|Users|data/users)/(?P<name>[^/]+)|root)(?=/|$)")
-_LIBRARY = re.compile(
-    r"/(?:lib(?:64)?/python\d|(?:site-packages|dist-packages|torch)(?=/|$))"
-)
+_LIBRARY = re.compile(r"/(?:lib(?:64)?/python\d|(?:site-packages|dist-packages|torch)(?=/|$))")
 _SEPARATOR = re.compile(r"\\+|/")
 # Characters that continue a name: a match after one is inside a longer word.  Patterns
 # start with their literal and look back in Python: a leading look-behind is tried at
@@ -196,8 +208,10 @@ def local_names() -> list[str]:
 
 def usable_name(name: str) -> bool:
     """A name worth masking as a word: long enough, not a placeholder or a common name."""
-    return len(name) >= MIN_NAME_CHARS and name.lower() not in COMMON_NAMES and not any(
-        c in name for c in "/\\\"'<>\n\t "
+    return (
+        len(name) >= MIN_NAME_CHARS
+        and name.lower() not in COMMON_NAMES
+        and not any(c in name for c in "/\\\"'<>\n\t ")
     )
 
 
@@ -229,9 +243,7 @@ class TextRedactor:
         if len(self.files) < 1_000_000:
             self.files[number] = name
 
-    def redact(
-        self, text: str, json_at: JsonAt, lines: bool = False
-    ) -> tuple[str, list[Change]]:
+    def redact(self, text: str, json_at: JsonAt, lines: bool = False) -> tuple[str, list[Change]]:
         """``text`` redacted, and what was changed (with lines only if ``lines``).
         ``json_at(offset)``: whether the line at that offset of ``text`` is JSON."""
         changes: list[Change] = []
@@ -241,8 +253,10 @@ class TextRedactor:
         if o.source:
             at = _Lines(text) if lines else None
             text, edits = self.source.remove(text, json_at)
-            changes += [Change(at.line(e.start) if at else 0, SOURCE,
-                               f"a line of source code {e.shape}") for e in edits]
+            changes += [
+                Change(at.line(e.start) if at else 0, SOURCE, f"a line of source code {e.shape}")
+                for e in edits
+            ]
         if o.names or o.paths:
             text = self._inductor(text, changes, lines)
         if o.paths:
@@ -271,8 +285,13 @@ class TextRedactor:
             name = m["name"]
             if usable_name(name):
                 self.names.add(name)
-            changes.append(Change(at.line(m.start()) if at else 0, NAMES,
-                                  f"user name {name!r} in inductor's cache folder"))
+            changes.append(
+                Change(
+                    at.line(m.start()) if at else 0,
+                    NAMES,
+                    f"user name {name!r} in inductor's cache folder",
+                )
+            )
             return "/torchinductor_" + USER
 
         return _INDUCTOR.sub(rename, text)
@@ -297,8 +316,9 @@ class TextRedactor:
         text, places = self.paths.shorten(text)
         if places:
             at = _Lines(text) if lines else None
-            changes += [Change(at.line(i) if at else 0, PATHS, "a short form of a folder")
-                        for i in places]
+            changes += [
+                Change(at.line(i) if at else 0, PATHS, "a short form of a folder") for i in places
+            ]
         return text
 
     def _names(self, text: str, changes: list[Change], lines: bool) -> str:
@@ -310,8 +330,9 @@ class TextRedactor:
         def rename(m: re.Match[str]) -> str:
             if m.start() and m.string[m.start() - 1] in _IN_A_NAME + ".":
                 return m.group()  # the end of a longer name
-            changes.append(Change(at.line(m.start()) if at else 0, NAMES,
-                                  f"user or host name {m.group()!r}"))
+            changes.append(
+                Change(at.line(m.start()) if at else 0, NAMES, f"user or host name {m.group()!r}")
+            )
             return USER
 
         return pattern.sub(rename, text)
@@ -321,9 +342,7 @@ class TextRedactor:
         if names != self._names_key:
             self._names_key = names
             alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-            self._names_re = (
-                re.compile(rf"(?:{alternatives})(?![\w-])") if names else None
-            )
+            self._names_re = re.compile(rf"(?:{alternatives})(?![\w-])") if names else None
         return self._names_re
 
     def learned(self) -> tuple[list[str], list[tuple[str, str]]]:

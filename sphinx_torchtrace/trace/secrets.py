@@ -55,8 +55,18 @@ ENVIRONMENT = "the value of an environment variable"
 #: ``AWS_SECRET_ACCESS_KEY`` …  A part of the name (between ``_``) matches when it is one of
 #: these, one plus ``S``, or ends with one (``HFTOKEN``, ``OAUTH``, ``GITHUBAPIKEY``) …
 SECRET_NAME_PARTS = (
-    "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "AUTH",
-    "AUTHORIZATION", "COOKIE", "PRIVATE", "APIKEY", "SIGNATURE",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PASSPHRASE",
+    "CREDENTIAL",
+    "AUTH",
+    "AUTHORIZATION",
+    "COOKIE",
+    "PRIVATE",
+    "APIKEY",
+    "SIGNATURE",
 )
 #: … and these only as a whole part (``OPENAI_API_KEY``, ``GITHUB_PAT``, ``SMTP_PASS``; not
 #: ``MONKEY``, ``BYPASS``).
@@ -111,9 +121,7 @@ class SecretScan:
 
 # -- what looks random ----------------------------------------------------------------------
 
-_MIXED = re.compile(
-    r"(?=(?:[^A-Z]*[A-Z]){2})(?=(?:[^a-z]*[a-z]){2})(?=(?:[^0-9]*[0-9]){2})"
-)
+_MIXED = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})(?=(?:[^a-z]*[a-z]){2})(?=(?:[^0-9]*[0-9]){2})")
 _WORD = re.compile(r"[a-z]{4,}|[A-Z]{4,}|[A-Z][a-z]{3,}")
 
 
@@ -171,8 +179,12 @@ TOKENS: tuple[tuple[str, str, str, bool], ...] = (
     ("a GitHub token", r"github_pat_", r"[A-Za-z0-9_]{22,255}", True),
     ("a GitLab token", r"glpat-", r"[0-9A-Za-z_-]{20,255}", True),
     ("a Hugging Face token", r"hf_", r"[A-Za-z0-9]{30,255}", True),
-    ("an OpenAI or Anthropic key", r"sk-",
-     r"(?:proj-|svcacct-|admin-|ant-[a-z]{1,8}\d{0,4}-)?[A-Za-z0-9_-]{20,255}", True),
+    (
+        "an OpenAI or Anthropic key",
+        r"sk-",
+        r"(?:proj-|svcacct-|admin-|ant-[a-z]{1,8}\d{0,4}-)?[A-Za-z0-9_-]{20,255}",
+        True,
+    ),
     ("a Slack token", r"xox[abposr]-", r"[A-Za-z0-9-]{10,255}", True),
     ("an AWS access key id", r"A[KS]IA", r"[A-Z0-9]{16}", True),
     ("a Google API key", r"AIza", r"[0-9A-Za-z_-]{35}", True),
@@ -218,9 +230,7 @@ MAX_PEM_CHARS = 1 << 16
 _URL = re.compile(r"://(?P<user>[^\s:/@'\"<>\\]{0,200}):(?P<v>[^\s@/'\"<>\\]{1,200})@")
 
 #: A quoted string of token characters (the closing quote may be escaped: JSON in JSON).
-_QUOTED = [
-    re.compile(q + r"(?P<v>[A-Za-z0-9+/=_-]{32,256})\\{0,3}['\"]") for q in ("'", '"')
-]
+_QUOTED = [re.compile(q + r"(?P<v>[A-Za-z0-9+/=_-]{32,256})\\{0,3}['\"]") for q in ("'", '"')]
 
 
 class _Found(NamedTuple):
@@ -316,8 +326,13 @@ def _web_tokens(text: str) -> Iterator[_Found]:
         if len(ends) == 3 and ends[2] - ends[1] > 8 and text.startswith("eyJ", ends[0] + 1):
             end = ends[2]
             if end == len(text) or not _WORD_CHAR.match(text, end):
-                yield _Found(start, end, "eyJ" + ELLIPSIS + MASK,
-                             Secret(0, "a JSON Web Token", "", text[start:end]), 2)
+                yield _Found(
+                    start,
+                    end,
+                    "eyJ" + ELLIPSIS + MASK,
+                    Secret(0, "a JSON Web Token", "", text[start:end]),
+                    2,
+                )
 
 
 def _private_keys(text: str) -> Iterator[_Found]:
@@ -337,8 +352,10 @@ def _private_keys(text: str) -> Iterator[_Found]:
         covered = end
         body = text[start:end]
         if body.strip():
-            masked = "".join(part if i % 2 or not part.strip() else MASK
-                             for i, part in enumerate(_BREAKS.split(body)))
+            masked = "".join(
+                part if i % 2 or not part.strip() else MASK
+                for i, part in enumerate(_BREAKS.split(body))
+            )
             yield _Found(start, end, masked, Secret(0, "a private key", "", body), 1)
 
 
@@ -349,8 +366,9 @@ def _url_passwords(text: str) -> Iterator[_Found]:
         password = m["v"]
         if password.isdigit():
             continue  # ``host:8080@``: a port
-        yield _Found(m.start("v"), m.end("v"), MASK,
-                     Secret(0, "a password in a URL", "", password), 3)
+        yield _Found(
+            m.start("v"), m.end("v"), MASK, Secret(0, "a password in a URL", "", password), 3
+        )
 
 
 def _random_strings(text: str) -> Iterator[_Found]:
@@ -358,8 +376,9 @@ def _random_strings(text: str) -> Iterator[_Found]:
         for m in pattern.finditer(text):
             value = m["v"]
             if _MIXED.match(value) and high_entropy(value):  # most fail the first test
-                yield _Found(m.start("v"), m.end("v"), MASK,
-                             Secret(0, "a long random string", "", value), 5)
+                yield _Found(
+                    m.start("v"), m.end("v"), MASK, Secret(0, "a long random string", "", value), 5
+                )
 
 
 def _learned(text: str, values: Sequence[tuple[re.Pattern[str], str]]) -> Iterator[_Found]:
@@ -371,15 +390,17 @@ def _learned(text: str, values: Sequence[tuple[re.Pattern[str], str]]) -> Iterat
             yield _Found(start, end, MASK, Secret(0, ENVIRONMENT, name, m.group()), 4)
 
 
-def _findings(
-    text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()
-) -> list[_Found]:
+def _findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) -> list[_Found]:
     """Every value of ``text`` that looks secret, in order, none overlapping another (the
     environment rule's findings first: they name their variable)."""
     found = [
-        *_environment(text), *_private_keys(text), *_tokens(text), *_web_tokens(text),
+        *_environment(text),
+        *_private_keys(text),
+        *_tokens(text),
+        *_web_tokens(text),
         *_url_passwords(text),
-        *_learned(text, learned), *_random_strings(text),
+        *_learned(text, learned),
+        *_random_strings(text),
     ]
     if len(found) < 2:
         return found
@@ -405,8 +426,13 @@ def learnable(secret: Secret) -> bool:
     """Whether a value found by the environment rule is masked wherever else it is quoted:
     8 characters or more, with a letter (``3.75`` or ``1`` is found in graphs by chance)."""
     value = secret.value
-    return (bool(secret.name) and 8 <= len(value) <= 1024 and "\n" not in value
-            and any(c.isalpha() for c in value) and MASK not in value)
+    return (
+        bool(secret.name)
+        and 8 <= len(value) <= 1024
+        and "\n" not in value
+        and any(c.isalpha() for c in value)
+        and MASK not in value
+    )
 
 
 class SecretMasker:

@@ -36,7 +36,8 @@ def log_files(path: Path) -> list[Path]:
     if not path.is_dir():
         return [path]
     return sorted(
-        p for p in path.iterdir()
+        p
+        for p in path.iterdir()
         if p.is_file() and (p.name.endswith(".log") or p.name.endswith(".log.gz"))
     )
 
@@ -77,10 +78,16 @@ def redact_logs(
     reports = [redact_log(logs[0], dests[0], first)]
     if len(logs) == 1:
         return reports
-    seed = _Seed(options, tuple(sorted(first.names)), tuple(first.paths.roots.items()),
-                 tuple(first.paths.envs.items()), secrets.token_hex(16))
-    return reports + _parallel(_redact_one, [(s, d, seed) for s, d in zip(
-        logs[1:], dests[1:], strict=True)], jobs)
+    seed = _Seed(
+        options,
+        tuple(sorted(first.names)),
+        tuple(first.paths.roots.items()),
+        tuple(first.paths.envs.items()),
+        secrets.token_hex(16),
+    )
+    return reports + _parallel(
+        _redact_one, [(s, d, seed) for s, d in zip(logs[1:], dests[1:], strict=True)], jobs
+    )
 
 
 def check_logs(logs: Sequence[Path], options: Options, jobs: int | None = None) -> list[LogReport]:
@@ -130,7 +137,8 @@ def readme(reports: Sequence[LogReport], names: Sequence[str], options: Options)
         "",
         "Removed before sharing:",
         f"  machine paths:     {counts['paths']} (folders renamed: "
-        + (", ".join(f"{n} ({c})" for n, c in folders.items()) or "none") + ")",
+        + (", ".join(f"{n} ({c})" for n, c in folders.items()) or "none")
+        + ")",
         f"  user/host names:   {counts['names']}",
         f"  secrets:           {counts['secrets']} (environment values, tokens, keys)",
         f"  lines of source:   {counts['source']} (shown as [source removed])",
@@ -163,5 +171,8 @@ def write_zip(dest: Path, files: Sequence[tuple[str, Path]], readme_text: str) -
 
 def tree_files(root: Path, prefix: str) -> list[tuple[str, Path]]:
     """Every file under ``root`` as (``prefix/relative/path``, file)."""
-    return [(f"{prefix}/{p.relative_to(root).as_posix()}", p)
-            for p in sorted(root.rglob("*")) if p.is_file()]
+    return [
+        (f"{prefix}/{p.relative_to(root).as_posix()}", p)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    ]

@@ -417,9 +417,7 @@ def function_label(rank: RankTrace, compile_: Compile) -> str | None:
 
 
 #: Each rank's function places by name, for the few ranks a build titles at once.
-_PLACES: OrderedDict[int, tuple[weakref.ref[RankTrace], dict[str, set[str | None]]]] = (
-    OrderedDict()
-)
+_PLACES: OrderedDict[int, tuple[weakref.ref[RankTrace], dict[str, set[str | None]]]] = OrderedDict()
 
 
 def _places_by_name(rank: RankTrace) -> dict[str, set[str | None]]:
@@ -474,6 +472,7 @@ def cache_text(compile_: Compile) -> str:
 
 # -- failures and restarts ------------------------------------------------------------------
 
+
 def reason_headline(reason: str) -> str:
     """The line that names a failure, without the location torch puts first (see
     :func:`.graph_breaks.parse_message`)."""
@@ -506,8 +505,10 @@ _GUARD_EXPLANATIONS: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"dispatch key set mismatch"),
         "a tensor's dispatch keys changed (for example grad mode or autocast)",
     ),
-    (re.compile(r"GLOBAL_STATE|grad_mode|global state", re.I), "global state (grad mode, "
-     "autocast, deterministic algorithms ...) changed"),
+    (
+        re.compile(r"GLOBAL_STATE|grad_mode|global state", re.I),
+        "global state (grad mode, autocast, deterministic algorithms ...) changed",
+    ),
     (re.compile(r"___check_obj_id|ID_MATCH|id\("), "a different Python object was passed"),
     (re.compile(r"___check_type_id|TYPE_MATCH|type\("), "an input has a different Python type"),
     (re.compile(r"\blen\("), "a list, tuple or dict has a different length"),
@@ -571,15 +572,15 @@ def _guard_failure(rank: RankTrace, reason: str, compile_: Compile) -> GuardFail
     match = _PREVIOUS.match(text)
     if match:
         previous = entry_compile(rank, compile_, f"{match.group(1)}/{match.group(2)}")
-        label = previous.label if previous is not None else (
-            f"[{match.group(1)}/{match.group(2)}]")
+        label = previous.label if previous is not None else (f"[{match.group(1)}/{match.group(2)}]")
         text = text[match.end() :]
     # drop "   # source line"; a guard is one line of code: its head is read for the
     # comment and the explanation (a megabyte "guard" costs no more than a real one)
     head, *comment = _GUARD_COMMENT.split(text[:GUARD_SCAN_CHARS], maxsplit=1)
     guard = head.strip() if comment else text.strip()
-    return GuardFailure(label, previous, guard or text,
-                        explain_guard((guard or text)[:GUARD_SCAN_CHARS]))
+    return GuardFailure(
+        label, previous, guard or text, explain_guard((guard or text)[:GUARD_SCAN_CHARS])
+    )
 
 
 #: Characters of a failed guard's line searched for its comment and its explanation.
@@ -594,8 +595,7 @@ def _functions_of(rank: RankTrace, known: list[Compile]) -> set[_FunctionKey]:
     """The functions compiled, each once: by frame id and name, as recompiles are told
     apart (frame ids start again after ``torch._dynamo.reset()``, so one id may name two)."""
     return {
-        (c.id.compiled_autograd_id, c.id.frame_id, compiled_function(rank, c)[0])
-        for c in known
+        (c.id.compiled_autograd_id, c.id.frame_id, compiled_function(rank, c)[0]) for c in known
     }
 
 
@@ -650,7 +650,8 @@ def recompile_limits(
     order; with ``accumulated``, the ``accumulated_recompile_limit`` ones (the versions of
     all of a code object's frames)."""
     keys = (
-        ("accumulated_recompile_limit", "accumulated_cache_size_limit") if accumulated
+        ("accumulated_recompile_limit", "accumulated_cache_size_limit")
+        if accumulated
         else ("recompile_limit", "cache_size_limit")
     )
     limits: list[int] = []
@@ -705,17 +706,25 @@ def cache_totals(compiles: Iterable[Compile]) -> dict[str, int]:
 #: Each named with torch's key: a gloss such as "AOT Autograd + Inductor" would not hold
 #: for a run with another backend.
 TIME_PHASES = [
-    ("Whole frame (entire_frame_compile_time_s)", "compilation_metrics",
-     "entire_frame_compile_time_s"),
-    ("Dynamo before a restart (dynamo_time_before_restart_s)", "compilation_metrics",
-     "dynamo_time_before_restart_s"),
+    (
+        "Whole frame (entire_frame_compile_time_s)",
+        "compilation_metrics",
+        "entire_frame_compile_time_s",
+    ),
+    (
+        "Dynamo before a restart (dynamo_time_before_restart_s)",
+        "compilation_metrics",
+        "dynamo_time_before_restart_s",
+    ),
     ("Backend (backend_compile_time_s)", "compilation_metrics", "backend_compile_time_s"),
     ("Inductor (inductor_compile_time_s)", "compilation_metrics", "inductor_compile_time_s"),
     ("Code generation (code_gen_time_s)", "compilation_metrics", "code_gen_time_s"),
-    ("Backward: Inductor (inductor_compile_time_s)", "bwd_compilation_metrics",
-     "inductor_compile_time_s"),
-    ("Backward: code generation (code_gen_time_s)", "bwd_compilation_metrics",
-     "code_gen_time_s"),
+    (
+        "Backward: Inductor (inductor_compile_time_s)",
+        "bwd_compilation_metrics",
+        "inductor_compile_time_s",
+    ),
+    ("Backward: code generation (code_gen_time_s)", "bwd_compilation_metrics", "code_gen_time_s"),
 ]
 
 
@@ -736,7 +745,9 @@ def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
         total, n, slowest, slowest_s = 0.0, 0, None, -1.0
         for c in compiles:
             values = [
-                v for m in c.metrics if m.kind == kind and isinstance(m.data, dict)
+                v
+                for m in c.metrics
+                if m.kind == kind and isinstance(m.data, dict)
                 if (v := _seconds(m.data.get(key))) is not None
             ]
             if not values:
@@ -876,8 +887,16 @@ def chromium_events_all_ranks(trace: Trace) -> Iterator[str]:
     first = True
     for rank in trace.ranks:
         number = rank_number(trace, rank)
-        parts = [json.dumps({"name": "process_name", "ph": "M", "pid": number,
-                             "args": {"name": f"rank {number}"}})]
+        parts = [
+            json.dumps(
+                {
+                    "name": "process_name",
+                    "ph": "M",
+                    "pid": number,
+                    "args": {"name": f"rank {number}"},
+                }
+            )
+        ]
         parts.extend(line for line, _ in event_lines(rank, pid=number))
         yield ("\n" if first else ",\n") + ",\n".join(parts)
         first = False
@@ -959,9 +978,16 @@ class Divergence:
 
     @property
     def any(self) -> bool:
-        return bool(self.missing_ids or self.cache_groups or self.status_splits
-                    or self.function_splits or self.shape_groups or self.schedule_groups
-                    or self.collective_groups or self.runtime_differs)
+        return bool(
+            self.missing_ids
+            or self.cache_groups
+            or self.status_splits
+            or self.function_splits
+            or self.shape_groups
+            or self.schedule_groups
+            or self.collective_groups
+            or self.runtime_differs
+        )
 
     @property
     def runtime_differs(self) -> bool:
@@ -1035,9 +1061,7 @@ def _divergence(trace: Trace) -> Divergence:
             name = function_name(attempts[0])
             if name is not None:
                 functions.setdefault(label, {}).setdefault(name, []).append(n)
-    result.status_splits = [
-        StatusSplit(label, s) for label, s in statuses.items() if len(s) > 1
-    ]
+    result.status_splits = [StatusSplit(label, s) for label, s in statuses.items() if len(s) > 1]
     result.function_splits = [
         FunctionSplit(label, f) for label, f in functions.items() if len(f) > 1
     ]
@@ -1067,11 +1091,15 @@ def _graphs_logged(n: int) -> str:
 
 def diverging_kinds(d: Divergence) -> list[str]:
     """What the ranks differ in, by name (``compile ids``, ``graph shapes`` ...)."""
-    kinds = [("compile ids", d.missing_ids), ("functions", d.function_splits),
-             ("statuses", d.status_splits),
-             ("cache patterns", d.cache_groups), ("graph shapes", d.shape_groups),
-             ("collectives parity", d.collective_groups),
-             ("runtime estimates", d.runtime_differs)]
+    kinds = [
+        ("compile ids", d.missing_ids),
+        ("functions", d.function_splits),
+        ("statuses", d.status_splits),
+        ("cache patterns", d.cache_groups),
+        ("graph shapes", d.shape_groups),
+        ("collectives parity", d.collective_groups),
+        ("runtime estimates", d.runtime_differs),
+    ]
     return [name for name, found in kinds if found] + [
         SCHEDULE_TITLES.get(name, name) for name in d.schedule_groups
     ]
@@ -1087,9 +1115,15 @@ def _tensor_meta(payload: Any) -> Any:
     ops = payload.get("ops") if isinstance(payload, dict) else None
     if not isinstance(ops, list):
         return payload
-    return [[{k: v for k, v in out.items() if k in ("shape", "dtype", "stride")}
-             for out in json_list(op.get("outputs")) if isinstance(out, dict)]
-            for op in ops if isinstance(op, dict)]
+    return [
+        [
+            {k: v for k, v in out.items() if k in ("shape", "dtype", "stride")}
+            for out in json_list(op.get("outputs"))
+            if isinstance(out, dict)
+        ]
+        for op in ops
+        if isinstance(op, dict)
+    ]
 
 
 def _execution_order(payload: Any) -> Any:
@@ -1141,8 +1175,11 @@ def _artifact_groups(
         return []
     first = per_label[next(iter(signatures))]
     return [
-        RankGroup(group, _graphs_logged(len(s.splitlines())) if s else "nothing logged",
-                  [label for label, item in per_label[s].items() if first.get(label) != item])
+        RankGroup(
+            group,
+            _graphs_logged(len(s.splitlines())) if s else "nothing logged",
+            [label for label, item in per_label[s].items() if first.get(label) != item],
+        )
         for s, group in signatures.items()
     ]
 
@@ -1195,7 +1232,8 @@ def _collective_groups(numbers: list[int], ranks: list[RankTrace]) -> dict[str, 
             key = (function, seen[function])
             seen[function] += 1
             by_function.setdefault(key, {}).setdefault(graph_collectives(c), []).append(
-                (n, c.label))
+                (n, c.label)
+            )
     out: dict[str, list[RankGroup]] = {}
     for groups in by_function.values():
         if len(groups) < 2 or not any(groups):
@@ -1204,12 +1242,16 @@ def _collective_groups(numbers: list[int], ranks: list[RankTrace]) -> dict[str, 
         label = members[0][1]
         described = [RankGroup(_ranks_of(members), _collectives_text(first), [])]
         for found, group in others:
-            at = next((i for i, (a, b) in enumerate(zip(first, found, strict=False)) if a != b),
-                      min(len(first), len(found)))
+            at = next(
+                (i for i, (a, b) in enumerate(zip(first, found, strict=False)) if a != b),
+                min(len(first), len(found)),
+            )
             mine = found[at] if at < len(found) else "nothing"
             theirs = first[at] if at < len(first) else "nothing"
-            text = (f"collective {at + 1} is {mine} (rank {members[0][0]}: {theirs}); "
-                    f"{len(found)} in all")
+            text = (
+                f"collective {at + 1} is {mine} (rank {members[0][0]}: {theirs}); "
+                f"{len(found)} in all"
+            )
             described.append(RankGroup(_ranks_of(group), text, [group[0][1]]))
         out[label] = described
     return out
@@ -1241,9 +1283,12 @@ def _runtime_spreads(numbers: list[int], ranks: list[RankTrace]) -> list[Runtime
                 ops = (artifact.json_object() or {}).get("ops") if artifact.size else None
                 if isinstance(ops, list):  # nanoseconds a number can hold: never a float()
                     estimate = (estimate or 0.0) + sum(  # of a 400-digit integer, never NaN
-                        ns for op in ops if isinstance(op, dict)
+                        ns
+                        for op in ops
+                        if isinstance(op, dict)
                         and (ns := plausible(op.get("estimated_runtime_ns"), MAX_RUNTIME_NS))
-                        is not None)
+                        is not None
+                    )
             if estimate is not None:
                 totals.setdefault(c.label, []).append((estimate, n))
     spreads = []
@@ -1283,7 +1328,8 @@ def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]
     for n, rank in zip(numbers, ranks, strict=True):
         signature = tuple(
             ((c.label, function_name(c) or ""), inputs)
-            for c in rank.compiles if (inputs := graph_inputs(c))
+            for c in rank.compiles
+            if (inputs := graph_inputs(c))
         )
         signatures.setdefault(signature, []).append(n)
     first_group = next(iter(signatures.values()), [])
@@ -1300,8 +1346,11 @@ def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]
                 continue
             label = key[0]
             labels.append(label)
-            changed = [f"{mine} (rank {first_group[0]}: {other.split(' ', 1)[-1]})"
-                       for mine, other in zip(own[key], theirs, strict=False) if mine != other]
+            changed = [
+                f"{mine} (rank {first_group[0]}: {other.split(' ', 1)[-1]})"
+                for mine, other in zip(own[key], theirs, strict=False)
+                if mine != other
+            ]
             if len(own[key]) != len(theirs):
                 changed.append(f"{len(own[key])} inputs (rank {first_group[0]}: {len(theirs)})")
             said.append(f"{label} {', '.join(changed[:3])}")
@@ -1348,9 +1397,7 @@ def rank_rows(trace: Trace) -> list[RankRow]:
         ids = _compile_ids(rank)
         times = [s for c in known if (s := compile_seconds(c)) is not None]
         total = sum(times) if times else None
-        statuses = Counter(
-            str(status_over(rank, group)) for group in ids.values()
-        )
+        statuses = Counter(str(status_over(rank, group)) for group in ids.values())
         rows.append(
             RankRow(
                 rank_number(trace, rank),
@@ -1404,8 +1451,12 @@ def export_issues(rank: RankTrace) -> list[ExportIssue]:
     for e in report.guards_added:
         if e.data.get("prefix") == "eval":
             issues.append(
-                ExportIssue("Guard evaluated", str(e.data.get("expr", "")), None,
-                            *_frame_text(rank, e.data.get("user_stack")))
+                ExportIssue(
+                    "Guard evaluated",
+                    str(e.data.get("expr", "")),
+                    None,
+                    *_frame_text(rank, e.data.get("user_stack")),
+                )
             )
     for e in report.data_dependent_errors:
         result = e.data.get("result")
@@ -1418,17 +1469,24 @@ def export_issues(rank: RankTrace) -> list[ExportIssue]:
             )
         )
     for kind, events, advice in (
-        ("Missing fake kernel", report.missing_fake_kernels,
-         "the operator has no fake (meta) implementation; add one with "
-         "torch.library.register_fake"),
-        ("Mismatched fake kernel", report.mismatched_fake_kernels,
-         "the fake implementation disagrees with the real one on output shapes or dtypes"),
+        (
+            "Missing fake kernel",
+            report.missing_fake_kernels,
+            "the operator has no fake (meta) implementation; add one with "
+            "torch.library.register_fake",
+        ),
+        (
+            "Mismatched fake kernel",
+            report.mismatched_fake_kernels,
+            "the fake implementation disagrees with the real one on output shapes or dtypes",
+        ),
     ):
         for e in events:
             reason = e.data.get("reason")
             issues.append(
-                ExportIssue(kind, str(e.data.get("op", "")),
-                            str(reason) if reason else advice, None)
+                ExportIssue(
+                    kind, str(e.data.get("op", "")), str(reason) if reason else advice, None
+                )
             )
     return issues
 
@@ -1506,7 +1564,6 @@ class Triage:
     @property
     def recompiles(self) -> int:
         return sum(len(fn.recompiles) for fn in self.recompiled)
-
 
 
 @dataclass
@@ -1592,4 +1649,3 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         divergence=divergence(multi) if multi is not None else None,
         slowest=slowest,
     )
-

@@ -66,26 +66,50 @@ _RULES = (
     _Rule(ADDRESS, ("_DATA_PTR'] = '",), re.compile(r"_DATA_PTR'\] = '(?P<v>[0-9]{1,20})'")),
     # an object's or a type's id in a guard: ``___check_obj_id(G['torch'], 1399...)``, the
     # last argument of ``___check_type_id`` and ``___check_fake_script_type`` too
-    _Rule(OBJECT_ID, ("___check_obj_id(", "___check_type_id(", "___check_fake_script_type("),
-          re.compile(r"___check_(?:obj_id|type_id|fake_script_type)\(" + _ARG
-                     + r", (?P<v>[0-9]{1,20})\)")),
+    _Rule(
+        OBJECT_ID,
+        ("___check_obj_id(", "___check_type_id(", "___check_fake_script_type("),
+        re.compile(
+            r"___check_(?:obj_id|type_id|fake_script_type)\(" + _ARG + r", (?P<v>[0-9]{1,20})\)"
+        ),
+    ),
     # a graph module's id: ``# graph id: 1399...``, ``"graph_id": 1399...``
     _Rule(OBJECT_ID, ("# graph id: ",), re.compile(r"# graph id: (?P<v>[0-9]{6,20})(?![0-9])")),
     _Rule(OBJECT_ID, ('"graph_id": ',), re.compile(r'"graph_id": (?P<v>[0-9]{6,20})(?![0-9])')),
     # a duration said in a text: ``Guard latency = 85.96 us``, ``took 3 s``
-    _Rule(DURATION, ("latency", "time", "took", "elapsed"), re.compile(
-        r"(?:latency|time|took|elapsed)[ :=]{1,4}(?P<v>[0-9]+(?:\.[0-9]+)?[ ]?(?:ns|us|µs|ms|s))\b",
-        re.IGNORECASE), any_case=True),
+    _Rule(
+        DURATION,
+        ("latency", "time", "took", "elapsed"),
+        re.compile(
+            r"(?:latency|time|took|elapsed)[ :=]{1,4}"
+            r"(?P<v>[0-9]+(?:\.[0-9]+)?[ ]?(?:ns|us|µs|ms|s))\b",
+            re.IGNORECASE,
+        ),
+        any_case=True,
+    ),
     # a time or duration in JSON, by its key: ``"start_time_us": 17...``, ``"cache_event_time"``
-    _Rule(DURATION, ('_us": ', '_ns": ', '_ms": ', '_time": ', '_time_s": '), re.compile(
-        r'(?:_us|_ns|_ms|_time|_time_s)": (?P<v>-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)'
-        r"(?![0-9.eE])")),
+    _Rule(
+        DURATION,
+        ('_us": ', '_ns": ', '_ms": ', '_time": ', '_time_s": '),
+        re.compile(
+            r'(?:_us|_ns|_ms|_time|_time_s)": (?P<v>-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)'
+            r"(?![0-9.eE])"
+        ),
+    ),
     # a folder ``tempfile`` named: ``tmp`` and 8 characters of its alphabet
-    _Rule(TEMP_FOLDER, ("/tmp", "\\tmp"), re.compile(
-        r"[/\\](?P<v>tmp[a-z0-9_]{8})(?=[/\\'\"]|$)", re.MULTILINE)),
+    _Rule(
+        TEMP_FOLDER,
+        ("/tmp", "\\tmp"),
+        re.compile(r"[/\\](?P<v>tmp[a-z0-9_]{8})(?=[/\\'\"]|$)", re.MULTILINE),
+    ),
     # torchelastic's folder of a process's error file: ``torchelastic_<8>/<run>_<8>/attempt_0/3``
-    _Rule(TEMP_FOLDER, ("torchelastic_",), re.compile(
-        r"torchelastic_(?P<v>[a-z0-9_]{8}/[^\s'\"/]{1,200}/attempt_[0-9]{1,6}/[0-9]{1,7})(?=/)")),
+    _Rule(
+        TEMP_FOLDER,
+        ("torchelastic_",),
+        re.compile(
+            r"torchelastic_(?P<v>[a-z0-9_]{8}/[^\s'\"/]{1,200}/attempt_[0-9]{1,6}/[0-9]{1,7})(?=/)"
+        ),
+    ),
 )
 
 #: A UUID, spelt with ``-`` or ``_`` (``__compiled_fn_13_33fe20b4_5c7a_4516_...``).
@@ -170,8 +194,7 @@ def _finds(text: str, needle: str) -> Iterator[int]:
         at = text.find(needle, at + 1)
 
 
-def _matches_at(text: str, pattern: re.Pattern[str], starts: list[int]
-                ) -> Iterator[re.Match[str]]:
+def _matches_at(text: str, pattern: re.Pattern[str], starts: list[int]) -> Iterator[re.Match[str]]:
     """The matches ``pattern.finditer`` would give, given every position one may start at
     (in increasing order): leftmost first, none overlapping."""
     end = 0
@@ -184,8 +207,9 @@ def _matches_at(text: str, pattern: re.Pattern[str], starts: list[int]
             end = m.end()
 
 
-def _apply(text: str, matches: Iterator[re.Match[str]], name: str,
-           found: dict[str, str] | None) -> str:
+def _apply(
+    text: str, matches: Iterator[re.Match[str]], name: str, found: dict[str, str] | None
+) -> str:
     """``text`` with each match's group ``v`` a ``#``; the first one kept in ``found``."""
     parts: list[str] = []
     last = 0

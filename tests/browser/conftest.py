@@ -45,7 +45,12 @@ LOGS = {
 }
 #: Frames named by roles on the prose page, one of each status.
 PROSE_FRAMES = [
-    "train/[0/0]", "train/[1/0]", "train/[4/0]", "train/[-/-]", "err/[1/0]", "err/[3/0]",
+    "train/[0/0]",
+    "train/[1/0]",
+    "train/[4/0]",
+    "train/[-/-]",
+    "err/[1/0]",
+    "err/[3/0]",
 ]
 PROVENANCE_FRAME = "prov/[0/0]"
 CHROMIUM_ARGS = [

@@ -73,7 +73,8 @@ def _graph_break(kind: str) -> LogRecord:
     """The compile_error log's first graph break in frame 0/0, its type ``kind``, its
     registry link taken out (torch before the registry logged none)."""
     record = next(
-        r for r in read_records(COMPILE_ERROR_LOG)
+        r
+        for r in read_records(COMPILE_ERROR_LOG)
         if r.artifact_name() == "dynamo_graph_break_reason"
     )
     record.envelope.update(frame_id=0, frame_compile_id=0, attempt=0)

@@ -25,8 +25,14 @@ from sphinx.util.inventory import InventoryFile
 #: The roles a site of this project writes: the torchtrace domain's and Sphinx's pages and
 #: labels.
 OUR_ROLES = frozenset(
-    {"torchtrace:frame", "torchtrace:graph", "torchtrace:kernel", "torchtrace:gb",
-     "std:doc", "std:label"}
+    {
+        "torchtrace:frame",
+        "torchtrace:graph",
+        "torchtrace:kernel",
+        "torchtrace:gb",
+        "std:doc",
+        "std:label",
+    }
 )
 #: The labels Sphinx declares in every project, for pages a builder may not write (no
 #: Python module index without Python modules).
@@ -81,8 +87,9 @@ def inventory_problems(outdir: Path, labels: Iterable[str] = ()) -> list[str]:
     lines = [line for line in lines if line not in bad_lines]
     read = read_inventory(outdir)
     written = written_entries(lines)
-    problems += [f"read but not written: {k} -> {v[:80]}" for k, v in read.items()
-                 if written.get(k) != v]
+    problems += [
+        f"read but not written: {k} -> {v[:80]}" for k, v in read.items() if written.get(k) != v
+    ]
     problems += [f"written but not read: {k}" for k in written if k not in read]
     twice = Counter((line.split(" ")[1], line.split(" ")[0]) for line in lines)
     problems += [f"{n} entries name {k}" for k, n in twice.items() if n > 1]

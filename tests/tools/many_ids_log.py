@@ -80,8 +80,14 @@ def write_many_ids_text_log(path: Path, n: int) -> Path:
     return path
 
 
-DEBUG_RUN = (DATA / "captured" / "debug_dir" / "inference" / "torch_compile_debug"
-             / "run_2026_01_01_00_00_00_000000-pid_1")
+DEBUG_RUN = (
+    DATA
+    / "captured"
+    / "debug_dir"
+    / "inference"
+    / "torch_compile_debug"
+    / "run_2026_01_01_00_00_00_000000-pid_1"
+)
 
 
 def write_many_graphs_debug_dir(path: Path, n: int) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sphinx_torchtrace"
 
-HEADER = '''\
+HEADER = """\
 # The words of sphinx-torchtrace's generated pages (a template: copy it to
 # <locale_dirs>/<lang>/LC_MESSAGES/sphinx_torchtrace.po, translate, compile to .mo).
 msgid ""
@@ -21,7 +21,7 @@ msgstr ""
 "MIME-Version: 1.0\\n"
 "Content-Type: text/plain; charset=UTF-8\\n"
 "Content-Transfer-Encoding: 8bit\\n"
-'''
+"""
 
 
 def messages() -> dict[str, list[str]]:
@@ -30,10 +30,14 @@ def messages() -> dict[str, list[str]]:
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id == "_" and len(node.args) == 1
-                    and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "_"
+                and len(node.args) == 1
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 place = f"{path.relative_to(PACKAGE.parent).as_posix()}:{node.lineno}"
                 found.setdefault(node.args[0].value, []).append(place)
     return found
@@ -46,7 +50,7 @@ def _quoted(text: str) -> str:
 def template() -> str:
     entries = [HEADER]
     for message in sorted(messages()):
-        entries.append(f"msgid {_quoted(message)}\nmsgstr \"\"\n")
+        entries.append(f'msgid {_quoted(message)}\nmsgstr ""\n')
     return "\n".join(entries)
 
 

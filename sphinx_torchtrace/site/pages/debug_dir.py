@@ -78,47 +78,95 @@ def build_debug_page(plan: DebugDirPlan, docname: str, settings: PageSettings) -
 def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
     debug = plan.debug
     blocks: list[Block] = [
-        Paragraph(["A ", Code("TORCH_COMPILE_DEBUG"), f" folder: {len(debug.runs)} run(s), "
-                   f"{len(plan.graphs)} graph folder(s). Graph folders are named after their "
-                   "folders: ", Code("model__<n>"), " is an AOT graph id, not a compile id."]),
+        Paragraph(
+            [
+                "A ",
+                Code("TORCH_COMPILE_DEBUG"),
+                f" folder: {len(debug.runs)} run(s), "
+                f"{len(plan.graphs)} graph folder(s). Graph folders are named after their "
+                "folders: ",
+                Code("model__<n>"),
+                " is an AOT graph id, not a compile id.",
+            ]
+        ),
     ]
     rows: list[list[Inlines]] = []
     for g in plan.graphs:
-        rows.append([
-            [PageLink(g.docname, g.graph.name)],
-            [g.run.name],
-            [g.graph.kind],
-            [str(len([k for k in g.kernels if k.kernel.kind != "extern"]))],
-            [str(len(g.sdsc))],
-            capped_joined([[ObjectLink("frame", f)] for f in g.frames]) if g.frames else ["—"],
-        ])
+        rows.append(
+            [
+                [PageLink(g.docname, g.graph.name)],
+                [g.run.name],
+                [g.graph.kind],
+                [str(len([k for k in g.kernels if k.kernel.kind != "extern"]))],
+                [str(len(g.sdsc))],
+                capped_joined([[ObjectLink("frame", f)] for f in g.frames]) if g.frames else ["—"],
+            ]
+        )
     if rows:
-        blocks.append(Section([_("Graph folders")], capped_table(
-            ["graph folder", "run", "kind", "kernels", "sdsc", "frame of the trace log"], rows,
-            where="the folder",
-        ), anchor="graph-folders"))
+        blocks.append(
+            Section(
+                [_("Graph folders")],
+                capped_table(
+                    ["graph folder", "run", "kind", "kernels", "sdsc", "frame of the trace log"],
+                    rows,
+                    where="the folder",
+                ),
+                anchor="graph-folders",
+            )
+        )
     if plan.logs:
-        blocks.append(Section([_("Debug logs")], [BulletList([
-            item(PageLink(log.docname, log.title), f" ({log.file.size} bytes)")
-            for log in plan.logs
-        ])], anchor="debug-logs"))
+        blocks.append(
+            Section(
+                [_("Debug logs")],
+                [
+                    BulletList(
+                        [
+                            item(PageLink(log.docname, log.title), f" ({log.file.size} bytes)")
+                            for log in plan.logs
+                        ]
+                    )
+                ],
+                anchor="debug-logs",
+            )
+        )
     if plan.trace_label is not None:
-        blocks.append(Paragraph(["The trace log torch wrote in the same run has its own "
-                                 "report: ", Code(plan.trace_label), "."]))
+        blocks.append(
+            Paragraph(
+                [
+                    "The trace log torch wrote in the same run has its own report: ",
+                    Code(plan.trace_label),
+                    ".",
+                ]
+            )
+        )
     unknown = list(debug.unknown) + [f"{r.name}/{u}" for r in debug.runs for u in r.unknown]
     unknown += [f"{g.graph.relpath}/{u}" for g in plan.graphs for u in g.graph.unknown]
     if unknown:
-        blocks.append(Section([_("Files not read")], [
-            Paragraph(["Files and folders TORCH_COMPILE_DEBUG does not write:"]),
-            BulletList([item(Code(u)) for u in unknown[:200]]),
-        ], anchor="unknown-files"))
-    blocks.append(Toctree([g.docname for g in plan.graphs] + [log.docname for log in plan.logs],
-                          caption="Graph folders"))
+        blocks.append(
+            Section(
+                [_("Files not read")],
+                [
+                    Paragraph(["Files and folders TORCH_COMPILE_DEBUG does not write:"]),
+                    BulletList([item(Code(u)) for u in unknown[:200]]),
+                ],
+                anchor="unknown-files",
+            )
+        )
+    blocks.append(
+        Toctree(
+            [g.docname for g in plan.graphs] + [log.docname for log in plan.logs],
+            caption="Graph folders",
+        )
+    )
     return Page(plan.index_docname, [plan.label], blocks)
 
 
 def _file_section(
-    g: DebugGraphPlan, name: str, title: str, language: str, settings: PageSettings,
+    g: DebugGraphPlan,
+    name: str,
+    title: str,
+    language: str,
+    settings: PageSettings,
     anchor: str,
 ) -> Section | None:
     f = g.graph.files.get(name)
@@ -137,13 +185,29 @@ def _file_blocks(
     out: list[Block] = []
     raw = g.raw.get(f.name)
     if raw is not None:
-        out.append(Paragraph([WebOnly([Download(raw, f"Download {f.name}")], [Code(f.name)]),
-                              f" ({f.size} bytes)"]))
+        out.append(
+            Paragraph(
+                [
+                    WebOnly([Download(raw, f"Download {f.name}")], [Code(f.name)]),
+                    f" ({f.size} bytes)",
+                ]
+            )
+        )
     if len(f.text) > MAX_SHOWN:
-        out.append(Paragraph([WebOnly(
-            ["Too long to show here; download it."],
-            ["Too long to show here: the graph's folder has it, as ", Code(f.name), "."],
-        )]))
+        out.append(
+            Paragraph(
+                [
+                    WebOnly(
+                        ["Too long to show here; download it."],
+                        [
+                            "Too long to show here: the graph's folder has it, as ",
+                            Code(f.name),
+                            ".",
+                        ],
+                    )
+                ]
+            )
+        )
         return out
     out.append(CodeBlock(maybe_strip(f.text, settings.no_source), language, linenos=True))
     return out
@@ -158,24 +222,39 @@ def debug_graph_page(plan: DebugDirPlan, g: DebugGraphPlan, settings: PageSettin
         ["Graph: ", graph.kind, " (AOT graph id ", str(graph.aot_id), ")"],
     ]
     if g.frames:
-        facts.append(["Frame of the trace log: ", *joined([[ObjectLink("frame", f)]
-                                                            for f in g.frames])])
+        facts.append(
+            ["Frame of the trace log: ", *joined([[ObjectLink("frame", f)] for f in g.frames])]
+        )
     if graph.missing:
         facts.append(["Missing files: ", *joined([[Code(m)] for m in graph.missing])])
     blocks.append(Lines(facts))
     blocks.append(Paragraph([PageLink(plan.index_docname, f"Back to {plan.label}")]))
-    readable = _file_section(g, "fx_graph_readable.py", "ATen graph", "torchtrace-fx",
-                             settings, "aten-graph")
+    readable = _file_section(
+        g, "fx_graph_readable.py", "ATen graph", "torchtrace-fx", settings, "aten-graph"
+    )
     if readable is not None:
         blocks.append(readable)
     blocks.append(_passes_section(g, settings))
     runnable = g.raw.get("fx_graph_runnable.py")
     if runnable is not None:
-        blocks.append(Section([_("Runnable repro")], [Paragraph([
-            WebOnly([Download(runnable, "Download fx_graph_runnable.py")],
-                    [Code("fx_graph_runnable.py"), " (in the graph's folder)"]),
-            ": a self-contained script that builds the graph's inputs and reruns it.",
-        ])], anchor="repro"))
+        blocks.append(
+            Section(
+                [_("Runnable repro")],
+                [
+                    Paragraph(
+                        [
+                            WebOnly(
+                                [Download(runnable, "Download fx_graph_runnable.py")],
+                                [Code("fx_graph_runnable.py"), " (in the graph's folder)"],
+                            ),
+                            ": a self-contained script that builds the graph's inputs and "
+                            "reruns it.",
+                        ]
+                    )
+                ],
+                anchor="repro",
+            )
+        )
     fusion = _fusion_section(g, settings)
     if fusion is not None:
         blocks.append(fusion)
@@ -186,28 +265,54 @@ def debug_graph_page(plan: DebugDirPlan, g: DebugGraphPlan, settings: PageSettin
     if provenance is not None:
         blocks.append(provenance)
     if g.sdsc:
-        blocks.append(Section([_("Kernel specs (sdsc)")], capped_table(
-            ["sdsc", "op", "ATen op", "cores", "kernel of the same index"],
-            [[[PageLink(s.docname, f"sdsc_{s.spec.index}")], [s.spec.op], [s.spec.aten_op],
-              [str(s.spec.cores) if s.spec.cores is not None else "—"],
-              [PageLink(s.kernel.docname, s.kernel.kernel.name)] if s.kernel else ["—"]]
-             for s in g.sdsc],
-            where="the graph folder",
-        ), anchor="sdsc"))
+        blocks.append(
+            Section(
+                [_("Kernel specs (sdsc)")],
+                capped_table(
+                    ["sdsc", "op", "ATen op", "cores", "kernel of the same index"],
+                    [
+                        [
+                            [PageLink(s.docname, f"sdsc_{s.spec.index}")],
+                            [s.spec.op],
+                            [s.spec.aten_op],
+                            [str(s.spec.cores) if s.spec.cores is not None else "—"],
+                            [PageLink(s.kernel.docname, s.kernel.kernel.name)]
+                            if s.kernel
+                            else ["—"],
+                        ]
+                        for s in g.sdsc
+                    ],
+                    where="the graph folder",
+                ),
+                anchor="sdsc",
+            )
+        )
     if graph.unknown:
-        blocks.append(Paragraph(["Not read (not a file torch writes here): ",
-                                 *joined([[Code(u)] for u in graph.unknown])]))
-    blocks.append(Toctree([k.docname for k in g.kernels] + [s.docname for s in g.sdsc],
-                          hidden=True))
-    return Page(g.docname, [plan.label, SEPARATOR, graph.name], blocks,
-                orphan=False)
+        blocks.append(
+            Paragraph(
+                [
+                    "Not read (not a file torch writes here): ",
+                    *joined([[Code(u)] for u in graph.unknown]),
+                ]
+            )
+        )
+    blocks.append(
+        Toctree([k.docname for k in g.kernels] + [s.docname for s in g.sdsc], hidden=True)
+    )
+    return Page(g.docname, [plan.label, SEPARATOR, graph.name], blocks, orphan=False)
 
 
 def _passes_section(g: DebugGraphPlan, settings: PageSettings) -> Section:
     before = g.graph.text("fx_graph_readable.py")
     after = g.graph.text("fx_graph_transformed.py")
-    intro = Paragraph([Code("fx_graph_transformed.py"), ": ",
-                       GRAPH_FILES["fx_graph_transformed.py"], ", diffed against the ATen graph."])
+    intro = Paragraph(
+        [
+            Code("fx_graph_transformed.py"),
+            ": ",
+            GRAPH_FILES["fx_graph_transformed.py"],
+            ", diffed against the ATen graph.",
+        ]
+    )
     blocks: list[Block] = [intro]
     if before is None or after is None:
         blocks.append(Paragraph(["One of the two graphs is missing or unreadable: no diff."]))
@@ -216,11 +321,15 @@ def _passes_section(g: DebugGraphPlan, settings: PageSettings) -> Section:
     else:
         a, b = before.splitlines(), after.splitlines()
         if len(a) > MAX_DIFF_LINES or len(b) > MAX_DIFF_LINES:
-            blocks.append(Paragraph([f"The graphs differ; too long (> {MAX_DIFF_LINES} lines) "
-                                     "to diff here."]))
+            blocks.append(
+                Paragraph([f"The graphs differ; too long (> {MAX_DIFF_LINES} lines) to diff here."])
+            )
         else:
-            diff = "\n".join(difflib.unified_diff(a, b, "fx_graph_readable.py",
-                                                  "fx_graph_transformed.py", lineterm=""))
+            diff = "\n".join(
+                difflib.unified_diff(
+                    a, b, "fx_graph_readable.py", "fx_graph_transformed.py", lineterm=""
+                )
+            )
             blocks.append(CodeBlock(maybe_strip(diff, settings.no_source), "diff"))
     return Section([_("What the passes changed")], blocks, anchor="passes")
 
@@ -231,29 +340,55 @@ def _fusion_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None
         return None
     buffers_before = sum(len(n.buffers) for n in fusion.before)
     buffers_after = sum(len(n.buffers) for n in fusion.after)
-    blocks: list[Block] = [Table(["", _("before fusion"), _("after fusion")],
-        [[["scheduler nodes"], [str(len(fusion.before))], [str(len(fusion.after))]],
-         [["buffers"], [str(buffers_before)], [str(buffers_after)]]],
-    )]
+    blocks: list[Block] = [
+        Table(
+            ["", _("before fusion"), _("after fusion")],
+            [
+                [["scheduler nodes"], [str(len(fusion.before))], [str(len(fusion.after))]],
+                [["buffers"], [str(buffers_before)], [str(buffers_after)]],
+            ],
+        )
+    ]
     fused = fusion.fused
     if fused:
-        blocks.extend(capped_table(["node after fusion", "holds"],
-                                   [[[Code(name)], capped_joined([[Code(p)] for p in parts])]
-                                    for name, parts in fused], where="the IR files below"))
+        blocks.extend(
+            capped_table(
+                ["node after fusion", "holds"],
+                [
+                    [[Code(name)], capped_joined([[Code(p)] for p in parts])]
+                    for name, parts in fused
+                ],
+                where="the IR files below",
+            )
+        )
     else:
-        blocks.append(Paragraph([
-            "The IR after fusion holds no fused node (", Code("FusedSchedulerNode"), "); a "
-            "kernel may still combine nodes when its code is generated (see its graph nodes "
-            "below)."]))
+        blocks.append(
+            Paragraph(
+                [
+                    "The IR after fusion holds no fused node (",
+                    Code("FusedSchedulerNode"),
+                    "); a "
+                    "kernel may still combine nodes when its code is generated (see its graph "
+                    "nodes below).",
+                ]
+            )
+        )
     pre, post = g.graph.text("ir_pre_fusion.txt"), g.graph.text("ir_post_fusion.txt")
     if pre is not None and pre == post:
         blocks.append(Paragraph(["The two IR files are identical."]))
-    for name, title in (("ir_pre_fusion.txt", "IR before fusion"),
-                        ("ir_post_fusion.txt", "IR after fusion")):
+    for name, title in (
+        ("ir_pre_fusion.txt", "IR before fusion"),
+        ("ir_post_fusion.txt", "IR after fusion"),
+    ):
         f = g.graph.files.get(name)
         if f is not None:
-            blocks.append(Section([title], _file_blocks(g, f, "text", settings),
-                                  anchor=name.replace("_", "-").replace(".", "-")))
+            blocks.append(
+                Section(
+                    [title],
+                    _file_blocks(g, f, "text", settings),
+                    anchor=name.replace("_", "-").replace(".", "-"),
+                )
+            )
     return Section([_("Loop-level IR and fusion")], blocks, anchor="fusion")
 
 
@@ -261,17 +396,24 @@ def _code_section(g: DebugGraphPlan, settings: PageSettings) -> Section | None:
     f = g.graph.files.get("output_code.py")
     if f is None:
         return None
-    rows = [[[PageLink(k.docname, k.kernel.name)], [k.kernel.kind],
-             capped_joined([[Code(n)] for n in k.kernel.source_nodes])
-             if k.kernel.source_nodes
-             else ["—"],
-             [PageLink(k.sdsc.docname, f"sdsc_{k.sdsc.spec.index}")] if k.sdsc else ["—"]]
-            for k in g.kernels]
-    blocks: list[Block] = [Paragraph([Code("output_code.py"), ": ",
-                                      GRAPH_FILES["output_code.py"], "."])]
+    rows = [
+        [
+            [PageLink(k.docname, k.kernel.name)],
+            [k.kernel.kind],
+            capped_joined([[Code(n)] for n in k.kernel.source_nodes])
+            if k.kernel.source_nodes
+            else ["—"],
+            [PageLink(k.sdsc.docname, f"sdsc_{k.sdsc.spec.index}")] if k.sdsc else ["—"],
+        ]
+        for k in g.kernels
+    ]
+    blocks: list[Block] = [
+        Paragraph([Code("output_code.py"), ": ", GRAPH_FILES["output_code.py"], "."])
+    ]
     if rows:
-        blocks.extend(capped_table(["kernel", "kind", "graph nodes", "sdsc"], rows,
-                                   where="output_code.py"))
+        blocks.extend(
+            capped_table(["kernel", "kind", "graph nodes", "sdsc"], rows, where="output_code.py")
+        )
     blocks.extend(_file_blocks(g, f, "python", settings))
     return Section([_("Generated code")], blocks, anchor="output-code")
 
@@ -286,17 +428,27 @@ def _provenance_section(g: DebugGraphPlan) -> Section | None:
         base = key.rsplit(":", 1)[0]
         pre = sorted({p for n in post for p in mappings.post_to_pre.get(n, [])})
         kernel = by_name.get(base)
-        rows.append([
-            [PageLink(kernel.docname, key)] if kernel else [Code(key)],
-            capped_joined([[Code(n)] for n in post]) or ["—"],
-            capped_joined([[Code(n)] for n in pre]) or ["—"],
-        ])
-    blocks: list[Block] = [Paragraph([
-        Code("inductor_provenance_tracking_node_mappings.json"),
-        ": which post-grad nodes each kernel computes, and the pre-grad nodes they came from.",
-    ])]
-    blocks.extend(capped_table(["kernel (call)", "post-grad nodes", "pre-grad nodes"], rows,
-                               where="the mapping file"))
+        rows.append(
+            [
+                [PageLink(kernel.docname, key)] if kernel else [Code(key)],
+                capped_joined([[Code(n)] for n in post]) or ["—"],
+                capped_joined([[Code(n)] for n in pre]) or ["—"],
+            ]
+        )
+    blocks: list[Block] = [
+        Paragraph(
+            [
+                Code("inductor_provenance_tracking_node_mappings.json"),
+                ": which post-grad nodes each kernel computes, and the pre-grad nodes they "
+                "came from.",
+            ]
+        )
+    ]
+    blocks.extend(
+        capped_table(
+            ["kernel (call)", "post-grad nodes", "pre-grad nodes"], rows, where="the mapping file"
+        )
+    )
     return Section([_("Provenance")], blocks, anchor="provenance")
 
 
@@ -319,30 +471,49 @@ def debug_kernel_page(
     if kernel.launch_lines:
         facts.append(["Launched at lines: ", ", ".join(map(str, kernel.launch_lines[:50]))])
     if k.sdsc is not None:
-        facts.append(["Spec handed to the back-end: ",
-                      PageLink(k.sdsc.docname, f"sdsc_{k.sdsc.spec.index}")])
+        facts.append(
+            ["Spec handed to the back-end: ", PageLink(k.sdsc.docname, f"sdsc_{k.sdsc.spec.index}")]
+        )
     blocks.append(Lines(facts))
     if kernel.source:
-        blocks.append(Section([_("Source")], [CodeBlock(
-            maybe_strip(kernel.source, settings.no_source),
-            "cpp" if kernel.kind == "cpp" else "python", linenos=True,
-            start=max(1, kernel.definition_line),
-        )], anchor="source"))
-    return Page(k.docname, [plan.label, SEPARATOR, g.graph.name, SEPARATOR, kernel.name],
-                blocks, orphan=True)
+        blocks.append(
+            Section(
+                [_("Source")],
+                [
+                    CodeBlock(
+                        maybe_strip(kernel.source, settings.no_source),
+                        "cpp" if kernel.kind == "cpp" else "python",
+                        linenos=True,
+                        start=max(1, kernel.definition_line),
+                    )
+                ],
+                anchor="source",
+            )
+        )
+    return Page(
+        k.docname,
+        [plan.label, SEPARATOR, g.graph.name, SEPARATOR, kernel.name],
+        blocks,
+        orphan=True,
+    )
 
 
 def sdsc_page(plan: DebugDirPlan, g: DebugGraphPlan, s: SdscPlan) -> Page:
     spec = s.spec
     blocks: list[Block] = [
         ObjectTarget("kernel", s.name),
-        Paragraph(["The specification torch-spyre handed to the DeepTools back-end for kernel "
-                   f"{spec.index} of this graph (in lowering order)."]),
+        Paragraph(
+            [
+                "The specification torch-spyre handed to the DeepTools back-end for kernel "
+                f"{spec.index} of this graph (in lowering order)."
+            ]
+        ),
     ]
     facts: list[list[Inline]] = [["Graph folder: ", PageLink(g.docname, g.graph.name)]]
     if s.kernel is not None:
-        facts.append(["Kernel of the same index: ", PageLink(s.kernel.docname,
-                                                             s.kernel.kernel.name)])
+        facts.append(
+            ["Kernel of the same index: ", PageLink(s.kernel.docname, s.kernel.kernel.name)]
+        )
     if spec.op:
         facts.append(["Op: ", Code(spec.op)])
     if spec.aten_op:
@@ -357,45 +528,82 @@ def sdsc_page(plan: DebugDirPlan, g: DebugGraphPlan, s: SdscPlan) -> Page:
         facts.append(["Sizes: ", _pairs(spec.sizes)])
     blocks.append(Lines(facts))
     if not spec.valid:
-        blocks.append(Paragraph(["This file is not an sdsc this page can read; its text is "
-                                 "below."]))
+        blocks.append(
+            Paragraph(["This file is not an sdsc this page can read; its text is below."])
+        )
     if spec.layouts:
-        blocks.append(Section([_("Tensors")], capped_table(
-            ["name", "role", "data format", "memories"],
-            [[[Code(t.name)], [t.role], [t.data_format], [_listed(t.memories)]]
-             for t in spec.layouts],
-        ), anchor="tensors"))
+        blocks.append(
+            Section(
+                [_("Tensors")],
+                capped_table(
+                    ["name", "role", "data format", "memories"],
+                    [
+                        [[Code(t.name)], [t.role], [t.data_format], [_listed(t.memories)]]
+                        for t in spec.layouts
+                    ],
+                ),
+                anchor="tensors",
+            )
+        )
     if spec.compute:
-        blocks.append(Section([_("Compute")], capped_table(
-            ["unit", "function", "inputs", "outputs"],
-            [[[unit], [Code(func)], [_listed(ins)], [_listed(outs)]]
-             for unit, func, ins, outs in spec.compute],
-        ), anchor="compute"))
+        blocks.append(
+            Section(
+                [_("Compute")],
+                capped_table(
+                    ["unit", "function", "inputs", "outputs"],
+                    [
+                        [[unit], [Code(func)], [_listed(ins)], [_listed(outs)]]
+                        for unit, func, ins, outs in spec.compute
+                    ],
+                ),
+                anchor="compute",
+            )
+        )
     if spec.slices_per_dim or spec.core_slices:
-        work: list[Block] = [Paragraph(["Work slices per dimension: ",
-                                        _pairs(spec.slices_per_dim) or "—"])]
+        work: list[Block] = [
+            Paragraph(["Work slices per dimension: ", _pairs(spec.slices_per_dim) or "—"])
+        ]
         if spec.core_slices:
             # the columns: the first dimensions only (a file may name a thousand)
             dims = list(spec.slices_per_dim) or sorted(
-                {d for v in list(spec.core_slices.values())[:TABLE_ROWS] for d in v})
+                {d for v in list(spec.core_slices.values())[:TABLE_ROWS] for d in v}
+            )
             cores = list(spec.core_slices.items())[:TABLE_ROWS]
             header = ["core", *dims]
             shown = header[:TABLE_COLUMNS]
-            work.extend(capped_table(header, [
-                [[core], *[[str(slices.get(d, ""))] for d in shown[1:]]]
-                for core, slices in cores
-            ], total_rows=len(spec.core_slices)))
+            work.extend(
+                capped_table(
+                    header,
+                    [
+                        [[core], *[[str(slices.get(d, ""))] for d in shown[1:]]]
+                        for core, slices in cores
+                    ],
+                    total_rows=len(spec.core_slices),
+                )
+            )
         blocks.append(Section([_("Work division")], work, anchor="work-division"))
     if spec.allocations:
-        blocks.append(Section([_("Allocations")], capped_table(
-            ["allocation", "memory", "layout"],
-            [[[Code(name)], [memory], [_listed(dims)]] for name, memory, dims in
-             spec.allocations],
-        ), anchor="allocations"))
+        blocks.append(
+            Section(
+                [_("Allocations")],
+                capped_table(
+                    ["allocation", "memory", "layout"],
+                    [
+                        [[Code(name)], [memory], [_listed(dims)]]
+                        for name, memory, dims in spec.allocations
+                    ],
+                ),
+                anchor="allocations",
+            )
+        )
     if spec.file.text is not None and len(spec.file.text) <= MAX_SHOWN:
         blocks.append(Section([_("The file")], [CodeBlock(spec.file.text, "json")], anchor="file"))
-    return Page(s.docname, [plan.label, SEPARATOR, g.graph.name, SEPARATOR,
-                            f"sdsc_{spec.index}"], blocks, orphan=True)
+    return Page(
+        s.docname,
+        [plan.label, SEPARATOR, g.graph.name, SEPARATOR, f"sdsc_{spec.index}"],
+        blocks,
+        orphan=True,
+    )
 
 
 def _listed(values: Sequence[str]) -> str:
@@ -419,14 +627,16 @@ def debug_log_page(plan: DebugDirPlan, log: DebugLogPlan) -> Page:
     else:
         levels = _levels(f.text)
         if levels:
-            blocks.append(Paragraph(["Lines by level: ", ", ".join(
-                f"{n} {lvl}" for lvl, n in levels.items())]))
+            blocks.append(
+                Paragraph(
+                    ["Lines by level: ", ", ".join(f"{n} {lvl}" for lvl, n in levels.items())]
+                )
+            )
         blocks.append(CodeBlock(f.text[:MAX_SHOWN], "text", linenos=True, searchable=True))
     return Page(log.docname, [plan.label, SEPARATOR, log.title], blocks)
 
 
-_LEVELS = {"D": "DEBUG", "I": "INFO", "W": "WARNING", "E": "ERROR", "C": "CRITICAL",
-           "V": "VERBOSE"}
+_LEVELS = {"D": "DEBUG", "I": "INFO", "W": "WARNING", "E": "ERROR", "C": "CRITICAL", "V": "VERBOSE"}
 
 
 def _levels(text: str) -> dict[str, int]:

@@ -44,10 +44,12 @@ NOISY = "compile times are noisy: compare them only between runs on the same mac
 
 
 def unchanged_line(plan: DiffPlan) -> Paragraph:
-    return Paragraph([
-        f"No change in compilation between {plan.baseline_label} and {plan.new_label} "
-        "(compile time aside)."
-    ])
+    return Paragraph(
+        [
+            f"No change in compilation between {plan.baseline_label} and {plan.new_label} "
+            "(compile time aside)."
+        ]
+    )
 
 
 def comparison_blocks(
@@ -65,25 +67,51 @@ def comparison_blocks(
     blocks: list[Block] = [_intro(plan), *setup, Lines([[line] for line in _summary(plan)])]
     if found:
         heading = "Regressions" if warned else "Regressions (not warned: turned off here)"
-        blocks.append(Admonition("warning", [
-            Paragraph([heading]),
-            BulletList([item(r.message if not plan.multi_rank else f"rank {r.rank}: {r.message}")
-                        for r in found]),
-        ]))
+        blocks.append(
+            Admonition(
+                "warning",
+                [
+                    Paragraph([heading]),
+                    BulletList(
+                        [
+                            item(
+                                r.message if not plan.multi_rank else f"rank {r.rank}: {r.message}"
+                            )
+                            for r in found
+                        ]
+                    ),
+                ],
+            )
+        )
     if plan.diff.ranks_only_baseline or plan.diff.ranks_only_new:
         rows = [f"rank {n}: only in {plan.baseline_label}" for n in plan.diff.ranks_only_baseline]
         alone = {r.rank: r for r in plan.diff.new_only}
-        rows += [f"rank {n}: only in {plan.new_label}" + (
-            f" (compared with nothing: {len(alone[n].errors_new)} compile error(s), "
-            f"{len(alone[n].breaks_new)} graph break(s))" if n in alone else "")
-            for n in plan.diff.ranks_only_new]
+        rows += [
+            f"rank {n}: only in {plan.new_label}"
+            + (
+                f" (compared with nothing: {len(alone[n].errors_new)} compile error(s), "
+                f"{len(alone[n].breaks_new)} graph break(s))"
+                if n in alone
+                else ""
+            )
+            for n in plan.diff.ranks_only_new
+        ]
         blocks += _part("Unmatched ranks", [BulletList([item(t) for t in rows])])
     for r in plan.diff.ranks:
         sections = _rank_sections(plan, r)
         if plan.multi_rank:
-            alike = ([Paragraph([f"Also ranks {number_ranges(r.alike)}: alike in each run "
-                                 "(rank numbers, metrics and times aside), so compared once."])]
-                     if r.alike else [])
+            alike = (
+                [
+                    Paragraph(
+                        [
+                            f"Also ranks {number_ranges(r.alike)}: alike in each run "
+                            "(rank numbers, metrics and times aside), so compared once."
+                        ]
+                    )
+                ]
+                if r.alike
+                else []
+            )
             blocks += _part(f"Rank {r.rank}", alike)
         blocks.extend(sections)
     return blocks + pages
@@ -103,21 +131,48 @@ def _setup_blocks(plan: DiffPlan) -> list[Block]:
     diff = plan.diff
     out: list[Block] = []
     if diff.nothing_compared:
-        out.append(Admonition("warning", [Paragraph([
-            Strong("Nothing compared"), ": ", _text(plan, diff.nothing_compared) + "."])]))
+        out.append(
+            Admonition(
+                "warning",
+                [
+                    Paragraph(
+                        [Strong("Nothing compared"), ": ", _text(plan, diff.nothing_compared) + "."]
+                    )
+                ],
+            )
+        )
     if diff.unread:
-        out.append(Admonition("warning", [
-            Paragraph([Strong("Not read"), ": what follows compares what was read; this was "
-                       "not, so no regression in it can show:"]),
-            BulletList([item(_text(plan, d)) for d in diff.unread]),
-        ]))
+        out.append(
+            Admonition(
+                "warning",
+                [
+                    Paragraph(
+                        [
+                            Strong("Not read"),
+                            ": what follows compares what was read; this was "
+                            "not, so no regression in it can show:",
+                        ]
+                    ),
+                    BulletList([item(_text(plan, d)) for d in diff.unread]),
+                ],
+            )
+        )
     if diff.setup:
-        out.append(Admonition("note", [
-            Paragraph([Strong("Not like for like"),
-                       ": the runs were made differently, so some changes below may come "
-                       "from the setup, not the code:"]),
-            BulletList([item(_text(plan, d)) for d in diff.setup]),
-        ]))
+        out.append(
+            Admonition(
+                "note",
+                [
+                    Paragraph(
+                        [
+                            Strong("Not like for like"),
+                            ": the runs were made differently, so some changes below may come "
+                            "from the setup, not the code:",
+                        ]
+                    ),
+                    BulletList([item(_text(plan, d)) for d in diff.setup]),
+                ],
+            )
+        )
     return out
 
 
@@ -142,8 +197,11 @@ def _summary(plan: DiffPlan) -> list[str]:
             (len(r.breaks_fixed), "graph break fixed", "graph breaks fixed"),
             (len(r.errors_new), "new compile error", "new compile errors"),
             (len(r.errors_fixed), "compile error fixed", "compile errors fixed"),
-            (sum(bool(f.recompile_reasons_new) for f in r.frames),
-             "frame with new recompile reasons", "frames with new recompile reasons"),
+            (
+                sum(bool(f.recompile_reasons_new) for f in r.frames),
+                "frame with new recompile reasons",
+                "frames with new recompile reasons",
+            ),
         ]
         said = [f"{n} {one if n == 1 else many}" for n, one, many in parts if n]
         if r.cache.changed:
@@ -159,11 +217,25 @@ def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
         rows = [_frame_row(plan, f) for f in frames]
         unchanged = len(plan.frames_of_rank(r.rank)) - len(frames)
         note = f"{unchanged} other frame(s) unchanged." if unchanged else ""
-        out += _part("Frames", [
-            Table(["frame", plan.baseline_label, plan.new_label, "status", "compiles",
-                   "graph ops", "kernels", "what changed"], rows),
-            *([Paragraph([note])] if note else []),
-        ])
+        out += _part(
+            "Frames",
+            [
+                Table(
+                    [
+                        "frame",
+                        plan.baseline_label,
+                        plan.new_label,
+                        "status",
+                        "compiles",
+                        "graph ops",
+                        "kernels",
+                        "what changed",
+                    ],
+                    rows,
+                ),
+                *([Paragraph([note])] if note else []),
+            ],
+        )
     breaks = _sites(plan, "New graph breaks", r.breaks_new) + _sites(
         plan, "Graph breaks fixed", r.breaks_fixed
     )
@@ -175,37 +247,60 @@ def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
     if errors:
         out += _part("Compile errors", errors)
     recompiles = [
-        f for f in r.frames
-        if f.new is not None and f.baseline is not None
+        f
+        for f in r.frames
+        if f.new is not None
+        and f.baseline is not None
         and (f.versions.changed or f.recompile_reasons_new)
     ]  # a new frame's compiles are in its row, not a recompile
     if recompiles:
         items = []
         for f in recompiles:
-            content: list[Inline] = [Code(str(f.key)), ": compiled "
-                                     f"{_value(f.versions.new)} time(s) (was "
-                                     f"{_value(f.versions.baseline)})"]
+            content: list[Inline] = [
+                Code(str(f.key)),
+                f": compiled {_value(f.versions.new)} time(s) (was {_value(f.versions.baseline)})",
+            ]
             blocks: list[Block] = [Paragraph(content)]
             if f.recompile_reasons_new:
-                blocks.append(BulletList([[Paragraph(["new reason: ", Code(_text(plan, t))])]
-                                          for t in f.recompile_reasons_new]))
+                blocks.append(
+                    BulletList(
+                        [
+                            [Paragraph(["new reason: ", Code(_text(plan, t))])]
+                            for t in f.recompile_reasons_new
+                        ]
+                    )
+                )
             items.append(blocks)
         out += _part("Recompiles", [BulletList(items)])
     if r.cache.changed:
-        out += _part("Cache", [Paragraph([
-            f"Cache lookups: {_value(r.cache.baseline)} in {plan.baseline_label}, "
-            f"{_value(r.cache.new)} in {plan.new_label}."
-        ])])
+        out += _part(
+            "Cache",
+            [
+                Paragraph(
+                    [
+                        f"Cache lookups: {_value(r.cache.baseline)} in {plan.baseline_label}, "
+                        f"{_value(r.cache.new)} in {plan.new_label}."
+                    ]
+                )
+            ],
+        )
     if r.times:
         rows_t: list[list[Inlines]] = [
-            [[t.phase], [_seconds(t.baseline)], [_seconds(t.new)],
-             [f"x{t.ratio:.2f}" if t.ratio is not None else "-"]]
+            [
+                [t.phase],
+                [_seconds(t.baseline)],
+                [_seconds(t.new)],
+                [f"x{t.ratio:.2f}" if t.ratio is not None else "-"],
+            ]
             for t in r.times
         ]
-        out += _part("Compile time (noisy)", [
-            Paragraph([NOISY + "."]),
-            Table(["phase", plan.baseline_label, plan.new_label, "ratio"], rows_t),
-        ])
+        out += _part(
+            "Compile time (noisy)",
+            [
+                Paragraph([NOISY + "."]),
+                Table(["phase", plan.baseline_label, plan.new_label, "ratio"], rows_t),
+            ],
+        )
     return out
 
 
@@ -269,8 +364,14 @@ def _sites(plan: DiffPlan, title: str, sites: Sequence[BreakSite]) -> list[Block
     items: list[list[Block]] = []
     for s in sites:
         line: list[Inline] = [Code(s.registry_id), " "] if s.registry_id else []
-        line += [Code(_text(plan, s.reason)), " in ", Code(s.function), " (",
-                 Code(s.file.rsplit("/", 1)[-1]), ")"]
+        line += [
+            Code(_text(plan, s.reason)),
+            " in ",
+            Code(s.function),
+            " (",
+            Code(s.file.rsplit("/", 1)[-1]),
+            ")",
+        ]
         if s.evidence:
             line += [", logged at ", Code(s.evidence)]
         items.append([Paragraph(line)])
@@ -305,10 +406,14 @@ def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
     title: list[Inline] = [f"{plan.label} · {d.key}"]
     blocks: list[Block] = [_frame_intro(plan, f)]
     facts: list[Inlines] = []
-    for label, change in (("Status", d.status), ("Compiles", d.versions),
-                          ("Dynamo graph ops", d.graph_ops),
-                          ("Dynamo graph nodes", d.graph_nodes),
-                          ("Kernels", d.kernel_count), ("Cache", d.cache)):
+    for label, change in (
+        ("Status", d.status),
+        ("Compiles", d.versions),
+        ("Dynamo graph ops", d.graph_ops),
+        ("Dynamo graph nodes", d.graph_nodes),
+        ("Kernels", d.kernel_count),
+        ("Cache", d.cache),
+    ):
         facts.append([f"{label}: {_change(change)}"])
     first = [x.first_line for x in (d.baseline, d.new) if x is not None]
     if first and first[-1] is not None:
@@ -316,9 +421,17 @@ def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
         facts.append([f"First line (shown, not compared): {lines}"])
     blocks.append(Lines(facts))
     if d.recompile_reasons_new:
-        blocks.append(Section([_("New recompile reasons")], [
-            BulletList([[Paragraph([Code(_text(plan, t))])] for t in d.recompile_reasons_new])
-        ], anchor="recompiles"))
+        blocks.append(
+            Section(
+                [_("New recompile reasons")],
+                [
+                    BulletList(
+                        [[Paragraph([Code(_text(plan, t))])] for t in d.recompile_reasons_new]
+                    )
+                ],
+                anchor="recompiles",
+            )
+        )
     if d.guards_added or d.guards_removed:
         parts: list[Block] = []
         for what, guards in (("Added", d.guards_added), ("Removed", d.guards_removed)):
@@ -332,8 +445,8 @@ def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
     if d.graph_diff:
         code = CodeBlock(_text(plan, d.graph_diff), "diff")
         n = d.graph_diff.count("\n") + 1
-        graph: Block = code if n <= FOLD_DIFF_LINES else Dropdown(
-            [f"Dynamo graph diff ({n} lines)"], [code]
+        graph: Block = (
+            code if n <= FOLD_DIFF_LINES else Dropdown([f"Dynamo graph diff ({n} lines)"], [code])
         )
         blocks.append(Section([_("Dynamo graph")], [graph], anchor="graph"))
     if d.kernels_added or d.kernels_removed or d.kernel_kinds.changed:
@@ -343,9 +456,17 @@ def diff_frame_page(plan: DiffPlan, f: DiffFramePlan) -> Page:
                 kparts.append(Paragraph([f"{what}: "] + _codes(names)))
         blocks.append(Section([_("Kernels")], kparts, anchor="kernels"))
     if d.seconds.baseline is not None or d.seconds.new is not None:
-        blocks.append(Section([_("Compile time (noisy)")], [Paragraph([
-            f"{_seconds(d.seconds.baseline)} → {_seconds(d.seconds.new)}; {NOISY}."
-        ])], anchor="compile-time"))
+        blocks.append(
+            Section(
+                [_("Compile time (noisy)")],
+                [
+                    Paragraph(
+                        [f"{_seconds(d.seconds.baseline)} → {_seconds(d.seconds.new)}; {NOISY}."]
+                    )
+                ],
+                anchor="compile-time",
+            )
+        )
     return Page(f.docname, title, blocks)
 
 

@@ -62,8 +62,10 @@ def near_diff(old: list[str], new: list[str], old_name: str, new_name: str) -> s
     if equal < NEAR_SAME * longest:
         return None
     codes: list[_Opcode] = [("equal", 0, head, 0, head)] if head else []
-    shifted = [(t, i1 + head, i2 + head, j1 + head, j2 + head)
-               for t, i1, i2, j1, j2 in middle.get_opcodes()]
+    shifted = [
+        (t, i1 + head, i2 + head, j1 + head, j2 + head)
+        for t, i1, i2, j1, j2 in middle.get_opcodes()
+    ]
     if tail:
         shifted.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
     for code in shifted:
@@ -92,6 +94,7 @@ def _unified(
             out.extend("-" + line for line in old[i1:i2])
             out.extend("+" + line for line in new[j1:j2])
     return "\n".join(out)
+
 
 #: Lines of a sizes-only diff shown: its first hunks say which inputs changed shape; the
 #: rest repeats the same sizes through the graph (the whole text is a download).
@@ -139,12 +142,20 @@ def _distance_to_change(changed: list[bool]) -> list[int]:
 def whole_text(raw_path: str, line: int) -> list[Inline]:
     """Where a text shown by its changes is whole: a download on the web, and in print
     (which has no downloads) the log, at the record's line."""
-    return [WebOnly([Download(raw_path, "The whole text"), " is a download."],
-                    [f"The whole text is in the log, at line {line}."])]
+    return [
+        WebOnly(
+            [Download(raw_path, "The whole text"), " is a download."],
+            [f"The whole text is in the log, at line {line}."],
+        )
+    ]
 
 
 def sizes_only_blocks(
-    same_as: list[Inline], changed: int, lines: int, diff: str, unshown: int,
+    same_as: list[Inline],
+    changed: int,
+    lines: int,
+    diff: str,
+    unshown: int,
     whole: list[Inline],
 ) -> list[Block]:
     """A recompile's text that differs from the previous one only in numbers:
@@ -161,10 +172,15 @@ def sizes_only_blocks(
     ]
     blocks: list[Block] = [Paragraph(intro), CodeBlock(diff, "diff")]
     if unshown:
-        blocks.append(Paragraph([
-            f"{unshown} more changed lines are not shown: they carry the same new numbers "
-            "further down. ", *whole,
-        ]))
+        blocks.append(
+            Paragraph(
+                [
+                    f"{unshown} more changed lines are not shown: they carry the same new numbers "
+                    "further down. ",
+                    *whole,
+                ]
+            )
+        )
     else:
         blocks.append(Paragraph(whole))
     return blocks

@@ -342,8 +342,12 @@ def _outcome(view: _Frame) -> list[Inline]:
     where = f"{record}line {found.line} of the log"
     anchor = "metrics" if found.record in METRICS_TITLES else "failures"
     return [
-        " ", Strong(found.headline.capitalize() + ":"), f" {found.because} (",
-        f"{fields}", view.anchor_link(anchor, where), ")",
+        " ",
+        Strong(found.headline.capitalize() + ":"),
+        f" {found.because} (",
+        f"{fields}",
+        view.anchor_link(anchor, where),
+        ")",
     ]
 
 
@@ -355,8 +359,11 @@ def _facts(view: _Frame, fn_name: str | None, fn_where: Inline | None) -> Lines:
         where: list[Inline] = [" in ", fn_where] if fn_where else []
         source = trace_summary.function_source(frame.rank, c)
         if source is not None and source is not c:  # say whose record names it
-            where += [" (named by the metrics of ", view.frame_link(source),
-                      "; this compile's metrics name no function)"]
+            where += [
+                " (named by the metrics of ",
+                view.frame_link(source),
+                "; this compile's metrics name no function)",
+            ]
         elif source is None and c.stack:
             where += [" (from the stack logged when it started)"]
         facts.append(("Function", [Code(fn_name or "?"), *where]))
@@ -409,7 +416,8 @@ def _metric_facts(view: _Frame) -> list[tuple[str, Inlines]]:
     guard_pages = [g for g in view.frame.graphs if g.artifact.name in GUARD_ARTIFACTS]
     if guard_pages or guards:
         links: list[Inlines] = [
-            [place_link(g.docname, g.anchor, g.artifact.name)] if g.shown
+            [place_link(g.docname, g.anchor, g.artifact.name)]
+            if g.shown
             else [view.anchor_link(_artifact_anchor(g.artifact), g.artifact.name)]
             for g in guard_pages
         ]
@@ -449,8 +457,11 @@ def _changed_section(view: _Frame) -> Section | None:
             # the entry as the compile it names (after a reset, ``[0/2] #2``, not ``[0/2]``)
             named = compare.entry_compile(view.frame.rank, c, entry) if entry else None
             prefix: list[Inline] = (
-                [view.frame_link(named), ": "] if named is not None
-                else [f"[{entry}]: "] if entry else []
+                [view.frame_link(named), ": "]
+                if named is not None
+                else [f"[{entry}]: "]
+                if entry
+                else []
             )
             items.append([Paragraph([*prefix, Code(view.strip(reason.split("\n")[0]))])])
         blocks.append(BulletList(items))
@@ -498,12 +509,20 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
         ]
     if not compare.left_code(previous):
         record = next((m for m in previous.compilation_metrics if m.fail_type), None)
-        shown = (f" (its compilation_metrics, line {record.line} of the log: fail_type "
-                 f"{record.fail_type})") if record is not None else ""
+        shown = (
+            (
+                f" (its compilation_metrics, line {record.line} of the log: fail_type "
+                f"{record.fail_type})"
+            )
+            if record is not None
+            else ""
+        )
         return [
             Paragraph(
                 [
-                    "Compiled again after ", before, f", which failed{shown} and left no "
+                    "Compiled again after ",
+                    before,
+                    f", which failed{shown} and left no "
                     "compiled code (so no guard of it failed). The log records no reason for "
                     "this compile.",
                 ]
@@ -512,7 +531,9 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
     return [
         Paragraph(
             [
-                "Compiled after ", before, ". The log records no reason for this recompile "
+                "Compiled after ",
+                before,
+                ". The log records no reason for this recompile "
                 "(no recompile reasons, no failed guard).",
             ]
         )
@@ -575,14 +596,25 @@ def _sizes_only_blocks(view: _Frame, previous: Compile) -> list[Block]:
     elif graph is not None and graph.inline and graph.docname == view.frame.docname:
         whole = ["The whole graph is ", view.anchor_link(graph.anchor, "below"), "."]
     elif graph is not None and graph.inline:  # alike on an earlier rank: shown on its page
-        whole = ["The whole graph is on ", place_link(graph.docname, graph.anchor,
-                                                        "an earlier rank's page"), "."]
+        whole = [
+            "The whole graph is on ",
+            place_link(graph.docname, graph.anchor, "an earlier rank's page"),
+            ".",
+        ]
     elif graph is not None and graph.raw_path:
-        whole = [WebOnly(["The whole graph is a ", Download(graph.raw_path, "download"), "."],
-                         [f"The whole graph is in the log, at line {graph.artifact.line}."])]
+        whole = [
+            WebOnly(
+                ["The whole graph is a ", Download(graph.raw_path, "download"), "."],
+                [f"The whole graph is in the log, at line {graph.artifact.line}."],
+            )
+        ]
     return sizes_only_blocks(
         ["How the Dynamo graph changed: the same graph as ", view.frame_link(previous), "'s"],
-        changed, len(new), diff, unshown, whole,
+        changed,
+        len(new),
+        diff,
+        unshown,
+        whole,
     )
 
 
@@ -594,13 +626,15 @@ def _across_ranks_section(view: _Frame) -> Section | None:
     if other is None:
         return None
     where = view.frame.counterpart_label
-    intro = Paragraph([
-        f"{where.split(' ')[0]} compiled the same compile id (",
-        ObjectLink("frame", other.name),
-        "), and this rank logged it differently, so this compile has pages of its own. "
-        f"Graphs and kernels that are alike ({SET_ASIDE}) are shown once, on its "
-        "pages; what differs:",
-    ])
+    intro = Paragraph(
+        [
+            f"{where.split(' ')[0]} compiled the same compile id (",
+            ObjectLink("frame", other.name),
+            "), and this rank logged it differently, so this compile has pages of its own. "
+            f"Graphs and kernels that are alike ({SET_ASIDE}) are shown once, on its "
+            "pages; what differs:",
+        ]
+    )
     graphs = {g.name[len(view.frame.name) + 1 :]: g for g in view.frame.graphs}
     rows: list[list[Inlines]] = []
     for what, detail in view.frame.differences:
@@ -777,7 +811,8 @@ def _metrics_title(records: Sequence[Metrics], record: Metrics) -> str:
 def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
     """The fields a reader looks for as a table, and the whole record as JSON, folded."""
     gpu_work = any(k.kernel.kind == "triton" for k in view.frame.kernels) or any(
-        "triton" in a.name for a in view.compile.artifacts)
+        "triton" in a.name for a in view.compile.artifacts
+    )
     rows: list[list[Inlines]] = [
         [metric_label(record.data, key, label, gpu_work), metric_value(key, record.data[key])]
         for key, label in METRIC_LABELS.items()
@@ -794,11 +829,17 @@ def _metrics_blocks(view: _Frame, record: Metrics) -> list[Block]:
         title = f"The whole {record.kind} record (line {record.line} of the log)"
         blocks.append(Dropdown([title], [CodeBlock(view.strip(json_text(shown)), "json")]))
         return blocks
-    blocks.append(Paragraph([
-        f"The whole {record.kind} record ",
-        WebOnly([f"(line {record.line} of the log) is a ", Download(download, "download"), "."],
-                [f"is line {record.line} of the log."]),
-    ]))
+    blocks.append(
+        Paragraph(
+            [
+                f"The whole {record.kind} record ",
+                WebOnly(
+                    [f"(line {record.line} of the log) is a ", Download(download, "download"), "."],
+                    [f"is line {record.line} of the log."],
+                ),
+            ]
+        )
+    )
     title = f"The {record.kind} record without its long values"
     shown = abridged_record(shown)
     blocks.append(Dropdown([title], [CodeBlock(view.strip(json_text(shown)), "json")]))
@@ -944,19 +985,28 @@ def _numbers_only_blocks(view: _Frame, graph: GraphPlan) -> list[Block]:
     target = ObjectTarget("graph", graph.name)
     if not changed:  # the very same text
         title = f"{_graph_title(view, graph)}: as {base_label}'s (the same text)"
-        same: list[Inline] = ["The same text as ",
-                              place_link(base.docname, base.anchor, f"{base_label}'s"),
-                              WebOnly(["; ", Download(graph.raw_path, "this one's"),
-                                       " is a download"]), "."]
-        return [target, Dropdown([title], [Paragraph(same)],
-                                 anchor=_artifact_anchor(graph.artifact))]
+        same: list[Inline] = [
+            "The same text as ",
+            place_link(base.docname, base.anchor, f"{base_label}'s"),
+            WebOnly(["; ", Download(graph.raw_path, "this one's"), " is a download"]),
+            ".",
+        ]
+        return [
+            target,
+            Dropdown([title], [Paragraph(same)], anchor=_artifact_anchor(graph.artifact)),
+        ]
     diff, unshown = sizes_diff(old, new, f"{base_label} {short}", f"{view.compile.label} {short}")
-    title = (f"{_graph_title(view, graph)}: as {base_label}'s but for its numbers "
-             f"({changed} of {len(new)} lines differ)")
+    title = (
+        f"{_graph_title(view, graph)}: as {base_label}'s but for its numbers "
+        f"({changed} of {len(new)} lines differ)"
+    )
     what = "guards" if graph.artifact.name in GUARD_ARTIFACTS else "graph"
     body = sizes_only_blocks(
         [f"The same {what} as ", place_link(base.docname, base.anchor, f"{base_label}'s")],
-        changed, len(new), diff, unshown,
+        changed,
+        len(new),
+        diff,
+        unshown,
         whole_text(graph.raw_path, graph.artifact.line),
     )
     return [target, Dropdown([title], body, anchor=_artifact_anchor(graph.artifact))]
@@ -983,12 +1033,16 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         cell: Inlines = [what, place_link(same.docname, same.anchor, _graph_title(view, same))]
         return [place_link(same.docname, same.anchor, _graph_title(view, graph))], cell, False
     if graph is not None and graph.inline:  # small: shown below the table
-        where: Inlines = ["below"] if not graph.raw_path else [
-            "below", WebOnly([", ", _raw_download(graph)])]
+        where: Inlines = (
+            ["below"] if not graph.raw_path else ["below", WebOnly([", ", _raw_download(graph)])]
+        )
         return [view.anchor_link(graph.anchor, _graph_title(view, graph))], where, False
     if graph is not None:
-        return [PageLink(graph.docname, _graph_title(view, graph))], [
-            WebOnly([_raw_download(graph)], ["on its page"])], False
+        return (
+            [PageLink(graph.docname, _graph_title(view, graph))],
+            [WebOnly([_raw_download(graph)], ["on its page"])],
+            False,
+        )
     if a.payload is None:
         return [Code(a.name)], ["no content"], False
     link = view.anchor_link(_artifact_anchor(a), a.name)
@@ -1003,8 +1057,16 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         return [link], ["below"], True
     raw = view.frame.download_for(a)
     if raw is not None:
-        return [Code(a.name)], [WebOnly([Download(raw.raw_path, "raw")],  # too large to show
-                                        [f"too large to show: line {a.line} of the log"])], False
+        return (
+            [Code(a.name)],
+            [
+                WebOnly(
+                    [Download(raw.raw_path, "raw")],  # too large to show
+                    [f"too large to show: line {a.line} of the log"],
+                )
+            ],
+            False,
+        )
     return [Code(a.name)], ["too large to show"], False
 
 
@@ -1038,9 +1100,11 @@ def _provenance_section(view: _Frame) -> Section | None:
         return None
     blocks: list[Block] = [Paragraph([PROVENANCE_TEXT])]
     training = bool(c.artifacts_named("aot_backward_graph"))
-    names = ["Forward", "Backward"] if len(linked) == 2 and training else [
-        f"Mapping {n + 1}" for n in range(len(linked))
-    ]
+    names = (
+        ["Forward", "Backward"]
+        if len(linked) == 2 and training
+        else [f"Mapping {n + 1}" for n in range(len(linked))]
+    )
     for name, index in zip(names, linked, strict=True):
         if len(linked) > 1:
             blocks.append(Paragraph([Strong(name)]))
@@ -1060,36 +1124,61 @@ def _kernels_section(view: _Frame) -> Section | None:
     said_once = len(bases) == 1 and all(k.numbers_of is not None for k in kernels)
     codes = list({id(k.artifact): k.artifact for k in kernels}.values())
     phased = len(codes) == 2 and bool(view.compile.artifacts_named("aot_backward_graph"))
-    names = (["forward code", "backward code"] if phased
-             else [f"output code {i + 1}" for i in range(len(codes))] if len(codes) > 1
-             else ["output code"])
+    names = (
+        ["forward code", "backward code"]
+        if phased
+        else [f"output code {i + 1}" for i in range(len(codes))]
+        if len(codes) > 1
+        else ["output code"]
+    )
     short = {id(a): n for a, n in zip(codes, names, strict=True)}  # narrow: rows stay short
-    rows = [row for k in kernels
-            for row in _kernel_rows(view.frame, k, short[id(k.artifact)], noted=not said_once)]
+    rows = [
+        row
+        for k in kernels
+        for row in _kernel_rows(view.frame, k, short[id(k.artifact)], noted=not said_once)
+    ]
     blocks: list[Block] = [ObjectTarget("kernel", k.name) for k in kernels if k.numbers_of]
     if said_once:
-        blocks.append(Paragraph([
-            f"Every kernel is {next(iter(bases))}'s (its source the same, or the same but for "
-            "its numbers): each links to that compile's kernel page."
-        ]))
+        blocks.append(
+            Paragraph(
+                [
+                    f"Every kernel is {next(iter(bases))}'s (its source the same, or the same "
+                    "but for its numbers): each links to that compile's kernel page."
+                ]
+            )
+        )
     if any(k.kernel.kind == "extern" for k in kernels):
-        blocks.append(Paragraph([
-            "Generated kernels, then the library (extern) kernels the code calls, each once "
-            "with the lines that call it and the graph nodes it computes."
-        ]))
+        blocks.append(
+            Paragraph(
+                [
+                    "Generated kernels, then the library (extern) kernels the code calls, each "
+                    "once with the lines that call it and the graph nodes it computes."
+                ]
+            )
+        )
     header, rows, widths = drop_empty_columns(
         ["Kernel", "Kind", "In", "Source nodes"], rows, [4, 2, 2, 3]
     )
-    unknown = sum(1 for k in kernels if k.kernel.kind != "extern" and k.numbers_of is None
-                  and not graph_nodes_of(view.frame, k))
+    unknown = sum(
+        1
+        for k in kernels
+        if k.kernel.kind != "extern" and k.numbers_of is None and not graph_nodes_of(view.frame, k)
+    )
     if unknown:  # say why the column is empty, and how to fill it
-        blocks.append(Paragraph([
-            f"The graph nodes of {unknown} generated kernel{'s' if unknown > 1 else ''} were "
-            "not logged: Inductor names them in a ", Code("Source Nodes"), " comment for some "
-            "kernels only (not for C++ kernels in torch 2.13). Captured with ",
-            Code("torch._inductor.config.trace.provenance_tracking_level = 1"),
-            ", a compile logs which nodes each kernel computes, and this table shows them.",
-        ]))
+        blocks.append(
+            Paragraph(
+                [
+                    f"The graph nodes of {unknown} generated "
+                    f"kernel{'s' if unknown > 1 else ''} were not logged: "
+                    "Inductor names them in a ",
+                    Code("Source Nodes"),
+                    " comment for some "
+                    "kernels only (not for C++ kernels in torch 2.13). Captured with ",
+                    Code("torch._inductor.config.trace.provenance_tracking_level = 1"),
+                    ", a compile logs which nodes each kernel computes, and this table shows them.",
+                ]
+            )
+        )
     blocks.append(Table(header, rows, widths, classes=["torchtrace-kernels"]))
     blocks += [inline_kernel(view.plan, view.frame, k, view.settings) for k in kernels if k.inline]
     return Section([_("Kernels")], blocks, anchor="kernels")
@@ -1150,8 +1239,10 @@ def _shapes_section(view: _Frame) -> Section | None:
     for ev in events:
         d = ev.data
         what = d.get("symbol") or d.get("expr") or d.get("value")
-        value = d.get("val") if d.get("val") is not None else (
-            d.get("value") if d.get("symbol") else None
+        value = (
+            d.get("val")
+            if d.get("val") is not None
+            else (d.get("value") if d.get("symbol") else None)
         )
         where = d.get("source") or d.get("sources") or d.get("vr") or d.get("reason")
         user = ev.user_stack[-1] if ev.user_stack else None

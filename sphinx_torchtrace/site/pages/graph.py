@@ -306,8 +306,10 @@ def graph_blocks(
         blocks.append(Paragraph(_RUNNABLE))
     shown = [artifact, *(g.artifact for g in identical)]  # theirs have no page
     # numbered over all of them: two identical graphs with mappings are two sections each
-    tables = [*_kernels_by_node(frame, shown, views, anchors),
-              *_what_each_node_became(frame, shown, views, anchors)]
+    tables = [
+        *_kernels_by_node(frame, shown, views, anchors),
+        *_what_each_node_became(frame, shown, views, anchors),
+    ]
     blocks.extend(tables)
     if artifact.name in RUN_NOT_READ and graph.inline:  # facts link the script, not shown
         return blocks
@@ -331,6 +333,7 @@ def _identical_text(frame: FramePlan, graph: GraphPlan) -> list[Inline]:
 
 # -- a recompile's graph, as a diff -----------------------------------------------------------
 
+
 def _changes_section(
     plan: TracePlan,
     frame: FramePlan,
@@ -349,8 +352,9 @@ def _changes_section(
     if len(lines) < DIFF_MIN_LINES:
         return None
     old = maybe_strip(previous.artifact.text(), settings.no_source).split("\n")
-    before, after = f"{previous_frame.compile.label} {_title(previous_frame, previous, '')}", (
-        f"{frame.compile.label} {_title(frame, graph, '')}"
+    before, after = (
+        f"{previous_frame.compile.label} {_title(previous_frame, previous, '')}",
+        (f"{frame.compile.label} {_title(frame, graph, '')}"),
     )
     diff = near_diff(old, lines, before, after)
     link = place_link(previous.docname, previous.anchor, f"{previous_frame.compile.label}'s")
@@ -360,14 +364,25 @@ def _changes_section(
         if not changed:
             return None
         first, unshown = sizes_diff(old, lines, before, after)
-        return Section([_("Changes since the previous compile")], sizes_only_blocks(
-            ["The same graph as ", link], changed, len(lines), first, unshown,
-            whole_text(graph.raw_path, graph.artifact.line),
-        ), anchor=anchors + "changes")
+        return Section(
+            [_("Changes since the previous compile")],
+            sizes_only_blocks(
+                ["The same graph as ", link],
+                changed,
+                len(lines),
+                first,
+                unshown,
+                whole_text(graph.raw_path, graph.artifact.line),
+            ),
+            anchor=anchors + "changes",
+        )
     if not diff:
         intro: list[Inline] = ["The same text as ", link, WebOnly([" (", whole, ")"]), "."]
-        return Section([_("Changes since the previous compile")], [Paragraph(intro)],
-                       anchor=anchors + "changes")
+        return Section(
+            [_("Changes since the previous compile")],
+            [Paragraph(intro)],
+            anchor=anchors + "changes",
+        )
     intro = [
         "Nearly the same as ",
         link,
@@ -447,10 +462,14 @@ def _facts(
     if phase:
         frame_link.append(f", {phase} pass")
     # folded on its frame page, whose title says its size: neither is said again
-    lines = [] if graph.inline else [
-        fact("Frame", *frame_link),
-        fact("Size", _size_text(artifact, text)),
-    ]
+    lines = (
+        []
+        if graph.inline
+        else [
+            fact("Frame", *frame_link),
+            fact("Size", _size_text(artifact, text)),
+        ]
+    )
     lines.append(fact("Logged", _logged_text(artifact)))
     if graph.raw_path:  # a line that print (no downloads) leaves out
         download: list[Inline] = [
@@ -498,7 +517,9 @@ def _code_page(frame: FramePlan, view: ProvenanceView) -> GraphPlan | None:
 
 
 def _kernels_by_node(
-    frame: FramePlan, artifacts: Sequence[Artifact], views: Sequence[ProvenanceView],
+    frame: FramePlan,
+    artifacts: Sequence[Artifact],
+    views: Sequence[ProvenanceView],
     anchors: str = "",
 ) -> list[Block]:
     """On a post-grad graph (and the identical ones it stands for): its nodes grouped by
@@ -544,7 +565,9 @@ def _kernel_links(frame: FramePlan, keys: Sequence[str], code: Artifact | None) 
 
 
 def _what_each_node_became(
-    frame: FramePlan, artifacts: Sequence[Artifact], views: Sequence[ProvenanceView],
+    frame: FramePlan,
+    artifacts: Sequence[Artifact],
+    views: Sequence[ProvenanceView],
     anchors: str = "",
 ) -> list[Block]:
     """On a pre-grad graph (and the identical ones it stands for): its nodes grouped by the

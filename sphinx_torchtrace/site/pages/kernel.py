@@ -130,8 +130,9 @@ def inline_kernel(
             blocks.extend(block.blocks)
         else:
             blocks.append(block)
-    return Dropdown([f"{short} ({kernel.kernel.kind.replace('_', ' ')})"], blocks,
-                    anchor=kernel.anchor)
+    return Dropdown(
+        [f"{short} ({kernel.kernel.kind.replace('_', ' ')})"], blocks, anchor=kernel.anchor
+    )
 
 
 def kernel_blocks(
@@ -258,16 +259,19 @@ def _tracked_nodes(
         for pre, members in group_nodes(view.post_to_pre, view.post_node_lines, nodes)
     ]
     table = Table([_("Post-grad nodes"), _("From pre-grad nodes")], rows, widths=PROVENANCE_WIDTHS)
-    return Section([_("Graph nodes it computes")], [Paragraph(intro), table],
-                   anchor=anchors + "graph-nodes")
+    return Section(
+        [_("Graph nodes it computes")], [Paragraph(intro), table], anchor=anchors + "graph-nodes"
+    )
 
 
 def _commented_nodes(frame: FramePlan, kernel: KernelPlan, anchors: str = "") -> Section:
     intro: list[Inline] = ["The nodes named in the kernel's ", Code("Source Nodes"), " comment"]
     post_graph = _post_grad_graph_before(frame, kernel.artifact)
     if post_graph is not None:
-        intro += [", in ", place_link(post_graph.docname, post_graph.anchor,
-                                      post_graph.artifact.name)]
+        intro += [
+            ", in ",
+            place_link(post_graph.docname, post_graph.anchor, post_graph.artifact.name),
+        ]
     intro += [": ", *names(kernel.kernel.source_nodes), "."]
     title = [_("Graph nodes it computes")]
     return Section(title, [Paragraph(intro)], anchor=anchors + "graph-nodes")

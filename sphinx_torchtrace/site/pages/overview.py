@@ -85,7 +85,6 @@ FrameLink = Callable[[Compile], Inline]
 Row = list[list[Inline]]  # a table row: the inline content of each cell
 
 
-
 @dataclass
 class _Overview:
     """What every section needs: the plan, the settings, and figures computed once."""
@@ -143,26 +142,35 @@ class _Overview:
         tabs = []
         for members in list(classes.values())[:RANK_TABS]:
             numbers = [summary.rank_number(self.trace, r) for r in members]
-            title = (f"Rank {numbers[0]}" if len(numbers) == 1
-                     else f"Ranks {number_ranges(numbers)}")
+            title = f"Rank {numbers[0]}" if len(numbers) == 1 else f"Ranks {number_ranges(numbers)}"
             shown = body(members[0])
             if len(numbers) > 1 and shown:  # one rank's figures stand for the class's
                 others = _ranks_text(numbers[1:])
-                shown.insert(0, Paragraph([
-                    f"Rank {numbers[0]}'s figures, which {others} logged alike (their own "
-                    "times and metrics are under ",
-                    AnchorLink(self.plan.index_docname, "ranks", "Ranks"), ").",
-                ]))
+                shown.insert(
+                    0,
+                    Paragraph(
+                        [
+                            f"Rank {numbers[0]}'s figures, which {others} logged alike (their own "
+                            "times and metrics are under ",
+                            AnchorLink(self.plan.index_docname, "ranks", "Ranks"),
+                            ").",
+                        ]
+                    ),
+                )
             tabs.append(Tab(title, shown, sync=f"rank-{numbers[0]}"))
         blocks: list[Block] = [TabSet(tabs)]
         if len(classes) > RANK_TABS:
             rest = sum(len(m) for m in list(classes.values())[RANK_TABS:])
-            blocks.append(Paragraph([
-                f"The tabs show the first {RANK_TABS} classes of alike ranks; the other "
-                f"{rest} ranks are listed under ",
-                AnchorLink(self.plan.index_docname, "ranks", "Ranks"),
-                ", each with the compiles it differs in, linked to their pages.",
-            ]))
+            blocks.append(
+                Paragraph(
+                    [
+                        f"The tabs show the first {RANK_TABS} classes of alike ranks; the other "
+                        f"{rest} ranks are listed under ",
+                        AnchorLink(self.plan.index_docname, "ranks", "Ranks"),
+                        ", each with the compiles it differs in, linked to their pages.",
+                    ]
+                )
+            )
         return blocks
 
 
@@ -193,10 +201,15 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
 def _sidebar_note(plan: TracePlan, listed: int, settings: PageSettings) -> Paragraph:
     """Past ``torchtrace_sidebar_frames``: what the sidebar shows, and where the rest is
     (the compile directory, where ``:sections:`` keeps it)."""
-    where: list[Inline] = [
-        ", and the ", AnchorLink(plan.index_docname, "compile-directory", "compile directory"),
-        " lists them all.",
-    ] if settings.shows("directory") else ["."]
+    where: list[Inline] = (
+        [
+            ", and the ",
+            AnchorLink(plan.index_docname, "compile-directory", "compile directory"),
+            " lists them all.",
+        ]
+        if settings.shows("directory")
+        else ["."]
+    )
     return Paragraph(
         [
             f"The sidebar lists the first page of {listed} functions of the "
@@ -290,8 +303,9 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         breaks.append(in_all + kinds)
     if t.restarts:  # a restart of the analysis with no graph break is said apart
         n = t.restarts
-        breaks.append(f" ({n} restart{'s' if n > 1 else ''} of Dynamo's analysis with no "
-                      "graph break)")
+        breaks.append(
+            f" ({n} restart{'s' if n > 1 else ''} of Dynamo's analysis with no graph break)"
+        )
     lines.append([_("Graph breaks:"), " ", *breaks])
     recompiles: list[Inline] = [
         to("recompiles", "recompiles-explained", plural(t.recompiles, "recompile"))
@@ -310,15 +324,25 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if t.limit_hits:  # counted apart: past the limit torch made no new version
         n = len(t.limit_hits)
         names = summary.FrameNames(plan.frames)
-        refused = joined([[ObjectLink("frame", name) if (name := names(c)) else Code(c.label)]
-                          for c in t.limit_hits[:CELL_COMPILES]])
+        refused = joined(
+            [
+                [ObjectLink("frame", name) if (name := names(c)) else Code(c.label)]
+                for c in t.limit_hits[:CELL_COMPILES]
+            ]
+        )
         more = f" and {n - CELL_COMPILES} more" if n > CELL_COMPILES else ""
-        recompiles += [f"; the recompile limit refused {n} more (", *refused, more,
-                       "): no new version"]
+        recompiles += [
+            f"; the recompile limit refused {n} more (",
+            *refused,
+            more,
+            "): no new version",
+        ]
     if t.compiled_again:  # counted apart: after a failed version no guard failed
         n = t.compiled_again
-        recompiles.append(f"; {n} compile{'s' if n > 1 else ''} of a function again after a "
-                          "version that failed (not a recompile: no guard failed)")
+        recompiles.append(
+            f"; {n} compile{'s' if n > 1 else ''} of a function again after a "
+            "version that failed (not a recompile: no guard failed)"
+        )
     lines.append([_("Recompiles:"), " ", *recompiles])
     errors: list[Inline] = [_("none")]
     if t.errors:
@@ -331,12 +355,11 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
             plural(n, result, result + "es" if result.endswith("s") else None)
             for result, n in t.cache.items()
         )
-        lines.append(
-            [_("Cache lookups:"), " ", to("cache", "compile-caches", cache_text), in_all]
-        )
+        lines.append([_("Cache lookups:"), " ", to("cache", "compile-caches", cache_text), in_all])
     if t.compile_seconds is not None:
         spent: list[Inline] = [
-            _("Compile time:"), " ",
+            _("Compile time:"),
+            " ",
             to("times", "compile-time", f"{t.compile_seconds:.1f} s{in_all or ' in all'}"),
         ]
         if t.slowest is not None:
@@ -373,8 +396,10 @@ def _recompile_counts(fn: summary.FunctionRecompiles, ranks: int) -> str:
 
 def _divergence_none_text(ranks: int) -> str:
     every = "Both ranks" if ranks == 2 else f"All {ranks} ranks"
-    return (f"{every} compiled the same functions under the same compile ids, with "
-            "the same statuses, caches, graph input shapes and collectives.")
+    return (
+        f"{every} compiled the same functions under the same compile ids, with "
+        "the same statuses, caches, graph input shapes and collectives."
+    )
 
 
 def _introduction() -> Paragraph:
@@ -452,8 +477,12 @@ def _other_runs_rows(trace: Trace) -> list[Row]:
 def _rank_files(trace: Trace) -> Dropdown:
     """Each rank's log with its size and sha256: what a published report was made from."""
     rows: list[list[Inlines]] = [
-        [[str(summary.rank_number(trace, r))], [Code(r.path)], [log_size_text(r)],
-         [Code(r.sha256)] if r.sha256 else ["not read"]]
+        [
+            [str(summary.rank_number(trace, r))],
+            [Code(r.path)],
+            [log_size_text(r)],
+            [Code(r.sha256)] if r.sha256 else ["not read"],
+        ]
         for r in trace.ranks
     ]
     table = capped_table(["Rank", "File", "Size", "sha256"], rows, where="the trace folder")
@@ -478,8 +507,10 @@ def _torch_versions(trace: Trace) -> list[Inline]:
         if build not in builds:
             builds.append(build)
     return joined(
-        [[version, " (commit ", Code(commit), ")"] if commit else [version]
-         for version, commit in builds],
+        [
+            [version, " (commit ", Code(commit), ")"] if commit else [version]
+            for version, commit in builds
+        ],
         "; ",
     )
 
@@ -562,8 +593,7 @@ def _configuration(configs: Sequence[dict[str, dict[str, Any]]]) -> Dropdown:
         plural = "s" if changes > 1 else ""
         title += f" (of the first compilation; it changed {changes} time{plural} later)"
     # pages of JSON: in print, after the overview's sections (the status legend first)
-    return Dropdown([title], [CodeBlock(summary.config_json(configs[0]), "json")],
-                    print_last=True)
+    return Dropdown([title], [CodeBlock(summary.config_json(configs[0]), "json")], print_last=True)
 
 
 # -- status legend --------------------------------------------------------------------------
@@ -581,7 +611,8 @@ def _legend(view: _Overview) -> list[Block]:
             "red, empty is white and missing is purple."
         ]
     )
-    table = Table([_("Status"), _("tlparse's legend"), _("What it means")],
+    table = Table(
+        [_("Status"), _("tlparse's legend"), _("What it means")],
         rows,
         widths=[1, 2, 4],
         classes=["torchtrace-legend"],
@@ -840,7 +871,8 @@ def _failures_of(view: _Overview, rank: RankTrace) -> list[Block]:
         [_failure_kind(g), _failure_reason(g), [str(g.count)], _failure_places(view, g)]
         for g in groups
     ]
-    table = Table([_("Kind"), _("Reason"), _("Count"), _("Compile ids and places")],
+    table = Table(
+        [_("Kind"), _("Reason"), _("Count"), _("Compile ids and places")],
         rows,
         widths=[2, 6, 1, 3],
         classes=["torchtrace-failures"],
@@ -888,19 +920,28 @@ def _distinct_breaks(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
                 then += [" (", _registry_link(chained), ")"]
             entry.append(Paragraph(then))
         if first.context:
-            entry.append(Dropdown([_("Developer debug context")], [
-                CodeBlock(maybe_strip(first.context, view.settings.no_source), "text")
-            ]))
+            entry.append(
+                Dropdown(
+                    [_("Developer debug context")],
+                    [CodeBlock(maybe_strip(first.context, view.settings.no_source), "text")],
+                )
+            )
         items.append(entry)
     errors = _distinct_errors(view, groups)
     if not items:
         return errors
-    intro = Paragraph([Strong("Distinct graph breaks"), ": each kind once, with what PyTorch "
-                       "says of it and how to avoid it. Each is a ", Code("gb"), " object of "
-                       "the documentation, named after the trace and its registry id (",
-                       Code(break_object_name(view.plan.label, "GB0025")), "; ",
-                       Code("gb/<type>--h<digest>"), " without one), which your pages can "
-                       "link with the gb role."])
+    intro = Paragraph(
+        [
+            Strong("Distinct graph breaks"),
+            ": each kind once, with what PyTorch says of it and how to avoid it. Each is a ",
+            Code("gb"),
+            " object of the documentation, named after the trace and its registry id (",
+            Code(break_object_name(view.plan.label, "GB0025")),
+            "; ",
+            Code("gb/<type>--h<digest>"),
+            " without one), which your pages can link with the gb role.",
+        ]
+    )
     return [intro, BulletList(items), *errors]
 
 
@@ -915,8 +956,12 @@ def _distinct_errors(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
     for g in groups:
         if g.category != "error":
             continue
-        head: list[Inline] = [Strong(g.type or "Compile error"), ": ",
-                              *linked(g.message.headline), f" ({_plural(g.count, 'time')}"]
+        head: list[Inline] = [
+            Strong(g.type or "Compile error"),
+            ": ",
+            *linked(g.message.headline),
+            f" ({_plural(g.count, 'time')}",
+        ]
         if g.location:
             head += [" at ", Code(maybe_strip(g.location, view.settings.no_source))]
         in_torch = g.events[0].torch_location if g.events else None
@@ -925,21 +970,32 @@ def _distinct_errors(view: _Overview, groups: Sequence[graph_breaks.EventGroup])
             head += [", raised in library code at ", Code(shown)]
         head += ") in ", *view.links(g.compiles)
         if g.outcome is not None:
-            head.append(f"; {OUTCOME_WORDS[g.outcome]} (each compile's page says which record "
-                        "shows it)")
+            head.append(
+                f"; {OUTCOME_WORDS[g.outcome]} (each compile's page says which record shows it)"
+            )
         entry: list[Block] = [Paragraph(head)]
         text = g.message.text.strip()
         if text and text != g.message.headline:
             cut = text[:ERROR_MESSAGE_CHARS]  # the frame page has it whole
             note = f"\n... ({len(text) - len(cut)} more characters)" if len(text) > len(cut) else ""
-            entry.append(Dropdown([_("The message, with its traceback")], [
-                CodeBlock(maybe_strip(cut, view.settings.no_source) + note, "text")
-            ]))
+            entry.append(
+                Dropdown(
+                    [_("The message, with its traceback")],
+                    [CodeBlock(maybe_strip(cut, view.settings.no_source) + note, "text")],
+                )
+            )
         items.append(entry)
     if not items:
         return []
-    return [Paragraph([Strong("Distinct compile errors"), ": each once, by exception type, "
-                       "message and user frame."]), BulletList(items)]
+    return [
+        Paragraph(
+            [
+                Strong("Distinct compile errors"),
+                ": each once, by exception type, message and user frame.",
+            ]
+        ),
+        BulletList(items),
+    ]
 
 
 def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
@@ -947,15 +1003,25 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
     alike."""
     parts = []
     if counts.graph_breaks:
-        parts.append(graph_breaks.counts_text(
-            counts.graph_breaks, "graph break", counts.break_kinds, counts.break_places,
-            counts.break_unplaced,
-        ))
+        parts.append(
+            graph_breaks.counts_text(
+                counts.graph_breaks,
+                "graph break",
+                counts.break_kinds,
+                counts.break_places,
+                counts.break_unplaced,
+            )
+        )
     if counts.errors:
-        parts.append(graph_breaks.counts_text(
-            counts.errors, "compile error", counts.error_kinds, counts.error_places,
-            counts.error_unplaced,
-        ))
+        parts.append(
+            graph_breaks.counts_text(
+                counts.errors,
+                "compile error",
+                counts.error_kinds,
+                counts.error_places,
+                counts.error_unplaced,
+            )
+        )
     if counts.restarts:
         n = counts.restarts
         parts.append(f"{n} restart{'s' if n > 1 else ''} with no graph break")
@@ -993,9 +1059,7 @@ def _failure_reason(group: graph_breaks.EventGroup) -> list[Inline]:
     return reason
 
 
-def _registry_blocks(
-    registry: BreakRegistry | None, part: graph_breaks.BreakPart
-) -> list[Block]:
+def _registry_blocks(registry: BreakRegistry | None, part: graph_breaks.BreakPart) -> list[Block]:
     """What the installed torch's graph-break registry says beyond the log: today's name of
     the break where it changed, and the hints the log's message did not give (templates
     with ``{placeholders}`` are left out: the log's concrete hints say them)."""
@@ -1007,11 +1071,21 @@ def _registry_blocks(
     if names and len(variants) == 1:
         out.append(Paragraph(["The installed PyTorch calls it ", Strong(names[0]), "."]))
     logged = set(part.hints)
-    extra = [h for v in variants for h in v.hints
-             if h not in logged and "{" not in h and not h.lower().startswith("please report")]
+    extra = [
+        h
+        for v in variants
+        for h in v.hints
+        if h not in logged and "{" not in h and not h.lower().startswith("please report")
+    ]
     if extra:
-        out.append(BulletList([[Paragraph(["Hint (PyTorch's registry): ", *linked(h)])]
-                               for h in dict.fromkeys(extra)]))
+        out.append(
+            BulletList(
+                [
+                    [Paragraph(["Hint (PyTorch's registry): ", *linked(h)])]
+                    for h in dict.fromkeys(extra)
+                ]
+            )
+        )
     return out
 
 
@@ -1071,8 +1145,12 @@ def _accumulated_limit(view: _Overview) -> list[Inline]:
     if not limits or limits == [256]:
         return []
     said = ", later ".join(map(str, limits))
-    return [" Here ", Code("accumulated_recompile_limit"), f" ({said} in this run) counts the "
-            "versions of all the frames of one code object, and stops them the same way."]
+    return [
+        " Here ",
+        Code("accumulated_recompile_limit"),
+        f" ({said} in this run) counts the "
+        "versions of all the frames of one code object, and stops them the same way.",
+    ]
 
 
 def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
@@ -1090,8 +1168,11 @@ def _recompiles_of(view: _Overview, rank: RankTrace) -> list[Block]:
                     Strong(maybe_strip(fn.shown, view.settings.no_source)),
                     *frame,
                     f": {versions} versions"
-                    + (f" in {fn.runs} runs of its compile ids (they start again after a "
-                       "reset)" if fn.runs > 1 else "")
+                    + (
+                        f" in {fn.runs} runs of its compile ids (they start again after a reset)"
+                        if fn.runs > 1
+                        else ""
+                    )
                     + f", {n} recompile{'s' if n != 1 else ''}.",
                 ]
             )
@@ -1127,8 +1208,12 @@ def _recompiles_by_reason(
         rows.append(
             [[reason], [str(len(compiles))], [*joined(per_function), more], view.links(compiles)]
         )
-    header = ["Why (the most recent version's failed check)", "Recompiles", "Functions",
-              "New versions"]
+    header = [
+        "Why (the most recent version's failed check)",
+        "Recompiles",
+        "Functions",
+        "New versions",
+    ]
     table = Table(header, rows, widths=[4, 1, 3, 3], classes=["torchtrace-recompile-reasons"])
     return [table]
 
@@ -1186,7 +1271,7 @@ def _caches_of(view: _Overview, rank: RankTrace) -> list[Block]:
     totals = summary.cache_totals(rank.compiles)
     in_all = ", ".join(f"{n} {result}" for result, n in totals.items())
     if len(totals) == 1:  # every lookup had the same result: one line, not a table of it
-        (result, n), = totals.items()
+        ((result, n),) = totals.items()
         links = view.links([row.compile for row in rows])
         return [
             Paragraph(
@@ -1215,7 +1300,7 @@ def _times(view: _Overview) -> list[Block]:
         [
             "How long compiling took, from the metrics PyTorch logs for each compilation. The "
             "phases nest (the whole frame includes the backend, which includes Inductor, which "
-            "includes code generation), so the rows do not add up; \"slowest\" is the "
+            'includes code generation), so the rows do not add up; "slowest" is the '
             "compilation that spent the most time in that phase."
         ]
     )
@@ -1234,7 +1319,8 @@ def _times_of(view: _Overview, rank: RankTrace) -> list[Block]:
             for t in totals
         ]
         blocks.append(
-            Table([_("Phase"), _("Total"), _("Compilations"), _("Slowest")],
+            Table(
+                [_("Phase"), _("Total"), _("Compilations"), _("Slowest")],
                 rows,
                 widths=[4, 2, 2, 3],
                 classes=["torchtrace-times"],
@@ -1260,9 +1346,7 @@ def _timers(rank: RankTrace) -> list[Block]:
             "total; timers nest inside each other, so they overlap."
         ]
     )
-    rows: list[Row] = [
-        [[Code(t.name)], [seconds_text(t.seconds)], [str(t.count)]] for t in timers
-    ]
+    rows: list[Row] = [[[Code(t.name)], [seconds_text(t.seconds)], [str(t.count)]] for t in timers]
     return [intro, Table([_("Timer"), _("Total"), _("Times run")], rows, widths=[4, 2, 1])]
 
 
@@ -1275,8 +1359,10 @@ def _timeline(view: _Overview) -> list[Block]:
     intro = Paragraph(
         [
             "PyTorch also records its compile phases as trace events in the Chrome format. ",
-            WebOnly(["Download the file and open it in "],
-                    ["The HTML build of these pages offers them as a file to open in "]),
+            WebOnly(
+                ["Download the file and open it in "],
+                ["The HTML build of these pages offers them as a file to open in "],
+            ),
             Link("https://ui.perfetto.dev", "Perfetto"),
             " (or ",
             Code("chrome://tracing"),
@@ -1302,13 +1388,22 @@ def _timeline(view: _Overview) -> list[Block]:
     for first, numbers in alike.items():
         word = "Rank" if len(numbers) == 1 else "Ranks"
         their = "its" if len(numbers) == 1 else "their"
-        items.append(item(f"{word} {number_ranges(numbers)}, which logged as rank {first} did "
-                          f"but for {their} times and timing events: in the timeline of all "
-                          "ranks"))
+        items.append(
+            item(
+                f"{word} {number_ranges(numbers)}, which logged as rank {first} did "
+                f"but for {their} times and timing events: in the timeline of all "
+                "ranks"
+            )
+        )
     merged = view.plan.events_all_path
     if merged is not None:
-        items.insert(0, item("All ranks in one timeline (one process per rank)",
-                             WebOnly([": ", Download(merged, posixpath.basename(merged))])))
+        items.insert(
+            0,
+            item(
+                "All ranks in one timeline (one process per rank)",
+                WebOnly([": ", Download(merged, posixpath.basename(merged))]),
+            ),
+        )
     title = [_("Timeline (chromium events)")]
     return [Section(title, [intro, BulletList(items)], anchor="timeline")]
 
@@ -1328,14 +1423,25 @@ def _ranks(view: _Overview) -> list[Block]:
         ]
     )
     header = [
-        "Rank", "Log", "Size", "Compile ids", "Statuses", "Compile time", "Chromium events",
+        "Rank",
+        "Log",
+        "Size",
+        "Compile ids",
+        "Statuses",
+        "Compile time",
+        "Chromium events",
     ]
     rows = [_rank_row(row) for row in summary.rank_rows(view.trace)]
     table: Block = Table(header, rows, widths=[1, 4, 1, 1, 2, 1, 1])
     if len(rows) > RANK_ROWS_SHOWN:  # a thousand ranks: their classes come first
         table = Dropdown([f"Every rank ({len(rows)})"], [table])
-    blocks: list[Block] = [intro, *_rank_classes(view), table, *_repeating_ranks(view),
-                           _divergence(view)]
+    blocks: list[Block] = [
+        intro,
+        *_rank_classes(view),
+        table,
+        *_repeating_ranks(view),
+        _divergence(view),
+    ]
     return [Section([_("Ranks")], blocks, anchor="ranks")]
 
 
@@ -1376,24 +1482,30 @@ def _rank_classes(view: _Overview) -> list[Block]:
                 parts.append([f"{len(compiles) - FRAMES_LISTED} more compiles"])
             outside = [f for f in own if f.compile.id.is_unknown]
             if outside:
-                parts.append([ObjectLink("frame", outside[0].name, "its records outside any "
-                                         "compilation")])
+                parts.append(
+                    [ObjectLink("frame", outside[0].name, "its records outside any compilation")]
+                )
             head += [": differs in ", *joined(parts, ", ")]
-            shared = [f for f in plan.frames_of(members[0])
-                      if f.same_as is not None and not f.compile.id.is_unknown]
+            shared = [
+                f
+                for f in plan.frames_of(members[0])
+                if f.same_as is not None and not f.compile.id.is_unknown
+            ]
             if shared:
                 head.append(f"; its other compiles as {_shown_ranks(view, members[0])}")
         items.append([*item(*head), *_set_aside(members[0])])
     alike = len(classes) < len(plan.ranks)
-    intro = Paragraph([
-        f"{len(plan.ranks)} ranks in {len(classes)} "
-        f"{'class' if len(classes) == 1 else 'classes'}"
-        + (" of ranks that logged alike" if alike else ": no two ranks logged alike")
-        + f" (every record compared, the values of metrics and timing events apart; "
-        f"{SET_ASIDE}: what was set aside is listed under each class, with an example). "
-        "A compile that equals the same compile id of an earlier rank is shown on that "
-        "rank's pages; one that differs has pages of its own, which list what differs."
-    ])
+    intro = Paragraph(
+        [
+            f"{len(plan.ranks)} ranks in {len(classes)} "
+            f"{'class' if len(classes) == 1 else 'classes'}"
+            + (" of ranks that logged alike" if alike else ": no two ranks logged alike")
+            + f" (every record compared, the values of metrics and timing events apart; "
+            f"{SET_ASIDE}: what was set aside is listed under each class, with an example). "
+            "A compile that equals the same compile id of an earlier rank is shown on that "
+            "rank's pages; one that differs has pages of its own, which list what differs."
+        ]
+    )
     return [intro, BulletList(items)]
 
 
@@ -1413,8 +1525,11 @@ def _set_aside(first: RankPlan) -> list[Block]:
 
 def _shown_ranks(view: _Overview, rank_plan: RankPlan) -> str:
     """``rank 0``, ``ranks 0, 3``: the ranks whose pages show this rank's shared compiles."""
-    shown = {id(f.same_as.rank): f.same_as.rank for f in view.plan.frames_of(rank_plan)
-             if f.same_as is not None}
+    shown = {
+        id(f.same_as.rank): f.same_as.rank
+        for f in view.plan.frames_of(rank_plan)
+        if f.same_as is not None
+    }
     numbers = [summary.rank_number(view.trace, r) for r in shown.values()]
     return f"{'rank' if len(numbers) == 1 else 'ranks'} {number_ranges(numbers)}"
 
@@ -1431,15 +1546,21 @@ def _repeating_ranks(view: _Overview) -> list[Block]:
     for r in repeats:
         m = summary.rank_number(view.trace, r.same_as.rank) if r.same_as else None
         lines.setdefault((m, tuple(r.differences)), []).append(
-            summary.rank_number(view.trace, r.rank))
+            summary.rank_number(view.trace, r.rank)
+        )
     items: list[list[Block]] = []
     for (m, differences), numbers in lines.items():
         same = f"same as rank {m}; " if m is not None else ""
         verb = "differs" if len(numbers) == 1 else "differ"
-        items.append(item(Strong(_ranks_text(numbers)), f": {same}{verb} in "
-                          + ", ".join(differences)))
-    intro = Paragraph(["What ranks logged differently in the compiles they share with an "
-                       "earlier rank (metrics, mostly times):"])
+        items.append(
+            item(Strong(_ranks_text(numbers)), f": {same}{verb} in " + ", ".join(differences))
+        )
+    intro = Paragraph(
+        [
+            "What ranks logged differently in the compiles they share with an "
+            "earlier rank (metrics, mostly times):"
+        ]
+    )
     return [intro, BulletList(items), _value_spreads(view, repeats)]
 
 
@@ -1458,13 +1579,18 @@ def _value_spreads(view: _Overview, repeats: Sequence[RankPlan]) -> Block:
         for (label, record, key, original), values in spreads.items()
     ]
     blocks: list[Block] = [
-        Table(["Compile", "Record", "Metric", "On its page", "Other ranks"], rows,
-              widths=[1, 2, 2, 2, 3])
+        Table(
+            ["Compile", "Record", "Metric", "On its page", "Other ranks"],
+            rows,
+            widths=[1, 2, 2, 2, 3],
+        )
     ]
     if len(spreads) >= VALUES_SHOWN:
-        blocks.append(Paragraph([
-            f"The first {VALUES_SHOWN} differing values; the lines above count them all."
-        ]))
+        blocks.append(
+            Paragraph(
+                [f"The first {VALUES_SHOWN} differing values; the lines above count them all."]
+            )
+        )
     return Dropdown([f"Values that differ ({len(spreads)})"], blocks)
 
 
@@ -1477,12 +1603,19 @@ def _spread_cell(values: Sequence[tuple[str, int]]) -> list[Inline]:
     if all(x is not None for x, _ in numbers):
         low = min(range(len(values)), key=lambda i: numbers[i][0] or 0.0)
         high = max(range(len(values)), key=lambda i: numbers[i][0] or 0.0)
-        return [Code(values[low][0]), f" (rank {values[low][1]}) to ", Code(values[high][0]),
-                f" (rank {values[high][1]}), {len(values)} ranks"]
+        return [
+            Code(values[low][0]),
+            f" (rank {values[low][1]}) to ",
+            Code(values[high][0]),
+            f" (rank {values[high][1]}), {len(values)} ranks",
+        ]
     distinct = len({v for v, _ in values})
     value, n = values[0]
-    return [f"{len(values)} ranks, {distinct} value{'s' if distinct != 1 else ''}, such as ",
-            Code(value), f" (rank {n})"]
+    return [
+        f"{len(values)} ranks, {distinct} value{'s' if distinct != 1 else ''}, such as ",
+        Code(value),
+        f" (rank {n})",
+    ]
 
 
 def _number(text: str) -> float | None:
@@ -1532,9 +1665,11 @@ def _divergence(view: _Overview) -> Block:
     if d.function_splits:
         details = [item(*_function_split(s)) for s in d.function_splits[:20]]
         kinds.append(
-            item(Strong("Different functions under one compile id"),
-                 ": the ranks compiled different code under the same number, so their "
-                 "pages of that compile id are not comparable.")
+            item(
+                Strong("Different functions under one compile id"),
+                ": the ranks compiled different code under the same number, so their "
+                "pages of that compile id are not comparable.",
+            )
             + [BulletList(details)]
         )
     if d.status_splits:
@@ -1544,33 +1679,75 @@ def _divergence(view: _Overview) -> Block:
             + [BulletList(details)]
         )
     if d.cache_groups:
-        kinds.append(_rank_groups(
-            view, [Strong("Diverging cache hit/miss patterns"),
-                   ": ranks grouped by identical sequences of lookups."], d.cache_groups))
+        kinds.append(
+            _rank_groups(
+                view,
+                [
+                    Strong("Diverging cache hit/miss patterns"),
+                    ": ranks grouped by identical sequences of lookups.",
+                ],
+                d.cache_groups,
+            )
+        )
     if d.shape_groups:
-        kinds.append(_rank_groups(
-            view, [Strong("Diverging graph shapes"),
-                   ": ranks grouped by the input shapes and dtypes their graphs were compiled "
-                   "for (ranks running graphs of different shapes often explain a hang)."],
-            d.shape_groups))
+        kinds.append(
+            _rank_groups(
+                view,
+                [
+                    Strong("Diverging graph shapes"),
+                    ": ranks grouped by the input shapes and dtypes their graphs were compiled "
+                    "for (ranks running graphs of different shapes often explain a hang).",
+                ],
+                d.shape_groups,
+            )
+        )
     for label, groups in d.collective_groups.items():
-        kinds.append(_rank_groups(
-            view, [Strong("Collectives parity"), f" of {label} (", *_first_frame(view, label),
-                   "): ranks grouped by the collectives their graph issues, in order, with "
-                   "shapes and arguments. Ranks whose collectives differ in order or shape "
-                   "exchange the wrong tensors, or hang."], groups))
+        kinds.append(
+            _rank_groups(
+                view,
+                [
+                    Strong("Collectives parity"),
+                    f" of {label} (",
+                    *_first_frame(view, label),
+                    "): ranks grouped by the collectives their graph issues, in order, with "
+                    "shapes and arguments. Ranks whose collectives differ in order or shape "
+                    "exchange the wrong tensors, or hang.",
+                ],
+                groups,
+            )
+        )
     for name, groups in d.schedule_groups.items():
-        kinds.append(_rank_groups(
-            view, [Strong(f"Diverging {summary.SCHEDULE_TITLES.get(name, name)}"), " (",
-                   Code(name), "): ranks grouped by identical payloads."], groups, aside=True))
+        kinds.append(
+            _rank_groups(
+                view,
+                [
+                    Strong(f"Diverging {summary.SCHEDULE_TITLES.get(name, name)}"),
+                    " (",
+                    Code(name),
+                    "): ranks grouped by identical payloads.",
+                ],
+                groups,
+                aside=True,
+            )
+        )
     if d.runtime_differs:
-        spreads = [item(Code(s.label), f": {s.delta_ns / 1e6:.3f} ms between rank {s.fastest} "
-                        f"({s.fastest_ns / 1e6:.3f} ms) and rank {s.slowest} "
-                        f"({s.slowest_ns / 1e6:.3f} ms)")
-                   for s in d.runtimes if s.delta_ns > 0]
-        kinds.append(item(Strong("Diverging runtime estimates"),
-                          ": Inductor's estimate of each graph's runtime, fastest and slowest "
-                          "rank.") + [BulletList(spreads)])
+        spreads = [
+            item(
+                Code(s.label),
+                f": {s.delta_ns / 1e6:.3f} ms between rank {s.fastest} "
+                f"({s.fastest_ns / 1e6:.3f} ms) and rank {s.slowest} "
+                f"({s.slowest_ns / 1e6:.3f} ms)",
+            )
+            for s in d.runtimes
+            if s.delta_ns > 0
+        ]
+        kinds.append(
+            item(
+                Strong("Diverging runtime estimates"),
+                ": Inductor's estimate of each graph's runtime, fastest and slowest rank.",
+            )
+            + [BulletList(spreads)]
+        )
     return Admonition("warning", [Paragraph(["The ranks diverge."]), BulletList(kinds)])
 
 
@@ -1581,7 +1758,9 @@ def _first_frame(view: _Overview, label: str) -> list[Inline]:
 
 
 def _rank_groups(
-    view: _Overview, head: list[Inline], groups: Sequence[summary.RankGroup],
+    view: _Overview,
+    head: list[Inline],
+    groups: Sequence[summary.RankGroup],
     aside: bool = False,
 ) -> list[Block]:
     """One kind of divergence: what it is, then each group of ranks with what it says
@@ -1674,7 +1853,8 @@ def _export_issues(rank: RankTrace, no_source: bool) -> list[Block]:
         for i in issues
     ]
     plural = "s" if len(issues) != 1 else ""
-    table = Table([_("Issue"), _("Expression or operator"), _("Detail"), _("Where")],
+    table = Table(
+        [_("Issue"), _("Expression or operator"), _("Detail"), _("Where")],
         rows,
         widths=[2, 3, 2, 4],
         classes=["torchtrace-export"],

@@ -15,16 +15,26 @@ from ..words import _
 
 def trend_blocks(trend: Trend) -> list[Block]:
     runs = ", ".join(trend.labels)
-    blocks: list[Block] = [Paragraph([
-        f"{len(trend.rows)} function(s) over {len(trend.labels)} runs, oldest first: {runs}. "
-        "Functions are matched by file, function and occurrence, as a comparison matches "
-        "them."
-    ])]
+    blocks: list[Block] = [
+        Paragraph(
+            [
+                f"{len(trend.rows)} function(s) over {len(trend.labels)} runs, "
+                f"oldest first: {runs}. "
+                "Functions are matched by file, function and occurrence, as a comparison matches "
+                "them."
+            ]
+        )
+    ]
     if trend.setup:
-        blocks.append(Admonition("note", [
-            Paragraph(["Not like for like: some changes may come from the setup:"]),
-            BulletList([item(d) for d in trend.setup]),
-        ]))
+        blocks.append(
+            Admonition(
+                "note",
+                [
+                    Paragraph(["Not like for like: some changes may come from the setup:"]),
+                    BulletList([item(d) for d in trend.setup]),
+                ],
+            )
+        )
     rows: list[list[list[Inline]]] = []
     for row in trend.rows:
         rank = f"rank {row.rank}: " if trend.multi_rank else ""
@@ -33,8 +43,13 @@ def trend_blocks(trend: Trend) -> list[Block]:
     if trend.rows_left_out:
         blocks.append(Paragraph([f"And {trend.rows_left_out} more functions."]))
     if any(c.seconds is not None for r in trend.rows for c in r.cells):
-        blocks.append(Chart("trend", (list(trend.rows), list(trend.labels)),
-                            "Compile time of each function over the runs"))
+        blocks.append(
+            Chart(
+                "trend",
+                (list(trend.rows), list(trend.labels)),
+                "Compile time of each function over the runs",
+            )
+        )
     return blocks
 
 

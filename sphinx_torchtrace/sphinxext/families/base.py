@@ -130,29 +130,43 @@ class Context:
             if theirs in self.built.problems:
                 self.built.problems[mine] = self.built.problems[theirs]
             return False
-        advice = ("give one another :name:" if request.raw_options.get("name", "").strip()
-                  else "give one a :name:")
-        self.fail(request, directive, f"trace label {label!r} is used twice (also in "
-                                      f"{other.docname}); {advice}", "label")
+        advice = (
+            "give one another :name:"
+            if request.raw_options.get("name", "").strip()
+            else "give one a :name:"
+        )
+        self.fail(
+            request,
+            directive,
+            f"trace label {label!r} is used twice (also in {other.docname}); {advice}",
+            "label",
+        )
         return False
 
     def fail(
-        self, request: TraceRequest, directive: str, message: str, subtype: str,
+        self,
+        request: TraceRequest,
+        directive: str,
+        message: str,
+        subtype: str,
         logs: list[Path] | None = None,
     ) -> None:
         """No pages for this directive: it says why at its own line (the page holding it is
         read again when why changes, or when it had pages before)."""
-        self.built.problems[request_key(request, directive)] = Problem(
-            message, subtype, logs or []
-        )
+        self.built.problems[request_key(request, directive)] = Problem(message, subtype, logs or [])
         why = f"{directive}\0{subtype}\0{message}".encode("utf-8", "surrogatepass")
         self._page_digest(request.docname, hashlib.sha256(why).hexdigest())
 
 
 def request_key(request: TraceRequest, directive: str) -> Key:
     """The registry's key of a directive the scan found (see :func:`..built.key`)."""
-    return key(request.docname, directive, request.argument,
-               request.raw_options.get("name") or "", request.nth)
+    return key(
+        request.docname,
+        directive,
+        request.argument,
+        request.raw_options.get("name") or "",
+        request.nth,
+    )
 
 
 def page_section(
@@ -167,7 +181,9 @@ def page_section(
     if page.orphan:
         directive.env.metadata[docname]["orphan"] = True
     builder = DoctreeBuilder(
-        directive.env, directive.state.document, rewrite,
+        directive.env,
+        directive.state.document,
+        rewrite,
         special=(lambda block: special(builder, block)) if special is not None else None,
     )
     section = builder.section(page.title, page.blocks, "page")
@@ -178,11 +194,15 @@ def page_section(
 def missing_input(argument: str, path: str) -> str:
     """Why a directive's path names nothing, and the likely mistake: an absolute path of
     the machine (``/tmp/trace``), which a directive takes from the source folder."""
-    message = (f"no trace at {argument!r}: {path} does not exist (a path is relative to the "
-               "page; a leading / means the source folder)")
+    message = (
+        f"no trace at {argument!r}: {path} does not exist (a path is relative to the "
+        "page; a leading / means the source folder)"
+    )
     if argument.startswith("/") and os.path.exists(argument):
-        message += (f"; {argument} exists on this machine, outside the docs: copy it into the "
-                    "source folder and name it from there")
+        message += (
+            f"; {argument} exists on this machine, outside the docs: copy it into the "
+            "source folder and name it from there"
+        )
     return message
 
 

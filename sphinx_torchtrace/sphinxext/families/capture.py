@@ -180,12 +180,16 @@ class CaptureSettings:
     capture_cache: str | None = setting(None, _folder)
     # Seconds a capture may run before it is stopped (a directive's :timeout: overrides).
     capture_timeout: float = setting(600.0, _seconds)
+
+
 logger = logging.getLogger(__name__)
 
 
 def _status(line: str) -> None:
     """A status line of the build (what Sphinx's ``-q`` silences), the script's name escaped."""
     logger.info(console_text(f"torchtrace: {line}"))
+
+
 #: stderr lines a warning quotes (the page shows the whole tail the record keeps).
 WARNED_LINES = 3
 
@@ -238,17 +242,29 @@ class CapturedTrace:
 
     def blocks(self) -> list[b.Block]:
         if self.capture is None:
-            return [b.Admonition("note", [b.Paragraph(
-                ["Not captured in this build: ", b.Code(self.script), " ", self.reason]
-            )])]
+            return [
+                b.Admonition(
+                    "note",
+                    [
+                        b.Paragraph(
+                            ["Not captured in this build: ", b.Code(self.script), " ", self.reason]
+                        )
+                    ],
+                )
+            ]
         record = self.capture.record
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(record.started))
         made_by = f" with torch {record.torch_version}" if record.torch_version else ""
-        how = (f"from the cache (captured {when}{made_by}, in {record.duration:.1f} s)"
-               if self.capture.cached else f"at this build ({record.duration:.1f} s)")
-        said: list[b.Block] = [b.Paragraph(
-            ["Captured from ", b.Code(self.script), f" {how}: {status_text(self.capture)}."]
-        )]
+        how = (
+            f"from the cache (captured {when}{made_by}, in {record.duration:.1f} s)"
+            if self.capture.cached
+            else f"at this build ({record.duration:.1f} s)"
+        )
+        said: list[b.Block] = [
+            b.Paragraph(
+                ["Captured from ", b.Code(self.script), f" {how}: {status_text(self.capture)}."]
+            )
+        ]
         if record.status != "ok":
             shown: list[b.Block] = (
                 [b.Paragraph(["The end of its stderr:"])] if record.stderr_tail else []
@@ -284,32 +300,45 @@ class CaptureKind:
         script = Path(request.path)
         page_dir = context.source_dir(request)
         if not _inside(script, srcdir) or not script.is_file():
-            self._fail(context, request, f"no script at {request.argument!r} inside the "
-                       "source folder: only scripts of the docs' sources are run")
+            self._fail(
+                context,
+                request,
+                f"no script at {request.argument!r} inside the "
+                "source folder: only scripts of the docs' sources are run",
+            )
             return []
         cwd = None
         if options.cwd is not None:
             cwd = Path(resolve_argument(options.cwd, page_dir, context.srcdir))
             if not _inside(cwd, srcdir) or not cwd.is_dir():
-                self._fail(context, request, f":cwd: {options.cwd!r} is no folder inside the "
-                           "source folder")
+                self._fail(
+                    context, request, f":cwd: {options.cwd!r} is no folder inside the source folder"
+                )
                 return []
         # the table names scripts from the source folder, whichever page runs them
         listed = script.resolve().relative_to(srcdir).as_posix()
         if options.depends is not None:
             depends, outside = glob_depends(options.depends, page_dir, srcdir)
             if outside:
-                self._fail(context, request, f":depends: {quote(outside[0])} names files "
-                           "outside the source folder: only files of the docs' sources "
-                           "decide a capture, so nothing runs")
+                self._fail(
+                    context,
+                    request,
+                    f":depends: {quote(outside[0])} names files "
+                    "outside the source folder: only files of the docs' sources "
+                    "decide a capture, so nothing runs",
+                )
                 return []
         else:
             depends = local_imports(script, srcdir)
         config = settings_of(context.app.config, CaptureSettings)
         spec = CaptureSpec(
-            script=script.resolve(), root=srcdir, args=options.args, env=options.env,
+            script=script.resolve(),
+            root=srcdir,
+            args=options.args,
+            env=options.env,
             cwd=cwd.resolve() if cwd is not None else None,
-            timeout=options.timeout or config.capture_timeout, depends=tuple(depends),
+            timeout=options.timeout or config.capture_timeout,
+            depends=tuple(depends),
         )
         cache = self._cache(context)
         interpreter = cache.interpreter(spec)
@@ -321,15 +350,22 @@ class CaptureKind:
             # without torch) rather than nothing: the page says which torch made it
             capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
             if capture is None:
-                self._fail(context, request, f"no cached capture of {shown} matches its "
-                           "script, dependencies, arguments and environment "
-                           f"(torchtrace_capture = 'never'){_damaged(cache)}", row="missing")
+                self._fail(
+                    context,
+                    request,
+                    f"no cached capture of {shown} matches its "
+                    "script, dependencies, arguments and environment "
+                    f"(torchtrace_capture = 'never'){_damaged(cache)}",
+                    row="missing",
+                )
                 return []
         elif not interpreter.has_torch and _imports_torch([script, *depends]):
             capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
             if capture is None:
-                reason = ("imports torch, which the Python building these docs cannot "
-                          "import; with torch installed, this build would show its report.")
+                reason = (
+                    "imports torch, which the Python building these docs cannot "
+                    "import; with torch installed, this build would show its report."
+                )
                 self._register(context, request, CapturedTrace(shown, None, None, reason))
                 context.built.captures.append(
                     CaptureRow(request.docname, listed, "skipped", None, "torch not installed")
@@ -347,31 +383,54 @@ class CaptureKind:
             capture = cache.get_or_run(spec, capture_key, rerun=rerun, progress=running)
             if not capture.cached:
                 ran.add(capture_key)
-                _status(f"captured {listed}: {capture.record.status} in "
-                        f"{capture.record.duration:.1f} s")
+                _status(
+                    f"captured {listed}: {capture.record.status} in {capture.record.duration:.1f} s"
+                )
         return self._report(context, request, options, shown, listed, capture)
 
     def _report(
-        self, context: Context, request: TraceRequest, options: CaptureOptions, shown: str,
-        listed: str, capture: Capture,
+        self,
+        context: Context,
+        request: TraceRequest,
+        options: CaptureOptions,
+        shown: str,
+        listed: str,
+        capture: Capture,
     ) -> list[TraceRequest]:
         record = capture.record
         notes: list[tuple[str, str]] = []
         if record.status != "ok":
             lines = [line.strip() for line in record.stderr_tail.splitlines() if line.strip()]
             end = mask_secrets(" | ".join(lines[-WARNED_LINES:])) or "(nothing on stderr)"
-            kept = ("the trace it wrote so far is shown" if capture.has_logs()
-                    else "it wrote no trace log")
+            kept = (
+                "the trace it wrote so far is shown"
+                if capture.has_logs()
+                else "it wrote no trace log"
+            )
             cached = " (cached)" if capture.cached else ""
-            notes.append(("capture", f"capture of {shown} {status_text(capture)}{cached} "
-                          f"after {record.duration:.1f} s; {kept}; its stderr ends: {end}"))
+            notes.append(
+                (
+                    "capture",
+                    f"capture of {shown} {status_text(capture)}{cached} "
+                    f"after {record.duration:.1f} s; {kept}; its stderr ends: {end}",
+                )
+            )
         elif not capture.has_logs():
-            notes.append(("capture", f"capture of {shown} ran but wrote no trace log (does "
-                          "it call torch.compile?)"))
-        context.built.captures.append(CaptureRow(
-            request.docname, listed, "cached" if capture.cached else "ran", record.duration,
-            status_text(capture),
-        ))
+            notes.append(
+                (
+                    "capture",
+                    f"capture of {shown} ran but wrote no trace log (does it call torch.compile?)",
+                )
+            )
+        context.built.captures.append(
+            CaptureRow(
+                request.docname,
+                listed,
+                "cached" if capture.cached else "ran",
+                record.duration,
+                status_text(capture),
+            )
+        )
         inner: Generated | None = None
         more: list[TraceRequest] = []
         if capture.has_logs():
@@ -379,8 +438,7 @@ class CaptureKind:
             for option in ("args", "env", "timeout", "depends", "cwd"):
                 raw.pop(option, None)
             raw.setdefault("name", Path(request.path).stem)
-            sub = TraceRequest(request.docname, request.argument, os.fspath(capture.trace_dir),
-                               raw)
+            sub = TraceRequest(request.docname, request.argument, os.fspath(capture.trace_dir), raw)
             more = TraceKind().generate(context, sub, options.trace)
             trace_key = request_key(sub, TRACE_DIRECTIVE)
             inner = context.built.directives.pop(trace_key, None)
@@ -388,12 +446,14 @@ class CaptureKind:
             if inner is None:
                 if problem is not None:
                     if notes:  # one warning: how the capture ended, and why no report
-                        problem = Problem(f"{notes[0][1]}; its trace cannot be shown: "
-                                          f"{problem.message}", "capture", problem.logs)
+                        problem = Problem(
+                            f"{notes[0][1]}; its trace cannot be shown: {problem.message}",
+                            "capture",
+                            problem.logs,
+                        )
                     context.built.problems[request_key(request, DIRECTIVE)] = problem
                 return more
-        self._register(context, request, CapturedTrace(shown, capture, inner,
-                                                       capture_notes=notes))
+        self._register(context, request, CapturedTrace(shown, capture, inner, capture_notes=notes))
         return more
 
     def _register(self, context: Context, request: TraceRequest, made: CapturedTrace) -> None:
@@ -403,10 +463,12 @@ class CaptureKind:
         outcome = "skipped" if made.capture is None else f"{made.capture.cached}"
         before = context.built.digests.get(request.docname, "")
         context.built.digests[request.docname] = hashlib.sha256(
-            (before + outcome).encode()).hexdigest()
+            (before + outcome).encode()
+        ).hexdigest()
 
-    def _fail(self, context: Context, request: TraceRequest, message: str,
-              row: str = "not run") -> None:
+    def _fail(
+        self, context: Context, request: TraceRequest, message: str, row: str = "not run"
+    ) -> None:
         shown = " ".join(request.argument.split())
         context.built.captures.append(CaptureRow(request.docname, shown, row, None, message))
         context.fail(request, DIRECTIVE, message, "capture")
@@ -429,8 +491,10 @@ def _damaged(cache: CaptureCache) -> str:
     if not cache.damaged:
         return ""
     n = len(cache.damaged)
-    return (f"; {n} cache entr{'y' if n == 1 else 'ies'} with a record.json that cannot be "
-            "read (damaged) ignored")
+    return (
+        f"; {n} cache entr{'y' if n == 1 else 'ies'} with a record.json that cannot be "
+        "read (damaged) ignored"
+    )
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -448,8 +512,13 @@ def _imports_torch(files: list[Path]) -> bool:
         except (OSError, SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if any(n == "torch" or n.startswith("torch.") for n in names):
                 return True
     return False

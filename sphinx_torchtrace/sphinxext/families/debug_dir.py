@@ -70,11 +70,14 @@ class GeneratedDebugDir:
     def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         plan = self.plan
         kernels = sum(len(g.kernels) for g in plan.graphs)
-        summary = b.Paragraph([
-            "TORCH_COMPILE_DEBUG folder ", plan.label,
-            f": {len(plan.debug.runs)} run(s), {len(plan.graphs)} graph folder(s), "
-            f"{kernels} kernel(s).",
-        ])
+        summary = b.Paragraph(
+            [
+                "TORCH_COMPILE_DEBUG folder ",
+                plan.label,
+                f": {len(plan.debug.runs)} run(s), {len(plan.graphs)} graph folder(s), "
+                f"{kernels} kernel(s).",
+            ]
+        )
         docnames = [plan.index_docname]
         if plan.trace_index is not None:
             docnames.append(plan.trace_index)
@@ -121,15 +124,28 @@ class DebugDirKind:
             given = {"name": trace_label} | ({"no-source": ""} if options.no_source else {})
             companions.append(TraceRequest(request.docname, argument, "", given))
             try:
-                trace = load_trace(path, display_root=context.srcdir,
-                                   cache_dir=context.cache_dir, max_bytes=config.max_log_bytes)
+                trace = load_trace(
+                    path,
+                    display_root=context.srcdir,
+                    cache_dir=context.cache_dir,
+                    max_bytes=config.max_log_bytes,
+                )
             except (OSError, TraceReadError):
                 continue
             found = matching_compiles(debug, trace)
             # the trace's own frame objects, as its directive names them (ranks, repeats
             # after a reset, the frame cap): a compile with no frame object is not linked
-            frames = plan_trace(companions[-1].label(), trace, context.gen_dir,
-                                config.max_frames, config.fold_bytes) if found else None
+            frames = (
+                plan_trace(
+                    companions[-1].label(),
+                    trace,
+                    context.gen_dir,
+                    config.max_frames,
+                    config.fold_bytes,
+                )
+                if found
+                else None
+            )
             for g in plan.graphs:
                 for compile_ in found.get(g.graph.name, ()):
                     frame = frames.frame_for(compile_) if frames is not None else None
@@ -145,9 +161,13 @@ class DebugDirKind:
         masker = debug_masker(config, debug)
         warn_debug_secrets(label, debug, masker)
         generated = GeneratedDebugDir(
-            request, options, debug, plan,
+            request,
+            options,
+            debug,
+            plan,
             PageSettings(no_source=options.no_source, detail_toctree=context.detail_toctree),
-            PathRewriter(rules, masker), companions,
+            PathRewriter(rules, masker),
+            companions,
         )
         generated.notes.extend(ineffective_notes(request.path, DEBUG_DIR, options))
         context.register(request, DIRECTIVE, generated)

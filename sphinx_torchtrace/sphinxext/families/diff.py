@@ -86,16 +86,19 @@ DIFF_KINDS = (TRACE_LOG, TRACE_FOLDER)
 DIFF_REFUSED = {
     DEBUG_FOLDER: "compare its run's trace logs (a ``torchtrace.read`` warning says so)",
     TEXT_LOG: "it does not say which function each compile ran, so frames cannot be matched "
-              "(a ``torchtrace.read`` warning says so)",
+    "(a ``torchtrace.read`` warning says so)",
 }
 DIFF_OPTION_EFFECTS: dict[str, dict[str, str]] = {
     "name": dict.fromkeys(DIFF_KINDS, "the comparison's label: folder of its pages"),
     "baseline-label": dict.fromkeys(DIFF_KINDS, "what the pages call the first run"),
     "new-label": dict.fromkeys(DIFF_KINDS, "what the pages call the second run"),
-    "no-regressions": dict.fromkeys(DIFF_KINDS, "no ``regression_*`` warnings (the page "
-                                                "still lists them)"),
-    "no-source": dict.fromkeys(DIFF_KINDS, "no line of user source on its pages; also when "
-                                           "either run is shown with ``:no-source:``"),
+    "no-regressions": dict.fromkeys(
+        DIFF_KINDS, "no ``regression_*`` warnings (the page still lists them)"
+    ),
+    "no-source": dict.fromkeys(
+        DIFF_KINDS,
+        "no line of user source on its pages; also when either run is shown with ``:no-source:``",
+    ),
 }
 
 
@@ -105,8 +108,9 @@ class DiffSettings:
 
     # What a ``torchtrace-diff`` warns about as a regression (``regression_<kind>``), and
     # the thresholds: missing keys take the defaults; ``compile_time`` is a ratio or None.
-    regressions: dict[str, bool | float | None] = setting(dict(DEFAULT_REGRESSIONS),
-                                                          validate_regressions)
+    regressions: dict[str, bool | float | None] = setting(
+        dict(DEFAULT_REGRESSIONS), validate_regressions
+    )
 
 
 @dataclass
@@ -136,14 +140,23 @@ class GeneratedDiff:
         found = regressions(plan.diff, settings)
         location = directive.get_location()
         if plan.diff.nothing_compared:
-            warn("comparability", f"{plan.label}: nothing compared: {plan.diff.nothing_compared}",
-                 location)
+            warn(
+                "comparability",
+                f"{plan.label}: nothing compared: {plan.diff.nothing_compared}",
+                location,
+            )
         if plan.diff.unread:
-            warn("comparability", f"{plan.label}: not read, so not compared: "
-                 + "; ".join(plan.diff.unread), location)
+            warn(
+                "comparability",
+                f"{plan.label}: not read, so not compared: " + "; ".join(plan.diff.unread),
+                location,
+            )
         if plan.diff.setup:
-            warn("comparability", f"{plan.label}: not like for like: "
-                 + "; ".join(plan.diff.setup), location)
+            warn(
+                "comparability",
+                f"{plan.label}: not like for like: " + "; ".join(plan.diff.setup),
+                location,
+            )
         if not options.no_regressions:
             for r in found:
                 where = f"rank {r.rank}: " if plan.multi_rank else ""
@@ -174,16 +187,25 @@ class DiffKind:
         plan = generated.plan
         other = context.folders.get(plan.root)
         if other is not None:
-            context.fail(request, DIRECTIVE, f"comparison label {plan.label!r} is used twice "
-                                             f"(also in {other.docname}); give one a :name:",
-                         "label")
+            context.fail(
+                request,
+                DIRECTIVE,
+                f"comparison label {plan.label!r} is used twice "
+                f"(also in {other.docname}); give one a :name:",
+                "label",
+            )
             return []
-        clash = [d for d in plan.docnames
-                 if context.srcdir / (d + context.suffix) in context.wanted]
+        clash = [
+            d for d in plan.docnames if context.srcdir / (d + context.suffix) in context.wanted
+        ]
         if clash:
-            context.fail(request, DIRECTIVE, f"comparison pages {clash[0]!r} clash with a "
-                                             "trace's pages; give the comparison another :name:",
-                         "label")
+            context.fail(
+                request,
+                DIRECTIVE,
+                f"comparison pages {clash[0]!r} clash with a "
+                "trace's pages; give the comparison another :name:",
+                "label",
+            )
             return []
         context.folders[plan.root] = request
         context.register(request, DIRECTIVE, generated)
@@ -198,7 +220,8 @@ def _generate(context: Context, request: TraceRequest, options: DiffOptions) -> 
     if len(paths) != 2:
         raise ValueError(
             f"{DIRECTIVE} takes two paths, the baseline run's and the new run's, not "
-            f"{len(paths)} ({request.argument!r})", "option",
+            f"{len(paths)} ({request.argument!r})",
+            "option",
         )
     source_dir = context.source_dir(request)
     sides: list[tuple[Trace, GeneratedTrace | None, str]] = []
@@ -223,9 +246,13 @@ def _generate(context: Context, request: TraceRequest, options: DiffOptions) -> 
         g.options.no_source for g in _traces(context) if g.request.path in (old_path, new_path)
     )
     plan = plan_diff(
-        label, diff, config.generated_dir,
-        baseline_label=options.baseline_label, new_label=options.new_label,
-        baseline_object=_frame_objects(old_site), new_object=_frame_objects(new_site),
+        label,
+        diff,
+        config.generated_dir,
+        baseline_label=options.baseline_label,
+        new_label=options.new_label,
+        baseline_object=_frame_objects(old_site),
+        new_object=_frame_objects(new_site),
         no_source=no_source,
     )
     plan.baseline_index = old_site.plan.index_docname if old_site else None
@@ -253,17 +280,23 @@ def read_side(context: Context, argument: str, path: str) -> tuple[Trace, Genera
     if detect_kind(path) == DEBUG_DIR:
         raise ValueError(
             f"{argument!r} is a TORCH_COMPILE_DEBUG folder; compare its run's TORCH_TRACE "
-            "logs instead", "read",
+            "logs instead",
+            "read",
         )
     if detect_kind(path) == TORCH_LOGS:
         raise ValueError(
             f"{argument!r} is a TORCH_LOGS text log, which does not say which function each "
             "compile ran (frames are matched by file and function); compare the run's "
-            "TORCH_TRACE logs instead", "read",
+            "TORCH_TRACE logs instead",
+            "read",
         )
     try:
-        trace = load_trace(path, display_root=context.srcdir, cache_dir=context.cache_dir,
-                           max_bytes=context.config.max_log_bytes)
+        trace = load_trace(
+            path,
+            display_root=context.srcdir,
+            cache_dir=context.cache_dir,
+            max_bytes=context.config.max_log_bytes,
+        )
     except (TraceReadError, OSError) as err:
         raise ValueError(f"{argument!r}: {err}", "read") from None
     if not any(sum(r.stats.values()) for r in trace.ranks):

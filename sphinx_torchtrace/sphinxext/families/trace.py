@@ -94,7 +94,10 @@ class GeneratedTrace:
 
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
         return page_section(
-            directive, docname, self.page(docname), self.rewrite,
+            directive,
+            docname,
+            self.page(docname),
+            self.rewrite,
             lambda builder, block: self._special(directive, builder, block),
         )
 
@@ -143,8 +146,7 @@ class TraceKind:
         if not context.claim_label(request, DIRECTIVE):
             return []
         if not os.path.exists(request.path):
-            context.fail(request, DIRECTIVE, missing_input(request.argument, request.path),
-                         "read")
+            context.fail(request, DIRECTIVE, missing_input(request.argument, request.path), "read")
             return []
         config = context.config
         kind = options.format or detect_kind(request.path)
@@ -161,8 +163,13 @@ class TraceKind:
                 max_bytes=config.max_log_bytes,
             )
         except TraceReadError as e:
-            context.fail(request, DIRECTIVE, str(e), "read",
-                         resolve_logs_safely(request.path, options.latest, options.ranks))
+            context.fail(
+                request,
+                DIRECTIVE,
+                str(e),
+                "read",
+                resolve_logs_safely(request.path, options.latest, options.ranks),
+            )
             return []
         trace = loaded.trace
         for d in trace.diagnostics:
@@ -188,8 +195,9 @@ class TraceKind:
             trace,
             plan,
             settings,
-            PathRewriter(trace_rules(trace, config.path_rewrites, config.default_path_rewrites),
-                         masker),
+            PathRewriter(
+                trace_rules(trace, config.path_rewrites, config.default_path_rewrites), masker
+            ),
             extra_logs=loaded.extra_logs,
         )
         context.register(request, DIRECTIVE, generated)
@@ -203,8 +211,12 @@ class TraceKind:
         if config.warn_divergence and trace.is_multi_rank:
             diverging = summary.diverging_kinds(summary.divergence(trace))
             if diverging:
-                generated.notes.append(("divergence", "the ranks diverge in "
-                                        + ", ".join(diverging) + " (see the overview)"))
+                generated.notes.append(
+                    (
+                        "divergence",
+                        "the ranks diverge in " + ", ".join(diverging) + " (see the overview)",
+                    )
+                )
         found: set[int | None]
         if loaded.text_ranks is not None:
             found = loaded.text_ranks
@@ -216,8 +228,11 @@ class TraceKind:
         if lacking:
             known = ", ".join(str(r) for r in sorted(r for r in found if r is not None))
             generated.notes.append(
-                ("option", f":ranks: {', '.join(map(str, lacking))} not in the trace "
-                 f"(its ranks: {known or 'none'})")
+                (
+                    "option",
+                    f":ranks: {', '.join(map(str, lacking))} not in the trace "
+                    f"(its ranks: {known or 'none'})",
+                )
             )
         for docname in plan.docnames:
             context.add_page(docname, generated, page_kind(plan, docname))
@@ -250,7 +265,7 @@ def _past_limit_note(plan: TracePlan) -> str:
     paged = sum(not f.compile.id.is_unknown for f in plan.frames)
     return (
         f"trace {plan.label!r} has {paged + left} compiles; the first {paged} get pages "
-        f"and {left} are only listed on its overview (\"Frames past the limit\"): raise "
+        f'and {left} are only listed on its overview ("Frames past the limit"): raise '
         f"torchtrace_max_frames (now {plan.max_frames}) to give them pages"
     )
 

@@ -38,9 +38,7 @@ def sections_option(value: str | None) -> tuple[str, ...]:
     wanted = [p.strip().lower() for p in (value or "").split(",") if p.strip()]
     unknown = [w for w in wanted if w not in SECTION_KEYS]
     if unknown:
-        raise ValueError(
-            f"unknown sections {', '.join(unknown)}; valid: {', '.join(SECTION_KEYS)}"
-        )
+        raise ValueError(f"unknown sections {', '.join(unknown)}; valid: {', '.join(SECTION_KEYS)}")
     return tuple(k for k in SECTION_KEYS if k in wanted)
 
 
@@ -116,31 +114,37 @@ OPTION_KINDS = (TRACE_LOG, TRACE_FOLDER, DEBUG_FOLDER, TEXT_LOG)
 #: promise cannot be written without being kept.
 OPTION_EFFECTS: dict[str, dict[str, str]] = {
     "name": dict.fromkeys(OPTION_KINDS, "the label: folder of the pages, start of object names")
-    | {DEBUG_FOLDER: "the label; the run's trace logs are ``<name>-trace`` and "
-                     "``<name>-with-N``"},
+    | {DEBUG_FOLDER: "the label; the run's trace logs are ``<name>-trace`` and ``<name>-with-N``"},
     "latest": {
-        TRACE_LOG: NO_EFFECT, TRACE_FOLDER: "only the newest log, even among rank logs",
-        DEBUG_FOLDER: NO_EFFECT, TEXT_LOG: NO_EFFECT,
+        TRACE_LOG: NO_EFFECT,
+        TRACE_FOLDER: "only the newest log, even among rank logs",
+        DEBUG_FOLDER: NO_EFFECT,
+        TEXT_LOG: NO_EFFECT,
     },
     "ranks": {
-        TRACE_LOG: NO_EFFECT, TRACE_FOLDER: "only the logs of these ranks",
+        TRACE_LOG: NO_EFFECT,
+        TRACE_FOLDER: "only the logs of these ranks",
         DEBUG_FOLDER: NO_EFFECT,
         TEXT_LOG: "only the lines of these ranks (``[rankN]:`` prefixes)",
     },
     "sections": {
-        TRACE_LOG: "the overview's parts", TRACE_FOLDER: "the overview's parts",
-        DEBUG_FOLDER: NO_EFFECT, TEXT_LOG: "the overview's parts",
+        TRACE_LOG: "the overview's parts",
+        TRACE_FOLDER: "the overview's parts",
+        DEBUG_FOLDER: NO_EFFECT,
+        TEXT_LOG: "the overview's parts",
     },
     "no-source": dict.fromkeys(OPTION_KINDS, "no line of user source on any page or download")
-    | {DEBUG_FOLDER: "no line of user source on any page or download, the run's trace "
-                     "logs' included"},
+    | {
+        DEBUG_FOLDER: "no line of user source on any page or download, the run's trace "
+        "logs' included"
+    },
     "format": dict.fromkeys(OPTION_KINDS, "read as this kind, not the detected one"),
     "with": {
         TRACE_LOG: "text logs of the same run: their lines on each compile's page",
         TRACE_FOLDER: "text logs of the same run: their lines on each compile's page",
         DEBUG_FOLDER: "trace logs of the same run: their reports, linked from each graph",
         TEXT_LOG: "the trace log of the same run becomes the base; this log's lines on each "
-                  "compile's page",
+        "compile's page",
     },
 }
 
@@ -157,7 +161,8 @@ def option_kind(kind: str, is_folder: bool) -> str:
 def ineffective_options(options: TraceOptions, kind: str) -> list[str]:
     """The options a directive gave that do nothing on this kind of input."""
     given = {
-        "latest": options.latest, "ranks": options.ranks is not None,
+        "latest": options.latest,
+        "ranks": options.ranks is not None,
         "sections": bool(options.sections),
     }
     return [o for o, on in given.items() if on and OPTION_EFFECTS[o][kind] == NO_EFFECT]

@@ -82,8 +82,12 @@ class GeneratedTrend:
                 return chart_nodes(builder, block)
             raise TypeError(f"no nodes for {type(block).__name__}")
 
-        builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite,
-                                 special=lambda block: special(builder, block))
+        builder = DoctreeBuilder(
+            directive.env,
+            directive.state.document,
+            self.rewrite,
+            special=lambda block: special(builder, block),
+        )
         container = nodes.container(classes=["torchtrace-trend"])
         container.extend(builder.blocks(trend_blocks(self.trend)))
         directive.set_source_info(container)
@@ -102,9 +106,14 @@ class TrendKind:
         paths = request.argument.split()
         labels = list(options.labels) or [TraceRequest("", "", p).label() for p in paths]
         if not 2 <= len(paths) <= MAX_RUNS or len(labels) != len(paths):
-            context.fail(request, DIRECTIVE, f"{DIRECTIVE} takes 2 to {MAX_RUNS} paths, oldest "
-                         f"first, and as many :labels: ({len(paths)} paths, {len(labels)} "
-                         "labels)", "option")
+            context.fail(
+                request,
+                DIRECTIVE,
+                f"{DIRECTIVE} takes 2 to {MAX_RUNS} paths, oldest "
+                f"first, and as many :labels: ({len(paths)} paths, {len(labels)} "
+                "labels)",
+                "option",
+            )
             return []
         source_dir = context.source_dir(request)
         traces, logs = [], []
@@ -128,8 +137,9 @@ class TrendKind:
         result = trend(traces, labels, rewrite=rewrite)
         generated = GeneratedTrend(request, result, logs, rewrite)
         if result.setup:
-            generated.notes.append(("comparability", "not like for like: "
-                                    + "; ".join(result.setup)))
+            generated.notes.append(
+                ("comparability", "not like for like: " + "; ".join(result.setup))
+            )
         context.register(request, DIRECTIVE, generated)
         return []
 

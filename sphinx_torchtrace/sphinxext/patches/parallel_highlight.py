@@ -81,9 +81,7 @@ def arguments(rewrite: Callable[[str], str], block: b.CodeBlock) -> tuple[Any, .
     return (text, language, bool(block.linenos), first_line, hl_lines)
 
 
-def highlight_pages(
-    pages: Mapping[str, Generated], docnames: Sequence[str]
-) -> dict[_Key, str]:
+def highlight_pages(pages: Mapping[str, Generated], docnames: Sequence[str]) -> dict[_Key, str]:
     """The fast visitor's HTML of every code block of these generated pages."""
     table: dict[_Key, str] = {}
     for docname in docnames:
@@ -96,9 +94,7 @@ def highlight_pages(
     return table
 
 
-def _child(
-    connection: Connection, pages: Mapping[str, Generated], docnames: Sequence[str]
-) -> None:
+def _child(connection: Connection, pages: Mapping[str, Generated], docnames: Sequence[str]) -> None:
     """The forked child's work (it shares the parent's trace models: nothing is pickled)."""
     try:
         table = highlight_pages(pages, docnames)

@@ -37,14 +37,19 @@ SPEEDUPS: dict[str, tuple[Callable[[Sphinx], None], Callable[[], None] | None]] 
     "navigation": (navigation.setup_navigation, None),
     "stem_cache": (stem_cache.setup_stem_cache, None),
     "gc_threshold": (gc_threshold.setup_gc_threshold, None),  # restores itself
-    "generated_transforms": (generated_transforms.setup_generated_transforms,
-                             generated_transforms.remove_generated_transforms),
-    "settings_cache": (settings_cache.setup_settings_cache,
-                       settings_cache.remove_settings_cache),
-    "parallel_highlight": (parallel_highlight.setup_parallel_highlight,
-                           parallel_highlight.remove_parallel_highlight),
-    "asset_checksums": (asset_checksums.setup_asset_checksums,
-                        asset_checksums.remove_asset_checksums),
+    "generated_transforms": (
+        generated_transforms.setup_generated_transforms,
+        generated_transforms.remove_generated_transforms,
+    ),
+    "settings_cache": (settings_cache.setup_settings_cache, settings_cache.remove_settings_cache),
+    "parallel_highlight": (
+        parallel_highlight.setup_parallel_highlight,
+        parallel_highlight.remove_parallel_highlight,
+    ),
+    "asset_checksums": (
+        asset_checksums.setup_asset_checksums,
+        asset_checksums.remove_asset_checksums,
+    ),
 }
 
 

@@ -34,7 +34,7 @@ with open(out / "dedicated_log_torch_trace_rank_0_abcd1234.log", "w", encoding="
     f.writelines(lines)
 time.sleep(float(os.environ.get("CAPTURE_SLEEP", "0")))
 if how == "fail":
-    sys.stderr.write("Traceback (most recent call last):\n  File \"train.py\", line 3\n")
+    sys.stderr.write('Traceback (most recent call last):\n  File "train.py", line 3\n')
     sys.stderr.write("RuntimeError: boom \x1b[31mred\x1b[0m\n")
     sys.exit(3)
 if how == "hang":
