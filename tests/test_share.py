@@ -284,15 +284,22 @@ def test_redacted_text_keeps_its_lines_and_its_json() -> None:
     assert "alice" in redactor.names
 
 
+BUNDLED = sorted(
+    p.relative_to(DATA).as_posix()
+    for p in DATA.rglob("*.log*")
+    if "expected" not in p.parts and p.suffix in (".log", ".gz")
+)
+
+
 @pytest.mark.corpus
 @pytest.mark.tlparse
 @pytest.mark.parametrize(
     "log",
-    sorted(
-        p.relative_to(DATA).as_posix()
-        for p in DATA.rglob("*.log*")
-        if "expected" not in p.parts and p.suffix in (".log", ".gz")
-    ),
+    # every eighth in the suite (CI), every one in ``nox -s corpus-builders``
+    [
+        pytest.param(log, marks=() if i % 8 == 0 else pytest.mark.corpus_slow)
+        for i, log in enumerate(BUNDLED)
+    ],
 )
 def test_every_bundled_log_redacts_and_tlparse_reads_it(log: str, tmp_path: Path) -> None:
     """Every bundled log: redacted with its own check clean, and tlparse 0.4.3 reads it with
