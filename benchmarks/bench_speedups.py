@@ -5,8 +5,10 @@
 
 For each log, a fresh Sphinx build of a one-trace site (furo when installed, as users
 build) with every speed-up, with none (``torchtrace_speedups = False``), and with each
-one left out; each build runs in a process of its own (nothing warm), the variants
-interleaved ``--repeat`` times and the best time of each kept.  The table gives, per
+one left out; each build runs in a process of its own (nothing warm), after one untimed
+warm-up build, the variants in a shuffled order in each of ``--repeat`` rounds, and the
+best time of each kept.  A saving smaller than the spread of repeated builds of one
+variant is noise: measure on a quiet machine, on logs of several MB.  The table gives, per
 speed-up, the seconds the build takes without it minus with all of them: what keeping
 it saves.  Default logs: the bundled traces of 1 MB or more.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -93,31 +96,19 @@ def main() -> int:
     from sphinx_torchtrace.sphinxext.patches.speedups import SPEEDUPS
 
     variants = [ALL, NONE, *SPEEDUPS]
-    for log in args.logs or default_logs():
+    for log in [p.resolve() for p in args.logs] or default_logs():
         best: dict[str, float] = {}
+        rounds = random.Random(0)
+        _build_in_child(log, ALL, args.builder)  # a warm-up: the file cache, not timed
         for _ in range(args.repeat):
-            for variant in variants:
-                out = subprocess.run(
-                    [
-                        sys.executable,
-                        __file__,
-                        "--builder",
-                        args.builder,
-                        "--one",
-                        str(log),
-                        variant,
-                    ],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                    cwd=ROOT,
-                    env={**os.environ, "PYTHONHASHSEED": "0"},
-                )
-                seconds = float(out.stdout.strip().splitlines()[-1])
+            order = list(variants)
+            rounds.shuffle(order)  # no variant always first (a cold cache, a drifting clock)
+            for variant in order:
+                seconds = _build_in_child(log, variant, args.builder)
                 best[variant] = min(best.get(variant, seconds), seconds)
         size = log.stat().st_size / 1e6
         print(
-            f"\n{log.relative_to(ROOT)} ({size:.1f} MB), {args.builder}, best of "
+            f"\n{_shown(log)} ({size:.1f} MB), {args.builder}, best of "
             f"{args.repeat}: all speed-ups {best[ALL]:.2f} s, none {best[NONE]:.2f} s"
         )
         print(f"  {'left out':<22} {'build s':>8} {'saves s':>8} {'saves %':>8}")
@@ -125,6 +116,23 @@ def main() -> int:
             saves = best[name] - best[ALL]
             print(f"  {name:<22} {best[name]:>8.2f} {saves:>8.2f} {100 * saves / best[ALL]:>7.1f}%")
     return 0
+
+
+def _build_in_child(log: Path, variant: str, builder: str) -> float:
+    """One build's seconds, in a process of its own (nothing of an earlier build warm)."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--builder", builder, "--one", str(log), variant],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _shown(log: Path) -> str:
+    return log.relative_to(ROOT).as_posix() if log.is_relative_to(ROOT) else str(log)
 
 
 if __name__ == "__main__":
