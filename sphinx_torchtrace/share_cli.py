@@ -21,7 +21,7 @@ from typing import Any
 from .site.characters import console_json, console_text
 from .trace.diagnostics import TraceReadError
 from .trace.redact import LogReport
-from .trace.redact_text import CLASSES, Options
+from .trace.redact_text import CLASSES, DEFAULT_CLASSES, Options
 from .trace.share import (
     check_logs,
     log_files,
@@ -101,8 +101,14 @@ def _class_options(parser: argparse.ArgumentParser) -> None:
         "--keep",
         metavar="CLASSES",
         default="",
-        help=f"comma list of classes to leave as they are: {', '.join(CLASSES)} "
+        help=f"comma list of classes to leave as they are: {', '.join(DEFAULT_CLASSES)} "
         "(default: none, everything private is removed)",
+    )
+    parser.add_argument(
+        "--constants",
+        action="store_true",
+        help="also the values of tensor constants (frozen weights, literal tensors): each "
+        "number becomes 0., shapes stay",
     )
     parser.add_argument(
         "--name",
@@ -116,10 +122,14 @@ def _class_options(parser: argparse.ArgumentParser) -> None:
 
 def _options(args: argparse.Namespace) -> Options:
     keep = {k.strip() for k in args.keep.split(",") if k.strip()}
-    unknown = sorted(keep - set(CLASSES))
+    unknown = sorted(keep - set(DEFAULT_CLASSES))
     if unknown:
-        raise ShareError(f"--keep: {', '.join(unknown)}: give some of {', '.join(CLASSES)}")
-    return Options(**{c: c not in keep for c in CLASSES}, extra_names=tuple(args.name))
+        raise ShareError(f"--keep: {', '.join(unknown)}: give some of {', '.join(DEFAULT_CLASSES)}")
+    return Options(
+        **{c: c not in keep for c in DEFAULT_CLASSES},
+        constants=args.constants,
+        extra_names=tuple(args.name),
+    )
 
 
 def _logs(path: str) -> list[Path]:
@@ -142,7 +152,7 @@ def _note(line: str, quiet: bool = False) -> None:
 
 
 def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{c} {counts.get(c, 0)}" for c in CLASSES)
+    return ", ".join(f"{c} {counts[c]}" for c in CLASSES if c in DEFAULT_CLASSES or counts[c])
 
 
 # -- check ------------------------------------------------------------------------------
@@ -217,10 +227,12 @@ def _report(reports: Sequence[LogReport], dests: Sequence[Path]) -> None:
         _say(f"{r.path} -> {d}: {r.records} records, {r.md5_recomputed} payload md5(s) recomputed")
     counts, folders = totals(reports)
     for c in CLASSES:
+        if c not in DEFAULT_CLASSES and not counts[c]:
+            continue
         detail = ""
         if c == "paths" and folders:
             detail = " (" + ", ".join(f"{n} {k}" for n, k in folders.items()) + ")"
-        _say(f"  {c + ':':<9} {counts.get(c, 0)} removed{detail}")
+        _say(f"  {c + ':':<10} {counts.get(c, 0)} removed{detail}")
 
 
 def _remaining(remaining: list[tuple[Path, Any]]) -> int:

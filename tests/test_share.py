@@ -204,6 +204,61 @@ def test_a_gzip_log_stays_gzip_and_keep_leaves_a_class(planted: Path, tmp_path: 
     assert report["clean"] and report["logs"][0]["counts"].get("source", 0) == 0
 
 
+FROZEN = DATA / "captured" / "frozen_constants"
+FROZEN_VALUES = ["1.0625", "2.4375", "3.8125", "4.6875", "0.3793"]  # buffer, literal, weight
+
+
+def test_tensor_constants_go_only_when_asked_and_the_log_stays_readable(tmp_path: Path) -> None:
+    """Frozen weights and literal tensors (real capture): kept by default, every number
+    zeroed with ``--constants`` while shapes, md5s and the report's figures stay."""
+    (log,) = FROZEN.glob("*.log")
+    text = log.read_text()
+    assert all(v in text for v in FROZEN_VALUES)
+    assert "register_buffer('_frozen_param" in text  # values printed in a runnable repro
+    kept, gone = tmp_path / "kept.log", tmp_path / "gone.log"
+    assert run("redact", log, "-o", kept).returncode == 0
+    assert all(v in kept.read_text() for v in FROZEN_VALUES)
+    result = run("redact", log, "-o", gone, "--constants", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["logs"][0]["counts"]["constants"] > 0
+    redacted = gone.read_text()
+    # inductor folds small constants into its kernels' code: literals of code, which stay
+    outside_kernels = [ln for ln in redacted.splitlines() if "static_cast<float>(" not in ln]
+    assert not [v for v in FROZEN_VALUES if any(v in ln for ln in outside_kernels)]
+    assert re.search(r"tensor\(\[\[0\., +0\.\],\n\t +\[0\., +0\.\]\]", redacted)  # still 2x2
+    assert redacted.count("\n") == text.count("\n")
+    stats = tlparse_stats(gone, tmp_path / "tl")
+    assert stats == tlparse_stats(log, tmp_path / "tl0") and "fail_payload_md5" not in stats
+    a, b = run("summary", "--json", log), run("summary", "--json", gone)
+    assert json.loads(a.stdout) == json.loads(b.stdout)
+    found = run("check", gone, "--constants")
+    assert found.returncode == 0, found.stdout  # what redact zeroed is not found again
+    assert run("check", kept, "--keep", "paths,names,secrets,source", "--constants").returncode == 1
+
+
+def test_tensor_values_in_every_form_torch_prints_them() -> None:
+    r = TextRedactor(Options(paths=False, names=False, secrets=False, source=False, constants=True))
+    text = (
+        "w = tensor([[ 0.6037, -1.0e-05],\n        [nan, -inf]], requires_grad=True)\n"
+        "c = torch.tensor([3.25, 4.75]); s = tensor(-7, dtype=torch.int64)\n"
+        '"TensorMetadataAndValues(tensor_metadata=..., values=[1.5, 2.5])"\n'
+        "reader.tensor(buf0, (3, 2))  # arg3_1; x3 = tensor_3(2.5)\n"
+    )
+    out, changes = r.redact(text, lambda _: False, lines=True)
+    assert out == (
+        "w = tensor([[ 0., 0.],\n        [0., 0.]], requires_grad=True)\n"
+        "c = torch.tensor([0., 0.]); s = tensor(0., dtype=torch.int64)\n"
+        '"TensorMetadataAndValues(tensor_metadata=..., values=[0., 0.])"\n'
+        "reader.tensor(buf0, (3, 2))  # arg3_1; x3 = tensor_3(2.5)\n"
+    )
+    assert [(c.line, c.what) for c in changes] == [
+        (1, "4 value(s) of a tensor"),
+        (3, "2 value(s) of a tensor"),
+        (3, "1 value(s) of a tensor"),
+        (4, "2 value(s) of a tensor"),
+    ]
+
+
 def test_a_folder_of_ranks_keeps_its_names_and_its_figures(tmp_path: Path) -> None:
     out = tmp_path / "ranks"
     result = run("redact", RANKS, "-o", out)

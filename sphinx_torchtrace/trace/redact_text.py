@@ -13,7 +13,11 @@ off (:class:`Options`):
   (:class:`PathMap`: ``/home/alice/proj/m.py`` → ``~/project/m.py``, the same folder
   always the same name), and the short forms torch writes in guard comments;
 * ``names``: user names (from home folders and inductor's cache folder, the machine's
-  own user and host names, names given) wherever they stand as a word.
+  own user and host names, names given) wherever they stand as a word;
+* ``constants`` (off unless asked for): the values of tensor constants, as torch prints
+  them in graphs (``tensor([[0.6037, -0.0390], ...])``, ``torch.tensor([3.25, 4.75])``)
+  and in cache keys (``values=[...]``): each number becomes ``0.``, so shapes stay and the
+  graph's code still runs.
 
 Replacements hold no quote, backslash or line break: JSON stays JSON and every line
 stays where it was.
@@ -35,8 +39,11 @@ from .secrets import ENVIRONMENT, SecretMasker
 from .source_lines import JsonAt, SourceFinder
 
 PATHS, NAMES, SECRETS, SOURCE = "paths", "names", "secrets", "source"
+CONSTANTS = "constants"
 #: The classes of what a log reveals, in the order they are reported.
-CLASSES = (PATHS, NAMES, SECRETS, SOURCE)
+CLASSES = (PATHS, NAMES, SECRETS, SOURCE, CONSTANTS)
+#: Classes removed unless kept; the others only when asked for.
+DEFAULT_CLASSES = (PATHS, NAMES, SECRETS, SOURCE)
 #: What a user name becomes.
 USER = "user"
 #: Names never masked as words: the placeholders themselves and names every machine has.
@@ -68,6 +75,15 @@ _SEPARATOR = re.compile(r"\\+|/")
 # start with their literal and look back in Python: a leading look-behind is tried at
 # every character of the text (ten times slower over megabytes).
 _IN_A_NAME = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+# Where a tensor's values start: a tensor's repr, a call of torch.tensor, a cache key's
+# TensorMetadataAndValues; the values run to the bracket that closes the first one.
+_TENSOR_VALUES = re.compile(r"\b(?:tensor\(|values=)\s*(?:\[|(?=-?(?:\d|\.\d|nan\b|inf\b)))")
+# In the values: an escape of a JSON string (kept), or a number or a float's words.
+_VALUE = re.compile(
+    r"\\[nrt]|(?<![\w.])-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?![\w.])|-?\b(?:nan|inf)\b"
+)
+#: The longest stretch of values read for one tensor (a cut repr stops there).
+MAX_TENSOR_CHARS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -80,6 +96,7 @@ class Options:
     source: bool = True
     extra_names: tuple[str, ...] = ()
     local_names: bool = True  # this machine's user and host names
+    constants: bool = False
 
     def classes(self) -> tuple[str, ...]:
         return tuple(c for c in CLASSES if getattr(self, c))
@@ -263,6 +280,8 @@ class TextRedactor:
             text = self._paths(text, changes, lines)
         if o.names:
             text = self._names(text, changes, lines)
+        if o.constants:
+            text = self._constants(text, changes, lines)
         return text, changes
 
     # -- the classes ---------------------------------------------------------------------
@@ -337,6 +356,45 @@ class TextRedactor:
 
         return pattern.sub(rename, text)
 
+    def _constants(self, text: str, changes: list[Change], lines: bool) -> str:
+        if "tensor(" not in text and "values=" not in text:
+            return text
+        at = _Lines(text) if lines else None
+        pieces: list[str] = []
+        pos = 0
+        for m in _TENSOR_VALUES.finditer(text):
+            if m.start() < pos:
+                continue  # inside the values of the one before
+            end = (
+                _closing_bracket(text, m.end() - 1)
+                if text[m.end() - 1] == "["
+                else _end_of_number(text, m.end())
+            )
+            values = text[m.end() : end]
+            numbers = 0
+
+            def zero(v: re.Match[str]) -> str:
+                nonlocal numbers
+                if v.group()[0] == "\\" or v.group() == "0.":
+                    return v.group()  # an escape, or a value redacted already
+                numbers += 1
+                return "0."
+
+            zeroed = _VALUE.sub(zero, values)
+            if not numbers:
+                continue
+            pieces += (text[pos : m.end()], zeroed)
+            pos = end
+            changes.append(
+                Change(
+                    at.line(m.start()) if at else 0, CONSTANTS, f"{numbers} value(s) of a tensor"
+                )
+            )
+        if not pieces:
+            return text
+        pieces.append(text[pos:])
+        return "".join(pieces)
+
     def _name_pattern(self) -> re.Pattern[str] | None:
         names = frozenset(n for n in self.names if usable_name(n))
         if names != self._names_key:
@@ -358,6 +416,30 @@ def _split_last(path: str) -> tuple[str, str, str]:
     while start > 0 and path[start - 1] == "\\":
         start -= 1
     return path[:start], path[start : cut + 1], path[cut + 1 :]
+
+
+def _closing_bracket(text: str, start: int) -> int:
+    """The offset of the bracket that closes the one at ``start``, or where the values
+    stop (a cut repr, a quote that ends the JSON string, :data:`MAX_TENSOR_CHARS`)."""
+    depth = 0
+    stop = min(len(text), start + MAX_TENSOR_CHARS)
+    for i in range(start, stop):
+        c = text[i]
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif c in "\"')":
+            return i
+    return stop
+
+
+def _end_of_number(text: str, start: int) -> int:
+    """Where a scalar tensor's value (``tensor(3.2500)``) ends."""
+    m = _VALUE.match(text, start)
+    return m.end() if m else start
 
 
 class _Lines:

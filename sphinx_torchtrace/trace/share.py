@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .diagnostics import TraceReadError
 from .redact import LogReport, redact_log, scan_log
-from .redact_text import CLASSES, Options, PathMap, TextRedactor
+from .redact_text import DEFAULT_CLASSES, Options, PathMap, TextRedactor
 
 #: Logs of a folder redacted at once, at most (one process each).
 MAX_JOBS = 16
@@ -128,7 +128,7 @@ def totals(reports: Iterable[LogReport]) -> tuple[Counter[str], dict[str, int]]:
 def readme(reports: Sequence[LogReport], names: Sequence[str], options: Options) -> str:
     """README.txt of a bundle: what it holds and what was removed (counts, never values)."""
     counts, folders = totals(reports)
-    kept = [c for c in CLASSES if c not in options.classes()]
+    kept = [c for c in DEFAULT_CLASSES if c not in options.classes()]
     lines = [
         "A PyTorch TORCH_TRACE log, redacted for a bug report by sphinx-torchtrace.",
         "",
@@ -142,6 +142,11 @@ def readme(reports: Sequence[LogReport], names: Sequence[str], options: Options)
         f"  user/host names:   {counts['names']}",
         f"  secrets:           {counts['secrets']} (environment values, tokens, keys)",
         f"  lines of source:   {counts['source']} (shown as [source removed])",
+        *(
+            [f"  tensor values:     {counts['constants']} (shown as 0.)"]
+            if options.constants
+            else []
+        ),
         "",
         "Logs: " + ", ".join(names),
     ]

@@ -15,7 +15,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 DEST_ROOT="$ROOT/tests/data/captured"
-ALL=(compiled_autograd draft_export multi_rank_gloo aoti single_op_provenance ddp_graph_break optimizer_graph_break ranks_collective_order env_secrets)
+ALL=(compiled_autograd draft_export multi_rank_gloo aoti single_op_provenance ddp_graph_break optimizer_graph_break ranks_collective_order env_secrets frozen_constants)
 if [ $# -gt 0 ]; then SCENARIOS=("$@"); else SCENARIOS=("${ALL[@]}"); fi
 
 VENV="$("$PYTHON" -c 'import sys; print(sys.prefix)')"
