@@ -1,6 +1,7 @@
 """``redact``'s speed and memory on a big log, beside tlparse reading the same log.
 
     python benchmarks/bench_redact.py [--mb N] [LOG]
+    python benchmarks/bench_redact.py --ranks 1024
 
 Without LOG: ``benchmarks/.cache/big.log`` (``make_big_log.py``, made with torch) when it
 is there, else a log of about N MB (default 1024) made by repeating the records of the
@@ -9,6 +10,11 @@ stand alone).  Each tool runs as a child process, timed on the wall clock, its p
 resident memory read from the kernel (the child's ``ru_maxrss``).  Prints one line per
 tool and the ratio; the issue asks for bounded memory (< 300 MB) and a time comparable
 to reading the log.
+
+With ``--ranks N``: a folder of N rank logs (``bench_ranks.rank_copies``, kind ``alike``,
+from the real gloo rank logs, a user's home folder in their paths), redacted in parallel
+beside ``tlparse --all-ranks-html`` reading the folder.  The peak is that of the largest
+process (the command or one of its workers), with the number of workers it ran.
 """
 
 from __future__ import annotations
@@ -37,6 +43,17 @@ def repeated_log(dest: Path, megabytes: int) -> Path:
     return dest
 
 
+def rank_folder(dest: Path, ranks: int) -> Path:
+    """``dest`` with ``ranks`` alike rank logs whose paths name a user's home folder."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_ranks import rank_copies
+
+    rank_copies(dest, ranks, kind="alike")
+    for log in dest.iterdir():
+        log.write_bytes(log.read_bytes().replace(b"/home/user/", b"/home/alice/"))
+    return dest
+
+
 def measure(command: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of a child process (``wait4``: its own, not the
     largest of every child so far)."""
@@ -59,19 +76,27 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("log", nargs="?", type=Path)
     parser.add_argument("--mb", type=int, default=1024, help="size of the made log (MB)")
+    parser.add_argument("--ranks", type=int, help="a folder of this many rank logs instead")
     args = parser.parse_args()
     tlparse = shutil.which("tlparse") or str(Path(sys.executable).parent / "tlparse")
     with tempfile.TemporaryDirectory(prefix="bench-redact-") as tmp:
-        log = args.log or (
-            BIG_LOG if BIG_LOG.exists() else repeated_log(Path(tmp) / "big.log", args.mb)
-        )
-        size = log.stat().st_size / (1 << 20)
-        print(f"{log.name}: {size:.0f} MB")
+        if args.ranks:
+            log = rank_folder(Path(tmp) / "ranks", args.ranks)
+            size = sum(p.stat().st_size for p in log.iterdir()) / (1 << 20)
+            print(f"{args.ranks} rank logs: {size:.0f} MB, {os.cpu_count()} CPUs")
+            read = [tlparse, str(log), "--all-ranks-html"]
+        else:
+            log = args.log or (
+                BIG_LOG if BIG_LOG.exists() else repeated_log(Path(tmp) / "big.log", args.mb)
+            )
+            size = log.stat().st_size / (1 << 20)
+            print(f"{log.name}: {size:.0f} MB")
+            read = [tlparse, str(log)]
         out = Path(tmp) / "out"
         rows = [
             (
                 "tlparse 0.4.3 (read)",
-                [tlparse, str(log), "-o", str(out), "--no-browser", "--overwrite"],
+                [*read, "-o", str(out), "--no-browser", "--overwrite"],
             ),
             (
                 "sphinx-torchtrace redact",
@@ -82,7 +107,7 @@ def main() -> int:
                     "redact",
                     str(log),
                     "-o",
-                    str(Path(tmp) / "redacted.log"),
+                    str(Path(tmp) / ("redacted" if args.ranks else "redacted.log")),
                 ],
             ),
         ]

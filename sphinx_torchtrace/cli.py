@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -238,6 +239,24 @@ def _parser() -> argparse.ArgumentParser:
         "-p", "--port", type=int, default=8000, help="--serve's port (default 8000; 0: any)"
     )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    run.add_argument(
+        "--runtime",
+        action="store_true",
+        help="also profile the program with torch.profiler: how often each compiled region "
+        "ran and how long (kept beside the trace, shown on the pages)",
+    )
+    run.add_argument(
+        "--steps",
+        metavar="FIRST:LAST",
+        help="with --runtime: profile optimizer steps FIRST to LAST only (bounds the "
+        "profiler's cost on a long run; default: the whole run)",
+    )
+    run.add_argument(
+        "--worth-it",
+        action="store_true",
+        help="with --runtime: run the program again with every graph on the eager backend "
+        "and show, per compile id, eager time against compiled time and compile time",
+    )
     _rewrite_option(run)
     run.add_argument(
         "program",
@@ -601,21 +620,32 @@ def _run(args: argparse.Namespace) -> int:
     except ImportError:
         raise InputError("run needs Sphinx to build the report: pip install sphinx") from None
     from .trace.capture import run_program
+    from .trace.runtime import RUNTIME_DIR, parse_steps, runtime_environment
 
+    if (args.steps or args.worth_it) and not args.runtime:
+        raise InputError("--steps and --worth-it go with --runtime")
+    try:
+        steps = parse_steps(args.steps) if args.steps else None
+    except ValueError as e:
+        raise InputError(f"--steps: {e}") from None
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     trace_dir = cache_home() / "runs" / f"{stamp}-{os.getpid()}"
+    env = runtime_environment(trace_dir / RUNTIME_DIR, steps) if args.runtime else None
     if not args.quiet:
         _note(f"TORCH_TRACE={trace_dir}")
-        _note(f"running {shlex.join(program)}")
+        _note(f"running {shlex.join(program)}" + (" under torch.profiler" if env else ""))
     started = time.monotonic()
     try:
         returncode, _ = run_program(
             program,
             trace_dir,
+            env=env,
             stdout=None,
             own_session=False,
             progress=None if args.quiet else _still_running(),
         )
+        if args.worth_it:
+            _eager_run(program, trace_dir, steps, args.quiet)
     except OSError as e:
         raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
     status = (
@@ -652,6 +682,32 @@ def _run(args: argparse.Namespace) -> int:
     elif args.open or (not args.no_browser and interactive()):
         _open(index)
     return status
+
+
+def _eager_run(
+    program: list[str], trace_dir: Path, steps: tuple[int, int] | None, quiet: bool
+) -> None:
+    """The program again, every graph on the eager backend, profiled beside the first run
+    (its own trace is left out: the report is the compiled run's)."""
+    import shutil
+
+    from .trace.capture import run_program
+    from .trace.runtime import RUNTIME_DIR, runtime_environment
+
+    if not quiet:
+        _note("running it again with every graph on the eager backend (--worth-it)")
+    scratch = trace_dir.with_name(trace_dir.name + "-eager")
+    try:
+        run_program(
+            program,
+            scratch,
+            env=runtime_environment(trace_dir / RUNTIME_DIR, steps, eager=True),
+            stdout=subprocess.DEVNULL,
+            own_session=False,
+            progress=None if quiet else _still_running(),
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _still_running() -> Callable[[float], None]:

@@ -288,6 +288,8 @@ class TracePlan:
     past_limit: list[PastLimit] = field(default_factory=list)  # in plan order, no pages
     #: Every rank's chromium events in one file (pid = rank), for several ranks with events.
     events_all_path: str | None = None
+    #: The runtime profiles' downloads (``run --runtime``): the profile's name -> path.
+    runtime_downloads: dict[str, str] = field(default_factory=dict)
     _pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -603,6 +605,9 @@ def plan_trace(
     names: dict[int, str] = {}  # rank names by id() of the rank
     if trace.is_multi_rank and any(r.chromium_events for r in trace.ranks):
         plan.events_all_path = posixpath.join(root, "_raw", "chromium-events-all-ranks.json")
+    for profile in trace.runtime:
+        name = fit(profile.path.removesuffix(".gz").removesuffix(".json")) + ".json"
+        plan.runtime_downloads[profile.path] = posixpath.join(root, "_raw", "runtime", name)
     for index, (rank, rank_name) in enumerate(zip(trace.ranks, rank_names(trace), strict=True)):
         segment = rank_segment(rank_name)
         folder = posixpath.join(root, segment) if segment else root

@@ -32,6 +32,7 @@ DiagnosticKind = Literal[
     "text_log",
     "debug_file",
     "debug_unknown",
+    "runtime",
 ]
 
 #: Every diagnostic kind, with what it means.  Names are part of the public API.
@@ -62,6 +63,9 @@ DIAGNOSTIC_KINDS: dict[DiagnosticKind, str] = {
     "short (a Python file that does not parse); the rest of the folder renders",
     "debug_unknown": "a TORCH_COMPILE_DEBUG folder holds a file or folder torch does not write "
     "there; it is listed on the run's page, not shown",
+    "runtime": "a runtime profile beside a trace (``runtime/profile-*.json.gz``, written by "
+    "``sphinx-torchtrace run --runtime``) cannot be read or is not torch's Chrome trace; "
+    "the pages show the log without it",
 }
 
 #: Characters of a log's text quoted in a diagnostic message, at most.

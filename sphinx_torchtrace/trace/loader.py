@@ -44,6 +44,7 @@ from .reader import (
     file_sha256,
     load_json,
 )
+from .runtime import RUNTIME_DIR, read_profiles
 
 logger = logging.getLogger(__name__)
 
@@ -370,7 +371,28 @@ def load_trace(
         trace.ranks.append(rank)
         trace.diagnostics.extend(rank.diagnostics)
     _ranks_from_file_names(trace, logs, display_root)
+    if isinstance(path, (str, os.PathLike)):
+        _attach_runtime(trace, Path(path), display_root)
     return trace
+
+
+def _attach_runtime(trace: Trace, path: Path, display_root: str | os.PathLike[str] | None) -> None:
+    """The profiles of ``run --runtime`` in ``runtime/`` beside the logs: the compiled run's
+    of the processes these logs are from (by pid), the eager run's of their ranks."""
+    folder = path if path.is_dir() else path.parent
+    profiles, problems = read_profiles(folder / RUNTIME_DIR)
+    for problem in problems:
+        trace.diagnostics.append(
+            Diagnostic("runtime", problem, display_path(folder / RUNTIME_DIR, display_root))
+        )
+    pids = {pid for rank in trace.ranks for pid in rank.pids}
+    ranks = {rank.rank for rank in trace.ranks}
+    for profile in profiles:
+        if profile.mode == "compiled" and profile.pid not in pids:
+            continue  # another run's, or a process whose log is not shown
+        if profile.mode == "eager" and len(ranks) > 1 and profile.rank not in ranks:
+            continue
+        trace.runtime.append(profile)
 
 
 def _size(log: Path) -> int:

@@ -15,6 +15,7 @@ from .compile_id import CompileId
 from .diagnostics import Diagnostic
 from .kernels import Kernel
 from .reader import MAX_RECORD_BYTES, Payload, load_json
+from .runtime import RuntimeProfile
 from .secrets import SecretScan
 
 Status = Literal["ok", "break", "error", "empty", "missing"]
@@ -409,6 +410,8 @@ class Trace:
     #: other programs), as the pages name them; and what chose the one shown.
     not_shown: list[str] = field(default_factory=list)
     chosen_by: str = ""
+    #: What ran: torch's profiles of the program (``run --runtime``), compiled and eager.
+    runtime: list[RuntimeProfile] = field(default_factory=list)
 
     @property
     def is_multi_rank(self) -> bool:

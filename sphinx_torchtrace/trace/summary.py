@@ -44,6 +44,7 @@ SECTION_KEYS = (
     "recompiles",
     "cache",
     "times",
+    "runtime",  # only with a runtime profile beside the log (run --runtime)
     "chromium",
     "ranks",
     "export",

@@ -66,6 +66,7 @@ from ..rank_sharing import SET_ASIDE
 from ..source import maybe_strip
 from ..statuses import STATUS_MEANING
 from ..words import _
+from . import runtime
 from .cudagraphs import cudagraphs_section, text_log_section
 from .diffs import folded_diff, sizes_diff, sizes_only_blocks, whole_text
 from .graph import inline_graph
@@ -232,6 +233,7 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
         _across_ranks_section(view),
         _changed_section(view),  # the answers (what failed, why it compiled again) first
         _metrics_section(view),
+        runtime.frame_section(plan, frame),
         cudagraphs_section(c),
         _artifacts_section(view),
         _kernels_section(view),

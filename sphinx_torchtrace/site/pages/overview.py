@@ -69,6 +69,7 @@ from ..rank_sharing import SET_ASIDE, VALUES_SHOWN
 from ..source import maybe_strip
 from ..statuses import LEGEND_MORE, STATUS_MEANING, STATUS_ORDER
 from ..words import _
+from . import runtime
 from .cudagraphs import cudagraphs_overview_blocks
 
 #: Nested lists a stack trie may use: LaTeX allows 4 nested itemize lists, and docutils
@@ -366,6 +367,9 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
             number, seconds = t.slowest
             spent.append(f"; {seconds:.1f} s on rank {number}, the slowest")
         lines.append(spent)
+    ran = runtime.glance_line(plan, settings.shows("runtime"))
+    if ran is not None:
+        lines.append(ran)
     blocks: list[Block] = []
     if t.divergence is not None:
         if t.divergence.any:
@@ -1911,6 +1915,7 @@ _SECTIONS: list[tuple[str, Callable[[_Overview], list[Block]]]] = [
     ("recompiles", _recompiles),
     ("cache", _caches),
     ("times", _times),
+    ("runtime", lambda view: runtime.overview_section(view.plan, view.link, view.for_ranks)),
     ("chromium", _timeline),
     ("ranks", _ranks),
     ("export", _export),

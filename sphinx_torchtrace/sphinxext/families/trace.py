@@ -35,6 +35,7 @@ from ...trace.break_registry import installed_registry
 from ...trace.input_loading import load_input
 from ...trace.inputs import detect_kind
 from ...trace.loader import choose_logs, rank_logs
+from ...trace.runtime import profile_lines
 from ...version import __version__
 from ..config import torchtrace_config
 from ..doctree import DoctreeBuilder, chart_nodes
@@ -302,6 +303,9 @@ def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
     if plan.events_all_path is not None:
         trace = plan.trace
         out[plan.events_all_path] = lambda: map(shown, summary.chromium_events_all_ranks(trace))
+    for profile in plan.trace.runtime:  # torch's Chrome trace, as the profiler wrote it
+        if profile.path in plan.runtime_downloads and profile.file:
+            out[plan.runtime_downloads[profile.path]] = partial(profile_lines, profile, shown)
     for frame in plan.paged_frames:  # a rank that repeats another offers that rank's files
         for graph in frame.graphs:
             if graph.same_as is not None or not graph.raw_path:  # another's file, or shown whole
