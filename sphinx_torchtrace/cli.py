@@ -644,8 +644,6 @@ def _run(args: argparse.Namespace) -> int:
             own_session=False,
             progress=None if args.quiet else _still_running(),
         )
-        if args.worth_it:
-            _eager_run(program, trace_dir, steps, args.quiet)
     except OSError as e:
         raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
     status = (
@@ -655,6 +653,20 @@ def _run(args: argparse.Namespace) -> int:
     )
     if not args.quiet or status:
         _note(f"the program exited with status {status} after {time.monotonic() - started:.1f} s")
+    if args.worth_it:
+        try:
+            _eager_run(program, trace_dir, steps, args.quiet)
+        except OSError as e:
+            raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
+    if args.runtime and not any((trace_dir / RUNTIME_DIR).glob("profile-*.json.gz")):
+        _note(
+            "no runtime profile was written: no compiled region ran while profiled"
+            + (
+                " (or --steps counted no optimizer step: a compiled opt.step() calls no hook)"
+                if steps
+                else ""
+            )
+        )
     if not any(trace_dir.glob("dedicated_log_torch_trace_*.log*")):
         _error(f"the program wrote no trace log in {trace_dir} (does it run torch.compile?)")
         return status or 2

@@ -99,6 +99,12 @@ def _start(out: str) -> None:
         profiled = state["running"] or state["started_step"] is not None
         stop()
         if not profiled:
+            if window is not None and state["steps"]:  # a window the program did not reach
+                print(
+                    f"sphinx-torchtrace: no runtime profile: the steps {window[0]}:{window[1]} "
+                    f"were not reached ({state['steps']} optimizer steps counted)",
+                    file=sys.stderr,
+                )
             return
         pid = os.getpid()
         raw = os.path.join(out, f".profile-{pid}.json")
