@@ -248,3 +248,36 @@ def test_run_runtime_profiles_a_real_program(tmp_path: Path, steps: str | None) 
     assert profile.regions["0/0"].calls == (2 if steps else 6)  # steps 2 and 3
     assert profile.steps == ((2, 4) if steps else None)
     assert "ran" in (next((tmp_path / "out").rglob("index.html"))).read_text()
+
+
+def _slower_copy(dest: Path, factor: float) -> Path:
+    """The capture again, its profiles' clock slowed ``factor`` times (every event's start
+    and duration: each region ``factor`` times slower per call, nesting kept)."""
+    shutil.copytree(CAPTURE, dest)
+    for path in (dest / "runtime").glob("profile-*.json.gz"):
+        data = json.load(gzip.open(path))
+        for e in data["traceEvents"]:
+            for key in ("ts", "dur"):
+                if isinstance(e.get(key), (int, float)):
+                    e[key] *= factor
+        with gzip.open(path, "wt") as f:
+            json.dump(data, f)
+    return dest
+
+
+def test_diff_reports_runtime_and_fails_only_past_a_threshold(tmp_path: Path) -> None:
+    slower = _slower_copy(tmp_path / "slower", 2.0)
+    result = run("diff", CAPTURE, slower)
+    assert result.returncode == 0, result.stdout + result.stderr  # reported, not a failure
+    assert "runtime per call (run --runtime; noisy):" in result.stdout
+    (line,) = [ln for ln in result.stdout.splitlines() if "fused" in ln and "(x2.00)" in ln]
+    assert "calls 400/400" in line
+    failed = run("diff", CAPTURE, slower, "--fail-on", "runtime:1.5")
+    assert failed.returncode == 1 and "runtime" in failed.stdout + failed.stderr
+    assert run("diff", CAPTURE, slower, "--fail-on", "runtime:2.5").returncode == 0
+    data = json.loads(run("diff", CAPTURE, slower, "--format", "json").stdout)
+    frames = [f for r in data["ranks"] for f in r["frames"] if f["function"] == "fused"]
+    (fused,) = frames
+    old, new = fused["runtime"]["baseline"], fused["runtime"]["new"]
+    assert old["calls"] == new["calls"] == 400
+    assert new["own_us"] == pytest.approx(2 * old["own_us"], rel=1e-3)

@@ -41,6 +41,7 @@ SphinxKind = Literal[
     "regression_recompile",
     "regression_compile_time",
     "regression_kernels",
+    "regression_runtime",
 ]
 Subtype = DiagnosticKind | SphinxKind
 
@@ -92,6 +93,9 @@ SPHINX_KINDS.update(
         "torchtrace_regressions (off by default: timings are noisy)",
         "regression_kernels": "torchtrace-diff: a frame generates more kernels in the new run (a "
         "fusion lost; off by default)",
+        "regression_runtime": "torchtrace-diff: a frame's compiled code takes longer per call in "
+        "the new run past the ratio set in torchtrace_regressions (both runs captured with run "
+        "--runtime; off by default: timings are noisy)",
     }
 )
 

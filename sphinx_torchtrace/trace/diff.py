@@ -27,6 +27,7 @@ from .compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
 from .graph_breaks import break_events
 from .model import Compile, RankTrace, Trace
 from .rank_digest import class_key, number_ranges
+from .runtime import RuntimeProfile, rank_profiles, region_key
 from .secrets import mask_secrets
 from .status import combined_status
 from .summary import (
@@ -39,16 +40,19 @@ from .summary import (
 )
 
 #: Regression kinds, in report order; each is the warning subtype ``regression_<kind>``.
-REGRESSION_KINDS = ("error", "graph_break", "recompile", "compile_time", "kernels")
-#: What counts as a regression unless configured: ``compile_time`` is off (timings are noisy).
+REGRESSION_KINDS = ("error", "graph_break", "recompile", "compile_time", "kernels", "runtime")
+#: Kinds set by a ratio of times (the new run's over the baseline's), not on or off.
+RATIO_KINDS = ("compile_time", "runtime")
+#: What counts as a regression unless configured: timings are off (they are noisy).
 DEFAULT_REGRESSIONS: dict[str, bool | float | None] = {
     "error": True,
     "graph_break": True,
     "recompile": True,
     "compile_time": None,
     "kernels": False,
+    "runtime": None,
 }
-#: The threshold ``compile_time`` gets when named without one (``--fail-on compile_time``).
+#: The threshold a ratio kind gets when named without one (``--fail-on compile_time``).
 DEFAULT_COMPILE_TIME_RATIO = 1.25
 
 #: Bounds: text looked at per reason / guard line, guard lines per frame, graph lines diffed.
@@ -161,6 +165,8 @@ class FrameFacts:
     errors: list[BreakSite]
     seconds: float | None
     cache: dict[str, int]
+    #: What ran (``run --runtime``): calls and own microseconds of its compile ids' code.
+    runtime: tuple[int, float] | None = None
     #: Graph breaks as the glance counts them (each event once; ``breaks`` is their places).
     graph_breaks: int = 0
 
@@ -416,6 +422,16 @@ class FrameDiff:
     #: ``new`` or ``gone``.
     match: str = "matched"
     candidates: list[str] = field(default_factory=list)
+    #: (calls, own µs) on each side where a runtime profile was kept (noisy, not a change).
+    runtime: Change = field(default_factory=lambda: Change(None, None))
+
+    @property
+    def runtime_ratio(self) -> float | None:
+        """The new run's time per call over the baseline's, where both ran it."""
+        old, new = self.runtime.baseline, self.runtime.new
+        if not old or not new or not old[0] or not new[0] or old[1] <= 0:
+            return None
+        return float((new[1] / new[0]) / (old[1] / old[0]))
 
     @property
     def is_new(self) -> bool:
@@ -610,6 +626,7 @@ def diff_traces(
             old_ranks[a], new_ranks[b], rank=b, rewrite=rewrite, renames=renames, mask=mask
         )
         ranks_diff.alike = others
+        _attach_runtime(ranks_diff, baseline, old_ranks[a], new, new_ranks[b])
         compared.append(ranks_diff)
     result = TraceDiff(
         ranks=compared,
@@ -633,6 +650,42 @@ def diff_traces(
         ]
     result.unread += unread(baseline, "baseline") + unread(new, "new run")
     return result
+
+
+def _attach_runtime(
+    diff: RankDiff, baseline: Trace, old: RankTrace, new: Trace, now: RankTrace
+) -> None:
+    """Each frame's calls and own time on each side that kept a runtime profile."""
+    old_profile = rank_profiles(baseline.runtime, old.pids, old.rank, len(baseline.ranks))[0]
+    new_profile = rank_profiles(new.runtime, now.pids, now.rank, len(new.ranks))[0]
+    if old_profile is None and new_profile is None:
+        return
+    for f in diff.frames:
+        for facts, profile in ((f.baseline, old_profile), (f.new, new_profile)):
+            if facts is not None and profile is not None:
+                facts.runtime = _ran(facts.compiles, profile)
+        f.runtime = Change(
+            f.baseline.runtime if f.baseline else None, f.new.runtime if f.new else None
+        )
+
+
+def _ran(compiles: Sequence[Compile], profile: RuntimeProfile) -> tuple[int, float]:
+    keys = {
+        region_key(c.id.frame_id, c.id.frame_compile_id, c.id.compiled_autograd_id)
+        for c in compiles
+        if c.id.frame_id is not None and c.id.frame_compile_id is not None
+    }
+    regions = [profile.regions[k] for k in keys if k in profile.regions]
+    return sum(r.calls for r in regions), sum(r.own_us for r in regions)
+
+
+def _per_call_text(change: Change) -> str:
+    def one(side: tuple[int, float] | None) -> str:
+        if not side or not side[0]:
+            return "not run"
+        return f"{side[1] / side[0] / 1000:.3f} ms"
+
+    return f"{one(change.baseline)} -> {one(change.new)}"
 
 
 #: Diagnostics of records (or bytes) a log holds that the reader could not use: a
@@ -880,7 +933,7 @@ def validate_regressions(value: object) -> dict[str, bool | float | None]:
             raise ValueError(
                 f"unknown regression kind {key!r}; known: {', '.join(REGRESSION_KINDS)}"
             )
-        if key == "compile_time":
+        if key in RATIO_KINDS:
             if setting is None or setting is False:
                 out[key] = None
             elif setting is True:
@@ -889,8 +942,7 @@ def validate_regressions(value: object) -> dict[str, bool | float | None]:
                 out[key] = float(setting)
             else:
                 raise ValueError(
-                    "compile_time takes None or a ratio >= 1 (1.25 = 25% slower in total), "
-                    f"not {setting!r}"
+                    f"{key} takes None or a ratio >= 1 (1.25 = 25% slower), not {setting!r}"
                 )
         elif isinstance(setting, bool):
             out[key] = setting
@@ -906,7 +958,8 @@ def parse_fail_on(text: str) -> dict[str, bool | float | None]:
     ValueError for an unknown kind or a bad ratio.
     """
     chosen: dict[str, object] = dict.fromkeys(REGRESSION_KINDS, False)
-    chosen["compile_time"] = None
+    for kind in RATIO_KINDS:
+        chosen[kind] = None
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
@@ -916,13 +969,13 @@ def parse_fail_on(text: str) -> dict[str, bool | float | None]:
             raise ValueError(
                 f"unknown regression kind {kind!r}; known: {', '.join(REGRESSION_KINDS)}"
             )
-        if sep and kind != "compile_time":
+        if sep and kind not in RATIO_KINDS:
             raise ValueError(f"{kind} takes no threshold")
-        if kind == "compile_time":
+        if kind in RATIO_KINDS:
             try:
                 chosen[kind] = float(threshold) if sep else DEFAULT_COMPILE_TIME_RATIO
             except ValueError:
-                raise ValueError(f"compile_time:{threshold} is not a number") from None
+                raise ValueError(f"{kind}:{threshold} is not a number") from None
         else:
             chosen[kind] = True
     return validate_regressions(chosen)
@@ -983,6 +1036,20 @@ def regressions(
                             str(f.key),
                             f"{f.key}: {new} kernels (was {old})",
                             _frame_evidence(f),
+                        )
+                    )
+        runtime_limit = settings["runtime"]
+        if isinstance(runtime_limit, float):
+            for f in r.frames:
+                ratio = f.runtime_ratio
+                if ratio is not None and ratio > runtime_limit:
+                    out.append(
+                        Regression(
+                            "runtime",
+                            r.rank,
+                            str(f.key),
+                            f"{f.key}: {_per_call_text(f.runtime)} per call "
+                            f"(x{ratio:.2f}, threshold x{runtime_limit:g})",
                         )
                     )
         ratio_limit = settings["compile_time"]
@@ -1047,7 +1114,12 @@ def summary_lines(diff: TraceDiff) -> list[str]:
     if diff.nothing_compared:
         return []  # the header says so, once
     if diff.unchanged:
-        return ["No change in compilation (compile time aside)."]
+        multi = len(diff.ranks) > 1
+        return ["No change in compilation (compile time aside)."] + [
+            line
+            for r in diff.ranks
+            for line in _runtime_lines(r, f"rank {r.rank}: " if multi else "")
+        ]
     lines: list[str] = [f"Not read: {what}" for what in diff.unread]
     for n in diff.ranks_only_baseline:
         lines.append(f"rank {n}: only in the baseline")
@@ -1125,6 +1197,7 @@ def summary_lines(diff: TraceDiff) -> list[str]:
             )
         if r.cache.changed:
             lines.append(f"{prefix}cache: {_value(r.cache.baseline)} -> {_value(r.cache.new)}")
+        lines += _runtime_lines(r, prefix)
         total = r.total_seconds
         if total is not None:
             ratio = f" (x{total.ratio:.2f}, noisy)" if total.ratio is not None else " (noisy)"
@@ -1133,6 +1206,27 @@ def summary_lines(diff: TraceDiff) -> list[str]:
                 f"{_seconds_text(total.new)}{ratio}"
             )
     return lines
+
+
+def _runtime_lines(r: RankDiff, prefix: str) -> list[str]:
+    """Each frame's time per call on both sides, where a runtime profile was kept."""
+    lines: list[str] = []
+    ran = [f for f in r.frames if f.runtime.baseline or f.runtime.new]
+    if ran:
+        lines.append(f"{prefix}runtime per call (run --runtime; noisy):")
+        for f in sorted(ran, key=lambda f: -(f.runtime_ratio or 0))[:RUNTIME_LISTED]:
+            calls = "/".join(str(s[0]) if s else "-" for s in (f.runtime.baseline, f.runtime.new))
+            grew = f.runtime_ratio
+            lines.append(
+                f"  {f.key}: {_per_call_text(f.runtime)}"
+                + (f" (x{grew:.2f})" if grew is not None else "")
+                + f", calls {calls}"
+            )
+    return lines
+
+
+#: Frames the runtime lines list, the largest growth first.
+RUNTIME_LISTED = 20
 
 
 def _evidence_line(side: str, where: str | None) -> list[str]:
@@ -1202,7 +1296,12 @@ def _frame_json(f: FrameDiff) -> dict[str, Any]:
         "kernel_kinds": change(f.kernel_kinds),
         "compile_seconds": change(f.seconds),
         "cache": change(f.cache),
+        "runtime": change(Change(_ran_json(f.runtime.baseline), _ran_json(f.runtime.new))),
     }
+
+
+def _ran_json(side: tuple[int, float] | None) -> dict[str, float] | None:
+    return None if side is None else {"calls": side[0], "own_us": round(side[1], 3)}
 
 
 #: What the JSON says it is; its schema is ``sphinx_torchtrace/schemas/diff.schema.json``.

@@ -378,7 +378,7 @@ def _worth_row(w: Worth, by_region: dict[str, Compile], link: Link) -> list[list
         [str(w.calls)],
         [time_text(w.compiled_us)],
         [time_text(w.eager_us) if w.eager_us is not None else "—"],
-        [("−" if saved < 0 else "") + time_text(abs(saved)) if saved is not None else "—"],
+        [("-" if saved < 0 else "") + time_text(abs(saved)) if saved is not None else "—"],
         [f"{w.compile_s:.3f} s" if w.compile_s is not None else "—"],
         [pays],
     ]
@@ -411,7 +411,7 @@ def frame_section(plan: TracePlan, frame: FramePlan) -> Section | None:
         said: list[Inline] = ["Its compiled code never ran while profiled", *source, cost]
         return Section([_("What ran")], [Paragraph(said)], anchor="ran")
     text: list[Inline] = [
-        f"Its compiled code ran {region.calls} time{'' if region.calls == 1 else 's'}",
+        "Its compiled code ran " + ("once" if region.calls == 1 else f"{region.calls} times"),
         *source,
         f"{time_text(region.own_us)} in all (own time), a median of "
         f"{time_text(region.median_us)} per call, the first call "
