@@ -19,6 +19,7 @@ import textwrap
 from collections import defaultdict
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from sphinx_torchtrace.site.pages.overview import overview_page
@@ -276,6 +277,8 @@ def test_diff_reports_runtime_and_fails_only_past_a_threshold(tmp_path: Path) ->
     assert failed.returncode == 1 and "runtime" in failed.stdout + failed.stderr
     assert run("diff", CAPTURE, slower, "--fail-on", "runtime:2.5").returncode == 0
     data = json.loads(run("diff", CAPTURE, slower, "--format", "json").stdout)
+    schema = REPO / "sphinx_torchtrace" / "schemas" / "diff.schema.json"
+    jsonschema.validate(data, json.loads(schema.read_text("utf-8")))
     frames = [f for r in data["ranks"] for f in r["frames"] if f["function"] == "fused"]
     (fused,) = frames
     old, new = fused["runtime"]["baseline"], fused["runtime"]["new"]
