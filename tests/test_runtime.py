@@ -284,3 +284,15 @@ def test_diff_reports_runtime_and_fails_only_past_a_threshold(tmp_path: Path) ->
     old, new = fused["runtime"]["baseline"], fused["runtime"]["new"]
     assert old["calls"] == new["calls"] == 400
     assert new["own_us"] == pytest.approx(2 * old["own_us"], rel=1e-3)
+
+
+def test_the_trend_says_how_often_and_how_fast_each_function_ran(tmp_path: Path) -> None:
+    slower = _slower_copy(tmp_path / "slower", 2.0)
+    result = run("diff", CAPTURE, slower, CAPTURE)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    at = lines.index("function runtime_training.py:fused")
+    cells = [ln.rsplit(", ran ", 1)[1] for ln in lines[at + 1 : at + 4]]
+    first, second, third = (float(c.split(" at ")[1].split(" ms")[0]) for c in cells)
+    assert all(c.startswith("400 times at ") for c in cells)
+    assert first == third and second == pytest.approx(2 * first, rel=1e-3)

@@ -212,6 +212,9 @@ def trend_json(result: Trend) -> dict[str, Any]:
                         "seconds": c.seconds,
                         "label": c.label,
                         "evidence": c.evidence,
+                        "runtime": None
+                        if c.runtime is None
+                        else {"calls": c.runtime[0], "own_us": round(c.runtime[1], 3)},
                     }
                     for c in row.cells
                 ],

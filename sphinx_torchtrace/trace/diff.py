@@ -663,13 +663,14 @@ def _attach_runtime(
     for f in diff.frames:
         for facts, profile in ((f.baseline, old_profile), (f.new, new_profile)):
             if facts is not None and profile is not None:
-                facts.runtime = _ran(facts.compiles, profile)
+                facts.runtime = frame_runtime(facts.compiles, profile)
         f.runtime = Change(
             f.baseline.runtime if f.baseline else None, f.new.runtime if f.new else None
         )
 
 
-def _ran(compiles: Sequence[Compile], profile: RuntimeProfile) -> tuple[int, float]:
+def frame_runtime(compiles: Sequence[Compile], profile: RuntimeProfile) -> tuple[int, float]:
+    """Calls and own microseconds of the compiled code of ``compiles`` (one frame's)."""
     keys = {
         region_key(c.id.frame_id, c.id.frame_compile_id, c.id.compiled_autograd_id)
         for c in compiles

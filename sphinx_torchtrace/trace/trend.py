@@ -3,8 +3,10 @@
 A nightly job, or a project's releases, leave one trace per run.  Each function (a
 frame, matched across runs as :mod:`.diff` matches two: file, function, occurrence;
 ranks by number) becomes a row; each run a cell with the frame's status, its distinct
-graph breaks, its recompiles and its compile time.  Pure data, no Sphinx: the
-``torchtrace-trend`` directive and ``sphinx-torchtrace diff A B C`` show it.
+graph breaks, its recompiles and its compile time, and where the run kept a runtime
+profile (``run --runtime``) how often its compiled code ran and how long a call took.
+Pure data, no Sphinx: the ``torchtrace-trend`` directive and ``sphinx-torchtrace diff
+A B C`` show it.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .comparability import RunFacts, differences, run_facts
-from .diff import FrameFacts, FrameKey, frames_of
+from .diff import FrameFacts, FrameKey, frame_runtime, frames_of
 from .model import Trace
+from .runtime import rank_profiles
 from .summary import rank_number
 
 #: Rows a trend shows at most (functions x ranks); the rest are counted.
@@ -33,6 +36,7 @@ class TrendCell:
     seconds: float | None = None
     label: str | None = None  # its compile id in that run: "[0/*]"
     evidence: str | None = None  # log:line of its first compile
+    runtime: tuple[int, float] | None = None  # calls, own µs (run --runtime)
 
     @property
     def present(self) -> bool:
@@ -49,6 +53,10 @@ class TrendCell:
             parts.append(f"{self.recompiles} recompile{'s' if self.recompiles > 1 else ''}")
         if self.seconds is not None:
             parts.append(f"{self.seconds:.2f} s")
+        if self.runtime is not None:
+            calls, own = self.runtime
+            per_call = f" at {own / calls / 1000:.3f} ms a call" if calls else ""
+            parts.append(f"ran {calls} time{'' if calls == 1 else 's'}{per_call}")
         return ", ".join(parts)
 
 
@@ -98,7 +106,10 @@ def trend(
         found: dict[tuple[int, FrameKey], FrameFacts] = {}
         for rank in trace.ranks:
             number = rank_number(trace, rank)
+            profile = rank_profiles(trace.runtime, rank.pids, rank.rank, len(trace.ranks))[0]
             for frame in frames_of(rank, rewrite):
+                if profile is not None:
+                    frame.runtime = frame_runtime(frame.compiles, profile)
                 found[(number, frame.key)] = frame
                 order.setdefault((number, frame.key), None)
         per_run.append(found)
@@ -126,6 +137,7 @@ def _cell(facts: FrameFacts | None) -> TrendCell:
         seconds=facts.seconds,
         label=facts.label,
         evidence=facts.evidence(),
+        runtime=facts.runtime,
     )
 
 
