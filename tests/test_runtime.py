@@ -96,8 +96,8 @@ def test_figures_agree_with_the_profilers_own_trace(trace) -> None:  # type: ign
     parts = compiled.compiled_us + compiled.compiling_us + compiled.eager_us
     assert parts == pytest.approx(compiled.profiled_us)
     # what the program did: its loops' counts
-    assert compiled.regions[_by_function(trace, "fused")].calls == 400
-    assert compiled.regions[_by_function(trace, "small_mm")].calls == 400
+    assert compiled.regions[_by_function(trace, "fused")].calls == 1500
+    assert compiled.regions[_by_function(trace, "small_mm")].calls == 1500
     assert compiled.regions[_by_function(trace, "setup")].calls == 1
     scale = _regions_of(trace, "scale")
     assert [compiled.regions[k].calls for k in scale] == [1, 200, 1]  # cold, hot, cold
@@ -152,10 +152,10 @@ def test_pages_show_what_ran_and_a_log_without_a_profile_has_no_trace_of_it(
     (index,) = out.glob("torchtrace/*/index.html")
     page = index.read_text()
     assert "Ran:" in page and 'id="what-ran"' in page and "Was it worth it" in page
-    assert "never: no time saved per call" in page and "paid off after 400" in page
+    assert "never: no time saved per call" in page and "paid off after 1500" in page
     frames = sorted(index.parent.glob("frame-*.html"))
     with_runtime = [f for f in frames if 'id="ran"' in f.read_text()]
-    assert any("ran 400 times" in f.read_text() for f in with_runtime)
+    assert any("ran 1500 times" in f.read_text() for f in with_runtime)
     downloads = list(out.rglob("_downloads/*/profile-*.json"))
     assert len(downloads) == 2, "both runs' profiles are downloads"
     for d in downloads:
@@ -272,7 +272,7 @@ def test_diff_reports_runtime_and_fails_only_past_a_threshold(tmp_path: Path) ->
     assert result.returncode == 0, result.stdout + result.stderr  # reported, not a failure
     assert "runtime per call (run --runtime; noisy):" in result.stdout
     (line,) = [ln for ln in result.stdout.splitlines() if "fused" in ln and "(x2.00)" in ln]
-    assert "calls 400/400" in line
+    assert "calls 1500/1500" in line
     failed = run("diff", CAPTURE, slower, "--fail-on", "runtime:1.5")
     assert failed.returncode == 1 and "runtime" in failed.stdout + failed.stderr
     assert run("diff", CAPTURE, slower, "--fail-on", "runtime:2.5").returncode == 0
@@ -282,7 +282,7 @@ def test_diff_reports_runtime_and_fails_only_past_a_threshold(tmp_path: Path) ->
     frames = [f for r in data["ranks"] for f in r["frames"] if f["function"] == "fused"]
     (fused,) = frames
     old, new = fused["runtime"]["baseline"], fused["runtime"]["new"]
-    assert old["calls"] == new["calls"] == 400
+    assert old["calls"] == new["calls"] == 1500
     assert new["own_us"] == pytest.approx(2 * old["own_us"], rel=1e-3)
 
 
@@ -294,5 +294,5 @@ def test_the_trend_says_how_often_and_how_fast_each_function_ran(tmp_path: Path)
     at = lines.index("function runtime_training.py:fused")
     cells = [ln.rsplit(", ran ", 1)[1] for ln in lines[at + 1 : at + 4]]
     first, second, third = (float(c.split(" at ")[1].split(" ms")[0]) for c in cells)
-    assert all(c.startswith("400 times at ") for c in cells)
+    assert all(c.startswith("1500 times at ") for c in cells)
     assert first == third and second == pytest.approx(2 * first, rel=1e-3)

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 torch.manual_seed(0)
-FUSED_CALLS = 400
+FUSED_CALLS = 1500
 STEPS = 30
 HOT = 200
 
