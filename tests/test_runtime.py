@@ -296,3 +296,22 @@ def test_the_trend_says_how_often_and_how_fast_each_function_ran(tmp_path: Path)
     first, second, third = (float(c.split(" at ")[1].split(" ms")[0]) for c in cells)
     assert all(c.startswith("1500 times at ") for c in cells)
     assert first == third and second == pytest.approx(2 * first, rel=1e-3)
+
+
+RANKS = DATA / "captured" / "runtime_ranks"
+
+
+def test_each_rank_has_its_own_profile_and_the_slowest_is_named() -> None:
+    """A real 2-rank gloo job run with --runtime: a profile per rank process, matched to
+    its rank's log by process id; the overview lists every rank, the slowest first."""
+    trace = load_trace(RANKS)
+    plan = plan_trace("t", trace, "torchtrace")
+    mine = {r.rank: profiles_of(plan, r)[0] for r in trace.ranks}
+    assert sorted(mine) == [0, 1] and all(p is not None for p in mine.values())
+    assert mine[0] is not mine[1]
+    for rank in trace.ranks:
+        assert mine[rank.rank].pid in rank.pids  # type: ignore[union-attr]
+    text = repr(overview_page(plan, PageSettings()))
+    slowest = max(mine, key=lambda n: mine[n].compiled_us)  # type: ignore[union-attr]
+    assert f"Rank {slowest} spent the most time in compiled code" in text
+    assert "counted over the 2 ranks" in text

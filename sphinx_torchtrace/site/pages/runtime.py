@@ -42,6 +42,8 @@ from ..words import _
 ANCHOR = "what-ran"
 #: Compile ids a glance or note names before "and N more".
 NAMED = 8
+#: Ranks the table of several ranks lists, the slowest first.
+RANKS_LISTED = 32
 
 Link = Callable[[Compile], Inline]
 
@@ -133,6 +135,8 @@ def glance_line(plan: TracePlan, shows: bool) -> list[Inline] | None:
     if not ran and not never:
         return None
     text = f"{ran} compile id{'' if ran == 1 else 's'} ran, {never} never ran"
+    if plan.trace.is_multi_rank:
+        text += f" (counted over the {len(plan.trace.ranks)} ranks)"
     line: list[Inline] = [
         _("Ran:"),
         " ",
@@ -186,24 +190,52 @@ def overview_section(
 
 
 def _slowest_rank(plan: TracePlan) -> list[Block]:
-    times = []
+    """Several ranks: each rank's time, the one longest in compiled code named first."""
+    rows = []
     for rank in plan.trace.ranks:
         compiled, _eager = profiles_of(plan, rank)
         if compiled is not None:
-            times.append((compiled.compiled_us, rank.rank))
-    if len(times) < 2:
+            rows.append((rank, compiled))
+    if len(rows) < 2:
         return []
-    us, number = max(times, key=lambda t: (t[0], -(t[1] or 0)))
-    fastest = min(t[0] for t in times)
-    return [
+    rows.sort(key=lambda r: (-r[1].compiled_us, r[0].rank or 0))
+    slowest, p = rows[0]
+    fastest = rows[-1][1].compiled_us
+    table: list[list[list[Inline]]] = [
+        [
+            [str(rank.rank)],
+            [time_text(q.compiled_us)],
+            [time_text(q.eager_us)],
+            [time_text(q.compiling_us)],
+            [time_text(q.profiled_us)],
+            [Code(q.path)],
+        ]
+        for rank, q in rows[:RANKS_LISTED]
+    ]
+    blocks: list[Block] = [
         Paragraph(
             [
-                f"Rank {number} spent the most time in compiled code: {time_text(us)}, "
-                f"against {time_text(fastest)} on the fastest of the {len(times)} ranks "
-                "profiled."
+                f"Rank {slowest.rank} spent the most time in compiled code: "
+                f"{time_text(p.compiled_us)}, against {time_text(fastest)} on the fastest of "
+                f"the {len(rows)} ranks profiled. Each rank's own figures:"
             ]
-        )
+        ),
+        Table(
+            [
+                _("Rank"),
+                _("Compiled code"),
+                _("Eager code"),
+                _("Compiling"),
+                _("Profiled"),
+                _("Profile"),
+            ],
+            table,
+            classes=["torchtrace-runtime"],
+        ),
     ]
+    if len(rows) > RANKS_LISTED:
+        blocks.append(Paragraph([f"and {len(rows) - RANKS_LISTED} more ranks, faster"]))
+    return blocks
 
 
 def _rank_blocks(plan: TracePlan, rank: RankTrace, link: Link) -> list[Block]:
