@@ -315,3 +315,22 @@ def test_each_rank_has_its_own_profile_and_the_slowest_is_named() -> None:
     slowest = max(mine, key=lambda n: mine[n].compiled_us)  # type: ignore[union-attr]
     assert f"Rank {slowest} spent the most time in compiled code" in text
     assert "counted over the 2 ranks" in text
+
+
+def test_a_profile_named_oddly_is_shown_as_data_and_downloaded_under_our_name(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "t"
+    shutil.copytree(CAPTURE, folder)
+    (compiled,) = [p for p in (folder / "runtime").glob("*.json.gz") if p.stat().st_size < 10**6]
+    odd = compiled.with_name("profile-<b>x<b>\n$(rm -rf ~)\u202e.json.gz")
+    compiled.rename(odd)
+    compiled.with_name(compiled.name.replace(".json.gz", ".meta.json")).rename(
+        odd.with_name("profile-<b>x<b>\n$(rm -rf ~)\u202e.meta.json")
+    )
+    trace = load_trace(folder)
+    plan = plan_trace("t", trace, "torchtrace")
+    assert len(trace.runtime) == 2
+    for path in plan.runtime_downloads.values():
+        name = path.rsplit("/", 1)[1]
+        assert name.replace("-", "").replace(".", "").isalnum(), name

@@ -605,9 +605,14 @@ def plan_trace(
     names: dict[int, str] = {}  # rank names by id() of the rank
     if trace.is_multi_rank and any(r.chromium_events for r in trace.ranks):
         plan.events_all_path = posixpath.join(root, "_raw", "chromium-events-all-ranks.json")
-    for profile in trace.runtime:
-        name = fit(profile.path.removesuffix(".gz").removesuffix(".json")) + ".json"
-        plan.runtime_downloads[profile.path] = posixpath.join(root, "_raw", "runtime", name)
+    for index, profile in enumerate(trace.runtime):
+        # named by our own figures, never by the file's name (any characters on a disk)
+        name = f"profile-{profile.pid if profile.pid is not None else index}-{profile.mode}"
+        if any(posixpath.basename(p) == f"{name}.json" for p in plan.runtime_downloads.values()):
+            name += f"-{index}"
+        plan.runtime_downloads[profile.path] = posixpath.join(
+            root, "_raw", "runtime", name + ".json"
+        )
     for index, (rank, rank_name) in enumerate(zip(trace.ranks, rank_names(trace), strict=True)):
         segment = rank_segment(rank_name)
         folder = posixpath.join(root, segment) if segment else root

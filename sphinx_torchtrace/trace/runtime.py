@@ -43,8 +43,9 @@ PROFILER = "PyTorch Profiler"
 BOOT_DIR = Path(__file__).with_name("runtime_boot")
 #: Every graph on Dynamo's eager backend: torch's own override of the backend.
 EAGER_BACKENDS = ">=0:eager"
-#: A profile larger than this is not read (a warning says so): bounded memory.
-MAX_PROFILE_BYTES = 2 << 30
+#: A profile larger than this (decompressed) is not read, a warning says so: its events
+#: are held in memory while read.  A whole long run is larger: profile a window (--steps).
+MAX_PROFILE_BYTES = 256 << 20
 
 
 def runtime_environment(
@@ -147,16 +148,19 @@ class _Event:
 def read_profile(path: Path) -> RuntimeProfile:
     """The profile at ``path`` (``profile-<pid>.json.gz`` or plain JSON) and its meta file."""
     try:
-        size = path.stat().st_size
-        if size > MAX_PROFILE_BYTES:
-            raise RuntimeError_(f"{path.name}: {size >> 20} MB, more than this reads")
         opener = gzip.open if path.name.endswith(".gz") else open
         with opener(path, "rb") as f:
-            data = json.load(f)
-    except (OSError, EOFError, ValueError, UnicodeDecodeError) as e:
-        if isinstance(e, RuntimeError_):
-            raise
-        raise RuntimeError_(f"{path.name}: not a readable profile ({e})") from None
+            raw = f.read(MAX_PROFILE_BYTES + 1)
+        if len(raw) > MAX_PROFILE_BYTES:
+            raise RuntimeError_(
+                f"{path.name}: more than {MAX_PROFILE_BYTES >> 20} MB of events, more than is "
+                "read; profile a window of the run (run --runtime --steps FIRST:LAST)"
+            )
+        data = json.loads(raw)
+    except RuntimeError_:
+        raise
+    except (OSError, EOFError, ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise RuntimeError_(f"{path.name}: not a readable profile ({type(e).__name__})") from None
     events = data.get("traceEvents") if isinstance(data, dict) else None
     if not isinstance(events, list):
         raise RuntimeError_(f"{path.name}: no traceEvents: not a Chrome trace of torch")
