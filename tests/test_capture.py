@@ -498,3 +498,37 @@ def test_without_flock_a_lock_file_is_taken_over_when_stale(
     lock.unlink()
     assert taken.wait(10.0)
     waiter.join()
+
+
+@pytest.mark.torch
+def test_a_capture_with_runtime_shows_what_ran(make_site: SiteMaker, tmp_path: Path) -> None:
+    """``:runtime:``: the capture is profiled as ``run --runtime`` does; the report shows how
+    often the compiled code ran, from the profile kept in the capture's entry."""
+    srcdir = copy_testroot("capture", tmp_path / "site")
+    (srcdir / "scripts" / "ran.py").write_text(
+        "import torch\n\n\n@torch.compile(backend='aot_eager')\ndef f(x):\n"
+        "    return torch.relu(x) * 2\n\n\nfor _ in range(3):\n    f(torch.randn(8))\n",
+        encoding="utf-8",
+    )
+    app = make_site(
+        "capture",
+        srcdir=srcdir,
+        pages={"index.rst": "T\n=\n\n.. torchtrace-capture:: scripts/ran.py\n   :runtime:\n"},
+    )
+    assert warnings_of(app) == ""
+    (profile,) = Path(app.doctreedir).glob("torchtrace-captures/*/trace/runtime/profile-*.json.gz")
+    assert "Ran: 1 compile id ran, 0 never ran" in page_text(app)  # the page's glance
+    overview = (Path(app.outdir) / "torchtrace" / "ran" / "index.html").read_text()
+    assert 'id="what-ran"' in overview and profile.name in overview
+    frame = (Path(app.outdir) / "torchtrace" / "ran" / "frame-0-0.html").read_text()
+    assert "Its compiled code ran 3 times" in frame
+
+
+def test_runtime_is_part_of_a_captures_key_only_when_asked(tmp_path: Path) -> None:
+    script = tmp_path / "s.py"
+    script.write_text("print(1)\n")
+    plain = CaptureSpec(script=script, root=tmp_path).source_key()
+    assert CaptureSpec(script=script, root=tmp_path, runtime=False).source_key() == plain
+    whole = CaptureSpec(script=script, root=tmp_path, runtime=True).source_key()
+    window = CaptureSpec(script=script, root=tmp_path, runtime=True, steps=(2, 4)).source_key()
+    assert len({plain, whole, window}) == 3

@@ -31,6 +31,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .runtime import BOOT_DIR, RUNTIME_DIR, runtime_environment
+
 #: Bumped when what a key covers or an entry holds changes: older entries are misses.
 CACHE_FORMAT = 1
 RECORD = "record.json"
@@ -253,6 +255,8 @@ class CaptureSpec:
     timeout: float = 600.0
     depends: tuple[Path, ...] = ()  # every file whose bytes count (imports, or :depends:)
     python: str = sys.executable
+    runtime: bool = False  # profile what ran too (``run --runtime``): ``trace/runtime/``
+    steps: tuple[int, int] | None = None  # with runtime: optimizer steps FIRST to LAST
 
     @property
     def workdir(self) -> Path:
@@ -290,6 +294,8 @@ class CaptureSpec:
             "env": sorted(self.env),
             "cwd": name(self.workdir),
         }
+        if self.runtime:  # only then: the keys of captures without it stay as they were
+            material["runtime"] = list(self.steps) if self.steps else True
         text = json.dumps(material, sort_keys=True, ensure_ascii=True)
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -603,11 +609,17 @@ class CaptureCache:
         try:
             started = time.time()
             clock = time.monotonic()
+            env = dict(spec.env)
+            if spec.runtime:
+                profiled = runtime_environment(work / TRACE / RUNTIME_DIR, spec.steps)
+                if "PYTHONPATH" in env:  # the page's own path, after the bootstrap
+                    profiled["PYTHONPATH"] = os.pathsep.join([str(BOOT_DIR), env["PYTHONPATH"]])
+                env.update(profiled)
             returncode, timed_out = run_program(
                 [spec.python, os.fspath(spec.script), *spec.args],
                 work / TRACE,
                 cwd=spec.workdir,
-                env=dict(spec.env),
+                env=env,
                 timeout=spec.timeout,
                 stderr_path=work / "stderr",
                 progress=progress,

@@ -39,6 +39,7 @@ from ...trace.capture import (
     local_imports,
 )
 from ...trace.diagnostics import quote
+from ...trace.runtime import parse_steps
 from ...trace.secrets import mask_secrets
 from ..built import CaptureRow, Generated, Problem
 from ..cache_dirs import CAPTURES
@@ -99,6 +100,14 @@ def depends_option(value: str | None) -> tuple[str, ...]:
     return globs
 
 
+def runtime_option(value: str | None) -> tuple[int, int] | None:
+    """``:runtime:`` alone (the whole run) or ``:runtime: FIRST:LAST`` (optimizer steps)."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    return parse_steps(text)
+
+
 def folder_option(value: str | None) -> str:
     text = (value or "").strip()
     if not text:
@@ -115,6 +124,7 @@ CAPTURE_OPTION_SPEC: dict[str, Callable[[str | None], Any]] = {
     "timeout": timeout_option,
     "depends": depends_option,
     "cwd": folder_option,
+    "runtime": runtime_option,
 }
 
 
@@ -128,6 +138,8 @@ class CaptureOptions:
     timeout: float | None = None  # None: torchtrace_capture_timeout
     depends: tuple[str, ...] | None = None  # None: the local modules the script imports
     cwd: str | None = None  # None: the script's folder
+    runtime: bool = False  # profile what ran (torch.profiler), as run --runtime
+    steps: tuple[int, int] | None = None  # with runtime: a window of optimizer steps
 
 
 def parse_capture_options(raw: Mapping[str, str | None]) -> CaptureOptions:
@@ -140,6 +152,8 @@ def parse_capture_options(raw: Mapping[str, str | None]) -> CaptureOptions:
         timeout=values.get("timeout"),
         depends=values.get("depends"),
         cwd=values.get("cwd"),
+        runtime="runtime" in values,
+        steps=values.get("runtime"),
     )
 
 
@@ -339,6 +353,8 @@ class CaptureKind:
             cwd=cwd.resolve() if cwd is not None else None,
             timeout=options.timeout or config.capture_timeout,
             depends=tuple(depends),
+            runtime=options.runtime,
+            steps=options.steps,
         )
         cache = self._cache(context)
         interpreter = cache.interpreter(spec)
@@ -435,7 +451,7 @@ class CaptureKind:
         more: list[TraceRequest] = []
         if capture.has_logs():
             raw = dict(request.raw_options)
-            for option in ("args", "env", "timeout", "depends", "cwd"):
+            for option in ("args", "env", "timeout", "depends", "cwd", "runtime"):
                 raw.pop(option, None)
             raw.setdefault("name", Path(request.path).stem)
             sub = TraceRequest(request.docname, request.argument, os.fspath(capture.trace_dir), raw)
