@@ -33,6 +33,7 @@ PROGRAM_OUTPUT = "program-output.txt"
 #: Folders of other input kinds (TORCH_COMPILE_DEBUG folders, TORCH_LOGS text): their
 #: files are not trace logs, though a trace log written beside them is.
 OTHER_INPUTS = {"debug_dir", "torch_logs", "spyre"}
+RUNTIME_DIR = "runtime"
 
 
 def bundled_logs() -> list[Path]:
@@ -43,6 +44,7 @@ def bundled_logs() -> list[Path]:
         if p.is_file()
         and p.suffix in LOG_SUFFIXES
         and "expected" not in p.relative_to(DATA).parts
+        and RUNTIME_DIR not in p.relative_to(DATA).parts  # torch's profiles (run --runtime)
         and p.name != "README.md"
         and p.name != PROGRAM_OUTPUT
         and (
