@@ -431,6 +431,8 @@ def frame_section(plan: TracePlan, frame: FramePlan) -> Section | None:
     if compiles_by_region(rank).get(key) is not c:
         return None  # an earlier attempt: its code never ran, the last attempt's did
     region = compiled.regions.get(key)
+    if region is None and not _made_code(rank, c):
+        return None  # no code to run: a failed or empty compile
     seconds = summary.compile_seconds(c)
     line = _metrics_line(c)
     cost = (
