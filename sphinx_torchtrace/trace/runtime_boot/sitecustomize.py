@@ -59,8 +59,11 @@ def _start(out: str) -> None:
     began = time.perf_counter()
     began_unix = time.time()
     try:
-        import torch
-        from torch.profiler import ProfilerActivity, profile
+        import torch  # type: ignore[import-not-found,unused-ignore]
+        from torch.profiler import (  # type: ignore[import-not-found,unused-ignore]
+            ProfilerActivity,
+            profile,
+        )
     except ImportError:
         return
     window = _window(os.environ.get(_STEPS, ""))
@@ -79,7 +82,9 @@ def _start(out: str) -> None:
     if window is None:
         start()
     else:
-        from torch.optim.optimizer import register_optimizer_step_post_hook
+        from torch.optim.optimizer import (  # type: ignore[import-not-found,unused-ignore]
+            register_optimizer_step_post_hook,
+        )
 
         def on_step(*_args: object) -> None:
             state["steps"] += 1
