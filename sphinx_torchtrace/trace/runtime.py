@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import statistics
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -53,8 +54,6 @@ def runtime_environment(
 ) -> dict[str, str]:
     """What a program's environment gains to be profiled into ``out`` (see
     ``runtime_boot/sitecustomize.py``); ``eager``: every graph on the eager backend."""
-    import os
-
     path = os.environ.get("PYTHONPATH", "")
     env = {
         "PYTHONPATH": os.pathsep.join([str(BOOT_DIR), *([path] if path else [])]),
@@ -80,7 +79,7 @@ def parse_steps(text: str) -> tuple[int, int]:
     return a, b
 
 
-class RuntimeError_(ValueError):
+class ProfileError(ValueError):
     """A profile that cannot be read: its file and why."""
 
 
@@ -133,9 +132,6 @@ class RuntimeProfile:
     def eager_us(self) -> float:
         return max(self.profiled_us - self.compiled_us - self.compiling_us, 0.0)
 
-    def hottest(self) -> RegionRuns | None:
-        return max(self.regions.values(), key=lambda r: (r.own_us, r.compile_id), default=None)
-
 
 @dataclass(frozen=True)
 class _Event:
@@ -152,18 +148,18 @@ def read_profile(path: Path) -> RuntimeProfile:
         with opener(path, "rb") as f:
             raw = f.read(MAX_PROFILE_BYTES + 1)
         if len(raw) > MAX_PROFILE_BYTES:
-            raise RuntimeError_(
+            raise ProfileError(
                 f"{path.name}: more than {MAX_PROFILE_BYTES >> 20} MB of events, more than is "
                 "read; profile a window of the run (run --runtime --steps FIRST:LAST)"
             )
         data = json.loads(raw)
-    except RuntimeError_:
+    except ProfileError:
         raise
     except (OSError, EOFError, ValueError, UnicodeDecodeError, RecursionError) as e:
-        raise RuntimeError_(f"{path.name}: not a readable profile ({type(e).__name__})") from None
+        raise ProfileError(f"{path.name}: not a readable profile ({type(e).__name__})") from None
     events = data.get("traceEvents") if isinstance(data, dict) else None
     if not isinstance(events, list):
-        raise RuntimeError_(f"{path.name}: no traceEvents: not a Chrome trace of torch")
+        raise ProfileError(f"{path.name}: no traceEvents: not a Chrome trace of torch")
     profile = profile_of(events, path.name)
     profile.file = str(path)
     _read_meta(profile, path)
@@ -292,7 +288,7 @@ def read_profiles(folder: Path) -> tuple[list[RuntimeProfile], list[str]]:
     for path in profile_files(folder):
         try:
             profiles.append(read_profile(path))
-        except RuntimeError_ as e:
+        except ProfileError as e:
             problems.append(str(e))
     return profiles, problems
 
@@ -377,13 +373,6 @@ def comparable(compiled: RuntimeProfile, eager: RuntimeProfile) -> list[str]:
     if differ:
         notes.append("regions called a different number of times: " + ", ".join(differ[:10]))
     return notes
-
-
-def by_mode(profiles: Sequence[RuntimeProfile]) -> Iterator[tuple[str, list[RuntimeProfile]]]:
-    for mode in ("compiled", "eager"):
-        chosen = [p for p in profiles if p.mode == mode]
-        if chosen:
-            yield mode, chosen
 
 
 #: Fields of torch's Chrome trace that name the machine, not the run: the host, and the
