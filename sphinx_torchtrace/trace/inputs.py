@@ -8,12 +8,9 @@ bounded number of folder entries.
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from .debug_dir import debug_dir_shape
 
@@ -52,13 +49,3 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
     trace = sum(1 for line in lines if _TRACE_LINE.match(line))
     text = sum(1 for line in lines if _TEXT_LINE.match(line))
     return TORCH_LOGS if text > trace else TRACE
-
-
-def text_log_loader() -> Callable[..., Any] | None:
-    """``trace.text_log.load_text_log`` when that module exists (TORCH_LOGS input), else None."""
-    try:
-        module = importlib.import_module(f"{__package__}.text_log")
-    except ImportError:
-        return None
-    loader = getattr(module, "load_text_log", None)
-    return loader if callable(loader) else None

@@ -14,7 +14,6 @@ projects' files (:data:`ROOTS`) or at a Windows drive; the random folders Python
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import NamedTuple
 
 #: Paths gathered from one text, at most (:func:`surviving_paths`).
@@ -95,12 +94,6 @@ def surviving_paths(text: str) -> list[str]:
             if len(found) > SHOWN_MAX:
                 break
     return found
-
-
-def iter_paths(text: str) -> Iterator[str]:
-    """Each machine path of ``text`` as often as it occurs (no HTML handling)."""
-    for span in path_spans(text):
-        yield span.path
 
 
 def _starts_a_path(text: str, start: int, *, posix: bool) -> bool:
