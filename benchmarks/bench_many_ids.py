@@ -34,8 +34,8 @@ from sphinx_torchtrace.site.pages import build_page  # noqa: E402
 from sphinx_torchtrace.site.pages.debug_dir import build_debug_page  # noqa: E402
 from sphinx_torchtrace.site.plan import PageSettings, plan_debug_dir, plan_trace  # noqa: E402
 from sphinx_torchtrace.trace import load_trace  # noqa: E402
-from sphinx_torchtrace.trace.debug_dir import load_debug_dir  # noqa: E402
-from sphinx_torchtrace.trace.text_log import load_text_log  # noqa: E402
+from sphinx_torchtrace.trace.inputs.debug_dir import load_debug_dir  # noqa: E402
+from sphinx_torchtrace.trace.inputs.text_log import load_text_log  # noqa: E402
 from tests.tools.many_ids_log import (  # noqa: E402
     write_many_graphs_debug_dir,
     write_many_ids_log,

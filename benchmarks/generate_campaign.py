@@ -17,7 +17,8 @@ its inputs from nothing, knowing the format: a small program (frames, their comp
 attempts and recompiles, compiled autograd, ranks) becomes the records torch writes for
 it, of every kind torch's ``trace_structured`` call sites name (the event and artifact
 names of torch 2.13's call sites, :data:`TORCH_EVENTS` and :data:`TORCH_ARTIFACTS`, and
-every name this project's reader knows: :data:`~sphinx_torchtrace.trace.builder.KNOWN_EVENTS`,
+every name this project's reader knows:
+:data:`~sphinx_torchtrace.trace.inputs.builder.KNOWN_EVENTS`,
 the JSON, graph and schedule artifacts), each with the fields torch logs.  Then it turns hostile:
 any value of an envelope, of a record's metadata or of a JSON payload may become another
 JSON type (a list or an object where a scalar was, ``null``, a bool), ``NaN`` or
@@ -86,24 +87,24 @@ from sphinx_torchtrace.render.diff_formats import FORMATS  # noqa: E402
 from sphinx_torchtrace.site.pages import build_page  # noqa: E402
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace  # noqa: E402
 from sphinx_torchtrace.trace import Trace, load_trace  # noqa: E402
-from sphinx_torchtrace.trace.builder import (  # noqa: E402
+from sphinx_torchtrace.trace.analyses.summary import SCHEDULE_ARTIFACTS  # noqa: E402
+from sphinx_torchtrace.trace.inputs.builder import (  # noqa: E402
     GRAPH_ARTIFACTS,
     JSON_ARTIFACTS,
     KNOWN_EVENTS,
     METRICS_KINDS,
 )
-from sphinx_torchtrace.trace.cache import cache_path  # noqa: E402
-from sphinx_torchtrace.trace.capture import (  # noqa: E402
+from sphinx_torchtrace.trace.inputs.cache import cache_path  # noqa: E402
+from sphinx_torchtrace.trace.inputs.capture import (  # noqa: E402
     RECORD,
     TRACE,
     CaptureCache,
     CaptureSpec,
     local_imports,
 )
-from sphinx_torchtrace.trace.loader import read_log  # noqa: E402
+from sphinx_torchtrace.trace.inputs.loader import read_log  # noqa: E402
+from sphinx_torchtrace.trace.inputs.text_log import load_text_log  # noqa: E402
 from sphinx_torchtrace.trace.reader import MAX_JSON_DEPTH, file_digest  # noqa: E402
-from sphinx_torchtrace.trace.summary import SCHEDULE_ARTIFACTS  # noqa: E402
-from sphinx_torchtrace.trace.text_log import load_text_log  # noqa: E402
 
 #: How often each kind of input is written.
 KIND_WEIGHTS = {

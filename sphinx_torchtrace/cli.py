@@ -29,24 +29,24 @@ from .share_cli import ShareError, add_share_commands
 from .site.characters import console_json, console_text
 from .site.rank_sharing import rank_classes
 from .trace import Trace, TraceReadError
-from .trace.comparability import parse_rank_pairs
-from .trace.debug_dir import load_debug_dir
-from .trace.diff import (
+from .trace.analyses.graph_breaks import kinds_text
+from .trace.analyses.rank_digest import number_ranges
+from .trace.analyses.summary import divergence as summary_divergence
+from .trace.analyses.summary import diverging_kinds, triage
+from .trace.comparing.comparability import parse_rank_pairs
+from .trace.comparing.diff import (
     DEFAULT_REGRESSIONS,
     REGRESSION_KINDS,
     diff_traces,
     parse_fail_on,
     regressions,
 )
-from .trace.graph_breaks import kinds_text
-from .trace.input_loading import load_input
-from .trace.inputs import DEBUG_DIR, TORCH_LOGS, detect_kind
-from .trace.rank_digest import number_ranges
+from .trace.comparing.trend import trend
+from .trace.inputs.debug_dir import load_debug_dir
+from .trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
+from .trace.inputs.loading import load_input
 from .trace.reader import record_lines
 from .trace.secrets import SecretMasker, mask_secrets
-from .trace.summary import divergence as summary_divergence
-from .trace.summary import diverging_kinds, triage
-from .trace.trend import trend
 from .version import __version__
 
 PROG = "sphinx-torchtrace"
@@ -619,7 +619,7 @@ def _run(args: argparse.Namespace) -> int:
         from .sphinxext.standalone import StandaloneBuildError, build_site, serve
     except ImportError:
         raise InputError("run needs Sphinx to build the report: pip install sphinx") from None
-    from .trace.capture import run_program
+    from .trace.inputs.capture import run_program
     from .trace.runtime import RUNTIME_DIR, parse_steps, runtime_environment
 
     if (args.steps or args.worth_it) and not args.runtime:
@@ -703,7 +703,7 @@ def _eager_run(
     (its own trace is left out: the report is the compiled run's)."""
     import shutil
 
-    from .trace.capture import run_program
+    from .trace.inputs.capture import run_program
     from .trace.runtime import RUNTIME_DIR, runtime_environment
 
     if not quiet:

@@ -20,9 +20,9 @@ from typing import Any
 
 from .site.characters import console_json, console_text
 from .trace.diagnostics import TraceReadError
-from .trace.redact import LogReport
-from .trace.redact_text import CLASSES, DEFAULT_CLASSES, Options
-from .trace.share import (
+from .trace.sharing.redact import LogReport
+from .trace.sharing.redact_text import CLASSES, DEFAULT_CLASSES, Options
+from .trace.sharing.share import (
     check_logs,
     log_files,
     readme,

@@ -15,8 +15,8 @@ from pathlib import Path
 from sphinx_torchtrace.site.blocks import TABLE_COLUMNS, TABLE_ROWS, Paragraph, Section, Table
 from sphinx_torchtrace.site.pages.debug_dir import build_debug_page
 from sphinx_torchtrace.site.plan import PageSettings, plan_debug_dir
-from sphinx_torchtrace.trace.debug_dir import load_debug_dir
-from sphinx_torchtrace.trace.text_log import parse_text_log
+from sphinx_torchtrace.trace.inputs.debug_dir import load_debug_dir
+from sphinx_torchtrace.trace.inputs.text_log import parse_text_log
 
 from .conftest import DATA
 from .tools.many_ids_log import write_many_ids_text_log

@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 import pytest
 
-from sphinx_torchtrace.trace import cache
 from sphinx_torchtrace.trace.compile_id import CompileId
 from sphinx_torchtrace.trace.diagnostics import TraceReadError
-from sphinx_torchtrace.trace.loader import load_trace, read_log
+from sphinx_torchtrace.trace.inputs import cache
+from sphinx_torchtrace.trace.inputs.loader import load_trace, read_log
 from sphinx_torchtrace.trace.model import Artifact, Compile, RankTrace, StackFrame, StackTrieNode
 from sphinx_torchtrace.trace.reader import Payload
 
@@ -326,7 +326,7 @@ def test_load_trace_uses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     def no_parsing(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("parsed although cached")
 
-    monkeypatch.setattr("sphinx_torchtrace.trace.loader.RankBuilder", no_parsing)
+    monkeypatch.setattr("sphinx_torchtrace.trace.inputs.loader.RankBuilder", no_parsing)
     cached = load_trace(MULTI_RANK, cache_dir=tmp_path)
     assert [r.rank for r in cached.ranks] == [r.rank for r in plain.ranks]
     for got, want in zip(cached.ranks, plain.ranks, strict=True):

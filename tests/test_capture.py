@@ -21,7 +21,7 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 from sphinx.util.console import strip_colors
 
-from sphinx_torchtrace.trace.capture import CaptureSpec, Interpreter, interpreter_facts
+from sphinx_torchtrace.trace.inputs.capture import CaptureSpec, Interpreter, interpreter_facts
 
 from .conftest import SiteMaker, copy_testroot, generated_pages, warnings_of
 
@@ -160,7 +160,7 @@ def test_a_capture_says_it_started_that_it_runs_and_how_it_ended(
     """A capture that takes a while is not silent: a status line when it starts (with its
     timeout), one every few seconds while it runs, one when it ends; nothing of it when the
     cache serves it."""
-    from sphinx_torchtrace.trace import capture as capture_module
+    from sphinx_torchtrace.trace.inputs import capture as capture_module
 
     monkeypatch.setattr(capture_module, "PROGRESS_SECONDS", 0.5)
     srcdir = copy_testroot("capture", tmp_path / "site")
@@ -280,7 +280,7 @@ def test_never_on_a_host_without_torch_publishes_what_ci_captured(
 ) -> None:
     """CI (torch installed) captures into the folder it persists; a docs host with another
     Python and no torch, in ``never`` mode, finds the capture of the same code."""
-    from sphinx_torchtrace.trace import capture
+    from sphinx_torchtrace.trace.inputs import capture
 
     cache = {"torchtrace_capture_cache": str(tmp_path / "ci-cache")}
     monkeypatch.setattr(
@@ -380,7 +380,7 @@ def test_without_torch_a_torch_script_is_a_note_not_a_warning(
     """A docs build where torch is not installed (the README's quick demo) skips a script
     that imports torch, says so where the report would be, and still passes -W; a plain
     script (no torch import) still runs."""
-    from sphinx_torchtrace.trace import capture
+    from sphinx_torchtrace.trace.inputs import capture
 
     monkeypatch.setattr(
         capture,
@@ -472,7 +472,7 @@ def test_without_flock_a_lock_file_is_taken_over_when_stale(
     waits while another holds it, and takes over one its holder left behind long ago."""
     import threading
 
-    from sphinx_torchtrace.trace.capture import LOCKS, CaptureCache
+    from sphinx_torchtrace.trace.inputs.capture import LOCKS, CaptureCache
 
     monkeypatch.setitem(sys.modules, "fcntl", None)  # import fcntl raises ImportError
     cache = CaptureCache(tmp_path / "cache", stale_after=30)

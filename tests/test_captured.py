@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.provenance import provenance_view
+from sphinx_torchtrace.trace.analyses.provenance import provenance_view
 
 CAPTURED = Path(__file__).parent / "data" / "captured"
 DRAFT = CAPTURED / "draft_export"

@@ -1,6 +1,6 @@
 """Compile-time and timeline charts: the numbers from real logs, and SVG a browser can show.
 
-The numbers come from :mod:`sphinx_torchtrace.trace.timings`, the pictures from
+The numbers come from :mod:`sphinx_torchtrace.trace.analyses.timings`, the pictures from
 :mod:`sphinx_torchtrace.render.charts` (``draw``, as the Sphinx layer calls it for a
 ``Chart`` block).
 """
@@ -19,7 +19,8 @@ import pytest
 
 from sphinx_torchtrace.render.charts import draw
 from sphinx_torchtrace.render.xml import clean_text
-from sphinx_torchtrace.trace import Compile, CompileId, Metrics, RankTrace, load_trace, timings
+from sphinx_torchtrace.trace import Compile, CompileId, Metrics, RankTrace, load_trace
+from sphinx_torchtrace.trace.analyses import timings
 
 DATA = Path(__file__).parent / "data"
 TRAINING = DATA / "shared" / "training"

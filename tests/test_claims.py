@@ -31,9 +31,10 @@ import pytest
 
 from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
-from sphinx_torchtrace.trace import Compile, Trace, compare, load_trace, summary
-from sphinx_torchtrace.trace.graph_breaks import break_counts
-from sphinx_torchtrace.trace.outcome import ALWAYS_RAISED, failure_outcome
+from sphinx_torchtrace.trace import Compile, Trace, load_trace
+from sphinx_torchtrace.trace.analyses import compare, summary
+from sphinx_torchtrace.trace.analyses.graph_breaks import break_counts
+from sphinx_torchtrace.trace.analyses.outcome import ALWAYS_RAISED, failure_outcome
 from sphinx_torchtrace.trace.reader import record_lines
 
 from .conftest import DATA, SHARED

@@ -1,4 +1,5 @@
-"""What changed between two compiles of the same frame (trace/compare.py), on real torch logs."""
+"""What changed between two compiles of the same frame (trace/analyses/compare.py), on
+real torch logs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.trace import CompileId, RankTrace, load_trace
-from sphinx_torchtrace.trace.compare import (
+from sphinx_torchtrace.trace.analyses.compare import (
     failed_guard,
     graph_diff,
     next_compile,

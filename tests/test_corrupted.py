@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sphinx_torchtrace.trace.diagnostics import DIAGNOSTIC_KINDS, TraceReadError
-from sphinx_torchtrace.trace.loader import load_trace
+from sphinx_torchtrace.trace.inputs.loader import load_trace
 from sphinx_torchtrace.trace.reader import LogReader
 
 DATA = Path(__file__).parent / "data" / "shared"
@@ -376,7 +376,7 @@ def test_random_mutations_never_raise(data: bytes, gz: bool) -> None:
 
 
 def test_envelopes_of_odd_shapes_never_raise(tmp_path: Path) -> None:
-    from sphinx_torchtrace.trace.builder import KNOWN_EVENTS
+    from sphinx_torchtrace.trace.inputs.builder import KNOWN_EVENTS
 
     odd: list[Any] = [None, 0, -1, "s", [1, [2]], {}, {"name": [1], "encoding": {}}, True, 1.5]
     lines = []

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
-from sphinx_torchtrace.trace import cudagraphs as cg
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.text_log import load_text_log
+from sphinx_torchtrace.trace.analyses import cudagraphs as cg
+from sphinx_torchtrace.trace.inputs.text_log import load_text_log
 
 from .conftest import DATA, SHARED, SiteMaker, warnings_of
 from .test_hostile_values import pages_of

@@ -12,8 +12,13 @@ from pathlib import Path
 from sphinx_torchtrace.site.plan import plan_debug_dir
 from sphinx_torchtrace.sphinxext.families.trace_options import parse_options
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.debug_dir import Fusion, ir_nodes, load_debug_dir, match_compiles
-from sphinx_torchtrace.trace.inputs import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
+from sphinx_torchtrace.trace.inputs.debug_dir import (
+    Fusion,
+    ir_nodes,
+    load_debug_dir,
+    match_compiles,
+)
+from sphinx_torchtrace.trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
 
 from .conftest import DATA, SiteMaker, inventory, warnings_of
 

@@ -1,4 +1,5 @@
-"""The comparison of two runs (trace/diff.py) on real before/after pairs captured with torch 2.13.
+"""The comparison of two runs (trace/comparing/diff.py) on real before/after pairs
+captured with torch 2.13.
 
 Each pair is one program edited (tests/capture/pairs/): what a CI job comparing the two
 logs must report, and what it must not.
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.trace import Trace, load_trace
-from sphinx_torchtrace.trace.diff import (
+from sphinx_torchtrace.trace.comparing.diff import (
     DEFAULT_REGRESSIONS,
     BreakSite,
     TraceDiff,

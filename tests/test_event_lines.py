@@ -1,4 +1,4 @@
-"""The timeline downloads write each chromium event's own text (``trace/event_lines.py``):
+"""The timeline downloads write each chromium event's own text (``trace/analyses/event_lines.py``):
 what a reader of the file decodes must be what decoding the event says, on every log."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.event_lines import event_line
+from sphinx_torchtrace.trace.analyses.event_lines import event_line
 from sphinx_torchtrace.trace.model import ChromiumEvent
 from sphinx_torchtrace.trace.reader import MAX_JSON_DEPTH, read_payloads
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.provenance import provenance_view
-from sphinx_torchtrace.trace.status import frame_status
+from sphinx_torchtrace.trace.analyses.provenance import provenance_view
+from sphinx_torchtrace.trace.analyses.status import frame_status
 
 pytestmark = pytest.mark.torch
 

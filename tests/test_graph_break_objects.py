@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from sphinx_torchtrace.site.naming import break_object_name
-from sphinx_torchtrace.trace import load_trace, summary
+from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.analyses import summary
 
 from .conftest import SHARED, SiteMaker, inventory, warnings_of
 
@@ -90,7 +91,7 @@ def _words(blocks: object) -> str:
 def test_the_installed_registry_adds_todays_wording_and_hints(tmp_path: Path) -> None:
     from sphinx_torchtrace.site.pages.overview import overview_page
     from sphinx_torchtrace.site.plan import PageSettings, plan_trace
-    from sphinx_torchtrace.trace.break_registry import load_registry
+    from sphinx_torchtrace.trace.analyses.break_registry import load_registry
 
     registry = tmp_path / "graph_break_registry.json"
     registry.write_text(
@@ -131,7 +132,7 @@ def test_the_distinct_list_counts_every_graph_break(tmp_path: Path) -> None:
     entries' counts add up to the figure the glance gives (nothing hidden, nothing twice)."""
     from sphinx_torchtrace.site.pages.overview import overview_page
     from sphinx_torchtrace.site.plan import PageSettings, plan_trace
-    from sphinx_torchtrace.trace.graph_breaks import break_counts
+    from sphinx_torchtrace.trace.analyses.graph_breaks import break_counts
 
     kinds = SHARED.parent / "corpus" / "graph_break_kinds"
     for log in [GRAPH_BREAKS, *kinds.glob("*.log.gz")]:

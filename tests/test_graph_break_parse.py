@@ -6,9 +6,10 @@ each break's registry id, type and user line are pinned here, as the overview gr
 
 from __future__ import annotations
 
-from sphinx_torchtrace.trace import load_trace, summary
-from sphinx_torchtrace.trace.graph_breaks import CHAIN_MARKER, MAX_FIELD, parse_message
-from sphinx_torchtrace.trace.text_log import load_text_log
+from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.graph_breaks import CHAIN_MARKER, MAX_FIELD, parse_message
+from sphinx_torchtrace.trace.inputs.text_log import load_text_log
 
 from .conftest import DATA
 

@@ -35,14 +35,14 @@ from sphinx_torchtrace.trace import (
     RankTrace,
     Trace,
     TraceReadError,
-    compare,
     load_trace,
     read_log,
 )
 from sphinx_torchtrace.trace import reader as reader_module
-from sphinx_torchtrace.trace.provenance import kernel_stack_traces, provenance_view
+from sphinx_torchtrace.trace.analyses import compare
+from sphinx_torchtrace.trace.analyses.provenance import kernel_stack_traces, provenance_view
+from sphinx_torchtrace.trace.analyses.status import frame_status
 from sphinx_torchtrace.trace.reader import MAX_JSON_DEPTH, json_too_deep, load_json
-from sphinx_torchtrace.trace.status import frame_status
 
 DATA = Path(__file__).parent / "data" / "shared"
 SIMPLE = DATA / "simple" / "dedicated_log_torch_trace_5aek85xk.log"

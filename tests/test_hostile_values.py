@@ -77,7 +77,7 @@ from sphinx_torchtrace.site.pages import build_page
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.site.source import _without_graph_code
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.summary import _GUARD_COMMENT
+from sphinx_torchtrace.trace.analyses.summary import _GUARD_COMMENT
 
 from .conftest import DATA, SHARED, SIMPLE_LOG
 
@@ -799,7 +799,7 @@ OWN_PATTERNS = [
     (":no-source:", "from sphinx_torchtrace.site.source import strip_source as f", "f(text)"),
     (
         "guard failures",
-        "from sphinx_torchtrace.trace import summary\n"
+        "from sphinx_torchtrace.trace.analyses import summary\n"
         "from sphinx_torchtrace.trace.model import Compile, RankTrace\n"
         "from sphinx_torchtrace.trace.compile_id import CompileId\n"
         "rank = RankTrace('x', None, 0)\n"
@@ -809,7 +809,7 @@ OWN_PATTERNS = [
     ),
     (
         "failure reasons",
-        "from sphinx_torchtrace.trace import summary\n"
+        "from sphinx_torchtrace.trace.analyses import summary\n"
         "from sphinx_torchtrace.trace.model import Compile, Failure\n"
         "from sphinx_torchtrace.trace.compile_id import CompileId\n"
         "c = Compile(CompileId(None, 0, 0, 0), 1, 1)",
@@ -836,8 +836,8 @@ class TestLinearTime:
             ("trace.kernels", "_HEURISTIC", "search"),
             ("trace.kernels", "_METHOD_CALL", "match"),
             ("trace.kernels", "_AOTI_EXTERN", "search"),
-            ("trace.compare", "_REASON_ENTRY", "match"),
-            ("trace.builder", "_USER_LOCATION", "search"),
+            ("trace.analyses.compare", "_REASON_ENTRY", "match"),
+            ("trace.inputs.builder", "_USER_LOCATION", "search"),
             ("site.naming", "_UNSAFE", "sub"),
             ("site.naming", "_PLAIN", "match"),
             ("site.naming", "_NOT_IN_NAME", "sub"),
@@ -856,8 +856,8 @@ class TestLinearTime:
             pytest.param("trace.kernels", "_AOTI_EXTERN_C_DEF", "match"),
             pytest.param("trace.kernels", "_PLAIN_CALL", "match"),
             pytest.param("trace.kernels", "_PY_EXTERN", "match"),
-            pytest.param("trace.provenance", "_XNUMEL_DECL", "match"),
-            pytest.param("trace.provenance", "_TRACE_FRAME", "finditer"),
+            pytest.param("trace.analyses.provenance", "_XNUMEL_DECL", "match"),
+            pytest.param("trace.analyses.provenance", "_TRACE_FRAME", "finditer"),
         ],
     )
     def test_other_patterns(self, module: str, name: str, method: str) -> None:
@@ -875,9 +875,9 @@ class TestLinearTime:
         [
             ("trace.reader", "_PREFIX"),
             ("trace.reader", "_RECORD_START"),
-            ("trace.loader", "_STR_RECORD"),
-            ("trace.loader", "_PID"),
-            ("trace.builder", "_NODE_LINE"),
+            ("trace.inputs.loader", "_STR_RECORD"),
+            ("trace.inputs.loader", "_PID"),
+            ("trace.inputs.builder", "_NODE_LINE"),
         ],
     )
     def test_byte_patterns(self, module: str, name: str) -> None:

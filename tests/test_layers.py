@@ -171,6 +171,41 @@ def test_no_layer_reaches_a_higher_one() -> None:
     assert not broken, "\n".join(broken)
 
 
+#: Inside ``trace``, lowest first: the model's own modules (records, the dataclasses, compile
+#: ids, what ran), then what is worked out from them, then reading inputs into them, then
+#: comparing runs, then sharing.  ``nox -s lint`` checks the same with import-linter.
+TRACE_ROOMS = ["analyses", "inputs", "comparing", "sharing"]
+
+
+def trace_room(module: str) -> int | None:
+    """The room's rank inside ``trace`` (0: the model's own modules), None outside it."""
+    trace = f"{PACKAGE}.trace"
+    if not within(module, trace) or module == trace or within(module, f"{trace}.runtime_boot"):
+        return None
+    first = module[len(trace) + 1 :].partition(".")[0]
+    return TRACE_ROOMS.index(first) + 1 if first in TRACE_ROOMS else 0
+
+
+def test_trace_rooms_exist() -> None:
+    assert [r for r in TRACE_ROOMS if f"{PACKAGE}.trace.{r}" not in MODULES] == []
+
+
+def test_no_trace_room_imports_a_higher_one() -> None:
+    """Reading an input may use what is worked out from the model, never the comparison of
+    runs or sharing; the model's own modules import none of the rooms."""
+    broken = []
+    for module in MODULES:
+        own = trace_room(module)
+        if own is None:
+            continue
+        for found in imports_of(module):
+            target = _known_module(found.imported)
+            other = trace_room(target) if target else None
+            if other is not None and other > own:
+                broken.append(str(found))
+    assert not broken, "\n".join(broken)
+
+
 def import_circles(graph: dict[str, list[str]]) -> list[list[str]]:
     """Every group of modules that import each other in a circle (Tarjan's strongly
     connected components of more than one module), each sorted."""

@@ -31,7 +31,7 @@ from sphinx_torchtrace.site.pages import build_page
 from sphinx_torchtrace.site.pages.diffs import near_diff
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.compare import sizes_only_changes
+from sphinx_torchtrace.trace.analyses.compare import sizes_only_changes
 
 from .conftest import (
     SHARED,

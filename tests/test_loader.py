@@ -92,7 +92,7 @@ def test_counts_per_kind_like_tlparse_stats() -> None:
 def test_the_ranks_of_a_job_share_their_equal_texts(tmp_path: Path) -> None:
     """Two ranks' models hold one copy of each text they both logged (configs, stacks,
     reasons), and the same values as each log read alone: a thousand ranks fit in memory."""
-    from sphinx_torchtrace.trace.loader import read_log
+    from sphinx_torchtrace.trace.inputs.loader import read_log
 
     gloo = DATA / "captured" / "multi_rank_gloo"
     trace = load_trace(gloo)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.loader import choose_logs, newest_log, rank_logs, recorded_time
+from sphinx_torchtrace.trace.inputs.loader import choose_logs, newest_log, rank_logs, recorded_time
 
 from .conftest import DATA, SHARED, SiteMaker, warnings_of
 

@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 
 from sphinx_torchtrace.trace import CompileId, read_log
-from sphinx_torchtrace.trace.model import Compile
-from sphinx_torchtrace.trace.provenance import (
+from sphinx_torchtrace.trace.analyses.provenance import (
     MAP_KEYS,
     NodeMappings,
     Pane,
@@ -36,6 +35,7 @@ from sphinx_torchtrace.trace.provenance import (
     python_kernel_lines,
     tlparse_line_offset,
 )
+from sphinx_torchtrace.trace.model import Compile
 
 DATA = Path(__file__).parent / "data"
 PINNED = DATA / "expected" / "tlparse"
@@ -515,7 +515,7 @@ def test_every_compile_tlparse_links_has_a_view(log: Path) -> None:
 
 
 def test_kernel_stack_traces_are_readable() -> None:
-    from sphinx_torchtrace.trace.provenance import _readable, kernel_stack_traces
+    from sphinx_torchtrace.trace.analyses.provenance import _readable, kernel_stack_traces
 
     rank = read_log(DATA / "shared" / "provenance" / "dedicated_log_torch_trace_0ptegd0d.log")
     (trace,) = kernel_stack_traces(rank.compile("[0/0]"), "cpp_fused_relu_0")

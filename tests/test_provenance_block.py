@@ -34,8 +34,8 @@ from sphinx_torchtrace.sphinxext.provenance import (
 )
 from sphinx_torchtrace.sphinxext.scan import TraceRequest
 from sphinx_torchtrace.trace import Trace, load_trace
-from sphinx_torchtrace.trace.provenance import ProvenanceView, provenance_view
-from sphinx_torchtrace.trace.provenance import _lines as payload_lines
+from sphinx_torchtrace.trace.analyses.provenance import ProvenanceView, provenance_view
+from sphinx_torchtrace.trace.analyses.provenance import _lines as payload_lines
 
 from .conftest import DATA, SHARED
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_torchtrace.trace import load_trace, summary
+from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.analyses import summary
 
 from .conftest import DATA, SiteMaker, warnings_of
 
@@ -253,7 +254,7 @@ def test_diff_compares_each_pair_of_rank_classes_once(tmp_path: Path) -> None:
     stands for, and the change found on rank 5 alone."""
     import sys
 
-    from sphinx_torchtrace.trace.diff import diff_json, diff_traces, summary_lines
+    from sphinx_torchtrace.trace.comparing.diff import diff_json, diff_traces, summary_lines
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from bench_ranks import rank_copies
@@ -356,7 +357,7 @@ def test_many_logs_are_parsed_by_workers_then_read_from_the_cache(tmp_path: Path
     model a plain read gives."""
     import sys
 
-    from sphinx_torchtrace.trace.loader import PARALLEL_LOGS, warm_cache
+    from sphinx_torchtrace.trace.inputs.loader import PARALLEL_LOGS, warm_cache
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from bench_ranks import rank_copies
@@ -399,9 +400,9 @@ def test_a_rebuild_of_many_logs_reads_each_log_once(
     was read is read again."""
     import sys
 
-    from sphinx_torchtrace.trace import cache as cache_module
     from sphinx_torchtrace.trace import reader
-    from sphinx_torchtrace.trace.loader import PARALLEL_LOGS, read_log
+    from sphinx_torchtrace.trace.inputs import cache as cache_module
+    from sphinx_torchtrace.trace.inputs.loader import PARALLEL_LOGS, read_log
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from bench_ranks import rank_copies

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from sphinx_torchtrace.trace import reader as reader_module
-from sphinx_torchtrace.trace.loader import load_trace
+from sphinx_torchtrace.trace.inputs.loader import load_trace
 from sphinx_torchtrace.trace.reader import LogReader, payload_body
 
 DATA = Path(__file__).parent / "data" / "shared"

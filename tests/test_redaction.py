@@ -28,7 +28,7 @@ from sphinx_torchtrace.site.naming import label_segment
 from sphinx_torchtrace.site.source import strip_source
 from sphinx_torchtrace.sphinxext.publish_check import SCAN_PIECE, paths_in_file, surviving_paths
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.loader import TRACE_LOG
+from sphinx_torchtrace.trace.inputs.loader import TRACE_LOG
 
 from .conftest import DATA, SHARED, SIMPLE_LOG, SiteMaker, warnings_of
 from .test_hostile_values import ADVERSARIAL, LINEAR_BOUND_S
@@ -379,7 +379,7 @@ ADVERSARIAL_HERE = [
         ("from sphinx_torchtrace.site.source import strip_source as f", "f(text)"),
         ("from sphinx_torchtrace.sphinxext.publish_check import surviving_paths as f", "f(text)"),
         (
-            "from sphinx_torchtrace.trace.loader import _earliest_time as f",
+            "from sphinx_torchtrace.trace.inputs.loader import _earliest_time as f",
             "f(text.encode()); f(('\"ts\": ' + text).encode())",
         ),
     ],

@@ -21,13 +21,13 @@ from sphinx_torchtrace.render.xml import Element, Json, clean_text, element, to_
 from sphinx_torchtrace.site.artifacts import language_of
 from sphinx_torchtrace.site.plan import FramePlan, plan_trace
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.provenance import (
+from sphinx_torchtrace.trace.analyses.provenance import (
     MAP_KEYS,
     ProvenanceView,
     provenance_view,
     provenance_views,
 )
-from sphinx_torchtrace.trace.provenance import _lines as payload_lines
+from sphinx_torchtrace.trace.analyses.provenance import _lines as payload_lines
 
 from .conftest import DATA, SHARED
 

@@ -14,7 +14,7 @@ from sphinx_torchtrace.site.blocks import Code, Dropdown, Table, inline_text
 from sphinx_torchtrace.site.pages.overview import overview_page
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.text_log import load_text_log
+from sphinx_torchtrace.trace.inputs.text_log import load_text_log
 from sphinx_torchtrace.version import __version__
 
 from .conftest import DATA, SIMPLE_LOG, SiteMaker, warnings_of

@@ -25,7 +25,7 @@ import pytest
 from sphinx_torchtrace.site.pages.overview import overview_page
 from sphinx_torchtrace.site.pages.runtime import _compile_seconds, compiles_by_region, profiles_of
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
-from sphinx_torchtrace.trace.loader import load_trace
+from sphinx_torchtrace.trace.inputs.loader import load_trace
 from sphinx_torchtrace.trace.runtime import (
     BOOT_DIR,
     RuntimeProfile,

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_torchtrace.trace.redact_text import Options, PathMap, TextRedactor
-from sphinx_torchtrace.trace.source_lines import SOURCE_REMOVED, SourceFinder
+from sphinx_torchtrace.trace.sharing.redact_text import Options, PathMap, TextRedactor
+from sphinx_torchtrace.trace.sharing.source_lines import SOURCE_REMOVED, SourceFinder
 
 from .conftest import DATA, SIMPLE_LOG
 

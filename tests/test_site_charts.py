@@ -28,7 +28,7 @@ from sphinx_torchtrace.site.blocks import (
 from sphinx_torchtrace.site.pages.charts import MAX_TABLE_SPANS, NO_TIMING, charts_blocks
 from sphinx_torchtrace.site.plan import TracePlan, plan_trace
 from sphinx_torchtrace.trace import Compile, CompileId, Metrics, RankTrace, Trace, load_trace
-from sphinx_torchtrace.trace.timings import (
+from sphinx_torchtrace.trace.analyses.timings import (
     MAX_BARS,
     STAGES,
     CompileTimeRow,

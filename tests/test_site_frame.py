@@ -452,7 +452,7 @@ def test_every_frame_page_of_every_log_builds() -> None:
 
 def test_every_node_mapping_that_links_anything_gets_a_provenance_block() -> None:
     from sphinx_torchtrace.site.blocks import Provenance
-    from sphinx_torchtrace.trace.provenance import provenance_views
+    from sphinx_torchtrace.trace.analyses.provenance import provenance_views
 
     frame = frame_of("provenance", "[0/1]")
     views = provenance_views(frame.compile)

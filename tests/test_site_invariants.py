@@ -43,9 +43,10 @@ from sphinx_torchtrace.site.naming import break_object_name, is_object_name
 from sphinx_torchtrace.site.pages.overview import RANK_TABS
 from sphinx_torchtrace.site.plan import TracePlan, plan_trace
 from sphinx_torchtrace.site.rank_sharing import rank_classes
-from sphinx_torchtrace.trace import CompileId, Trace, load_trace, summary
-from sphinx_torchtrace.trace.graph_breaks import break_events, counts_text, kinds_text
-from sphinx_torchtrace.trace.status import frame_status
+from sphinx_torchtrace.trace import CompileId, Trace, load_trace
+from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.graph_breaks import break_events, counts_text, kinds_text
+from sphinx_torchtrace.trace.analyses.status import frame_status
 
 from .conftest import DATA, copy_testroot, write_page
 from .test_sphinx_all_traces import good_traces

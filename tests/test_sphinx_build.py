@@ -19,7 +19,8 @@ from sphinx.util import texescape
 
 from sphinx_torchtrace.site.naming import break_object_name
 from sphinx_torchtrace.site.plan import has_page, plan_trace
-from sphinx_torchtrace.trace import Trace, load_trace, summary
+from sphinx_torchtrace.trace import Trace, load_trace
+from sphinx_torchtrace.trace.analyses import summary
 
 from .conftest import SHARED, SIMPLE_LOG, SiteMaker, generated_pages, inventory
 

@@ -39,7 +39,7 @@ from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.pages.overview import overview_page
 from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import CompileId, RankTrace, load_trace, read_log
-from sphinx_torchtrace.trace.status import attempts_status, frame_status
+from sphinx_torchtrace.trace.analyses.status import attempts_status, frame_status
 
 from .conftest import DATA, SHARED, SiteMaker, warnings_of
 

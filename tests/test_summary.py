@@ -1,4 +1,5 @@
-"""The overview page's figures (``trace/summary.py``) on real logs, as a reader sees them."""
+"""The overview page's figures (``trace/analyses/summary.py``) on real logs, as a reader
+sees them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.site.source import strip_source
-from sphinx_torchtrace.trace import CompileId, load_trace, summary
+from sphinx_torchtrace.trace import CompileId, load_trace
+from sphinx_torchtrace.trace.analyses import summary
 from sphinx_torchtrace.trace.model import Compile, Failure, Metrics, RankTrace, Trace
 
 DATA = Path(__file__).parent / "data"
@@ -305,7 +307,7 @@ def test_the_ranks_rows_add_up_to_the_glance() -> None:
     glance does: the rows add up to its figures (they counted attempts: a rank's "3 break"
     was in no total)."""
     data = Path(__file__).parent / "data"
-    from sphinx_torchtrace.trace.text_log import load_text_log
+    from sphinx_torchtrace.trace.inputs.text_log import load_text_log
 
     text_log = load_text_log(data / "captured" / "torch_logs" / "ranks.log")
     # a text log has no metrics: its ids' statuses are what its lines say, as the

@@ -15,8 +15,8 @@ import pytest
 
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
 from sphinx_torchtrace.trace import Compile, RankTrace, load_trace
-from sphinx_torchtrace.trace.status import attempts_status, frame_status
-from sphinx_torchtrace.trace.text_log import (
+from sphinx_torchtrace.trace.analyses.status import attempts_status, frame_status
+from sphinx_torchtrace.trace.inputs.text_log import (
     LOG_LINES,
     attach_text_log,
     load_text_log,

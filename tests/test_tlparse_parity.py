@@ -18,7 +18,7 @@ import pytest
 
 from sphinx_torchtrace.site.plan import plan_trace
 from sphinx_torchtrace.trace import Artifact, Compile, CompileId, RankTrace, Trace, read_log
-from sphinx_torchtrace.trace.status import frame_status
+from sphinx_torchtrace.trace.analyses.status import frame_status
 
 DATA = Path(__file__).parent / "data"
 PINNED = DATA / "expected" / "tlparse"

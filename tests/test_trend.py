@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.trend import trend
+from sphinx_torchtrace.trace.comparing.trend import trend
 
 from .conftest import DATA, SiteMaker, warnings_of
 from .test_cli import run

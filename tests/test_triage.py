@@ -31,8 +31,9 @@ from sphinx_torchtrace.site.pages.graph import graph_page
 from sphinx_torchtrace.site.pages.kernel import kernel_page
 from sphinx_torchtrace.site.pages.overview import overview_page, triage_blocks
 from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
-from sphinx_torchtrace.trace import load_trace, summary
-from sphinx_torchtrace.trace.graph_breaks import parse_message
+from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.graph_breaks import parse_message
 
 from .conftest import SiteMaker
 from .test_hostile_values import page_text
@@ -206,7 +207,7 @@ def test_log_sizes_are_the_files_and_say_their_text_where_it_differs() -> None:
     assert f"4 files, {size_text(on_disk)} in all, 8.2 MiB of text (listed below)" in gz
     assert re.search(r"^36\d\.\d KiB \(2\.0 MiB unpacked\)$", gz, re.MULTILINE)
     log = DATA / "captured" / "torch_logs" / "ranks.log"
-    from sphinx_torchtrace.trace.text_log import load_text_log
+    from sphinx_torchtrace.trace.inputs.text_log import load_text_log
 
     trace = load_text_log(log, display_path=str(log))
     assert len(trace.ranks) == 2

@@ -1,6 +1,6 @@
 """Inline SVG charts made at build time (no plotting library, nothing fetched at view time).
 
-Two pictures per rank, from the numbers of :mod:`sphinx_torchtrace.trace.timings`:
+Two pictures per rank, from the numbers of :mod:`sphinx_torchtrace.trace.analyses.timings`:
 where each compile spent its time (a stacked bar per compile) and when compiles ran
 (a Gantt chart, one row per frame).  The SVG is built as an element tree
 (:mod:`.xml`), so trace text in it is always escaped text; every chart has a bounded
@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import TypeVar
 
-from ..trace.timings import (
+from ..trace.analyses.timings import (
     MAX_SECONDS,
     STAGES,
     CompileTimeRow,
@@ -23,7 +23,7 @@ from ..trace.timings import (
     bounded_rows,
     used_stages,
 )
-from ..trace.trend import TrendRow
+from ..trace.comparing.trend import TrendRow
 from .xml import Element, element, to_xml
 
 #: Fixed fills with relative luminance 0.15-0.21: at least 3:1 against white and furo's dark

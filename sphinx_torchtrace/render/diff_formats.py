@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..site.characters import console_json, console_text
-from ..trace.diff import (
+from ..trace.comparing.diff import (
     FrameDiff,
     Regression,
     TraceDiff,
     header_lines,
     regressions_json,
 )
-from ..trace.trend import Trend, trend_lines
+from ..trace.comparing.trend import Trend, trend_lines
 
 FORMATS = ("text", "json", "markdown", "github", "junit")
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypedDict
 
-from ..trace.provenance import MAP_KEYS
+from ..trace.analyses.provenance import MAP_KEYS
 from .xml import Element, Json, Node, element, to_html
 
 #: A link from a code line to a kernel page: ``[kernel name, docname or None]``.

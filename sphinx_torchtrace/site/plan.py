@@ -14,14 +14,15 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace, compare
-from ..trace.break_registry import BreakRegistry
-from ..trace.builder import CODE_EVENTS, GRAPH_EVENTS
-from ..trace.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
-from ..trace.graph_breaks import BreakMessage
+from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace
+from ..trace.analyses import compare
+from ..trace.analyses.break_registry import BreakRegistry
+from ..trace.analyses.graph_breaks import BreakMessage
+from ..trace.analyses.status import attempts_status
+from ..trace.analyses.summary import failure_groups, rank_number, trie_lines
+from ..trace.inputs.builder import CODE_EVENTS, GRAPH_EVENTS
+from ..trace.inputs.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
 from ..trace.reader import MAX_RECORD_BYTES
-from ..trace.status import attempts_status
-from ..trace.summary import failure_groups, rank_number, trie_lines
 from .artifacts import GUARD_ARTIFACTS, INLINE_LIMIT, download_suffix, record_is_long
 from .naming import (
     break_object_name,
@@ -155,7 +156,7 @@ class RankPlan:
     differences: list[str] = field(default_factory=list)
     changed_values: list[ValueDifference] = field(default_factory=list)
     #: For the first rank of a class: what comparing its ranks with each other and with
-    #: the first rank left out (:mod:`..trace.volatile`), one example a rule, by rule name.
+    #: the first rank left out (:mod:`..trace.analyses.volatile`), one example a rule, by rule name.
     set_aside: dict[str, str] = field(default_factory=dict)
 
 

@@ -4,7 +4,7 @@
 ``train/rank1/[0/0]``) shows the three texts of one compile side by side, as
 ``tlparse --inductor-provenance`` does, but inside any page: hovering a linked line
 highlights what it became or came from in the other panes.  The line maps come from
-:func:`~sphinx_torchtrace.trace.provenance.provenance_view` (or, when that last mapping
+:func:`~sphinx_torchtrace.trace.analyses.provenance.provenance_view` (or, when that last mapping
 links nothing, the last one that does: see :func:`choose_view`); this module only lays
 them out.  Trace text passes through the path rewrites (and ``:no-source:``) line by line,
 so the line numbers stay the model's, and is HTML-escaped here.  Other builders (LaTeX,
@@ -58,9 +58,9 @@ from ..site.artifacts import language_of
 from ..site.characters import one_line
 from ..site.plan import FramePlan, PageSettings, TracePlan
 from ..site.source import strip_source
+from ..trace.analyses.provenance import MAP_KEYS, ProvenanceView, provenance_view, provenance_views
+from ..trace.analyses.provenance import _lines as payload_lines
 from ..trace.model import Artifact, Compile
-from ..trace.provenance import MAP_KEYS, ProvenanceView, provenance_view, provenance_views
-from ..trace.provenance import _lines as payload_lines
 from .built import built
 from .doctree import label_of
 from .patches.compat import builder_format

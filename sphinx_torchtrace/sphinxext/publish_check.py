@@ -7,7 +7,7 @@ is scanned as it is written: the body of each generated HTML page, what the
 directives put on the user's own pages (nodes marked ``OUTPUT_MARK``; the user's text
 around them is theirs), and at ``build-finished`` the downloads it wrote in this
 build, found through the generated folder's manifest, so nothing else of the project
-is read.  Paths are found by :mod:`..trace.private`, the finder ``sphinx-torchtrace check``
+is read.  Paths are found by :mod:`..trace.sharing.private`, the finder ``sphinx-torchtrace check``
 and ``redact`` use on logs.  Surviving absolute paths
 give one ``torchtrace.path`` warning that names a few and the setting that hides them.
 The same scan looks for the values of the build's own environment variables that would
@@ -35,8 +35,8 @@ from sphinx.application import Sphinx
 from ..render.paths import PROJECT
 from ..site.naming import generated_prefix
 from ..trace.diagnostics import quote
-from ..trace.private import SHOWN_MAX, surviving_paths
 from ..trace.secrets import Secret, SecretMasker, looks_secret, secret_name
+from ..trace.sharing.private import SHOWN_MAX, surviving_paths
 from .config import torchtrace_config
 from .doctree import OUTPUT_MARK
 from .files import MANIFEST

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..trace.debug_dir import DebugDir
+from ..trace.inputs.debug_dir import DebugDir
 from ..trace.model import Trace
 from ..trace.secrets import Secret, SecretMasker, SecretScan, unkept
 from .config import TorchTraceConfig

@@ -37,7 +37,7 @@ from sphinx.util.console import color_terminal, nocolor
 from ..site.artifacts import size_text
 from ..site.characters import console_text
 from ..trace import TraceReadError
-from ..trace.loader import choose_logs
+from ..trace.inputs.loader import choose_logs
 from .cache_dirs import cache_home
 from .config import torchtrace_config
 

@@ -5,8 +5,8 @@ Imports nothing of Sphinx.  ``load_trace(path)`` is the entry point.
 
 from .compile_id import CompileId
 from .diagnostics import DIAGNOSTIC_KINDS, Diagnostic, TraceReadError
+from .inputs.loader import load_trace, read_log, resolve_logs
 from .kernels import Kernel
-from .loader import load_trace, read_log, resolve_logs
 from .model import (
     STATUS_LEGEND,
     Artifact,

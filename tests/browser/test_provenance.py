@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from sphinx_torchtrace.trace.provenance import ProvenanceView, provenance_view
+from sphinx_torchtrace.trace.analyses.provenance import ProvenanceView, provenance_view
 
 from .conftest import PROVENANCE_FRAME, PageMaker, frame_named
 

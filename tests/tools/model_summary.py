@@ -22,7 +22,7 @@ EXPECTED = DATA / "expected" / "model"
 sys.path.insert(0, str(ROOT))
 
 from sphinx_torchtrace.trace import RankTrace, read_log  # noqa: E402
-from sphinx_torchtrace.trace.status import frame_status  # noqa: E402
+from sphinx_torchtrace.trace.analyses.status import frame_status  # noqa: E402
 
 LOG_SUFFIXES = (".log", ".txt", ".gz")
 

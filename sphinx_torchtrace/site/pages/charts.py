@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...trace import RankTrace
-from ...trace.timings import (
+from ...trace.analyses.timings import (
     STAGES,
     CompileTimeRow,
     TimelineSpan,

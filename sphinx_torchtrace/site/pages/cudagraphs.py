@@ -7,7 +7,7 @@ are rare, and what a text log cannot say is said once, here.
 from __future__ import annotations
 
 from ...trace import Compile, RankTrace
-from ...trace import cudagraphs as cg
+from ...trace.analyses import cudagraphs as cg
 from ..blocks import Block, Code, Inline, Inlines, ObjectLink, Paragraph, Section, Table
 from ..plan import TracePlan
 from ..words import _

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 
-from ...trace.debug_dir import GRAPH_FILES, DebugFile
+from ...trace.inputs.debug_dir import GRAPH_FILES, DebugFile
 from ..blocks import (
     CELL_ITEMS,
     TABLE_COLUMNS,

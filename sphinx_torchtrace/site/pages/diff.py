@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...trace.diff import BreakSite, Change, FrameDiff, RankDiff, Regression
-from ...trace.rank_digest import number_ranges
+from ...trace.analyses.rank_digest import number_ranges
+from ...trace.comparing.diff import BreakSite, Change, FrameDiff, RankDiff, Regression
 from ..blocks import (
     Admonition,
     Block,

@@ -13,13 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from ...trace import Artifact, Compile, Failure, Metrics, StackFrame, compare
-from ...trace import summary as trace_summary
-from ...trace.graph_breaks import BreakMessage, failure_places, named_place, parse_message
-from ...trace.outcome import failure_outcome
-from ...trace.provenance import provenance_view, provenance_views
-from ...trace.status import attempts_status
-from ...trace.timings import MAX_SECONDS, plausible
+from ...trace import Artifact, Compile, Failure, Metrics, StackFrame
+from ...trace.analyses import compare
+from ...trace.analyses import summary as trace_summary
+from ...trace.analyses.graph_breaks import BreakMessage, failure_places, named_place, parse_message
+from ...trace.analyses.outcome import failure_outcome
+from ...trace.analyses.provenance import provenance_view, provenance_views
+from ...trace.analyses.status import attempts_status
+from ...trace.analyses.timings import MAX_SECONDS, plausible
 from ..artifacts import (
     GUARD_ARTIFACTS,
     INLINE_LIMIT,

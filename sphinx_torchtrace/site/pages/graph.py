@@ -10,9 +10,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ...trace import Artifact, Compile, compare
-from ...trace.provenance import ProvenanceView, provenance_views
-from ...trace.summary import function_label
+from ...trace import Artifact, Compile
+from ...trace.analyses import compare
+from ...trace.analyses.provenance import ProvenanceView, provenance_views
+from ...trace.analyses.summary import function_label
 from ..api_names import api_link, graph_operators
 from ..artifacts import group_nodes, language_of, size_text
 from ..blocks import (

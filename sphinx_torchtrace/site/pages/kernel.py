@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...trace import Artifact, Kernel
-from ...trace.provenance import ProvenanceView, kernel_stack_traces
+from ...trace.analyses.provenance import ProvenanceView, kernel_stack_traces
 from ..artifacts import group_nodes, language_of
 from ..blocks import (
     AnchorLink,

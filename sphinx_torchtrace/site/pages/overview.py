@@ -1,6 +1,6 @@
 """The overview page of a trace: what tlparse's index shows, and what it leaves to work out.
 
-Figures come from :mod:`...trace.summary`; this module only lays them out as blocks,
+Figures come from :mod:`...trace.analyses.summary`; this module only lays them out as blocks,
 section by section in page order, each section shown when ``:sections:`` asks for it.
 Several ranks get one body per rank in synchronized tabs, so switching the rank in
 one section switches it everywhere on the page.
@@ -14,20 +14,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...trace import (
-    STATUS_LEGEND,
-    Compile,
-    RankTrace,
-    StackTrieNode,
-    Trace,
-    graph_breaks,
-    summary,
-    volatile,
-)
-from ...trace.break_registry import BreakRegistry
-from ...trace.outcome import OUTCOME_WORDS
-from ...trace.rank_digest import number_ranges
-from ...trace.timings import MAX_SECONDS, plausible
+from ...trace import STATUS_LEGEND, Compile, RankTrace, StackTrieNode, Trace
+from ...trace.analyses import graph_breaks, summary, volatile
+from ...trace.analyses.break_registry import BreakRegistry
+from ...trace.analyses.outcome import OUTCOME_WORDS
+from ...trace.analyses.rank_digest import number_ranges
+from ...trace.analyses.timings import MAX_SECONDS, plausible
 from ...version import __version__
 from ..artifacts import size_text
 from ..blocks import (

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ...trace import Compile, RankTrace, summary
+from ...trace import Compile, RankTrace
+from ...trace.analyses import summary
+from ...trace.analyses.status import attempts_status
 from ...trace.runtime import (
     RegionRuns,
     RuntimeProfile,
@@ -20,7 +22,6 @@ from ...trace.runtime import (
     region_key,
     worth_it,
 )
-from ...trace.status import attempts_status
 from ..blocks import (
     AnchorLink,
     Block,

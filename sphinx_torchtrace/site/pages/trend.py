@@ -8,7 +8,7 @@ Every string of a log stays text.
 
 from __future__ import annotations
 
-from ...trace.trend import Trend, TrendCell
+from ...trace.comparing.trend import Trend, TrendCell
 from ..blocks import Admonition, Badge, Block, BulletList, Chart, Inline, Paragraph, Table, item
 from ..words import _
 

@@ -1,7 +1,7 @@
 """``torchtrace-capture``: a report of the project's current code, captured at build time.
 
 At ``builder-inited`` the script runs (or its cached capture is found: the cache is keyed
-by content, :mod:`...trace.capture`) and the trace it wrote becomes the input of the trace
+by content, :mod:`...trace.inputs.capture`) and the trace it wrote becomes the input of the trace
 kind, exactly as a ``.. torchtrace::`` of that folder: same pages, same objects.  Only
 scripts inside the source folder run; nothing of a trace is ever executed.  A script that
 fails or times out is one ``torchtrace.capture`` warning at the directive, and the trace
@@ -29,7 +29,8 @@ from sphinx.util.docutils import SphinxDirective
 from ...site import blocks as b
 from ...site.blocks import Page
 from ...site.characters import console_text
-from ...trace.capture import (
+from ...trace.diagnostics import quote
+from ...trace.inputs.capture import (
     FAILED,
     TIMED_OUT,
     Capture,
@@ -38,7 +39,6 @@ from ...trace.capture import (
     glob_depends,
     local_imports,
 )
-from ...trace.diagnostics import quote
 from ...trace.runtime import parse_steps
 from ...trace.secrets import mask_secrets
 from ..built import CaptureRow, Generated, Problem

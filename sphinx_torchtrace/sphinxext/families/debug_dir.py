@@ -25,8 +25,8 @@ from ...site.pages.debug_dir import build_debug_page
 from ...site.plan import DebugDirPlan, PageSettings, plan_debug_dir, plan_trace
 from ...site.source import maybe_strip
 from ...trace import TraceReadError, load_trace
-from ...trace.debug_dir import DebugDir, load_debug_dir, matching_compiles
-from ...trace.inputs import DEBUG_DIR, detect_kind
+from ...trace.inputs.debug_dir import DebugDir, load_debug_dir, matching_compiles
+from ...trace.inputs.kinds import DEBUG_DIR, detect_kind
 from ..doctree import DoctreeBuilder
 from ..scan import TraceRequest, resolve_argument
 from ..secrets import debug_masker, warn_debug_secrets

@@ -24,14 +24,14 @@ from ...site.blocks import Page
 from ...site.diff_plan import DiffPlan, plan_diff
 from ...site.pages.diff import comparison_blocks, diff_frame_page
 from ...trace import Trace, TraceReadError, load_trace
-from ...trace.diff import (
+from ...trace.comparing.diff import (
     DEFAULT_REGRESSIONS,
     FrameFacts,
     diff_traces,
     regressions,
     validate_regressions,
 )
-from ...trace.inputs import DEBUG_DIR, TORCH_LOGS, detect_kind
+from ...trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
 from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
 from ..options import checked_options, name_option

@@ -1,6 +1,6 @@
 """Trace logs and folders, and TORCH_LOGS text logs: the ``torchtrace`` directive's main kind.
 
-A text log is read into the same model as a trace (:mod:`...trace.text_log`), so both
+A text log is read into the same model as a trace (:mod:`...trace.inputs.text_log`), so both
 get the same pages: an overview, a page per frame, pages for big graphs and their
 kernels (small ones are folds on their frame's page).  Downloads (raw graph texts,
 chromium events, long records) are written beside the stubs, path-rewritten, and only
@@ -30,11 +30,12 @@ from ...site.pages import build_page
 from ...site.pages.overview import triage_blocks
 from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ...site.source import maybe_strip
-from ...trace import Trace, TraceReadError, summary
-from ...trace.break_registry import installed_registry
-from ...trace.input_loading import load_input
-from ...trace.inputs import detect_kind
-from ...trace.loader import choose_logs, rank_logs
+from ...trace import Trace, TraceReadError
+from ...trace.analyses import summary
+from ...trace.analyses.break_registry import installed_registry
+from ...trace.inputs.kinds import detect_kind
+from ...trace.inputs.loader import choose_logs, rank_logs
+from ...trace.inputs.loading import load_input
 from ...trace.runtime import profile_lines
 from ...version import __version__
 from ..config import torchtrace_config

@@ -13,10 +13,10 @@ from typing import Any
 
 from docutils.parsers.rst import directives
 
-from ...trace.inputs import DEBUG_DIR as DEBUG_DIR_KIND
-from ...trace.inputs import INPUT_KINDS
-from ...trace.inputs import TORCH_LOGS as TORCH_LOGS_KIND
-from ...trace.summary import SECTION_KEYS
+from ...trace.analyses.summary import SECTION_KEYS
+from ...trace.inputs.kinds import DEBUG_DIR as DEBUG_DIR_KIND
+from ...trace.inputs.kinds import INPUT_KINDS
+from ...trace.inputs.kinds import TORCH_LOGS as TORCH_LOGS_KIND
 from ..options import NO_EFFECT, checked_options, name_option
 
 DIRECTIVE = "torchtrace"

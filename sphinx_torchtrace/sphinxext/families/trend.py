@@ -21,7 +21,7 @@ from ...render.paths import PathRewriter
 from ...site.blocks import Chart, Page
 from ...site.pages.trend import trend_blocks
 from ...trace import Trace
-from ...trace.trend import MAX_RUNS, Trend, trend
+from ...trace.comparing.trend import MAX_RUNS, Trend, trend
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..options import checked_options
 from ..scan import TraceRequest, resolve_argument

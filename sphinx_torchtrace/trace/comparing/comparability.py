@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .model import Trace
-from .summary import rank_number, torch_commit, torch_version
+from ..analyses.summary import rank_number, torch_commit, torch_version
+from ..model import Trace
 
 #: The compile configurations of the compilation metrics compared between runs.
 CONFIGS = ("dynamo_config", "inductor_config", "functorch_config")

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Compile, RankTrace
+from ..model import Compile, RankTrace
 from .timings import MAX_SECONDS, plausible
 
 #: The artifact a text log keeps a compile's CUDA graph lines in (``text_log.CUDAGRAPH_LINES``).

@@ -20,10 +20,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .compile_id import CompileId
-from .diagnostics import quote
-from .kernels import split_output_code
-from .model import (
+from ..analyses.status import attempt_status
+from ..compile_id import CompileId
+from ..diagnostics import quote
+from ..kernels import split_output_code
+from ..model import (
     Artifact,
     CacheEvent,
     ChromiumEvent,
@@ -37,8 +38,7 @@ from .model import (
     StackFrame,
     StackTrieNode,
 )
-from .reader import MAX_JSON_DEPTH, LogReader, Record, json_too_deep, load_json
-from .status import attempt_status
+from ..reader import MAX_JSON_DEPTH, LogReader, Record, json_too_deep, load_json
 
 METRICS_KINDS = frozenset(
     {

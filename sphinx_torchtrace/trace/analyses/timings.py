@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .compile_id import CompileId
-from .model import ChromiumEvent, Compile, RankTrace
+from ..compile_id import CompileId
+from ..model import ChromiumEvent, Compile, RankTrace
 
 #: The stages a compile's time is split into, outermost first (each metric includes the next).
 STAGES: tuple[str, ...] = ("Dynamo", "AOT autograd", "Inductor", "Code generation", "Backward")

@@ -27,14 +27,14 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from ..analyses.status import text_status
+from ..compile_id import UNKNOWN, CompileId
+from ..diagnostics import Diagnostic, TraceReadError, quote
+from ..kernels import split_output_code
+from ..model import Artifact, Compile, Failure, RankTrace, Trace
+from ..reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore, file_sha256
+from ..secrets import scan_text
 from .builder import graph_node_count
-from .compile_id import UNKNOWN, CompileId
-from .diagnostics import Diagnostic, TraceReadError, quote
-from .kernels import split_output_code
-from .model import Artifact, Compile, Failure, RankTrace, Trace
-from .reader import DEFAULT_MAX_LOG_BYTES, Payload, PayloadStore, file_sha256
-from .secrets import scan_text
-from .status import text_status
 
 #: ``RankTrace.source`` of a rank read from a text log.
 SOURCE = "torch_logs"

@@ -25,7 +25,7 @@ import builtins
 from dataclasses import dataclass
 from typing import Literal
 
-from .model import Compile, Metrics
+from ..model import Compile, Metrics
 
 Outcome = Literal["raised", "eager", "suppressed", "limit", "not_recorded"]
 

@@ -50,9 +50,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from .compile_id import CompileId
-from .model import Compile, RankTrace, StackTrieNode
-from .reader import DEFAULT_MAX_LOG_BYTES, FileDigest, Payload, PayloadStore, file_sha256
+from ..compile_id import CompileId
+from ..model import Compile, RankTrace, StackTrieNode
+from ..reader import DEFAULT_MAX_LOG_BYTES, FileDigest, Payload, PayloadStore, file_sha256
 
 logger = logging.getLogger(__name__)
 

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic, DiagnosticKind, quote
-from .kernels import Kernel, split_output_code
-from .provenance import NodeMappings
-from .reader import load_json
-from .secrets import SecretScan, scan_text
+from ..analyses.provenance import NodeMappings
+from ..diagnostics import Diagnostic, DiagnosticKind, quote
+from ..kernels import Kernel, split_output_code
+from ..reader import load_json
+from ..secrets import SecretScan, scan_text
 
 #: Bytes read from one file of a debug folder at most; the rest is cut (a diagnostic says so).
 MAX_FILE_BYTES = 8 * 1024 * 1024

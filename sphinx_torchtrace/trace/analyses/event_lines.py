@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .model import ChromiumEvent, RankTrace
-from .reader import MAX_JSON_DEPTH, read_payloads
+from ..model import ChromiumEvent, RankTrace
+from ..reader import MAX_JSON_DEPTH, read_payloads
 
 #: The C scanner behind ``json.loads``: a value and where it ends, with none of the
 #: Python layers around it (half the cost of decoding a small event).  (typeshed types its

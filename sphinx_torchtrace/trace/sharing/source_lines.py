@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from .graph_breaks import is_library_file
+from ..analyses.graph_breaks import is_library_file
 
 #: What stands for a line of source code that was removed.
 SOURCE_REMOVED = "[source removed]"

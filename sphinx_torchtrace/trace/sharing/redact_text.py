@@ -34,8 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..secrets import ENVIRONMENT, SecretMasker
 from .private import path_spans
-from .secrets import ENVIRONMENT, SecretMasker
 from .source_lines import JsonAt, SourceFinder
 
 PATHS, NAMES, SECRETS, SOURCE = "paths", "names", "secrets", "source"

@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import TraceReadError
-from .inputs import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
+from ..diagnostics import TraceReadError
+from ..model import Trace
+from ..reader import DEFAULT_MAX_LOG_BYTES
+from .kinds import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
 from .loader import display_path, load_trace
-from .model import Trace
-from .reader import DEFAULT_MAX_LOG_BYTES
 from .text_log import attach_text_log, load_text_log
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from ..model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
+from ..reader import json_list, load_json, read_payloads
 from .compare import (
     entry_compile,
     hit_limit,
@@ -28,8 +30,6 @@ from .compare import (
 )
 from .event_lines import event_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
-from .model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
-from .reader import json_list, load_json, read_payloads
 from .status import status_over
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
 

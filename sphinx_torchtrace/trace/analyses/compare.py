@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from .model import Compile, RankTrace
+from ..model import Compile, RankTrace
 from .outcome import failure_outcome
 
 #: The graph compared between compiles: what Dynamo captured, before any backend ran.

@@ -34,8 +34,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .model import Artifact, Compile
-from .reader import load_json
+from ..model import Artifact, Compile
+from ..reader import load_json
 
 MAPPING_ARTIFACT = "inductor_provenance_tracking_node_mappings"
 #: Artifact names tried for each pane, in tlparse's order of preference.

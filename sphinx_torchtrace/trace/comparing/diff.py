@@ -22,15 +22,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .comparability import RunFacts, differences, run_facts
-from .compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
-from .graph_breaks import break_events
-from .model import Compile, RankTrace, Trace
-from .rank_digest import class_key, number_ranges
-from .runtime import RuntimeProfile, rank_profiles, region_key
-from .secrets import mask_secrets
-from .status import combined_status
-from .summary import (
+from ..analyses.compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
+from ..analyses.graph_breaks import break_events
+from ..analyses.rank_digest import class_key, number_ranges
+from ..analyses.status import combined_status
+from ..analyses.summary import (
     TIME_PHASES,
     cache_totals,
     compile_seconds,
@@ -38,6 +34,10 @@ from .summary import (
     reason_headline,
     time_totals,
 )
+from ..model import Compile, RankTrace, Trace
+from ..runtime import RuntimeProfile, rank_profiles, region_key
+from ..secrets import mask_secrets
+from .comparability import RunFacts, differences, run_facts
 
 #: Regression kinds, in report order; each is the warning subtype ``regression_<kind>``.
 REGRESSION_KINDS = ("error", "graph_break", "recompile", "compile_time", "kernels", "runtime")

@@ -25,9 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .model import Compile, Failure
+from ..model import Compile, Failure
+from ..reader import json_list
 from .outcome import Outcome, failure_outcome
-from .reader import json_list
 
 #: Where torch chains one graph break to the next.
 CHAIN_MARKER = "While handling this graph break, another graph break occurred"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .compile_id import CompileId
-from .model import Compile, Metrics, RankTrace, Status
+from ..compile_id import CompileId
+from ..model import Compile, Metrics, RankTrace, Status
 
 
 def combined_status(metrics: Iterable[Metrics]) -> Status:

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..analyses.summary import rank_number
+from ..model import Trace
+from ..runtime import rank_profiles
 from .comparability import RunFacts, differences, run_facts
 from .diff import FrameFacts, FrameKey, frame_runtime, frames_of
-from .model import Trace
-from .runtime import rank_profiles
-from .summary import rank_number
 
 #: Rows a trend shows at most (functions x ranks); the rest are counted.
 MAX_ROWS = 500

@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Iterable
 
-from .model import Compile, RankTrace
+from ..model import Compile, RankTrace
 from .volatile import RANK_NUMBER, example, without_volatile
 
 #: ``rank0``, ``rank=0``, ``rank: 12``, ``RANK_3``, ``'rank': 2``, ``rank_3``: a number

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .runtime import BOOT_DIR, RUNTIME_DIR, runtime_environment
+from ..runtime import BOOT_DIR, RUNTIME_DIR, runtime_environment
 
 #: Bumped when what a key covers or an entry holds changes: older entries are misses.
 CACHE_FORMAT = 1

@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import TraceReadError
+from ..diagnostics import TraceReadError
 from .redact import LogReport, redact_log, scan_log
 from .redact_text import DEFAULT_CLASSES, Options, PathMap, TextRedactor
 

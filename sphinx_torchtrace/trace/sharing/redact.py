@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .diagnostics import TraceReadError
-from .reader import _StreamedBody, load_json, payload_body
+from ..diagnostics import TraceReadError
+from ..reader import _StreamedBody, load_json, payload_body
 from .redact_text import Change, PathMap, TextRedactor
 
 #: Bytes read at a time: a chunk is cut at its last record start (or, inside a record

@@ -32,10 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .builder import RankBuilder
-from .diagnostics import Diagnostic, TraceReadError
-from .model import RankTrace, Trace
-from .reader import (
+from ..diagnostics import Diagnostic, TraceReadError
+from ..model import RankTrace, Trace
+from ..reader import (
     CHUNK_SIZE,
     DEFAULT_MAX_LOG_BYTES,
     FileDigest,
@@ -44,7 +43,8 @@ from .reader import (
     file_sha256,
     load_json,
 )
-from .runtime import RUNTIME_DIR, read_profiles
+from ..runtime import RUNTIME_DIR, read_profiles
+from .builder import RankBuilder
 
 logger = logging.getLogger(__name__)
 
@@ -580,8 +580,8 @@ def read_log(
                 compile_digest(c, rank.rank)
         return rank
 
+    from ..analyses.rank_digest import compile_digest
     from .cache import load_cached
-    from .rank_digest import compile_digest
 
     if cache_dir is None:
         rank = build()
