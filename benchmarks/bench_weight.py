@@ -9,7 +9,7 @@ given), one at a time: our standalone report, built as users build it
 folder each time, so nothing is reused), and ``tlparse LOG -o DIR2 --overwrite
 --no-browser`` on the same log (decompressed first: tlparse reads plain files).
 ``--min-size`` keeps the logs of at least that many bytes, uncompressed (the targets of
-issue 40 are for logs of 1 MB or more: ``--min-size 1000000``).
+issue 40 are for logs of 1 MB or more: ``--min-size 1000000``; MB here are 10^6 bytes).
 
 Only ``.html`` files are counted on both sides (CSS, JS, downloads, the search index and
 tlparse's raw artifacts are not HTML weight); the bytes of all files are given for
