@@ -1,4 +1,4 @@
-"""The overview page's view (``site/pages/overview.py``) on real logs, as blocks a reader sees."""
+"""The overview page's view (``site/pages/overview/``) on real logs, as blocks a reader sees."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ from sphinx_torchtrace.site.blocks import (
     Toctree,
     inline_text,
 )
-from sphinx_torchtrace.site.pages.overview import TRIE_MAX_NESTING, overview_page
+from sphinx_torchtrace.site.pages.overview import overview_page
+from sphinx_torchtrace.site.pages.overview.trie import TRIE_MAX_NESTING
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import load_trace
 

@@ -1,8 +1,8 @@
 """Figures the overview page shows, computed from the model (no Sphinx, no markup).
 
-Everything here is plain data for the overview's view (``site/pages/overview.py``):
-grouping, counting and explaining are done once, here, where they can be tested on
-real logs; the view only lays them out.
+Everything here is plain data for the overview's view (``site/pages/overview/``, a
+module per section): grouping, counting and explaining are done once, here, where they
+can be tested on real logs; the view only lays them out.
 Every function accepts odd data (missing keys, ``None``, wrong types, infinite or
 400-digit numbers, unhashable ids) without raising, because a docs build must never
 fail on a log; a number no compile could have logged counts as not logged.

@@ -1,0 +1,56 @@
+"""Cache hits and misses, as the log records them."""
+
+from __future__ import annotations
+
+from ....trace import RankTrace
+from ....trace.analyses import summary
+from ...blocks import Block, Emphasis, Paragraph, Section, Table
+from ...words import _
+from .view import Overview, Row
+
+
+def section(view: Overview) -> list[Block]:
+    if not any(c.cache_events for c in view.compiles):
+        return []
+    intro = Paragraph(
+        [
+            "PyTorch keeps compiled work in caches on disk: the FX graph cache holds Inductor's "
+            "generated code, the AOTAutograd cache the traced forward and backward graphs. A ",
+            Emphasis("hit"),
+            " reuses an earlier result (fast), a ",
+            Emphasis("miss"),
+            " compiles from scratch and stores the result, and a ",
+            Emphasis("bypass"),
+            " means the graph could not be cached, so it is compiled every time.",
+        ]
+    )
+    bodies = view.for_ranks(view.trace.ranks, lambda r: _caches_of(view, r))
+    return [Section([_("Compile caches")], [intro, *bodies], anchor="compile-caches")]
+
+
+def _caches_of(view: Overview, rank: RankTrace) -> list[Block]:
+    caches, rows = summary.cache_table(rank.compiles)
+    if not rows:
+        return [Paragraph(["No cache lookups on this rank."])]
+    totals = summary.cache_totals(rank.compiles)
+    in_all = ", ".join(f"{n} {result}" for result, n in totals.items())
+    if len(totals) == 1:  # every lookup had the same result: one line, not a table of it
+        ((result, n),) = totals.items()
+        links = view.links([row.compile for row in rows])
+        return [
+            Paragraph(
+                [
+                    f"Every lookup was a {result}: {n} lookups in ",
+                    ", ".join(caches),
+                    f" by {len(rows)} compile{'s' if len(rows) != 1 else ''}: ",
+                    *links,
+                    ".",
+                ]
+            )
+        ]
+    cells: list[Row] = [
+        [[view.link(row.compile)]] + [[row.cells.get(cache, "—")] for cache in caches]
+        for row in rows
+    ]
+    table = Table(["Compile id", *caches], cells, classes=["torchtrace-cache"])
+    return [Paragraph([f"In all: {in_all}."]), table]

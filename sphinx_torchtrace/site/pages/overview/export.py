@@ -1,0 +1,95 @@
+"""torch.export's reports: issues and unbacked symbols."""
+
+from __future__ import annotations
+
+from ....trace import RankTrace
+from ....trace.analyses import summary
+from ...blocks import Block, BulletList, Code, CodeBlock, Inline, Paragraph, Section, Table, item
+from ...source import maybe_strip
+from ...words import _
+from .view import Overview, Row
+
+
+def section(view: Overview) -> list[Block]:
+    exporting = [r for r in view.trace.ranks if not r.export.empty]
+    if not exporting:
+        return []
+    intro = Paragraph(
+        [
+            Code("torch.export"),
+            " captures a whole program as one graph ahead of time. In draft-export mode it "
+            "records the problems it worked around instead of stopping at the first one; each "
+            "issue below must be fixed (or the behavior accepted) before a strict export "
+            "succeeds.",
+        ]
+    )
+    no_source = view.settings.no_source
+    bodies = view.for_ranks(exporting, lambda r: _export_of(r, no_source))
+    return [Section([_("Export report")], [intro, *bodies], anchor="export-report")]
+
+
+def _export_of(rank: RankTrace, no_source: bool) -> list[Block]:
+    blocks = _export_issues(rank, no_source)
+    blocks.extend(_unbacked_symbols(rank, no_source))
+    guards = len(rank.export.guards_added)
+    if guards:
+        verb = "s were" if guards != 1 else " was"
+        blocks.append(Paragraph([f"{guards} guard{verb} added while exporting."]))
+    programs = summary.exported_programs(rank)
+    for i, program in enumerate(programs, 1):
+        which = f" ({i} of {len(programs)})" if len(programs) > 1 else ""
+        blocks.append(Paragraph([f"The exported program{which}:"]))
+        blocks.append(CodeBlock(maybe_strip(program, no_source), "python"))
+    return blocks
+
+
+def _export_issues(rank: RankTrace, no_source: bool) -> list[Block]:
+    issues = summary.export_issues(rank)
+    if not issues:
+        return [Paragraph(["No issues were found."])]
+    rows: list[Row] = [
+        [
+            [i.kind],
+            [Code(i.reason)] if i.reason else ["—"],
+            [i.detail or "—"],
+            [Code(_location(i, no_source))] if i.location else ["—"],
+        ]
+        for i in issues
+    ]
+    plural = "s" if len(issues) != 1 else ""
+    table = Table(
+        [_("Issue"), _("Expression or operator"), _("Detail"), _("Where")],
+        rows,
+        widths=[2, 3, 2, 4],
+        classes=["torchtrace-export"],
+    )
+    return [Paragraph([f"{len(issues)} issue{plural} found."]), table]
+
+
+def _unbacked_symbols(rank: RankTrace, no_source: bool) -> list[Block]:
+    symbols = summary.unbacked_symbols(rank)
+    if not symbols:
+        return []
+    intro = Paragraph(
+        [
+            "Unbacked symbols are sizes or values known only when the program runs (from ",
+            Code(".item()"),
+            ", ",
+            Code("nonzero()"),
+            " and the like):",
+        ]
+    )
+    items = []
+    for s in symbols:
+        content: list[Inline] = [Code(s.symbol)]
+        if s.value_range:
+            content += [", range ", Code(s.value_range)]
+        if s.location:
+            content += [", from ", Code(_location(s, no_source))]
+        items.append(item(*content))
+    return [intro, BulletList(items)]
+
+
+def _location(found: summary.ExportIssue | summary.UnbackedSymbol, no_source: bool) -> str:
+    """An export location; with ``:no-source:``, without the user's source line it quotes."""
+    return (found.place if no_source else found.location) or ""

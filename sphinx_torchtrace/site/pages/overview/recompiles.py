@@ -1,0 +1,154 @@
+"""Recompiles: which functions compiled again, and the guard that failed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from ....trace import Compile, RankTrace
+from ....trace.analyses import summary
+from ...blocks import (
+    Block,
+    Code,
+    Dropdown,
+    Emphasis,
+    Inline,
+    Paragraph,
+    Section,
+    Strong,
+    Table,
+    joined,
+)
+from ...source import maybe_strip
+from ...words import _
+from .view import Overview, Row
+
+#: Functions whose recompiles are listed open; more are folded under the merged reasons.
+RECOMPILE_FUNCTIONS_OPEN = 3
+
+
+def section(view: Overview) -> list[Block]:
+    if not any(summary.recompiled_functions(r) for r in view.trace.ranks):  # as the glance
+        return []
+    limits = summary.recompile_limits(view.configs)
+    limit_text = ", later ".join(map(str, limits)) + " in this run" if limits else "8 by default"
+    intro = Paragraph(
+        [
+            "A ",
+            Emphasis("recompile"),
+            " happens when an already compiled function is called with inputs that fail one of "
+            "the checks (guards) recorded when it was compiled, for example a tensor with a new "
+            "shape or dtype, so PyTorch compiles one more version of it. Each version costs "
+            "compile time; after ",
+            Code("recompile_limit"),
+            f" versions ({limit_text}) PyTorch compiles no new version of the function: a "
+            "call that fits none of its versions runs eagerly. Each row names the earlier "
+            "version whose check failed, where the log records it.",
+            *_accumulated_limit(view),
+        ]
+    )
+    bodies = view.for_ranks(view.trace.ranks, lambda r: _recompiles_of(view, r))
+    return [Section([_("Recompiles explained")], [intro, *bodies], anchor="recompiles-explained")]
+
+
+def _accumulated_limit(view: Overview) -> list[Inline]:
+    """The other limit, where the run set it below PyTorch's 256: it stops a function too."""
+    limits = summary.recompile_limits(view.configs, accumulated=True)
+    if not limits or limits == [256]:
+        return []
+    said = ", later ".join(map(str, limits))
+    return [
+        " Here ",
+        Code("accumulated_recompile_limit"),
+        f" ({said} in this run) counts the "
+        "versions of all the frames of one code object, and stops them the same way.",
+    ]
+
+
+def _recompiles_of(view: Overview, rank: RankTrace) -> list[Block]:
+    functions = summary.recompiled_functions(rank)
+    if not functions:
+        return [Paragraph(["No function was recompiled."])]
+    blocks: list[Block] = []
+    for fn in functions:
+        n = len(fn.recompiles)
+        versions = max(fn.versions, n + 1)  # a recompile has an earlier version, logged or not
+        frame: list[Inline] = [" (", Code(fn.frame_label), ")"] if fn.function else []
+        blocks.append(
+            Paragraph(
+                [
+                    Strong(maybe_strip(fn.shown, view.settings.no_source)),
+                    *frame,
+                    f": {versions} versions"
+                    + (
+                        f" in {fn.runs} runs of its compile ids (they start again after a reset)"
+                        if fn.runs > 1
+                        else ""
+                    )
+                    + f", {n} recompile{'s' if n != 1 else ''}.",
+                ]
+            )
+        )
+        rows = [row for rc in fn.recompiles for row in _recompile_rows(view, rc)]
+        header = ["New version", "Did not fit", "Failed check (guard)", "In plain words"]
+        blocks.append(Table(header, rows, widths=[1, 1, 4, 3]))
+    merged = _recompiles_by_reason(view, functions)
+    if len(functions) <= RECOMPILE_FUNCTIONS_OPEN:
+        return [*merged, *blocks]
+    title = f"Each recompile of the {len(functions)} functions, with every failed check"
+    return [*merged, Dropdown([title], blocks)]
+
+
+def _recompiles_by_reason(
+    view: Overview, functions: Sequence[summary.RecompiledFunction]
+) -> list[Block]:
+    """Identical reasons merged across functions, with counts: thirty functions recompiled
+    for one reason are one row, not thirty tables."""
+    groups: dict[str, tuple[list[Compile], Counter[str]]] = {}
+    for fn in functions:
+        for rc in fn.recompiles:
+            reason = rc.reasons[0].explanation if rc.reasons else "no reason logged"
+            compiles, names = groups.setdefault(reason, ([], Counter()))
+            compiles.append(rc.compile)
+            names[maybe_strip(fn.shown, view.settings.no_source)] += 1
+    rows: list[Row] = []
+    for reason, (compiles, names) in sorted(groups.items(), key=lambda kv: -len(kv[1][0])):
+        per_function: list[list[Inline]] = [
+            [Code(name), f" ×{n}" if n > 1 else ""] for name, n in names.most_common(8)
+        ]
+        more = f" and {len(names) - 8} more" if len(names) > 8 else ""
+        rows.append(
+            [[reason], [str(len(compiles))], [*joined(per_function), more], view.links(compiles)]
+        )
+    header = [
+        "Why (the most recent version's failed check)",
+        "Recompiles",
+        "Functions",
+        "New versions",
+    ]
+    table = Table(header, rows, widths=[4, 1, 3, 3], classes=["torchtrace-recompile-reasons"])
+    return [table]
+
+
+def _recompile_rows(view: Overview, recompile: summary.Recompile) -> list[Row]:
+    if not recompile.reasons:
+        return [[[view.link(recompile.compile)], ["—"], ["—"], ["no reason logged"]]]
+    rows: list[Row] = []
+    for i, reason in enumerate(recompile.reasons[:8]):
+        rows.append(
+            [
+                [view.link(recompile.compile)] if i == 0 else [],
+                _previous_cell(view, reason),
+                [Code(reason.guard)] if reason.guard else ["—"],
+                [reason.explanation],
+            ]
+        )
+    return rows
+
+
+def _previous_cell(view: Overview, reason: summary.GuardFailure) -> list[Inline]:
+    if reason.previous is not None:
+        return [view.link(reason.previous)]
+    if reason.previous_label:
+        return [Code(reason.previous_label)]
+    return ["—"]
