@@ -1,4 +1,5 @@
-"""Snapshots of what users get: the doctrees of one small trace's pages, and their stubs.
+"""Snapshots of what users get: the doctrees of one small trace's pages, a file per
+section (``test_snapshots/<page>/``), and their stubs.
 
 A change to a page view, to the blocks-to-nodes layer or to names shows here as a
 diff a reviewer can read (``pytest --force-regen`` rewrites the files after a
@@ -11,10 +12,11 @@ version-matrix sessions skip the ``snapshot`` marker.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from docutils import nodes
 from pytest_regressions.file_regression import FileRegressionFixture
 from sphinx.testing.util import SphinxTestApp
 
@@ -56,13 +58,58 @@ def _normalized(text: str, srcdir: Path) -> str:
     return re.sub(made, "made by <version>, <day>", text)
 
 
+#: A section whose snapshot would be longer than this (lines) is split into its own
+#: sections, so that each file stays small enough to review.
+SECTION_LINES = 300
+SNAPSHOTS = Path(__file__).parent / "test_snapshots"
+
+
+def sections(node: nodes.Element, name: str) -> Iterator[tuple[str, str]]:
+    """(file name, pformat) of a page's parts: what comes before its first section (a
+    file a block where that is long), then each section by its anchor, a long one split
+    the same way."""
+    subsections = [c for c in node.children if isinstance(c, nodes.section)]
+    text = node.pformat()
+    if text.count("\n") <= SECTION_LINES:
+        yield name, text
+        return
+    head = node.copy()  # the node itself, with what is not a section
+    head.extend(c.deepcopy() for c in node.children if not isinstance(c, nodes.section))
+    if head.pformat().count("\n") <= SECTION_LINES:
+        yield f"{name}.head", head.pformat()
+    else:  # a long run of blocks (folds of graphs): a file a block, in page order
+        for i, child in enumerate(head.children):
+            yield f"{name}.{i:02d}-{child.tagname}", child.pformat()
+    for child in subsections:
+        yield from sections(child, f"{name}.{child['ids'][0]}")
+
+
+def check_sections(
+    kind: str, doctree: nodes.document, srcdir: Path, file_regression: FileRegressionFixture
+) -> None:
+    """One snapshot a section, in ``test_snapshots/<kind>/``; every file checked, then what
+    differed reported at once, and a file of a section the page no longer has is an error."""
+    folder = SNAPSHOTS / kind
+    folder.mkdir(exist_ok=True)
+    page = next(c for c in doctree.children if isinstance(c, nodes.section))
+    found, failed = set(), []
+    for name, text in sections(page, "page"):
+        found.add(f"{name}.xml")
+        try:
+            file_regression.check(_normalized(text, srcdir), fullpath=folder / f"{name}.xml")
+        except (AssertionError, pytest.fail.Exception) as failure:
+            failed.append(f"{name}: {str(failure)[:2000]}")
+    stale = sorted(p.name for p in folder.glob("*.xml") if p.name not in found)
+    assert not stale, f"snapshots of sections the page no longer has: {stale}"
+    assert not failed, "\n\n".join(failed)
+
+
 @pytest.mark.parametrize("kind", list(PAGES))
 def test_page_doctree(
     simple_site: SphinxTestApp, kind: str, file_regression: FileRegressionFixture
 ) -> None:
     doctree = simple_site.env.get_doctree(PAGES[kind])
-    text = _normalized(doctree.pformat(), Path(simple_site.srcdir))
-    file_regression.check(text, basename=f"doctree_{kind}", extension=".xml")
+    check_sections(kind, doctree, Path(simple_site.srcdir), file_regression)
 
 
 @pytest.mark.parametrize("kind", list(PAGED))
@@ -70,8 +117,27 @@ def test_paged_doctree(
     paged_site: SphinxTestApp, kind: str, file_regression: FileRegressionFixture
 ) -> None:
     doctree = paged_site.env.get_doctree(PAGED[kind])
-    text = _normalized(doctree.pformat(), Path(paged_site.srcdir))
-    file_regression.check(text, basename=f"doctree_{kind}", extension=".xml")
+    check_sections(kind, doctree, Path(paged_site.srcdir), file_regression)
+
+
+def test_sections_split_as_documented() -> None:
+    """The splitter on a small tree: a short page is one file, a long one a file a section."""
+    page = nodes.section(ids=["page"])
+    page += nodes.paragraph(text="intro")
+    for anchor in ("a", "b"):
+        sub = nodes.section(ids=[anchor])
+        sub += nodes.paragraph(text=anchor)
+        page += sub
+    assert [n for n, _ in sections(page, "page")] == ["page"]
+    page += nodes.literal_block(text="\n".join(["x"] * (SECTION_LINES + 1)))
+    split = dict(sections(page, "page"))
+    assert list(split) == ["page.00-paragraph", "page.01-literal_block", "page.a", "page.b"]
+    assert "intro" in split["page.00-paragraph"] and "<section" not in split["page.a"][1:]
+    page.remove(page[-1])  # the long block moves into a section of its own
+    page += nodes.section(ids=["c"])
+    page[-1] += nodes.literal_block(text="\n".join(["x"] * (SECTION_LINES + 1)))
+    names = [n for n, _ in sections(page, "page")]
+    assert names == ["page.head", "page.a", "page.b", "page.c.00-literal_block"]
 
 
 def test_stub_sources(simple_site: SphinxTestApp, file_regression: FileRegressionFixture) -> None:
