@@ -24,7 +24,7 @@ from sphinx_torchtrace.sphinxext.config import setting, settings_of
 from sphinx_torchtrace.sphinxext.families.base import Context
 from sphinx_torchtrace.sphinxext.families.family import Family, Options
 from sphinx_torchtrace.sphinxext.options import checked_options, name_option
-from sphinx_torchtrace.sphinxext.scan import TraceRequest
+from sphinx_torchtrace.sphinxext.scan import DirectiveRequest
 from sphinx_torchtrace.trace import load_trace
 
 from .conftest import DATA, SiteMaker, copy_testroot, warnings_of
@@ -75,8 +75,8 @@ class CountKind:
         return True
 
     def generate(
-        self, context: Context, request: TraceRequest, options: object
-    ) -> list[TraceRequest]:
+        self, context: Context, request: DirectiveRequest, options: object
+    ) -> list[DirectiveRequest]:
         trace = load_trace(request.path)
         records = sum(sum(rank.stats.values()) for rank in trace.ranks)
         context.register(request, NAME, Counted(records, [Path(request.path)]))

@@ -237,7 +237,7 @@ def script_problem(site: Site, page: Path, attrs: dict[str, str], body: str) -> 
             return f"a script from {attrs['src']!r}"
         return None
     classes = attrs.get("class", "").split()
-    if attrs.get("type") == "application/json" and "tt-provenance-maps" in classes:
+    if attrs.get("type") == "application/json" and "torchtrace-provenance-maps" in classes:
         return None
     if body.strip() in theme_inline_scripts(site):
         return None

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.kernels import KINDS, Kernel, split_output_code
+from sphinx_torchtrace.trace.kernels import KERNEL_KINDS, Kernel, split_output_code
 
 SHARED = Path(__file__).parent / "data" / "shared"
 INPUTS = SHARED / "tlparse-inputs" / "inputs"
@@ -235,7 +235,7 @@ def test_every_triton_kernel_is_classified(log: Path) -> None:
 def test_kinds_are_from_the_documented_set() -> None:
     for log in ALL_LOGS:
         for c in codes(log):
-            assert all(k.kind in KINDS for k in c.kernels)
+            assert all(k.kind in KERNEL_KINDS for k in c.kernels)
 
 
 def test_cpu_logs_have_no_triton() -> None:

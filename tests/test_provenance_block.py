@@ -32,7 +32,7 @@ from sphinx_torchtrace.sphinxext.provenance import (
     provenance_block,
     render_html,
 )
-from sphinx_torchtrace.sphinxext.scan import TraceRequest
+from sphinx_torchtrace.sphinxext.scan import DirectiveRequest
 from sphinx_torchtrace.trace import Trace, load_trace
 from sphinx_torchtrace.trace.analyses.provenance import ProvenanceView, provenance_view
 from sphinx_torchtrace.trace.analyses.provenance import _lines as payload_lines
@@ -154,27 +154,27 @@ class BlockParser(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
         classes = set(a.get("class", "").split())
-        if tag == "div" and "tt-provenance" in classes:
+        if tag == "div" and "torchtrace-provenance" in classes:
             self.blocks.append(Block(a))
         elif not self.blocks:
             return
-        elif tag == "div" and "tt-pane" in classes:
+        elif tag == "div" and "torchtrace-pane" in classes:
             self.blocks[-1].panes.append(Pane(a["data-pane"], a))
-        elif tag == "div" and "tt-live" in classes:
+        elif tag == "div" and "torchtrace-live" in classes:
             self.blocks[-1].live = a.get("aria-live") == "polite"
-        elif tag == "pre" and "tt-pane-body" in classes and "data-initial-line" in a:
+        elif tag == "pre" and "torchtrace-pane-body" in classes and "data-initial-line" in a:
             self.blocks[-1].panes[-1].initial_line = int(a["data-initial-line"])
-        elif tag == "a" and "tt-pane-title" in classes:
+        elif tag == "a" and "torchtrace-pane-title" in classes:
             self.blocks[-1].panes[-1].title_href = a["href"]
         elif tag == "span":
             self._spans += 1
-            if "tt-line" in classes:
+            if "torchtrace-line" in classes:
                 self._line = Line(int(a["data-line"]), classes)
                 self._line_depth = self._spans
                 self.blocks[-1].panes[-1].lines.append(self._line)
         elif tag == "a" and self._line is not None:
             self._line.links.append(a["href"])
-        elif tag == "script" and "tt-provenance-maps" in classes:
+        elif tag == "script" and "torchtrace-provenance-maps" in classes:
             assert a.get("type") == "application/json"
             self._in_script = True
 
@@ -264,7 +264,8 @@ def test_the_script_reads_the_models_maps(html_site: SphinxTestApp, label: str) 
     assert maps == {k: {str(n): v for n, v in m.items()} for k, m in view.line_maps.items()}
     # bold (linked) lines are exactly the lines the maps start from
     mapped = {
-        p.key: {line.number for line in p.lines if "tt-mapped" in line.classes} for p in block.panes
+        p.key: {line.number for line in p.lines if "torchtrace-mapped" in line.classes}
+        for p in block.panes
     }
     assert mapped["pre"] == set(view.line_maps["preToPost"])
     assert mapped["post"] == set(view.line_maps["postToPre"]) | set(view.post_to_code)
@@ -290,7 +291,7 @@ def test_single_operator_post_grad_pane_is_not_empty(html_site: SphinxTestApp) -
     post = block.panes[1]
     assert any("aten.relu" in line.text for line in post.lines)
     relu = next(line for line in post.lines if line.text.strip().startswith("relu"))
-    assert "tt-mapped" in relu.classes
+    assert "torchtrace-mapped" in relu.classes
     maps = json.loads(block.maps_json)
     assert maps["postToPre"][str(relu.number)]
     assert maps["postToPyCode"][str(relu.number)]
@@ -400,7 +401,7 @@ def test_unknown_label_or_compile_warns_at_the_directive(tmp_path: Path) -> None
 
 def _generated(trace: Trace, label: str) -> GeneratedTrace:
     return GeneratedTrace(
-        TraceRequest("index", label, label),
+        DirectiveRequest("index", label, label),
         TraceOptions(),
         trace,
         plan_trace(label, trace, "tt"),
@@ -493,7 +494,9 @@ def test_graph_node_names_link_to_their_graph_pages(small_site: Path, tmp_path: 
     app = build(site, "html")
     pages = [p.read_text(encoding="utf-8") for p in Path(app.outdir).rglob("*.html")]
     links = [
-        m for page in pages for m in re.findall(r'<a class="tt-node-link" href="([^"]+)"', page)
+        m
+        for page in pages
+        for m in re.findall(r'<a class="torchtrace-node-link" href="([^"]+)"', page)
     ]
     assert links, "no node name was linked"
     assert all("graph-" in href for href in links)

@@ -219,12 +219,12 @@ class _Viewer(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs, tag=tag)
         self.stack.append(found)
-        if found.get("class") == "tt-provenance":
+        if found.get("class") == "torchtrace-provenance":
             self.root = found
-        if found.get("class") == "tt-pane":
+        if found.get("class") == "torchtrace-pane":
             self.pane = found["data-pane"] or ""
             self.lines[self.pane] = []
-        if (found.get("class") or "").startswith("tt-line"):
+        if (found.get("class") or "").startswith("torchtrace-line"):
             self.lines[self.pane].append("")
         if tag == "a":
             self.links.append(found)
@@ -235,7 +235,7 @@ class _Viewer(HTMLParser):
         self.stack.pop()
 
     def handle_data(self, data: str) -> None:
-        if any((e.get("class") or "").startswith("tt-line") for e in self.stack):
+        if any((e.get("class") or "").startswith("torchtrace-line") for e in self.stack):
             self.lines[self.pane][-1] += data
         if self.stack and self.stack[-1]["tag"] == "script":
             self.scripts[-1] += data
@@ -254,7 +254,7 @@ def test_viewer_shows_every_line_as_text_and_links_kernels() -> None:
     assert json.loads(maps)["preToPost"] == {
         str(k): v for k, v in node["line_maps"]["preToPost"].items()
     }
-    kernels = [a for a in viewer.links if a["class"] == "tt-kernel-link"]
+    kernels = [a for a in viewer.links if a["class"] == "torchtrace-kernel-link"]
     assert kernels and all((a["href"] or "").startswith("../") for a in kernels)
     assert {a["title"] for a in kernels} <= {
         f"Kernel page of {name}" for links in node["kernel_links"].values() for name, _ in links

@@ -68,15 +68,15 @@ def provenance_html(
     language = "cpp" if language == "cpp" else "python"
     root = element(
         "div",
-        {"class": "tt-provenance", "data-language": language, "data-frame": frame},
-        element("p", {"class": "tt-provenance-help"}, *_HELP),
+        {"class": "torchtrace-provenance", "data-language": language, "data-frame": frame},
+        element("p", {"class": "torchtrace-provenance-help"}, *_HELP),
         # Shown by the script, which alone can use it: the three panes side by side over
         # the whole window, wide enough for whole lines in any theme's narrow column.
         element(
             "button",
             {
                 "type": "button",
-                "class": "tt-provenance-expand",
+                "class": "torchtrace-provenance-expand",
                 "aria-pressed": "false",
                 "hidden": "hidden",
             },
@@ -87,12 +87,12 @@ def provenance_html(
         root.append(
             element(
                 "p",
-                {"class": "tt-provenance-empty"},
+                {"class": "torchtrace-provenance-empty"},
                 "The node mappings of this compile link no lines of these texts.",
             )
         )
     mapped = _mapped_lines(line_maps, language)
-    columns = element("div", {"class": "tt-provenance-panes"})
+    columns = element("div", {"class": "torchtrace-provenance-panes"})
     for pane in panes:
         key = str(pane.get("pane"))
         initial = initial_line if key == "code" else None
@@ -100,8 +100,12 @@ def provenance_html(
     maps = {key: {str(k): v for k, v in line_maps.get(key, {}).items()} for key in MAP_KEYS}
     root.append(
         columns,
-        element("div", {"class": "tt-live", "role": "status", "aria-live": "polite"}),
-        element("script", {"type": "application/json", "class": "tt-provenance-maps"}, Json(maps)),
+        element("div", {"class": "torchtrace-live", "role": "status", "aria-live": "polite"}),
+        element(
+            "script",
+            {"type": "application/json", "class": "torchtrace-provenance-maps"},
+            Json(maps),
+        ),
     )
     return to_html(root) + "\n"
 
@@ -130,15 +134,15 @@ def _pane(
     artifact = str(pane.get("artifact") or "")
     docname = pane.get("docname")
     label = f"{title} ({artifact})" if artifact else title
-    attrs = {"class": "tt-pane", "data-pane": key, "role": "region", "aria-label": label}
+    attrs = {"class": "torchtrace-pane", "data-pane": key, "role": "region", "aria-label": label}
     box = element("div", {**attrs, "tabindex": 0}, _header(title, artifact, docname, uri))
     lines = pane.get("lines")
     if lines is None:
         return box.append(
-            element("p", {"class": "tt-pane-missing"}, "Not logged for this compile.")
+            element("p", {"class": "torchtrace-pane-missing"}, "Not logged for this compile.")
         )
     initial = str(int(initial_line)) if isinstance(initial_line, int) else None
-    body = element("pre", {"class": "tt-pane-body", "data-initial-line": initial})
+    body = element("pre", {"class": "torchtrace-pane-body", "data-initial-line": initial})
     nodes = pane.get("nodes") or {}
     for number, line in enumerate(lines, 1):
         node_name = nodes.get(number)
@@ -148,8 +152,8 @@ def _pane(
             content = _linked(str(line), [[node_name, docname]], uri, node_links=True)
         else:
             content = [str(line)]
-        classes = "tt-line tt-mapped" if number in mapped else "tt-line"
-        text = element("span", {"class": "tt-text"}, *content)
+        classes = "torchtrace-line torchtrace-mapped" if number in mapped else "torchtrace-line"
+        text = element("span", {"class": "torchtrace-text"}, *content)
         body.append(element("span", {"class": classes, "data-line": number}, text))
     return box.append(body)
 
@@ -158,13 +162,13 @@ def _header(title: str, artifact: str, docname: str | None, uri: Uri) -> Element
     """The pane's title (a link to its artifact's page, when there is one) and artifact."""
     href = uri(docname) if isinstance(docname, str) else None
     heading = (
-        element("a", {"class": "tt-pane-title", "href": href}, title)
+        element("a", {"class": "torchtrace-pane-title", "href": href}, title)
         if href is not None
-        else element("span", {"class": "tt-pane-title"}, title)
+        else element("span", {"class": "torchtrace-pane-title"}, title)
     )
-    header = element("div", {"class": "tt-pane-header"}, heading)
+    header = element("div", {"class": "torchtrace-pane-header"}, heading)
     if artifact:
-        header.append(" ", element("code", {"class": "tt-pane-artifact"}, artifact))
+        header.append(" ", element("code", {"class": "torchtrace-pane-artifact"}, artifact))
     return header
 
 
@@ -181,7 +185,7 @@ def _linked(
                 hrefs[name] = href
     if not hrefs:
         return [line]
-    css_class = "tt-node-link" if node_links else "tt-kernel-link"
+    css_class = "torchtrace-node-link" if node_links else "torchtrace-kernel-link"
     title = "Graph page of" if node_links else "Kernel page of"
     # Node links stay out of the Tab order: each pane's title already links its graph
     # page, and Tab should move between panes, not through hundreds of nodes.

@@ -13,24 +13,24 @@ text, man, Texinfo) get the node's children: the three listings with line number
 
 **DOM contract** (stable: the browser tests and the JS rely on it)::
 
-    div.tt-provenance[data-language=python|cpp][data-frame=<frame name>]
-      p.tt-provenance-help
-      div.tt-provenance-panes
-        div.tt-pane[data-pane=pre|post|code][role=region][aria-label][tabindex=0]
-          div.tt-pane-header > a.tt-pane-title (full page, when there is one)
-                             + code.tt-pane-artifact
-          pre.tt-pane-body[data-initial-line]       (the scrolling element)
-            span.tt-line[data-line=N]               (1-based line of the artifact text)
-              .tt-mapped                            (the line has links: bold)
-              a.tt-kernel-link[href]                (code pane: kernel name -> kernel page)
-              a.tt-node-link[href]                  (graph panes: node name -> graph page)
-          p.tt-pane-missing                         (instead of the body: not logged)
-      div.tt-live[role=status][aria-live=polite]    ("N lines related. ...")
-      script.tt-provenance-maps[type=application/json]
+    div.torchtrace-provenance[data-language=python|cpp][data-frame=<frame name>]
+      p.torchtrace-provenance-help
+      div.torchtrace-provenance-panes
+        div.torchtrace-pane[data-pane=pre|post|code][role=region][aria-label][tabindex=0]
+          div.torchtrace-pane-header > a.torchtrace-pane-title (full page, when there is one)
+                             + code.torchtrace-pane-artifact
+          pre.torchtrace-pane-body[data-initial-line]       (the scrolling element)
+            span.torchtrace-line[data-line=N]               (1-based line of the artifact text)
+              .torchtrace-mapped                            (the line has links: bold)
+              a.torchtrace-kernel-link[href]                (code pane: kernel name -> kernel page)
+              a.torchtrace-node-link[href]                  (graph panes: node name -> graph page)
+          p.torchtrace-pane-missing                         (instead of the body: not logged)
+      div.torchtrace-live[role=status][aria-live=polite]    ("N lines related. ...")
+      script.torchtrace-provenance-maps[type=application/json]
                                                     (the six maps, tlparse's names)
 
-The script adds ``.tt-selected`` (and, when pinned by a click or the keyboard,
-``aria-current="true"``) to the line under the pointer or selected, and ``.tt-hl`` to
+The script adds ``.torchtrace-selected`` (and, when pinned by a click or the keyboard,
+``aria-current="true"``) to the line under the pointer or selected, and ``.torchtrace-hl`` to
 every line related to it, transitively; the live region then starts with
 ``"N lines related"`` (``"1 line related"``).  In singlehtml the links are fragments of
 the one page (:mod:`.single_page`), made before the page is written.
@@ -321,7 +321,7 @@ def build_block(
         kernel_links=kernel_links,
         initial_line=_initial_line(panes[2]["lines"], language, view),
     )
-    node["classes"].append("tt-provenance-fallback")
+    node["classes"].append("torchtrace-provenance-fallback")
     # Other builders' children are made at write time (ProvenanceFallback): HTML never
     # shows them, and a big trace's mapping tables were a tenth of its doctree nodes.
     node["fallback"] = fallback
@@ -410,7 +410,7 @@ def _listing(lines: list[str], language: str) -> nodes.literal_block:
     text = "\n".join(lines[start:]) or " "
     block = nodes.literal_block(text, text, language=language, linenos=True)
     block["highlight_args"] = {"linenostart": start + 1}
-    block["classes"].append("tt-provenance-listing")
+    block["classes"].append("torchtrace-provenance-listing")
     return block
 
 
@@ -453,7 +453,7 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 
 def _table(rows: list[MappingRow], kernel_docs: dict[str, str]) -> nodes.table:
-    table = nodes.table(classes=["tt-provenance-table"])
+    table = nodes.table(classes=["torchtrace-provenance-table"])
     group = nodes.tgroup(cols=3)
     table += group
     for width in (30, 35, 35):  # characters in text output, proportions elsewhere

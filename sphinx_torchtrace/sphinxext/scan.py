@@ -47,8 +47,9 @@ _OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*?))?\s*$")
 
 
 @dataclass
-class TraceRequest:
-    """One ``torchtrace`` directive found in a source file."""
+class DirectiveRequest:
+    """One directive of any family (``torchtrace``, ``torchtrace-diff`` ...) found in a
+    source file."""
 
     docname: str
     argument: str
@@ -66,13 +67,15 @@ class TraceRequest:
         return p.stem if p.is_file() or p.suffix else p.name
 
 
-def scan_sources(app: Sphinx, generated: str, directive: str = "torchtrace") -> list[TraceRequest]:
+def scan_sources(
+    app: Sphinx, generated: str, directive: str = "torchtrace"
+) -> list[DirectiveRequest]:
     """Find every ``directive`` (``torchtrace``) in the project's sources (rST and MyST)."""
     patterns = directive_patterns(directive)
     env = app.env
     env.find_files(app.config, app.builder)  # found_docs is stale on an incremental build
     generated = generated.rstrip("/") + "/"
-    requests: list[TraceRequest] = []
+    requests: list[DirectiveRequest] = []
     for docname in sorted(env.found_docs):
         if docname.startswith(generated):
             continue
@@ -108,7 +111,7 @@ def _requests_in(
     source: Path,
     lines: list[str],
     patterns: tuple[re.Pattern[str], re.Pattern[str]] = (_RST_DIRECTIVE, _MYST_DIRECTIVE),
-) -> list[TraceRequest]:
+) -> list[DirectiveRequest]:
     """The directives of one source, skipping examples in literal blocks and code fences."""
     found = []
     literal_indent: int | None = None  # inside an rST literal block opened at this indent
@@ -145,7 +148,7 @@ def _requests_in(
             ):
                 literal_indent = indent
             continue
-        found.append(TraceRequest(docname, match.group("arg"), "", _options_after(lines, i)))
+        found.append(DirectiveRequest(docname, match.group("arg"), "", _options_after(lines, i)))
     seen: dict[tuple[str, str], int] = {}
     for request in found:
         same = (

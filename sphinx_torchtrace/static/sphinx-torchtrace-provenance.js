@@ -1,6 +1,6 @@
 /* sphinx-torchtrace provenance blocks: a line of one pane highlights the lines it is linked
  * to in the other two (pre-grad -> post-grad -> code, code -> post-grad -> pre-grad,
- * post-grad -> both).  Plain script, no network, no build step; every .tt-provenance block
+ * post-grad -> both).  Plain script, no network, no build step; every .torchtrace-provenance block
  * on a page keeps its own state.  DOM contract: see sphinx_torchtrace/provenance_block.py. */
 (function () {
   "use strict";
@@ -45,11 +45,11 @@
   }
 
   function init(block) {
-    if (block.getAttribute("data-tt-ready")) return;
-    block.setAttribute("data-tt-ready", "1");
+    if (block.getAttribute("data-torchtrace-ready")) return;
+    block.setAttribute("data-torchtrace-ready", "1");
     var data;
     try {
-      data = JSON.parse(block.querySelector("script.tt-provenance-maps").textContent);
+      data = JSON.parse(block.querySelector("script.torchtrace-provenance-maps").textContent);
     } catch (err) {
       return;
     }
@@ -65,19 +65,19 @@
     var lines = {}; // pane -> {line number: element}
     var mapped = {}; // pane -> [elements of linked lines, in order]
     PANES.forEach(function (p) {
-      var pane = block.querySelector('.tt-pane[data-pane="' + p + '"]');
+      var pane = block.querySelector('.torchtrace-pane[data-pane="' + p + '"]');
       panes[p] = pane;
-      bodies[p] = pane ? pane.querySelector(".tt-pane-body") : null;
+      bodies[p] = pane ? pane.querySelector(".torchtrace-pane-body") : null;
       lines[p] = {};
       mapped[p] = [];
       if (!bodies[p]) return;
-      var all = bodies[p].querySelectorAll(".tt-line");
+      var all = bodies[p].querySelectorAll(".torchtrace-line");
       for (var i = 0; i < all.length; i++) {
         lines[p][all[i].getAttribute("data-line")] = all[i];
-        if (all[i].classList.contains("tt-mapped")) mapped[p].push(all[i]);
+        if (all[i].classList.contains("torchtrace-mapped")) mapped[p].push(all[i]);
       }
     });
-    var live = block.querySelector(".tt-live");
+    var live = block.querySelector(".torchtrace-live");
     var shown = [];
     var pinned = null; // {pane, line: element}
     var hovered = null;
@@ -100,7 +100,7 @@
 
     function clear() {
       shown.forEach(function (el) {
-        el.classList.remove("tt-hl", "tt-selected");
+        el.classList.remove("torchtrace-hl", "torchtrace-selected");
         el.removeAttribute("aria-current");
       });
       shown = [];
@@ -109,7 +109,7 @@
     /* Highlight a line and its relatives; returns how many related lines were found. */
     function show(pane, line, how) {
       clear();
-      line.classList.add("tt-selected");
+      line.classList.add("torchtrace-selected");
       if (how.pinned) line.setAttribute("aria-current", "true");
       shown.push(line);
       var rel = related(pane, line.getAttribute("data-line"));
@@ -120,7 +120,7 @@
         rel[p].forEach(function (n) {
           var el = lines[p][String(n)];
           if (el) {
-            el.classList.add("tt-hl");
+            el.classList.add("torchtrace-hl");
             shown.push(el);
             found.push(el);
           }
@@ -161,12 +161,12 @@
     }
 
     function paneOf(el) {
-      var pane = el.closest(".tt-pane");
+      var pane = el.closest(".torchtrace-pane");
       return pane ? pane.getAttribute("data-pane") : null;
     }
 
     function mappedLineAt(target) {
-      var line = target && target.closest ? target.closest(".tt-line.tt-mapped") : null;
+      var line = target && target.closest ? target.closest(".torchtrace-line.torchtrace-mapped") : null;
       return line && block.contains(line) ? line : null;
     }
 
@@ -229,25 +229,25 @@
 
     /* Expand: the block over the whole window, three panes side by side (CSS), so that
      * whole lines show in a theme's narrow column; the button or Escape brings it back. */
-    var expand = block.querySelector("button.tt-provenance-expand");
+    var expand = block.querySelector("button.torchtrace-provenance-expand");
     function setExpanded(on) {
-      block.classList.toggle("tt-provenance-expanded", on);
+      block.classList.toggle("torchtrace-provenance-expanded", on);
       expand.setAttribute("aria-pressed", on ? "true" : "false");
       expand.textContent = on ? "Back to the page" : "Expand to the whole window";
       if (document.documentElement) {
-        document.documentElement.classList.toggle("tt-provenance-open", on);
+        document.documentElement.classList.toggle("torchtrace-provenance-open", on);
       }
       if (pinned) centre(bodies[pinned.pane], pinned.line, false);
     }
     if (expand) {
       expand.hidden = false;
       expand.addEventListener("click", function () {
-        setExpanded(!block.classList.contains("tt-provenance-expanded"));
+        setExpanded(!block.classList.contains("torchtrace-provenance-expanded"));
       });
       block.addEventListener("keydown", function (event) {
         var key = event.key;
         if ((key === "Escape" || key === "Esc") && !event.defaultPrevented &&
-            block.classList.contains("tt-provenance-expanded")) {
+            block.classList.contains("torchtrace-provenance-expanded")) {
           setExpanded(false);
           expand.focus();
         }
@@ -261,7 +261,7 @@
   }
 
   function initAll() {
-    var blocks = document.querySelectorAll(".tt-provenance");
+    var blocks = document.querySelectorAll(".torchtrace-provenance");
     for (var i = 0; i < blocks.length; i++) init(blocks[i]);
   }
 

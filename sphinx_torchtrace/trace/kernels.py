@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 #: Kernel kinds, for readers and tests; ``extern`` is a library call, not generated code.
-KINDS = (
+KERNEL_KINDS = (
     "triton_pointwise",
     "triton_reduction",
     "triton_persistent_reduction",

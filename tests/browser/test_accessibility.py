@@ -56,7 +56,7 @@ CONTRAST_JS = """
     const bg = background(el);
     const fg = over(rgba(getComputedStyle(el, pseudo || null).color), bg);
     const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
-    const where = el.closest('.tt-pane');
+    const where = el.closest('.torchtrace-pane');
     return {
       what: el.className + (where ? ' in ' + where.dataset.pane + ' pane' : '')
         + (pseudo ? ' ' + pseudo : ''),
@@ -114,25 +114,32 @@ def test_status_badges_are_readable(open_page: PageMaker, dark: bool) -> None:
 @THEMES
 def test_provenance_lines_are_readable(open_page: PageMaker, dark: bool) -> None:
     page = open_page("prose", dark=dark)
-    block = page.locator(".tt-provenance")
+    block = page.locator(".torchtrace-provenance")
     line = linked_lines("post")[0]
-    block.locator(f'.tt-pane[data-pane="post"] .tt-line[data-line="{line}"]').click(
+    block.locator(f'.torchtrace-pane[data-pane="post"] .torchtrace-line[data-line="{line}"]').click(
         position={"x": 6, "y": 4}
     )
     page.locator("article h1").first.hover()
-    highlighted = block.locator(".tt-line.tt-hl")
+    highlighted = block.locator(".torchtrace-line.torchtrace-hl")
     assert highlighted.count() > 0
     measured = (
-        contrast(block.locator(".tt-line.tt-hl .tt-text"))
-        + contrast(block.locator(".tt-line.tt-hl"), "::before")
-        + contrast(block.locator(".tt-line.tt-selected .tt-text"))
-        + contrast(block.locator(".tt-line.tt-selected"), "::before")
-        + contrast(block.locator(".tt-line:not(.tt-hl):not(.tt-selected) .tt-text"))
-        + contrast(block.locator(".tt-line:not(.tt-hl):not(.tt-selected)"), "::before")
-        + contrast(block.locator(".tt-pane-header > *"))
-        + contrast(block.locator(".tt-provenance-help"))
+        contrast(block.locator(".torchtrace-line.torchtrace-hl .torchtrace-text"))
+        + contrast(block.locator(".torchtrace-line.torchtrace-hl"), "::before")
+        + contrast(block.locator(".torchtrace-line.torchtrace-selected .torchtrace-text"))
+        + contrast(block.locator(".torchtrace-line.torchtrace-selected"), "::before")
+        + contrast(
+            block.locator(
+                ".torchtrace-line:not(.torchtrace-hl):not(.torchtrace-selected) .torchtrace-text"
+            )
+        )
+        + contrast(
+            block.locator(".torchtrace-line:not(.torchtrace-hl):not(.torchtrace-selected)"),
+            "::before",
+        )
+        + contrast(block.locator(".torchtrace-pane-header > *"))
+        + contrast(block.locator(".torchtrace-provenance-help"))
     )
-    kernel_links = block.locator("a.tt-kernel-link")
+    kernel_links = block.locator("a.torchtrace-kernel-link")
     if kernel_links.count():
         measured += contrast(kernel_links)
     assert not failures(measured), "\n".join(failures(measured))
@@ -140,8 +147,8 @@ def test_provenance_lines_are_readable(open_page: PageMaker, dark: bool) -> None
 
 def test_panes_are_named_focusable_regions(open_page: PageMaker) -> None:
     page = open_page("prose")
-    block = page.locator(".tt-provenance")
-    panes = block.locator(".tt-pane")
+    block = page.locator(".torchtrace-provenance")
+    panes = block.locator(".torchtrace-pane")
     assert panes.count() == 3
     labels = [panes.nth(i).get_attribute("aria-label") or "" for i in range(3)]
     assert all(label.strip() for label in labels) and len(set(labels)) == 3, labels
@@ -159,12 +166,12 @@ def test_panes_are_named_focusable_regions(open_page: PageMaker) -> None:
 
 def test_selected_line_is_announced(open_page: PageMaker) -> None:
     page = open_page("prose")
-    block = page.locator(".tt-provenance")
+    block = page.locator(".torchtrace-provenance")
     line = linked_lines("code")[0]
-    code = block.locator('.tt-pane[data-pane="code"]')
+    code = block.locator('.torchtrace-pane[data-pane="code"]')
     code.focus()
     page.keyboard.press("ArrowDown")
-    selected = block.locator('.tt-line[aria-current="true"]')
+    selected = block.locator('.torchtrace-line[aria-current="true"]')
     assert selected.count() == 1
     assert selected.get_attribute("data-line") == str(line)
     status = block.get_by_role("status").inner_text()

@@ -374,10 +374,10 @@ def test_provenance_expands_to_the_window(
     """In furo's narrow column the panes cut lines; expanded, three panes share the window
     and the longest line of the post-grad graph is wider than before; Escape returns."""
     page = visit(theme_site("furo"), "index", width=1400)
-    block = page.locator(".tt-provenance").first
-    pane = block.locator('.tt-pane[data-pane="post"] pre.tt-pane-body')
+    block = page.locator(".torchtrace-provenance").first
+    pane = block.locator('.torchtrace-pane[data-pane="post"] pre.torchtrace-pane-body')
     before = pane.evaluate("e => e.clientWidth")
-    button = block.locator("button.tt-provenance-expand")
+    button = block.locator("button.torchtrace-provenance-expand")
     button.click()
     assert button.get_attribute("aria-pressed") == "true"
     box = block.bounding_box()
@@ -385,7 +385,7 @@ def test_provenance_expands_to_the_window(
     after = pane.evaluate("e => e.clientWidth")
     assert after > before * 1.1, (before, after)
     assert page.evaluate("document.documentElement.scrollWidth") <= 1400
-    block.locator('.tt-pane[data-pane="post"]').focus()
+    block.locator('.torchtrace-pane[data-pane="post"]').focus()
     page.keyboard.press("Escape")
     assert button.get_attribute("aria-pressed") == "false"
     assert pane.evaluate("e => e.clientWidth") == before

@@ -25,12 +25,13 @@ Lines = dict[str, list[int]]
 #: highlighted lines of each pane.
 STATE_JS = """
 (block) => {
-  const where = (el) => [el.closest('.tt-pane').dataset.pane, Number(el.dataset.line)];
+  const where = (el) => [el.closest('.torchtrace-pane').dataset.pane, Number(el.dataset.line)];
   const out = {selected: [], current: [], hl: {pre: [], post: [], code: []}};
-  for (const el of block.querySelectorAll('.tt-line.tt-selected')) out.selected.push(where(el));
-  for (const el of block.querySelectorAll('.tt-line[aria-current="true"]'))
+  for (const el of block.querySelectorAll('.torchtrace-line.torchtrace-selected'))
+    out.selected.push(where(el));
+  for (const el of block.querySelectorAll('.torchtrace-line[aria-current="true"]'))
     out.current.push(where(el));
-  for (const el of block.querySelectorAll('.tt-line.tt-hl')) {
+  for (const el of block.querySelectorAll('.torchtrace-line.torchtrace-hl')) {
     const [pane, line] = where(el);
     out.hl[pane].push(line);
   }
@@ -45,10 +46,10 @@ SWEEP_JS = """
 (block) => {
   const state = STATE_JS;
   const seen = [];
-  for (const line of block.querySelectorAll('.tt-line.tt-mapped')) {
-    const target = line.querySelector('.tt-text') || line;
+  for (const line of block.querySelectorAll('.torchtrace-line.torchtrace-mapped')) {
+    const target = line.querySelector('.torchtrace-text') || line;
     target.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
-    seen.push({pane: line.closest('.tt-pane').dataset.pane, line: Number(line.dataset.line),
+    seen.push({pane: line.closest('.torchtrace-pane').dataset.pane, line: Number(line.dataset.line),
                state: state(block)});
   }
   block.dispatchEvent(new MouseEvent('mouseleave'));
@@ -120,10 +121,12 @@ def expect_nothing_shown(state: dict[str, Any]) -> None:
 @pytest.fixture
 def block(open_page: PageMaker) -> Any:
     page = open_page("prose")
-    found = page.locator(".tt-provenance")
+    found = page.locator(".torchtrace-provenance")
     assert found.count() == 1
     assert found.get_attribute("data-frame") == PROVENANCE_FRAME
-    page.wait_for_function("document.querySelector('.tt-provenance').dataset.ttReady === '1'")
+    page.wait_for_function(
+        "document.querySelector('.torchtrace-provenance').dataset.torchtraceReady === '1'"
+    )
     return found
 
 
@@ -133,7 +136,9 @@ def state_of(block: Any) -> dict[str, Any]:
 
 
 def line_at(block: Any, pane: str, line: int) -> Any:
-    return block.locator(f'.tt-pane[data-pane="{pane}"] .tt-line[data-line="{line}"]')
+    return block.locator(
+        f'.torchtrace-pane[data-pane="{pane}"] .torchtrace-line[data-line="{line}"]'
+    )
 
 
 def point_at(block: Any, pane: str, line: int) -> None:
@@ -152,7 +157,9 @@ def move_away(block: Any) -> None:
 
 def test_bold_lines_are_the_linked_lines(block: Any) -> None:
     for pane in PANES:
-        bold = block.locator(f'.tt-pane[data-pane="{pane}"] .tt-line.tt-mapped')
+        bold = block.locator(
+            f'.torchtrace-pane[data-pane="{pane}"] .torchtrace-line.torchtrace-mapped'
+        )
         shown = [int(n) for n in bold.evaluate_all("els => els.map(e => e.dataset.line)")]
         assert shown == linked_lines(pane), pane
     expect_nothing_shown(state_of(block))
@@ -177,7 +184,7 @@ def test_pointing_at_a_line_highlights_its_relatives(block: Any, pane: str) -> N
             if numbers:
                 shown = line_at(block, other, numbers[len(numbers) // 2])
                 assert shown.evaluate(
-                    "el => { const b = el.closest('.tt-pane-body').getBoundingClientRect();"
+                    "el => { const b = el.closest('.torchtrace-pane-body').getBoundingClientRect();"
                     " const r = el.getBoundingClientRect();"
                     " return r.bottom > b.top && r.top < b.bottom; }"
                 ), f"{other} line {numbers} not scrolled into view"
@@ -206,7 +213,7 @@ def test_click_pins_the_selection(block: Any) -> None:
     expect_shown(state_of(block), "post", post, pinned=True)
     move_away(block)
     expect_shown(state_of(block), "post", post, pinned=True)
-    live = block.locator(".tt-live").inner_text()
+    live = block.locator(".torchtrace-live").inner_text()
     assert f"Line {post} of the post-grad graph selected" in live
 
     # clicking the pinned line again, or Escape, clears it
@@ -214,13 +221,13 @@ def test_click_pins_the_selection(block: Any) -> None:
     move_away(block)
     expect_nothing_shown(state_of(block))
     click_on(block, "code", code)
-    block.locator('.tt-pane[data-pane="code"]').press("Escape")
+    block.locator('.torchtrace-pane[data-pane="code"]').press("Escape")
     expect_nothing_shown(state_of(block))
 
 
 @pytest.mark.parametrize("pane", PANES)
 def test_keyboard_steps_through_linked_lines(block: Any, pane: str) -> None:
-    element = block.locator(f'.tt-pane[data-pane="{pane}"]')
+    element = block.locator(f'.torchtrace-pane[data-pane="{pane}"]')
     element.focus()
     assert element.evaluate("el => document.activeElement === el")
     lines = linked_lines(pane)
@@ -239,14 +246,14 @@ def test_keyboard_steps_through_linked_lines(block: Any, pane: str) -> None:
 
 def test_tab_reaches_the_three_panes_in_order(block: Any) -> None:
     """Panes are focusable from the keyboard alone, in reading order."""
-    block.locator(".tt-provenance-help").click()
+    block.locator(".torchtrace-provenance-help").click()
     reached: list[str] = []
     page = block.page
     for _ in range(12):
         page.keyboard.press("Tab")
         pane = page.evaluate(
             "() => { const el = document.activeElement;"
-            " return el && el.matches('.tt-pane') ? el.dataset.pane : null; }"
+            " return el && el.matches('.torchtrace-pane') ? el.dataset.pane : null; }"
         )
         if pane:
             reached.append(pane)

@@ -53,13 +53,13 @@ def test_screenshots(open_page: PageMaker, dark: bool) -> None:
 
     prose = open_page("prose", dark=dark)
     expect_theme(prose, dark)
-    block = prose.locator(".tt-provenance")
+    block = prose.locator(".torchtrace-provenance")
     block.scroll_into_view_if_needed()
     line = linked_lines("pre")[0]
-    block.locator(f'.tt-pane[data-pane="pre"] .tt-line[data-line="{line}"]').click(
+    block.locator(f'.torchtrace-pane[data-pane="pre"] .torchtrace-line[data-line="{line}"]').click(
         position={"x": 6, "y": 4}
     )
-    assert block.locator(".tt-line.tt-hl").count() > 0
+    assert block.locator(".torchtrace-line.torchtrace-hl").count() > 0
     prose.mouse.move(1, 890)  # off the block (and off headings): the pinned selection stays
     save_screenshot(block, f"provenance-{theme}")
     save_screenshot(prose, f"prose-{theme}")

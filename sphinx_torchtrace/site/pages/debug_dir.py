@@ -48,7 +48,7 @@ from ..plan import (
 )
 from ..source import maybe_strip
 from ..words import _
-from .kernel import KINDS
+from .kernel import KERNEL_KIND_MEANINGS
 
 SEPARATOR = " · "
 #: Lines of either graph past which no diff is computed (difflib is quadratic at worst).
@@ -458,7 +458,7 @@ def debug_kernel_page(
     kernel = k.kernel
     blocks: list[Block] = [
         ObjectTarget("kernel", k.name),
-        Paragraph([KINDS.get(kernel.kind, "A kernel of the generated code.")]),
+        Paragraph([KERNEL_KIND_MEANINGS.get(kernel.kind, "A kernel of the generated code.")]),
     ]
     facts: list[list[Inline]] = [
         ["Graph folder: ", PageLink(g.docname, g.graph.name)],

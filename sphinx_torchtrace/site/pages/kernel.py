@@ -48,7 +48,7 @@ from .graph import (
     operator_names,
 )
 
-KINDS = {
+KERNEL_KIND_MEANINGS = {
     "triton_pointwise": (
         "A Triton pointwise kernel: every output element is computed on its own from the inputs "
         "at the same position (fused elementwise operations)."
@@ -143,7 +143,7 @@ def kernel_blocks(
     code.  ``anchors`` prefixes section anchors (several kernels share a frame page)."""
     k = kernel.kernel
     blocks: list[Block] = [
-        Paragraph([KINDS.get(k.kind, f"A kernel of kind {k.kind}.")]),
+        Paragraph([KERNEL_KIND_MEANINGS.get(k.kind, f"A kernel of kind {k.kind}.")]),
         facts_block(_facts(frame, kernel)),
     ]
     if not kernel.inline:  # folded beside its code, it would repeat lines shown there

@@ -31,7 +31,7 @@ from ..cache_dirs import MODEL_CACHE
 from ..config import TorchTraceConfig
 from ..doctree import DoctreeBuilder
 from ..files import Content, stub
-from ..scan import TraceRequest
+from ..scan import DirectiveRequest
 
 
 class InputKind(Protocol):
@@ -40,7 +40,9 @@ class InputKind(Protocol):
     def accepts(self, path: str, options: Any) -> bool:
         """Whether ``path`` (the directive's first path, resolved) is of this kind."""
 
-    def generate(self, context: Context, request: TraceRequest, options: Any) -> list[TraceRequest]:
+    def generate(
+        self, context: Context, request: DirectiveRequest, options: Any
+    ) -> list[DirectiveRequest]:
         """Read, plan and register one directive's input; returns more requests of the
         same build to generate (the trace logs of a debug folder's run)."""
 
@@ -60,7 +62,7 @@ class Context:
     detail_toctree: bool  # builders of one document list graph and kernel pages too
     wanted: dict[Path, Content] = field(default_factory=dict)  # file -> text (None: keep)
     #: The folder of each input's pages (docname), and the directive that claimed it.
-    folders: dict[str, TraceRequest] = field(default_factory=dict)
+    folders: dict[str, DirectiveRequest] = field(default_factory=dict)
     _digests: dict[int, str] = field(default_factory=dict)  # by id() of a Generated
     #: What a kind keeps for the rest of this build (the captures' cache, by its folder).
     shared: dict[str, Any] = field(default_factory=dict)
@@ -76,11 +78,11 @@ class Context:
     def srcdir(self) -> Path:
         return Path(self.app.srcdir)
 
-    def source_dir(self, request: TraceRequest) -> Path:
+    def source_dir(self, request: DirectiveRequest) -> Path:
         """The folder of the page holding the directive (its paths are relative to it)."""
         return Path(self.app.env.doc2path(request.docname)).parent
 
-    def register(self, request: TraceRequest, directive: str, generated: Generated) -> None:
+    def register(self, request: DirectiveRequest, directive: str, generated: Generated) -> None:
         """What a directive stands for; the page holding it is read again when the content
         of its inputs changes."""
         self.built.directives[request_key(request, directive)] = generated
@@ -108,7 +110,7 @@ class Context:
         it is written, so that downloads are in memory one at a time)."""
         self.wanted[self.srcdir / relpath] = text
 
-    def claim_label(self, request: TraceRequest, directive: str) -> bool:
+    def claim_label(self, request: DirectiveRequest, directive: str) -> bool:
         """Whether ``request`` gets pages of its own under its label.
 
         Not when another directive shows the same input with the same options (this one
@@ -145,7 +147,7 @@ class Context:
 
     def fail(
         self,
-        request: TraceRequest,
+        request: DirectiveRequest,
         directive: str,
         message: str,
         subtype: str,
@@ -158,7 +160,7 @@ class Context:
         self._page_digest(request.docname, hashlib.sha256(why).hexdigest())
 
 
-def request_key(request: TraceRequest, directive: str) -> Key:
+def request_key(request: DirectiveRequest, directive: str) -> Key:
     """The registry's key of a directive the scan found (see :func:`..built.key`)."""
     return key(
         request.docname,

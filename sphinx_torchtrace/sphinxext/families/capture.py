@@ -46,7 +46,7 @@ from ..cache_dirs import CAPTURES
 from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
 from ..options import checked_options
-from ..scan import TraceRequest, resolve_argument
+from ..scan import DirectiveRequest, resolve_argument
 from .base import Context, request_key
 from .family import Family, Options
 from .trace import TraceKind
@@ -308,8 +308,8 @@ class CaptureKind:
         return True
 
     def generate(
-        self, context: Context, request: TraceRequest, options: CaptureOptions
-    ) -> list[TraceRequest]:
+        self, context: Context, request: DirectiveRequest, options: CaptureOptions
+    ) -> list[DirectiveRequest]:
         srcdir = context.srcdir.resolve()
         script = Path(request.path)
         page_dir = context.source_dir(request)
@@ -407,12 +407,12 @@ class CaptureKind:
     def _report(
         self,
         context: Context,
-        request: TraceRequest,
+        request: DirectiveRequest,
         options: CaptureOptions,
         shown: str,
         listed: str,
         capture: Capture,
-    ) -> list[TraceRequest]:
+    ) -> list[DirectiveRequest]:
         record = capture.record
         notes: list[tuple[str, str]] = []
         if record.status != "ok":
@@ -448,13 +448,15 @@ class CaptureKind:
             )
         )
         inner: Generated | None = None
-        more: list[TraceRequest] = []
+        more: list[DirectiveRequest] = []
         if capture.has_logs():
             raw = dict(request.raw_options)
             for option in ("args", "env", "timeout", "depends", "cwd", "runtime"):
                 raw.pop(option, None)
             raw.setdefault("name", Path(request.path).stem)
-            sub = TraceRequest(request.docname, request.argument, os.fspath(capture.trace_dir), raw)
+            sub = DirectiveRequest(
+                request.docname, request.argument, os.fspath(capture.trace_dir), raw
+            )
             more = TraceKind().generate(context, sub, options.trace)
             trace_key = request_key(sub, TRACE_DIRECTIVE)
             inner = context.built.directives.pop(trace_key, None)
@@ -472,7 +474,7 @@ class CaptureKind:
         self._register(context, request, CapturedTrace(shown, capture, inner, capture_notes=notes))
         return more
 
-    def _register(self, context: Context, request: TraceRequest, made: CapturedTrace) -> None:
+    def _register(self, context: Context, request: DirectiveRequest, made: CapturedTrace) -> None:
         """What the directive stands for; its page is read again when the capture's
         outcome changes too (run now, from the cache, skipped), since it says which."""
         context.register(request, DIRECTIVE, made)
@@ -483,7 +485,7 @@ class CaptureKind:
         ).hexdigest()
 
     def _fail(
-        self, context: Context, request: TraceRequest, message: str, row: str = "not run"
+        self, context: Context, request: DirectiveRequest, message: str, row: str = "not run"
     ) -> None:
         shown = " ".join(request.argument.split())
         context.built.captures.append(CaptureRow(request.docname, shown, row, None, message))

@@ -28,7 +28,7 @@ from ...trace import TraceReadError, load_trace
 from ...trace.inputs.debug_dir import DebugDir, load_debug_dir, matching_compiles
 from ...trace.inputs.kinds import DEBUG_DIR, detect_kind
 from ..doctree import DoctreeBuilder
-from ..scan import TraceRequest, resolve_argument
+from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import debug_masker, warn_debug_secrets
 from ..targets import object_target
 from ..warnings import warn
@@ -40,13 +40,13 @@ from .trace_options import DIRECTIVE, TraceOptions, ineffective_notes
 class GeneratedDebugDir:
     """A debug folder as this build knows it."""
 
-    request: TraceRequest
+    request: DirectiveRequest
     options: TraceOptions
     debug: DebugDir
     plan: DebugDirPlan
     settings: PageSettings
     rewrite: PathRewriter
-    companions: list[TraceRequest] = field(default_factory=list)  # trace logs of the run
+    companions: list[DirectiveRequest] = field(default_factory=list)  # trace logs of the run
     notes: list[tuple[str, str]] = field(default_factory=list)
 
     @property
@@ -98,8 +98,8 @@ class DebugDirKind:
         return os.path.exists(path) and detect_kind(path) == DEBUG_DIR
 
     def generate(
-        self, context: Context, request: TraceRequest, options: TraceOptions
-    ) -> list[TraceRequest]:
+        self, context: Context, request: DirectiveRequest, options: TraceOptions
+    ) -> list[DirectiveRequest]:
         """Plan a debug folder's pages; returns the requests of the trace logs of its run."""
         if not context.claim_label(request, DIRECTIVE):
             return []
@@ -111,7 +111,7 @@ class DebugDirKind:
             warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else _whole_file(d.path))
         plan = plan_debug_dir(label, debug, context.gen_dir)
         source_dir = context.source_dir(request)
-        companions: list[TraceRequest] = []
+        companions: list[DirectiveRequest] = []
         traces: list[tuple[str, str]] = []  # (label, path)
         if debug.trace_logs:
             folder = os.fspath(debug.trace_logs[0].parent)
@@ -122,7 +122,7 @@ class DebugDirKind:
         for trace_label, path in traces:
             argument = os.path.relpath(path, source_dir)
             given = {"name": trace_label} | ({"no-source": ""} if options.no_source else {})
-            companions.append(TraceRequest(request.docname, argument, "", given))
+            companions.append(DirectiveRequest(request.docname, argument, "", given))
             try:
                 trace = load_trace(
                     path,

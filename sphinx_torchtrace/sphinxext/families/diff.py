@@ -35,7 +35,7 @@ from ...trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
 from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
 from ..options import checked_options, name_option
-from ..scan import TraceRequest, resolve_argument
+from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..warnings import subtype_of, warn
 from .base import Context, missing_input, page_section, resolve_logs_safely
@@ -117,7 +117,7 @@ class DiffSettings:
 class GeneratedDiff:
     """A comparison as this build knows it: its request, options, plan and logs."""
 
-    request: TraceRequest
+    request: DirectiveRequest
     options: DiffOptions
     plan: DiffPlan
     logs: list[Path]
@@ -176,8 +176,8 @@ class DiffKind:
         return True
 
     def generate(
-        self, context: Context, request: TraceRequest, options: DiffOptions
-    ) -> list[TraceRequest]:
+        self, context: Context, request: DirectiveRequest, options: DiffOptions
+    ) -> list[DirectiveRequest]:
         try:
             generated = _generate(context, request, options)
         except ValueError as err:
@@ -214,7 +214,7 @@ class DiffKind:
         return []
 
 
-def _generate(context: Context, request: TraceRequest, options: DiffOptions) -> GeneratedDiff:
+def _generate(context: Context, request: DirectiveRequest, options: DiffOptions) -> GeneratedDiff:
     """One comparison planned; ValueError(message, subtype) when it cannot be."""
     paths = request.argument.split()
     if len(paths) != 2:
@@ -235,12 +235,11 @@ def _generate(context: Context, request: TraceRequest, options: DiffOptions) -> 
     masker = trace_masker(config, [old, new])
     for trace, site, path in sides:
         if site is None:  # a trace a torchtrace directive shows warned already
-            warn_trace_secrets(TraceRequest("", "", path).label(), trace, masker)
+            warn_trace_secrets(DirectiveRequest("", "", path).label(), trace, masker)
     rewrite = PathRewriter(config.rewrite_rules(), masker)
     diff = diff_traces(old, new, rewrite=rewrite, mask=masker)
-    label = options.name or (
-        f"{TraceRequest('', '', old_path).label()}-vs-{TraceRequest('', '', new_path).label()}"
-    )
+    old_label, new_label = (DirectiveRequest("", "", p).label() for p in (old_path, new_path))
+    label = options.name or f"{old_label}-vs-{new_label}"
     # a side shown with :no-source: by a torchtrace directive keeps its source out here too
     no_source = options.no_source or any(
         g.options.no_source for g in _traces(context) if g.request.path in (old_path, new_path)

@@ -43,7 +43,7 @@ from ..doctree import DoctreeBuilder, chart_nodes
 from ..files import CODE_STAMP, Content
 from ..glance import GLANCE_OF
 from ..provenance import provenance_nodes
-from ..scan import TraceRequest, resolve_argument
+from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..targets import object_target
 from ..warnings import logger, warn
@@ -66,7 +66,7 @@ from .trace_options import (
 class GeneratedTrace:
     """A trace as this build knows it: its request, options, model, site plan and settings."""
 
-    request: TraceRequest
+    request: DirectiveRequest
     options: TraceOptions
     trace: Trace
     plan: TracePlan
@@ -143,8 +143,8 @@ class TraceKind:
         return True  # the last kind asked: whatever the other kinds are not
 
     def generate(
-        self, context: Context, request: TraceRequest, options: TraceOptions
-    ) -> list[TraceRequest]:
+        self, context: Context, request: DirectiveRequest, options: TraceOptions
+    ) -> list[DirectiveRequest]:
         if not context.claim_label(request, DIRECTIVE):
             return []
         if not os.path.exists(request.path):
@@ -272,7 +272,7 @@ def _past_limit_note(plan: TracePlan) -> str:
     )
 
 
-def _say_which_logs(request: TraceRequest, label: str, options: TraceOptions) -> None:
+def _say_which_logs(request: DirectiveRequest, label: str, options: TraceOptions) -> None:
     """An info line naming the log(s) a directory stood for, and why those."""
     if not os.path.isdir(request.path):
         return

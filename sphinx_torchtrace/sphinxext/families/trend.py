@@ -24,7 +24,7 @@ from ...trace import Trace
 from ...trace.comparing.trend import MAX_RUNS, Trend, trend
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..options import checked_options
-from ..scan import TraceRequest, resolve_argument
+from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from .base import Context, resolve_logs_safely
 from .diff import read_side
@@ -61,7 +61,7 @@ def parse_trend_options(raw: Mapping[str, str | None]) -> TrendOptions:
 class GeneratedTrend:
     """A trend as this build knows it: its request, the trend, the logs it read."""
 
-    request: TraceRequest
+    request: DirectiveRequest
     trend: Trend
     logs: list[Path]
     rewrite: PathRewriter
@@ -101,10 +101,10 @@ class TrendKind:
         return True
 
     def generate(
-        self, context: Context, request: TraceRequest, options: TrendOptions
-    ) -> list[TraceRequest]:
+        self, context: Context, request: DirectiveRequest, options: TrendOptions
+    ) -> list[DirectiveRequest]:
         paths = request.argument.split()
-        labels = list(options.labels) or [TraceRequest("", "", p).label() for p in paths]
+        labels = list(options.labels) or [DirectiveRequest("", "", p).label() for p in paths]
         if not 2 <= len(paths) <= MAX_RUNS or len(labels) != len(paths):
             context.fail(
                 request,
@@ -128,7 +128,7 @@ class TrendKind:
                 return []
             traces.append(trace)
             if site is None:  # a trace a torchtrace directive shows warned already
-                unread.append((TraceRequest("", "", path).label(), trace))
+                unread.append((DirectiveRequest("", "", path).label(), trace))
             logs += resolve_logs_safely(path)
         masker = trace_masker(context.config, traces)
         for label, trace in unread:
