@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sphinx_torchtrace.site.guard_words import GUARD_WORDS, guard_words
 from sphinx_torchtrace.site.source import strip_source
 from sphinx_torchtrace.trace import CompileId, load_trace
 from sphinx_torchtrace.trace.analyses import summary
@@ -122,20 +123,29 @@ def test_recompiles_are_explained_per_function() -> None:
         ("[0/0]", "tensor 'x' size mismatch at index 0. expected 4, actual 8"),
     ]
     assert first[0].previous is rank.compile("[0/0]")
-    assert first[0].explanation == "an input tensor has a different shape"
+    assert first[0].kind == "shape"
+    assert guard_words(first[0].kind) == "an input tensor has a different shape"
     dtype = static.recompiles[2].reasons[0]
-    assert dtype.explanation == "an input tensor has a different data type (dtype)"
+    assert guard_words(dtype.kind) == "an input tensor has a different data type (dtype)"
     # a guard on a Python value: torch's trailing "# source line" comment is dropped
     scale = functions[1].recompiles[2].reasons[0]
     assert scale.guard == "scale == 2.0"
-    assert "specialized" in scale.explanation
+    assert "specialized" in guard_words(scale.kind)
 
 
 def test_explanations_never_quote_trace_text() -> None:
-    assert summary.explain_guard("`evil` ___check_obj_id(L['m'], 123)") == (
-        "a different Python object was passed"
+    assert summary.guard_kind("`evil` ___check_obj_id(L['m'], 123)") == "object"
+    assert guard_words("object") == "a different Python object was passed"
+    assert summary.guard_kind("something torch invents next year") == "other"
+    assert "guard" in guard_words("other") and guard_words("from a newer model") == (
+        guard_words("other")
     )
-    assert "guard" in summary.explain_guard("something torch invents next year")
+
+
+def test_every_kind_of_guard_has_words() -> None:
+    """The model tells kinds apart; the pages say each: a kind without words would read as
+    the general sentence, and words without a kind are dead."""
+    assert {kind for _, kind in summary.GUARD_KINDS} | {"other"} == set(GUARD_WORDS)
 
 
 # -- header ---------------------------------------------------------------------------------

@@ -495,38 +495,28 @@ def failure_groups(compiles: Iterable[Compile]) -> list[EventGroup]:
 
 # -- recompiles -----------------------------------------------------------------------------
 
-_GUARD_EXPLANATIONS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"size mismatch"), "an input tensor has a different shape"),
-    (re.compile(r"dtype mismatch"), "an input tensor has a different data type (dtype)"),
-    (re.compile(r"rank mismatch"), "an input tensor has a different number of dimensions"),
-    (re.compile(r"stride mismatch"), "an input tensor has a different memory layout (strides)"),
-    (re.compile(r"device mismatch"), "an input tensor is on a different device"),
-    (re.compile(r"requires_grad mismatch"), "an input tensor's requires_grad flag changed"),
-    (
-        re.compile(r"dispatch key set mismatch"),
-        "a tensor's dispatch keys changed (for example grad mode or autocast)",
-    ),
-    (
-        re.compile(r"GLOBAL_STATE|grad_mode|global state", re.I),
-        "global state (grad mode, autocast, deterministic algorithms ...) changed",
-    ),
-    (re.compile(r"___check_obj_id|ID_MATCH|id\("), "a different Python object was passed"),
-    (re.compile(r"___check_type_id|TYPE_MATCH|type\("), "an input has a different Python type"),
-    (re.compile(r"\blen\("), "a list, tuple or dict has a different length"),
-    (re.compile(r"dict_version|DICT_VERSION|dict_tag"), "a dict or module attribute was modified"),
-    (
-        re.compile(r"==|!=|<=|>=|<|>"),
-        "a Python number or shape the code was specialized on has a new value",
-    ),
+#: What a failed guard checks, from fixed patterns of torch's guard code (the first that
+#: matches): a key, never trace text.  The pages say each in words (``site/guard_words.py``).
+GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"size mismatch"), "shape"),
+    (re.compile(r"dtype mismatch"), "dtype"),
+    (re.compile(r"rank mismatch"), "dimensions"),
+    (re.compile(r"stride mismatch"), "strides"),
+    (re.compile(r"device mismatch"), "device"),
+    (re.compile(r"requires_grad mismatch"), "requires_grad"),
+    (re.compile(r"dispatch key set mismatch"), "dispatch_keys"),
+    (re.compile(r"GLOBAL_STATE|grad_mode|global state", re.I), "global_state"),
+    (re.compile(r"___check_obj_id|ID_MATCH|id\("), "object"),
+    (re.compile(r"___check_type_id|TYPE_MATCH|type\("), "type"),
+    (re.compile(r"\blen\("), "length"),
+    (re.compile(r"dict_version|DICT_VERSION|dict_tag"), "dict_version"),
+    (re.compile(r"==|!=|<=|>=|<|>"), "value"),
 ]
 
 
-def explain_guard(guard: str) -> str:
-    """Plain words for a failed guard, from fixed phrases (no trace text in the result)."""
-    for pattern, text in _GUARD_EXPLANATIONS:
-        if pattern.search(guard):
-            return text
-    return "a check recorded at compile time (a guard) no longer holds"
+def guard_kind(guard: str) -> str:
+    """The kind of check a failed guard is (:data:`GUARD_KINDS`), ``other`` when none."""
+    return next((kind for pattern, kind in GUARD_KINDS if pattern.search(guard)), "other")
 
 
 _PREVIOUS = re.compile(r"^\s*(\d+)/(\d+)\s*:\s*")
@@ -538,12 +528,12 @@ _GUARD_COMMENT = re.compile(r"(?<!\s)\s{2,}#\s")
 
 @dataclass(frozen=True)
 class GuardFailure:
-    """Why one cached version did not fit: its compile, the failed guard, plain words."""
+    """Why one cached version did not fit: its compile, the failed guard, what it checks."""
 
     previous_label: str | None  # "[0/1]"
     previous: Compile | None
     guard: str  # first line of the failed guard, torch's own comment dropped
-    explanation: str
+    kind: str  # what it checks: a key of GUARD_KINDS, or "other"
 
 
 @dataclass
@@ -580,7 +570,7 @@ def _guard_failure(rank: RankTrace, reason: str, compile_: Compile) -> GuardFail
     head, *comment = _GUARD_COMMENT.split(text[:GUARD_SCAN_CHARS], maxsplit=1)
     guard = head.strip() if comment else text.strip()
     return GuardFailure(
-        label, previous, guard or text, explain_guard((guard or text)[:GUARD_SCAN_CHARS])
+        label, previous, guard or text, guard_kind((guard or text)[:GUARD_SCAN_CHARS])
     )
 
 

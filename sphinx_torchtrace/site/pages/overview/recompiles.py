@@ -19,6 +19,7 @@ from ...blocks import (
     Table,
     joined,
 )
+from ...guard_words import guard_words
 from ...source import maybe_strip
 from ...words import _
 from .view import Overview, Row
@@ -107,7 +108,7 @@ def _recompiles_by_reason(
     groups: dict[str, tuple[list[Compile], Counter[str]]] = {}
     for fn in functions:
         for rc in fn.recompiles:
-            reason = rc.reasons[0].explanation if rc.reasons else "no reason logged"
+            reason = guard_words(rc.reasons[0].kind) if rc.reasons else "no reason logged"
             compiles, names = groups.setdefault(reason, ([], Counter()))
             compiles.append(rc.compile)
             names[maybe_strip(fn.shown, view.settings.no_source)] += 1
@@ -140,7 +141,7 @@ def _recompile_rows(view: Overview, recompile: summary.Recompile) -> list[Row]:
                 [view.link(recompile.compile)] if i == 0 else [],
                 _previous_cell(view, reason),
                 [Code(reason.guard)] if reason.guard else ["—"],
-                [reason.explanation],
+                [guard_words(reason.kind)],
             ]
         )
     return rows

@@ -1,0 +1,27 @@
+"""What a failed guard checks, in plain words: the pages' sentence for each kind of
+check the model tells apart (:data:`~..trace.analyses.summary.GUARD_KINDS`)."""
+
+from __future__ import annotations
+
+#: Each kind of check, as a reader is told why a function compiled again.
+GUARD_WORDS: dict[str, str] = {
+    "shape": "an input tensor has a different shape",
+    "dtype": "an input tensor has a different data type (dtype)",
+    "dimensions": "an input tensor has a different number of dimensions",
+    "strides": "an input tensor has a different memory layout (strides)",
+    "device": "an input tensor is on a different device",
+    "requires_grad": "an input tensor's requires_grad flag changed",
+    "dispatch_keys": "a tensor's dispatch keys changed (for example grad mode or autocast)",
+    "global_state": "global state (grad mode, autocast, deterministic algorithms ...) changed",
+    "object": "a different Python object was passed",
+    "type": "an input has a different Python type",
+    "length": "a list, tuple or dict has a different length",
+    "dict_version": "a dict or module attribute was modified",
+    "value": "a Python number or shape the code was specialized on has a new value",
+    "other": "a check recorded at compile time (a guard) no longer holds",
+}
+
+
+def guard_words(kind: str) -> str:
+    """The words for one kind of check (a kind of a newer model: the general words)."""
+    return GUARD_WORDS.get(kind, GUARD_WORDS["other"])
