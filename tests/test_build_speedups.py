@@ -12,24 +12,14 @@ from __future__ import annotations
 import gc
 from itertools import chain
 from pathlib import Path
-from typing import Any
 
 import pytest
-from docutils.frontend import OptionParser
-from sphinx.builders import html as html_builder
 from sphinx.testing.util import SphinxTestApp
-from sphinx.util import docutils as sphinx_docutils
 
-from sphinx_torchtrace.render import highlight
-from sphinx_torchtrace.sphinxext.built import Generated, built
 from sphinx_torchtrace.sphinxext.patches import (
-    asset_checksums,
-    fast_code,
     gc_threshold,
     generated_transforms,
     navigation,
-    parallel_highlight,
-    settings_cache,
 )
 
 from .conftest import SiteMaker, generated_pages
@@ -73,50 +63,6 @@ def test_orphan_sidebars_are_shared_by_sibling_folders(make_site: SiteMaker) -> 
     assert len(folders) > len(parents) >= 1  # several frame folders, one navigation each parent
 
 
-def test_one_settings_parser_serves_every_document(
-    make_site: SiteMaker, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    built: list[object] = []
-    real = OptionParser
-
-    def counting(*args: object, **kwargs: object) -> object:
-        built.append(args)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    if not hasattr(sphinx_docutils, "_get_settings"):
-        pytest.skip("Sphinx before 8.2 keeps one settings parser per build already")
-    monkeypatch.setattr(settings_cache, "OptionParser", counting)
-    original = getattr(sphinx_docutils._get_settings, "__wrapped__", sphinx_docutils._get_settings)
-    monkeypatch.setattr(
-        sphinx_docutils, "_get_settings", settings_cache.cached_get_settings(original)
-    )
-    app = make_site("multi", "html")
-    documents = len(app.env.all_docs)
-    assert documents > 20
-    assert len(built) <= 2  # one per set of components: rST pages (and a MyST one, if any)
-    first, second = (app.env.get_doctree(d) for d in sorted(app.env.all_docs)[:2])
-    assert first.settings is not second.settings  # each document still has its own
-
-
-def test_asset_checksums_are_looked_up_once_per_asset(
-    make_site: SiteMaker, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    looked_up: list[object] = []
-    current: Any = getattr(html_builder, "_file_checksum")  # noqa: B009 - private, not exported
-    original: Any = getattr(current, "__wrapped__", current)
-
-    def counting(outdir: Any, filename: Any) -> str:
-        looked_up.append(filename)
-        return str(original(outdir, filename))
-
-    monkeypatch.setattr(html_builder, "_file_checksum", asset_checksums.memoized(counting))
-    app = make_site("multi", "html")
-    assert len(app.env.all_docs) > 20
-    assert looked_up and len(looked_up) == len(set(looked_up))  # once each, not once a page
-    html = (Path(app.outdir) / "index.html").read_text(encoding="utf-8")
-    assert "?v=" in html  # pages still carry them
-
-
 def test_full_collections_are_rare_during_a_build_then_as_before(make_site: SiteMaker) -> None:
     before = gc.get_threshold()
     app = make_site("simple", "html", build=False)
@@ -128,35 +74,9 @@ def test_full_collections_are_rare_during_a_build_then_as_before(make_site: Site
     assert gc.get_threshold() == before
 
 
-def test_highlighting_ahead_covers_every_block_the_writer_highlights(
-    make_site: SiteMaker, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The child's table (computed here in-process) holds, under the very arguments the
-    fast visitor passes, the HTML the visitor would have made: nothing is highlighted twice."""
-    monkeypatch.setattr(parallel_highlight, "_usable_cpus", lambda: 1)  # no child: record
-    calls: list[tuple[object, ...]] = []
-
-    def recording(*args: object) -> str:
-        calls.append(args)
-        return highlight.highlight_fast(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parallel_highlight, "_ORIGINAL", recording)
-    app = make_site("multi", "html", build=False)
-    pages: dict[str, Generated] = {}
-    app.connect("env-updated", lambda app, env: pages.update(built(app).pages))
-    app.build()
-    assert calls and pages
-    monkeypatch.setattr(parallel_highlight, "_ORIGINAL", highlight.highlight_fast)
-    table = parallel_highlight.highlight_pages(pages, sorted(pages))
-    assert table
-    for args in calls:
-        key = parallel_highlight.key(*args)  # type: ignore[arg-type]
-        assert table.get(key) == highlight.highlight_fast(*args)  # type: ignore[arg-type]
-
-
 def test_process_wide_speedups_are_put_back_when_the_build_ends(make_site: SiteMaker) -> None:
     """A later build in the same process (a test suite, an editor's preview) finds Sphinx
-    as it ships: its functions, every transform's own ``apply``, the collector's threshold."""
+    as it ships: every transform's own ``apply``, the collector's threshold."""
     before = gc.get_threshold()
     seen: list[bool] = []
     app = make_site("multi", "html", build=False)
@@ -168,17 +88,9 @@ def test_process_wide_speedups_are_put_back_when_the_build_ends(make_site: SiteM
 
 def _patched() -> bool:
     """Whether any process-wide speed-up is in place."""
-    functions = (
-        getattr(sphinx_docutils, "_get_settings", None),
-        getattr(html_builder, "_file_checksum", None),
-    )
     transforms = (
         generated_transforms._find(name) for name in generated_transforms.SKIPPED_ON_GENERATED_PAGES
     )
-    return (
-        any(hasattr(f, "__wrapped__") for f in functions)
-        or fast_code.highlight_fast is not highlight.highlight_fast
-        or any(
-            c is not None and hasattr(c.__dict__.get("apply"), "__wrapped__") for c in transforms
-        )
+    return any(
+        c is not None and hasattr(c.__dict__.get("apply"), "__wrapped__") for c in transforms
     )

@@ -14,6 +14,10 @@ Touches no Sphinx internals: only :func:`gc.set_threshold`, documented
 Python API (checked with CPython 3.10 to 3.13; on Pythons whose collector
 ignores the third threshold, nothing changes).  Falls back to nothing when
 the build generates no page.
+
+Measured with ``benchmarks/bench_speedups.py`` (best of 5 fresh builds, 2 CPUs;
+``benchmarks/results/speedups-37/``): it saves 1.69 s of 15.2 s (13 %) on a 285-page
+trace and 0.15 s of 3.0 s on an 83-page one.
 """
 
 from __future__ import annotations

@@ -19,6 +19,11 @@ Checked against Sphinx 7.0 to 9.0, docutils 0.20 to 0.22 and sphinx-design
 0.5 to 0.8.  Touches: the ``apply`` method of each listed class and
 ``document.settings.env``.  Falls back to running a transform when its class
 is not found (another version), or when the document has no environment.
+
+Measured with ``benchmarks/bench_speedups.py`` (best of 5 fresh builds, 2 CPUs;
+``benchmarks/results/speedups-37/``): it saves 1.90 s of 15.4 s (14 %) on a 285-page
+trace, nothing measurable on an 83-page one (and -0.9 s, within the noise, in a noisier
+3-round run).
 """
 
 from __future__ import annotations

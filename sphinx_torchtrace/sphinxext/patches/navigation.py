@@ -17,6 +17,10 @@ Checked against Sphinx 7.3 to 9.0.  Touches: the ``toctree`` function that
 Sphinx puts in the HTML page context, ``BuildEnvironment.toctree_includes``
 and ``Builder.get_target_uri``.  Falls back to Sphinx's own navigation when
 the context has no ``toctree``.
+
+Measured with ``benchmarks/bench_speedups.py`` (best of 5 fresh builds, 2 CPUs;
+``benchmarks/results/speedups-37/``): it saves 3.20 s of 16.7 s (24 %) on a 285-page
+trace and 0.09 s of 3.0 s on an 83-page one.
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ done.
 Checked against Sphinx 7.0 to 9.0.  Touches: ``builder.indexer.lang.stem``
 (the search language's stemmer).  Falls back to doing nothing when the indexer
 or its ``stem`` is missing.
+
+Measured with ``benchmarks/bench_speedups.py`` (best of 5 fresh builds, 2 CPUs;
+``benchmarks/results/speedups-37/``): it saves 0.36 s of 13.8 s (3 %) on a 285-page
+trace and 0.40 s of 3.3 s (12 %) on an 83-page one.
 """
 
 from __future__ import annotations
