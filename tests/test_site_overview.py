@@ -340,6 +340,8 @@ def test_export_report() -> None:
         (["Data-dependent error"], [Code("u0 > 3")]),
         (["Missing fake kernel"], [Code("capture.scale_rows.default")]),
     ]
+    # the log gives no reason for the missing fake kernel: the page says what to do
+    assert "torch.library.register_fake" in issues.rows[1][2][0]
     (program,) = of_type(export, CodeBlock)
     assert program.language == "python" and program.text.startswith("ExportedProgram:")
     assert any("if k > 3" in s for s in strings(page))
@@ -461,3 +463,12 @@ def test_blocks_are_blocks() -> None:
     allowed = get_args(Block)
     for block in page.blocks:
         assert isinstance(block, allowed)
+
+
+def test_every_kind_of_export_issue_has_words() -> None:
+    """The model tells the kinds apart, the page names each: a kind without words would
+    show its key."""
+    from sphinx_torchtrace.site.pages.overview.export import EXPORT_ISSUE_WORDS
+    from sphinx_torchtrace.trace.analyses.summary import EXPORT_ISSUE_KINDS
+
+    assert set(EXPORT_ISSUE_KINDS) == set(EXPORT_ISSUE_WORDS)

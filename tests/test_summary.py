@@ -364,13 +364,13 @@ def test_draft_export_issues() -> None:
     rank = _rank(DATA / "captured" / "draft_export" / "dedicated_log_torch_trace_j5am_2yg.log")
     issues = summary.export_issues(rank)
     assert [(i.kind, i.reason) for i in issues] == [
-        ("Data-dependent error", "u0 > 3"),
-        ("Missing fake kernel", "capture.scale_rows.default"),
+        ("data_dependent", "u0 > 3"),
+        ("missing_fake_kernel", "capture.scale_rows.default"),
     ]
     assert issues[0].location and issues[0].location.startswith(
         "/home/user/project/draft_export.py:35 in forward: if k > 3"
     )
-    assert issues[1].detail and "register_fake" in issues[1].detail
+    assert issues[1].detail is None  # the log gives no reason: the page says what to do
     symbols = summary.unbacked_symbols(rank)
     assert [s.symbol for s in symbols] == ["u0", "u1"]
     programs = summary.exported_programs(rank)
@@ -381,7 +381,7 @@ def test_draft_export_issues() -> None:
 
 def test_guard_evaluated_issue() -> None:
     issues = summary.export_issues(_rank(INPUTS / "export_guard_added.log"))
-    assert [(i.kind, i.reason) for i in issues] == [("Guard evaluated", "Eq(s0, 3)")]
+    assert [(i.kind, i.reason) for i in issues] == [("guard_evaluated", "Eq(s0, 3)")]
     assert issues[0].location and "assert a.shape[0] == 3" in issues[0].location
 
 

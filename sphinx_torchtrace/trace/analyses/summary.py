@@ -1406,13 +1406,23 @@ def rank_rows(trace: Trace) -> list[RankRow]:
 # -- torch.export ---------------------------------------------------------------------------
 
 
+#: The kinds of draft-export issue, in tlparse's order; the pages say each in words.
+EXPORT_ISSUE_KINDS = (
+    "guard_evaluated",
+    "data_dependent",
+    "missing_fake_kernel",
+    "mismatched_fake_kernel",
+)
+
+
 @dataclass(frozen=True)
 class ExportIssue:
     """One row of the draft-export report, as tlparse lists them."""
 
-    kind: str
-    reason: str
-    detail: str | None
+    kind: str  # one of EXPORT_ISSUE_KINDS
+    reason: str  # the expression or operator
+    detail: str | None  # what the log adds: a data-dependent error's assumed result, a
+    # fake kernel's reason; None where it logged none
     location: str | None  # innermost user frame, with the source line it quotes
     place: str | None = None  # the same frame without its source line (``:no-source:``)
 
@@ -1437,13 +1447,15 @@ def _frame_text(rank: RankTrace, raw: Any) -> tuple[str | None, str | None]:
 
 
 def export_issues(rank: RankTrace) -> list[ExportIssue]:
+    """The draft-export report's issues in tlparse's order, each by its kind (a key of
+    :data:`EXPORT_ISSUE_KINDS`) with what the log says of it."""
     report = rank.export
     issues = []
     for e in report.guards_added:
         if e.data.get("prefix") == "eval":
             issues.append(
                 ExportIssue(
-                    "Guard evaluated",
+                    "guard_evaluated",
                     str(e.data.get("expr", "")),
                     None,
                     *_frame_text(rank, e.data.get("user_stack")),
@@ -1453,31 +1465,20 @@ def export_issues(rank: RankTrace) -> list[ExportIssue]:
         result = e.data.get("result")
         issues.append(
             ExportIssue(
-                "Data-dependent error",
+                "data_dependent",
                 str(e.data.get("expr", "")),
-                f"assumed result: {result}" if result is not None else None,
+                str(result) if result is not None else None,
                 *_frame_text(rank, e.data.get("user_stack")),
             )
         )
-    for kind, events, advice in (
-        (
-            "Missing fake kernel",
-            report.missing_fake_kernels,
-            "the operator has no fake (meta) implementation; add one with "
-            "torch.library.register_fake",
-        ),
-        (
-            "Mismatched fake kernel",
-            report.mismatched_fake_kernels,
-            "the fake implementation disagrees with the real one on output shapes or dtypes",
-        ),
+    for kind, events in (
+        ("missing_fake_kernel", report.missing_fake_kernels),
+        ("mismatched_fake_kernel", report.mismatched_fake_kernels),
     ):
         for e in events:
             reason = e.data.get("reason")
             issues.append(
-                ExportIssue(
-                    kind, str(e.data.get("op", "")), str(reason) if reason else advice, None
-                )
+                ExportIssue(kind, str(e.data.get("op", "")), str(reason) if reason else None, None)
             )
     return issues
 

@@ -49,9 +49,9 @@ def _export_issues(rank: RankTrace, no_source: bool) -> list[Block]:
         return [Paragraph(["No issues were found."])]
     rows: list[Row] = [
         [
-            [i.kind],
+            [EXPORT_ISSUE_WORDS.get(i.kind, (i.kind, None, "{}"))[0]],
             [Code(i.reason)] if i.reason else ["—"],
-            [i.detail or "—"],
+            [_detail_text(i)],
             [Code(_location(i, no_source))] if i.location else ["—"],
         ]
         for i in issues
@@ -64,6 +64,32 @@ def _export_issues(rank: RankTrace, no_source: bool) -> list[Block]:
         classes=["torchtrace-export"],
     )
     return [Paragraph([f"{len(issues)} issue{plural} found."]), table]
+
+
+#: Each kind of draft-export issue: its name in the table, what to do when the log gives
+#: no detail, and how a detail it gives reads.
+EXPORT_ISSUE_WORDS: dict[str, tuple[str, str | None, str]] = {
+    "guard_evaluated": ("Guard evaluated", None, "{}"),
+    "data_dependent": ("Data-dependent error", None, "assumed result: {}"),
+    "missing_fake_kernel": (
+        "Missing fake kernel",
+        "the operator has no fake (meta) implementation; add one with torch.library.register_fake",
+        "{}",
+    ),
+    "mismatched_fake_kernel": (
+        "Mismatched fake kernel",
+        "the fake implementation disagrees with the real one on output shapes or dtypes",
+        "{}",
+    ),
+}
+
+
+def _detail_text(issue: summary.ExportIssue) -> str:
+    """What the log says of an issue, or what to do where it says nothing."""
+    _title, advice, template = EXPORT_ISSUE_WORDS.get(issue.kind, (issue.kind, None, "{}"))
+    if issue.detail is not None:
+        return template.format(issue.detail)
+    return advice or "—"
 
 
 def _unbacked_symbols(rank: RankTrace, no_source: bool) -> list[Block]:
