@@ -27,6 +27,7 @@ from typing import Any
 from .render.diff_formats import FORMATS, Report, render
 from .share_cli import ShareError, add_share_commands
 from .site.characters import console_json, console_text
+from .site.divergence_words import divergence_words
 from .site.rank_sharing import rank_classes
 from .trace import Trace, TraceReadError
 from .trace.analyses.graph_breaks import kinds_text
@@ -541,8 +542,8 @@ def _functions(n: int) -> str:
 
 
 def _diverging(trace: Trace) -> list[str]:
-    """What the ranks differ in (the overview's divergence kinds), by name."""
-    return diverging_kinds(summary_divergence(trace))
+    """What the ranks differ in (the overview's divergence kinds), in words."""
+    return divergence_words(diverging_kinds(summary_divergence(trace)))
 
 
 # -- build ----------------------------------------------------------------------------------

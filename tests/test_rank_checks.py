@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sphinx_torchtrace.site.divergence_words import DIVERGENCE_WORDS, divergence_words
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses import summary
 
@@ -205,7 +206,14 @@ def test_collectives_parity_catches_an_order_that_tlparse_calls_consistent() -> 
     )
     assert groups[1].labels == ["[0/0]"]  # linked: rank 3's frame
     assert list(d.collective_groups) == ["[0/0]"]  # [1/0]: one all_reduce of [16] everywhere
-    assert "collectives parity" in summary.diverging_kinds(d)
+    assert "collectives_parity" in summary.diverging_kinds(d)
+    assert "collectives parity" in divergence_words(summary.diverging_kinds(d))
+
+
+def test_every_kind_of_divergence_has_words() -> None:
+    """A kind the model tells apart that the pages cannot name would show its key."""
+    named = set(summary.DIVERGENCE_KINDS) | set(summary.SCHEDULE_ARTIFACTS)
+    assert named == set(DIVERGENCE_WORDS)
 
 
 def test_the_checks_tlparse_makes_agree_with_tlparse() -> None:

@@ -25,6 +25,7 @@ from ...site import blocks as b
 from ...site.artifacts import json_text, shown_record
 from ...site.blocks import Page
 from ...site.characters import console_text
+from ...site.divergence_words import divergence_words
 from ...site.naming import label_segment
 from ...site.pages import build_page
 from ...site.pages.overview import triage_blocks
@@ -211,7 +212,7 @@ class TraceKind:
         if plan.past_limit:
             generated.notes.append(("limit", _past_limit_note(plan)))
         if config.warn_divergence and trace.is_multi_rank:
-            diverging = summary.diverging_kinds(summary.divergence(trace))
+            diverging = divergence_words(summary.diverging_kinds(summary.divergence(trace)))
             if diverging:
                 generated.notes.append(
                     (

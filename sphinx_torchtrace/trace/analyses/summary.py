@@ -1080,20 +1080,34 @@ def _graphs_logged(n: int) -> str:
     return f"{n} graph{'' if n == 1 else 's'} logged"
 
 
+#: What ranks can differ in, as keys (the pages say each in words), in the overview's order;
+#: the schedule artifacts of :data:`SCHEDULE_ARTIFACTS` follow by their torch names.
+DIVERGENCE_KINDS = (
+    "compile_ids",
+    "functions",
+    "statuses",
+    "cache_patterns",
+    "graph_shapes",
+    "collectives_parity",
+    "runtime_estimates",
+)
+
+
 def diverging_kinds(d: Divergence) -> list[str]:
-    """What the ranks differ in, by name (``compile ids``, ``graph shapes`` ...)."""
-    kinds = [
-        ("compile ids", d.missing_ids),
-        ("functions", d.function_splits),
-        ("statuses", d.status_splits),
-        ("cache patterns", d.cache_groups),
-        ("graph shapes", d.shape_groups),
-        ("collectives parity", d.collective_groups),
-        ("runtime estimates", d.runtime_differs),
-    ]
-    return [name for name, found in kinds if found] + [
-        SCHEDULE_TITLES.get(name, name) for name in d.schedule_groups
-    ]
+    """What the ranks differ in: keys of :data:`DIVERGENCE_KINDS`, then the names of the
+    schedule artifacts whose sequences differ."""
+    found = (
+        d.missing_ids,
+        d.function_splits,
+        d.status_splits,
+        d.cache_groups,
+        d.shape_groups,
+        d.collective_groups,
+        d.runtime_differs,
+    )
+    return [kind for kind, f in zip(DIVERGENCE_KINDS, found, strict=True) if f] + list(
+        d.schedule_groups
+    )
 
 
 def _collectives(payload: Any) -> Any:
@@ -1129,11 +1143,6 @@ SCHEDULE_ARTIFACTS: dict[str, Callable[[Any], Any]] = {
     "inductor_collective_schedule": _collectives,
     "inductor_runtime_and_tensor_meta": _tensor_meta,
     "graph_execution": _execution_order,
-}
-SCHEDULE_TITLES = {
-    "inductor_collective_schedule": "collective schedules",
-    "inductor_runtime_and_tensor_meta": "tensor metadata",
-    "graph_execution": "graph execution order",
 }
 
 

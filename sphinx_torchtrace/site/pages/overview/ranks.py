@@ -22,6 +22,7 @@ from ...blocks import (
     item,
     joined,
 )
+from ...divergence_words import DIVERGENCE_WORDS
 from ...plan import RankPlan
 from ...rank_sharing import SET_ASIDE, VALUES_SHOWN
 from ...words import _
@@ -333,7 +334,7 @@ def divergence(view: Overview) -> Block:
             _rank_groups(
                 view,
                 [
-                    Strong(f"Diverging {summary.SCHEDULE_TITLES.get(name, name)}"),
+                    Strong(f"Diverging {DIVERGENCE_WORDS.get(name, name)}"),
                     " (",
                     Code(name),
                     "): ranks grouped by identical payloads.",
