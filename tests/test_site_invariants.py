@@ -40,8 +40,7 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace.site.naming import break_object_name, is_object_name
-from sphinx_torchtrace.site.pages.overview import RANK_TABS
-from sphinx_torchtrace.site.plan import TracePlan, plan_trace
+from sphinx_torchtrace.site.plan import RANK_TABS, TracePlan, plan_trace
 from sphinx_torchtrace.site.rank_sharing import rank_classes
 from sphinx_torchtrace.trace import CompileId, Trace, load_trace
 from sphinx_torchtrace.trace.analyses import summary
