@@ -1,7 +1,7 @@
 """The overview page of a trace: what tlparse's index shows, and what it leaves to work out.
 
-Figures come from :mod:`...trace.analyses.summary`; this module only lays them out as blocks,
-section by section in page order, each section shown when ``:sections:`` asks for it.
+Figures come from :mod:`....trace.analyses.summary`; this package only lays them out as
+blocks, section by section in page order, each section shown when ``:sections:`` asks for it.
 Several ranks get one body per rank in synchronized tabs, so switching the rank in
 one section switches it everywhere on the page.
 
