@@ -31,7 +31,7 @@ from sphinx_torchtrace.site.blocks import (
     inline_text,
     web_inlines,
 )
-from sphinx_torchtrace.site.pages.frame import frame_page
+from sphinx_torchtrace.site.pages.frame import FOLDED_TABLE_ROWS, frame_page
 from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import load_trace
 
@@ -93,6 +93,13 @@ def strings(value: object) -> Iterator[str]:
 
 def section(page: Page, anchor: str) -> Section:
     return next(b for b in page.blocks if isinstance(b, Section) and b.anchor == anchor)
+
+
+def unfolded(block: Block) -> Block:
+    """A reference table, folded or not (a long one is folded whole on the frame page)."""
+    if isinstance(block, Dropdown) and len(block.blocks) == 1:
+        return block.blocks[0]
+    return block
 
 
 def anchors(page: Page) -> list[str | None]:
@@ -292,7 +299,7 @@ def test_artifacts_table_lists_the_pipeline_and_links_graph_pages() -> None:
     page = page_of("training", "[0/0]")
     frame = frame_of("training", "[0/0]")
     artifacts = section(page, "artifacts")
-    table = artifacts.blocks[1]
+    table = unfolded(artifacts.blocks[1])
     assert isinstance(table, Table)
     assert table.header == ["Artifact", "Size", "Nodes", "Kernels", "Content"]
     names = [inline_text(r[0]) for r in table.rows]
@@ -321,7 +328,7 @@ def test_artifacts_table_lists_the_pipeline_and_links_graph_pages() -> None:
     assert sum(int(inline_text(r[3])) for r in code_rows) == len(frame.kernels)
     # artifacts without a page are shown below the table, each under its anchor
     below = [r for r in table.rows if inline_text(r[-1]) == "below"]
-    folded = {b.anchor: b for b in artifacts.blocks if isinstance(b, Dropdown)}
+    folded = {b.anchor: b for b in artifacts.blocks if isinstance(b, Dropdown) and b.anchor}
     assert below and len(folded) == len(below)
     for row in below:
         (link,) = row[0]
@@ -329,10 +336,25 @@ def test_artifacts_table_lists_the_pipeline_and_links_graph_pages() -> None:
         assert inline_text(folded[link.anchor].title).startswith(link.text + " (")
 
 
+def test_long_reference_tables_are_folded_whole_with_their_count() -> None:
+    # the answer and every section's heading stay near the top of a big frame's page;
+    # the table is all there, one click away, and a short one is not folded
+    page = page_of("training", "[0/0]")
+    for anchor, what in (("artifacts", "artifacts"), ("kernels", "kernels")):
+        fold = next(b for b in section(page, anchor).blocks if unfolded(b) is not b)
+        assert isinstance(fold, Dropdown) and not fold.open
+        (table,) = fold.blocks
+        assert isinstance(table, Table) and len(table.rows) > FOLDED_TABLE_ROWS
+        assert inline_text(fold.title) == f"The table of {len(table.rows)} {what}"
+    short = section(page, "cache-lookups")
+    assert any(isinstance(b, Table) for b in short.blocks)
+    assert not any(isinstance(b, Dropdown) for b in short.blocks)
+
+
 def test_kernels_table_links_each_kernel_and_its_code() -> None:
     page = page_of("training", "[0/0]")
     frame = frame_of("training", "[0/0]")
-    table = section(page, "kernels").blocks[-1]
+    table = unfolded(section(page, "kernels").blocks[-1])
     assert isinstance(table, Table)
     assert table.header == ["Kernel", "Kind", "In", "Source nodes"]
     assert len(frame.kernels) == 13

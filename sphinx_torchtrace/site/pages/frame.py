@@ -924,7 +924,7 @@ def _artifacts_section(view: _Frame) -> Section | None:
     header, rows, widths = drop_empty_columns(
         ["Artifact", "Size", "Nodes", "Kernels", "Content"], rows, [6, 2, 1, 1, 2]
     )
-    table = Table(header, rows, widths)
+    table = folded_if_long(Table(header, rows, widths), "artifacts")
     blocks: list[Block] = [Paragraph([ARTIFACTS_TEXT]), *_cache_note(c), table]
     for g in view.frame.graphs:
         if g.numbers_of is not None and g.artifact in c.artifacts:
@@ -1182,9 +1182,24 @@ def _kernels_section(view: _Frame) -> Section | None:
                 ]
             )
         )
-    blocks.append(Table(header, rows, widths, classes=["torchtrace-kernels"]))
+    table = Table(header, rows, widths, classes=["torchtrace-kernels"])
+    blocks.append(folded_if_long(table, "kernels"))
     blocks += [inline_kernel(view.plan, view.frame, k, view.settings) for k in kernels if k.inline]
     return Section([_("Kernels")], blocks, anchor="kernels")
+
+
+#: Rows a reference table (artifacts, kernels, shape events) shows unfolded on a frame
+#: page: a longer one is folded whole, so that the answer and every section's heading
+#: stay within a few screens (a recompiled frame of a big model lists 70 kernels).
+FOLDED_TABLE_ROWS = 12
+
+
+def folded_if_long(table: Table, what: str) -> Block:
+    """The table, or past :data:`FOLDED_TABLE_ROWS` rows the table in a closed fold
+    titled with its count: nothing left out, the page no taller than its headings."""
+    if len(table.rows) <= FOLDED_TABLE_ROWS:
+        return table
+    return Dropdown([f"The table of {len(table.rows)} {what}"], [table])
 
 
 def _kernel_rows(
@@ -1262,7 +1277,7 @@ def _shapes_section(view: _Frame) -> Section | None:
     intro = "Symbols created for dynamic sizes and the guards added on them while tracing."
     return Section(
         ["Dynamic shapes"],
-        [Paragraph([intro]), Table(header, rows, [2, 3, 1, 3, 3])],
+        [Paragraph([intro]), folded_if_long(Table(header, rows, [2, 3, 1, 3, 3]), "events")],
         anchor="dynamic-shapes",
     )
 
