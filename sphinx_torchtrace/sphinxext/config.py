@@ -122,9 +122,10 @@ class TorchTraceConfig:
     generated_dir: str = setting(DEFAULT_GENERATED_DIR, _generated_dir)
     # {regex: replacement} applied to published trace text, before the built-in rules.
     path_rewrites: dict[str, str] = setting({}, _path_rewrites)
-    # Frames a trace lists in the HTML sidebar; beyond it, the first page of each function
-    # (every page listing every frame grows with the square of their number).
-    sidebar_frames: int = setting(50, _count)
+    # Frames a trace lists in the HTML sidebar; beyond it, the first page of each function.
+    # Every page carries the sidebar (each entry about 150 bytes of HTML with furo), and
+    # 20 entries fill one screen of it: the compile directory lists the rest.
+    sidebar_frames: int = setting(20, _count)
     # The built-in path rewrites (home directories to ~/, site-packages ...), after the
     # user's; False publishes paths as logged.
     default_path_rewrites: bool = setting(True, _flag)
