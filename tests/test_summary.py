@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.site.guard_words import GUARD_WORDS, guard_words
+from sphinx_torchtrace.site.rank_group_words import rank_group_words
 from sphinx_torchtrace.site.source import strip_source
 from sphinx_torchtrace.trace import CompileId, load_trace
 from sphinx_torchtrace.trace.analyses import summary
@@ -298,8 +299,12 @@ def test_divergence_across_ranks_like_tlparse() -> None:
         ("[0/7]", "[0/14]", 8, [0, 2, 3]),
     ]
     assert [g.ranks for g in d.cache_groups] == [[0, 2], [1], [3]]
-    assert d.cache_groups[0].description == "no cache lookups"
-    assert d.cache_groups[2].description == "fx_graph: 7 hit; aotautograd: 7 hit"
+    assert d.cache_groups[0].facts == summary.CacheLookups(())
+    assert d.cache_groups[2].facts == summary.CacheLookups(
+        (("fx_graph", (("hit", 7),)), ("aotautograd", (("hit", 7),)))
+    )
+    said = [rank_group_words(g.facts) for g in d.cache_groups]
+    assert said[0] == "no cache lookups" and said[2] == "fx_graph: 7 hit; aotautograd: 7 hit"
     assert [(s.label, s.ranks_by_status) for s in d.status_splits] == [
         ("[0/0]", {"error": [0, 2], "ok": [1, 3]}),
     ]

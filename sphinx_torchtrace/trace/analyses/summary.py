@@ -905,10 +905,75 @@ class MissingIds:
     missing_on: list[int]
 
 
+@dataclass(frozen=True)
+class CacheLookups:
+    """A cache group's lookups: per cache in first-seen order, the lookups of each result
+    (results by name); () where its ranks looked nothing up."""
+
+    per_cache: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+
+
+@dataclass(frozen=True)
+class GraphsLogged:
+    """A schedule group's payloads of one artifact: how many its ranks logged (0: none)."""
+
+    graphs: int
+
+
+@dataclass(frozen=True)
+class Collectives:
+    """The first collectives group's graph: its collectives in order (() where none)."""
+
+    ops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CollectiveDiffers:
+    """A later collectives group: the first collective that differs from the first group's."""
+
+    index: int  # of that collective, from 0
+    mine: str | None  # this group's collective there; None past its last
+    theirs: str | None  # the first group's; None past its last
+    first_rank: int  # the first group's first rank, whose collectives ``theirs`` are
+    count: int  # collectives this group's graph issues in all
+
+
+@dataclass(frozen=True)
+class ReferenceShapes:
+    """The shapes group the others are compared with: the first rank's and those alike."""
+
+
+@dataclass(frozen=True)
+class InputsDiffer:
+    """One compile id whose graph inputs differ from the first group's."""
+
+    label: str  # "[1/0]"
+    #: Each input that differs: (this group's, ``L_x_ f32[6, 16]``; the first group's
+    #: dtype and shape in its place, ``f32[8, 16]``), in order.
+    inputs: tuple[tuple[str, str], ...]
+    #: (this group's inputs, the first group's) where their numbers differ, else None.
+    counts: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class ShapesDiffer:
+    """A later shapes group: the compile ids whose inputs differ from the first group's."""
+
+    first_rank: int  # the first group's first rank, whose shapes are compared with
+    compile_ids: tuple[InputsDiffer, ...]
+
+
+#: What a group of ranks has in common, as facts (the pages say each in words:
+#: ``site/rank_group_words.py``), one kind per check that groups ranks.
+RankGroupFacts = (
+    CacheLookups | GraphsLogged | Collectives | CollectiveDiffers | ReferenceShapes | ShapesDiffer
+)
+
+
 @dataclass
 class RankGroup:
     ranks: list[int]
-    description: str
+    facts: RankGroupFacts  # what the group's ranks logged, or how it differs from the first
     #: The compile ids in which this group differs from the first group (its frames are
     #: linked, on the group's first rank); [] for the first group or where none is known.
     labels: list[str] = field(default_factory=list)
@@ -1034,14 +1099,11 @@ def _divergence(trace: Trace) -> Divergence:
     result.missing_ids = [MissingIds(ids, list(m)) for m, ids in by_missing.items()]
 
     patterns: dict[tuple[tuple[str, str, str], ...], list[int]] = {}
-    descriptions: dict[tuple[tuple[str, str, str], ...], str] = {}
     for n, rank in zip(numbers, trace.ranks, strict=True):
         pattern = tuple((c.label, e.cache, e.result) for c in rank.compiles for e in c.cache_events)
         patterns.setdefault(pattern, []).append(n)
-        if pattern not in descriptions:
-            descriptions[pattern] = _cache_description(pattern)
     if len(patterns) > 1:
-        result.cache_groups = [RankGroup(r, descriptions[p]) for p, r in patterns.items()]
+        result.cache_groups = [RankGroup(r, _cache_lookups(p)) for p, r in patterns.items()]
 
     statuses: dict[str, dict[str, list[int]]] = {}
     functions: dict[str, dict[str, list[int]]] = {}
@@ -1074,10 +1136,6 @@ def _compile_ids(rank: RankTrace) -> dict[str, list[Compile]]:
             label = str(c.id.frame) + (f" #{c.occurrence}" if c.occurrence > 1 else "")
             found.setdefault(label, []).append(c)
     return found
-
-
-def _graphs_logged(n: int) -> str:
-    return f"{n} graph{'' if n == 1 else 's'} logged"
 
 
 #: What ranks can differ in, as keys (the pages say each in words), in the overview's order;
@@ -1177,7 +1235,7 @@ def _artifact_groups(
     return [
         RankGroup(
             group,
-            _graphs_logged(len(s.splitlines())) if s else "nothing logged",
+            GraphsLogged(len(s.splitlines()) if s else 0),
             [label for label, item in per_label[s].items() if first.get(label) != item],
         )
         for s, group in signatures.items()
@@ -1240,32 +1298,26 @@ def _collective_groups(numbers: list[int], ranks: list[RankTrace]) -> dict[str, 
             continue
         (first, members), *others = groups.items()
         label = members[0][1]
-        described = [RankGroup(_ranks_of(members), _collectives_text(first), [])]
+        described = [RankGroup(_ranks_of(members), Collectives(first), [])]
         for found, group in others:
             at = next(
                 (i for i, (a, b) in enumerate(zip(first, found, strict=False)) if a != b),
                 min(len(first), len(found)),
             )
-            mine = found[at] if at < len(found) else "nothing"
-            theirs = first[at] if at < len(first) else "nothing"
-            text = (
-                f"collective {at + 1} is {mine} (rank {members[0][0]}: {theirs}); "
-                f"{len(found)} in all"
+            differs = CollectiveDiffers(
+                at,
+                found[at] if at < len(found) else None,
+                first[at] if at < len(first) else None,
+                members[0][0],
+                len(found),
             )
-            described.append(RankGroup(_ranks_of(group), text, [group[0][1]]))
+            described.append(RankGroup(_ranks_of(group), differs, [group[0][1]]))
         out[label] = described
     return out
 
 
 def _ranks_of(members: list[tuple[int, str]]) -> list[int]:
     return list(dict.fromkeys(n for n, _ in members))
-
-
-def _collectives_text(found: tuple[str, ...]) -> str:
-    if not found:
-        return "no collectives"
-    shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
-    return f"{len(found)} collective{'s' if len(found) > 1 else ''}: {shown}"
 
 
 #: An op's estimated runtime past this (a day, in nanoseconds) is no estimate: left out.
@@ -1338,42 +1390,34 @@ def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]
     groups: list[RankGroup] = []
     for signature, group in signatures.items():
         own = dict(signature)
-        said = []
-        labels = []
+        differ = []
         for key in own:
             theirs = first.get(key)
             if theirs is None or theirs == own[key]:
                 continue
-            label = key[0]
-            labels.append(label)
-            changed = [
-                f"{mine} (rank {first_group[0]}: {other.split(' ', 1)[-1]})"
+            changed = tuple(
+                (mine, other.split(" ", 1)[-1])  # graph_inputs(): "name shape"
                 for mine, other in zip(own[key], theirs, strict=False)
                 if mine != other
-            ]
-            if len(own[key]) != len(theirs):
-                changed.append(f"{len(own[key])} inputs (rank {first_group[0]}: {len(theirs)})")
-            said.append(f"{label} {', '.join(changed[:3])}")
-        if not said:  # the same shapes wherever it compiled what the first rank did
+            )
+            counts = (len(own[key]), len(theirs)) if len(own[key]) != len(theirs) else None
+            differ.append(InputsDiffer(key[0], changed, counts))
+        if not differ:  # the same shapes wherever it compiled what the first rank did
             alike.extend(n for n in group if n not in alike)
             continue
-        more = f" and {len(said) - 3} more compile ids" if len(said) > 3 else ""
-        groups.append(RankGroup(group, "; ".join(said[:3]) + more, labels))
+        facts = ShapesDiffer(first_group[0], tuple(differ))
+        groups.append(RankGroup(group, facts, [d.label for d in differ]))
     if not groups:
         return []
-    return [RankGroup(sorted(alike), "the shapes the others are compared with"), *groups]
+    return [RankGroup(sorted(alike), ReferenceShapes()), *groups]
 
 
-def _cache_description(pattern: tuple[tuple[str, str, str], ...]) -> str:
-    if not pattern:
-        return "no cache lookups"
+def _cache_lookups(pattern: tuple[tuple[str, str, str], ...]) -> CacheLookups:
+    """A rank's lookups (compile id, cache, result), counted per cache and result."""
     per_cache: dict[str, Counter[str]] = {}
     for _, cache, res in pattern:
         per_cache.setdefault(cache, Counter())[res] += 1
-    return "; ".join(
-        f"{cache}: " + ", ".join(f"{n} {r}" for r, n in sorted(c.items()))
-        for cache, c in per_cache.items()
-    )
+    return CacheLookups(tuple((cache, tuple(sorted(c.items()))) for cache, c in per_cache.items()))
 
 
 @dataclass
