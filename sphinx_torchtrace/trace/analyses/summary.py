@@ -126,26 +126,7 @@ class CaptureSpan:
 
     start: str  # "Nov 21 11:51:36"
     end: str
-    seconds: float | None
-
-    @property
-    def duration(self) -> str:
-        """``23.4 s``, ``5 min 3 s``, ``2 h 7 min``, ``141 days``: what a reader can take in."""
-        return duration_text(self.seconds)
-
-
-def duration_text(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    if minutes < 60:
-        return f"{minutes} min {secs} s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours} h {minutes} min"
-    return f"{hours // 24} days"
+    seconds: float | None  # the header says it in words (``overview/view.duration_text``)
 
 
 def _parse_timestamp(value: str | None) -> datetime | None:
