@@ -674,35 +674,33 @@ def cache_totals(compiles: Iterable[Compile]) -> dict[str, int]:
 
 # -- compile time ---------------------------------------------------------------------------
 
-#: (label, metrics kind, key): compile-time figures torch logs, in pipeline order.
-#: Each named with torch's key: a gloss such as "AOT Autograd + Inductor" would not hold
-#: for a run with another backend.
-TIME_PHASES = [
-    (
-        "Whole frame (entire_frame_compile_time_s)",
-        "compilation_metrics",
-        "entire_frame_compile_time_s",
-    ),
-    (
-        "Dynamo before a restart (dynamo_time_before_restart_s)",
-        "compilation_metrics",
-        "dynamo_time_before_restart_s",
-    ),
-    ("Backend (backend_compile_time_s)", "compilation_metrics", "backend_compile_time_s"),
-    ("Inductor (inductor_compile_time_s)", "compilation_metrics", "inductor_compile_time_s"),
-    ("Code generation (code_gen_time_s)", "compilation_metrics", "code_gen_time_s"),
-    (
-        "Backward: Inductor (inductor_compile_time_s)",
-        "bwd_compilation_metrics",
-        "inductor_compile_time_s",
-    ),
-    ("Backward: code generation (code_gen_time_s)", "bwd_compilation_metrics", "code_gen_time_s"),
-]
+
+@dataclass(frozen=True)
+class TimePhase:
+    """A compile-time figure torch logs: where it is (metrics kind and key), under a stable
+    key.  The pages name it in words (``site/phase_words.py``), the diff JSON by its own
+    published names (``comparing/diff.py``)."""
+
+    key: str  # "entire_frame"
+    kind: str  # "compilation_metrics" or "bwd_compilation_metrics"
+    metric: str  # "entire_frame_compile_time_s"
+
+
+#: The compile-time figures torch logs, in pipeline order.
+TIME_PHASES = (
+    TimePhase("entire_frame", "compilation_metrics", "entire_frame_compile_time_s"),
+    TimePhase("dynamo_before_restart", "compilation_metrics", "dynamo_time_before_restart_s"),
+    TimePhase("backend", "compilation_metrics", "backend_compile_time_s"),
+    TimePhase("inductor", "compilation_metrics", "inductor_compile_time_s"),
+    TimePhase("code_gen", "compilation_metrics", "code_gen_time_s"),
+    TimePhase("backward_inductor", "bwd_compilation_metrics", "inductor_compile_time_s"),
+    TimePhase("backward_code_gen", "bwd_compilation_metrics", "code_gen_time_s"),
+)
 
 
 @dataclass
 class PhaseTotal:
-    phase: str
+    phase: str  # a key of TIME_PHASES
     seconds: float
     compiles: int  # compiles that logged this figure
     slowest: Compile | None
@@ -713,14 +711,14 @@ def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
     """Sum, count and slowest compile of each compile-time figure (phases never logged left out)."""
     compiles = list(compiles)
     out = []
-    for label, kind, key in TIME_PHASES:
+    for phase in TIME_PHASES:
         total, n, slowest, slowest_s = 0.0, 0, None, -1.0
         for c in compiles:
             values = [
                 v
                 for m in c.metrics
-                if m.kind == kind and isinstance(m.data, dict)
-                if (v := _seconds(m.data.get(key))) is not None
+                if m.kind == phase.kind and isinstance(m.data, dict)
+                if (v := _seconds(m.data.get(phase.metric))) is not None
             ]
             if not values:
                 continue
@@ -729,8 +727,8 @@ def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
             n += 1
             if value > slowest_s:
                 slowest, slowest_s = c, value
-        if n and (total > 0 or key == "entire_frame_compile_time_s"):  # zeros are noise
-            out.append(PhaseTotal(label, total, n, slowest, slowest_s))
+        if n and (total > 0 or phase.metric == "entire_frame_compile_time_s"):  # zeros: noise
+            out.append(PhaseTotal(phase.key, total, n, slowest, slowest_s))
     return out
 
 
