@@ -15,11 +15,14 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.trace import Trace, load_trace
+from sphinx_torchtrace.trace.analyses.summary import TIME_PHASES
 from sphinx_torchtrace.trace.comparing.diff import (
     DEFAULT_REGRESSIONS,
+    JSON_PHASE_NAMES,
     BreakSite,
     TraceDiff,
     base_function,
+    diff_json,
     diff_traces,
     frames_of,
     parse_fail_on,
@@ -31,6 +34,7 @@ from .conftest import DATA, SHARED, SIMPLE_LOG
 from .tools.hostile_log import format_record, read_records
 
 PAIRS = DATA / "captured" / "pairs"
+SCHEMA = Path(__file__).parents[1] / "sphinx_torchtrace" / "schemas" / "diff.schema.json"
 
 
 def _load(pair: str, side: str) -> Trace:
@@ -144,6 +148,26 @@ def test_compile_time_ratio_threshold() -> None:
     assert total is not None and total.ratio is not None and total.ratio > 1.0
     assert "compile_time" in _kinds(diff, {"compile_time": 1.0})
     assert "compile_time" not in _kinds(diff, {"compile_time": total.ratio + 0.01})
+
+
+def test_the_json_names_each_phase_as_published() -> None:
+    """The JSON's phase names are published vocabulary that the schema lists, kept by the
+    comparing room: the pages may change their words, the JSON does not."""
+    assert list(JSON_PHASE_NAMES) == [phase.key for phase in TIME_PHASES]
+    published = [
+        "Whole frame (entire_frame_compile_time_s)",
+        "Dynamo before a restart (dynamo_time_before_restart_s)",
+        "Backend (backend_compile_time_s)",
+        "Inductor (inductor_compile_time_s)",
+        "Code generation (code_gen_time_s)",
+        "Backward: Inductor (inductor_compile_time_s)",
+        "Backward: code generation (code_gen_time_s)",
+    ]
+    assert list(JSON_PHASE_NAMES.values()) == published
+    schema = json.loads(SCHEMA.read_text("utf-8"))
+    assert schema["$defs"]["phase_time"]["properties"]["phase"]["enum"] == published
+    (rank,) = diff_json(_diff("cache_warm"))["ranks"]
+    assert [t["phase"] for t in rank["compile_time"]] == [published[0], *published[2:]]
 
 
 def test_frames_match_by_function_not_compile_id() -> None:

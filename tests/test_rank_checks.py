@@ -4,11 +4,13 @@ merged timeline, ranks grouped by the shapes their graphs were compiled for)."""
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 
 import pytest
 
 from sphinx_torchtrace.site.divergence_words import DIVERGENCE_WORDS, divergence_words
+from sphinx_torchtrace.site.rank_group_words import rank_group_words
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses import summary
 
@@ -47,7 +49,15 @@ def test_ranks_are_grouped_by_the_shapes_their_graphs_were_compiled_for() -> Non
     differs in compile ids only, is with the ranks whose shapes agree."""
     groups = summary.divergence(load_trace(DIVERGENT)).shape_groups
     assert [g.ranks for g in groups] == [[0, 1, 2], [3]]
-    assert groups[1].description == (
+    assert groups[0].facts == summary.ReferenceShapes()
+    assert groups[1].facts == summary.ShapesDiffer(
+        0,
+        tuple(
+            summary.InputsDiffer(label, (("L_x_ f32[6, 16]", "f32[8, 16]"),))
+            for label in ("[0/0]", "[1/0]")
+        ),
+    )
+    assert rank_group_words(groups[1].facts) == (
         "[0/0] L_x_ f32[6, 16] (rank 0: f32[8, 16]); [1/0] L_x_ f32[6, 16] (rank 0: f32[8, 16])"
     )
     assert summary.divergence(load_trace(DATA / "corpus" / "ddp_4ranks")).shape_groups == []
@@ -197,11 +207,22 @@ def test_collectives_parity_catches_an_order_that_tlparse_calls_consistent() -> 
     d = summary.divergence(load_trace(ORDER))
     groups = d.collective_groups["[0/0]"]
     assert [g.ranks for g in groups] == [[0, 1, 2], [3]]
-    assert groups[0].description == (
-        "3 collectives: all_reduce_ f32[4, 8] 'sum' '0', all_reduce_ f32[8, 4] 'sum' '0', "
-        "all_gather_into_tensor f32[16] 4 '0'"
+    first = (
+        "all_reduce_ f32[4, 8] 'sum' '0'",
+        "all_reduce_ f32[8, 4] 'sum' '0'",
+        "all_gather_into_tensor f32[16] 4 '0'",
     )
-    assert groups[1].description.startswith(
+    assert groups[0].facts == summary.Collectives(first)
+    differs = groups[1].facts
+    assert isinstance(differs, summary.CollectiveDiffers)
+    assert (differs.index, differs.mine, differs.theirs, differs.first_rank) == (
+        0,
+        first[1],
+        first[0],
+        0,
+    )
+    assert rank_group_words(groups[0].facts) == "3 collectives: " + ", ".join(first)
+    assert rank_group_words(differs).startswith(
         "collective 1 is all_reduce_ f32[8, 4] 'sum' '0' (rank 0: all_reduce_ f32[4, 8] 'sum' '0')"
     )
     assert groups[1].labels == ["[0/0]"]  # linked: rank 3's frame
@@ -214,6 +235,56 @@ def test_every_kind_of_divergence_has_words() -> None:
     """A kind the model tells apart that the pages cannot name would show its key."""
     named = set(summary.DIVERGENCE_KINDS) | set(summary.SCHEDULE_ARTIFACTS)
     assert named == set(DIVERGENCE_WORDS)
+
+
+#: One of each kind of facts a group of ranks is shown with, and its line.
+RANK_GROUP_LINES: list[tuple[summary.RankGroupFacts, str]] = [
+    (summary.CacheLookups(()), "no cache lookups"),
+    (
+        summary.CacheLookups((("fx_graph", (("hit", 2), ("miss", 1))), ("aotautograd", ()))),
+        "fx_graph: 2 hit, 1 miss; aotautograd: ",
+    ),
+    (summary.GraphsLogged(0), "nothing logged"),
+    (summary.GraphsLogged(1), "1 graph logged"),
+    (summary.GraphsLogged(3), "3 graphs logged"),
+    (summary.Collectives(()), "no collectives"),
+    (summary.Collectives(("a",)), "1 collective: a"),
+    (summary.Collectives(tuple("abcdef")), "6 collectives: a, b, c, d and 2 more"),
+    (summary.CollectiveDiffers(1, "x", "y", 0, 5), "collective 2 is x (rank 0: y); 5 in all"),
+    (
+        summary.CollectiveDiffers(2, None, "y", 4, 2),
+        "collective 3 is nothing (rank 4: y); 2 in all",
+    ),
+    (summary.ReferenceShapes(), "the shapes the others are compared with"),
+    (
+        summary.ShapesDiffer(
+            0,
+            (
+                summary.InputsDiffer("[0/0]", (("a f32[6]", "f32[8]"),), (2, 1)),
+                summary.InputsDiffer("[1/0]", (), (1, 3)),
+                summary.InputsDiffer(
+                    "[2/0]", tuple((f"x{i} i64[{i}]", "i64[9]") for i in range(4))
+                ),
+                summary.InputsDiffer("[3/0]", (("b f32[1]", "f32[2]"),)),
+                summary.InputsDiffer("[4/0]", (("c f32[1]", "f32[2]"),)),
+            ),
+        ),
+        "[0/0] a f32[6] (rank 0: f32[8]), 2 inputs (rank 0: 1); [1/0] 1 inputs (rank 0: 3); "
+        "[2/0] x0 i64[0] (rank 0: i64[9]), x1 i64[1] (rank 0: i64[9]), x2 i64[2] (rank 0: "
+        "i64[9]) and 2 more compile ids",
+    ),
+]
+
+
+def test_every_kind_of_rank_group_has_words() -> None:
+    """Each kind of facts the model groups ranks by has its line: the kinds the samples
+    cover are all the model's, and each sample reads as the ranks section says it."""
+    assert {type(facts) for facts, _ in RANK_GROUP_LINES} == set(
+        typing.get_args(summary.RankGroupFacts)
+    )
+    assert [rank_group_words(facts) for facts, _ in RANK_GROUP_LINES] == [
+        line for _, line in RANK_GROUP_LINES
+    ]
 
 
 def test_the_checks_tlparse_makes_agree_with_tlparse() -> None:

@@ -36,6 +36,7 @@ from sphinx_torchtrace.site.blocks import (
 )
 from sphinx_torchtrace.site.pages.overview import overview_page
 from sphinx_torchtrace.site.pages.overview.trie import TRIE_MAX_NESTING
+from sphinx_torchtrace.site.pages.overview.view import duration_text
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import load_trace
 
@@ -166,7 +167,9 @@ def test_header_facts() -> None:
     ]
     assert inline_text(facts["PyTorch"]).startswith("2.13.0+cpu (commit ")
     assert inline_text(facts["Ranks"]) == "single process"
-    assert "the log records month and day, not the year" in inline_text(facts["Captured"])
+    captured = inline_text(facts["Captured"])
+    assert "the log records month and day, not the year" in captured
+    assert captured.startswith("Nov 21 11:52:03 to ") and " (28.7 s); " in captured
     assert re.search(r" MiB\), sha256 [0-9a-f]{64}$", inline_text(facts["Log"]))
     # the glance's figures: compile ids and attempts, [-/-] not counted as a compilation
     assert inline_text(facts["Compilations"]) == "15 compile ids (15 attempts): 14 ok, 1 error"
@@ -176,6 +179,15 @@ def test_header_facts() -> None:
     (code,) = dropdown.blocks
     assert isinstance(code, CodeBlock) and code.language == "json"
     assert "dynamo_config" in json.loads(code.text)
+
+
+def test_duration_text() -> None:
+    """The header says how long a log ran in what a reader takes in; the model keeps seconds."""
+    assert duration_text(None) == "—"
+    assert duration_text(28.66) == "28.7 s"
+    assert duration_text(303) == "5 min 3 s"
+    assert duration_text(2 * 3600 + 420) == "2 h 7 min"
+    assert duration_text(141 * 86400) == "141 days"
 
 
 def test_status_legend_shows_badges() -> None:

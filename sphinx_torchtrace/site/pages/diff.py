@@ -33,6 +33,7 @@ from ..blocks import (
     item,
 )
 from ..diff_plan import DiffFramePlan, DiffPlan
+from ..phase_words import phase_words
 from ..source import maybe_strip
 from ..words import _
 
@@ -287,7 +288,7 @@ def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
     if r.times:
         rows_t: list[list[Inlines]] = [
             [
-                [t.phase],
+                [phase_words(t.phase)],
                 [_seconds(t.baseline)],
                 [_seconds(t.new)],
                 [f"x{t.ratio:.2f}" if t.ratio is not None else "-"],

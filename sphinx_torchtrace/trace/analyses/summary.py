@@ -126,26 +126,7 @@ class CaptureSpan:
 
     start: str  # "Nov 21 11:51:36"
     end: str
-    seconds: float | None
-
-    @property
-    def duration(self) -> str:
-        """``23.4 s``, ``5 min 3 s``, ``2 h 7 min``, ``141 days``: what a reader can take in."""
-        return duration_text(self.seconds)
-
-
-def duration_text(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    if minutes < 60:
-        return f"{minutes} min {secs} s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours} h {minutes} min"
-    return f"{hours // 24} days"
+    seconds: float | None  # the header says it in words (``overview/view.duration_text``)
 
 
 def _parse_timestamp(value: str | None) -> datetime | None:
@@ -693,35 +674,33 @@ def cache_totals(compiles: Iterable[Compile]) -> dict[str, int]:
 
 # -- compile time ---------------------------------------------------------------------------
 
-#: (label, metrics kind, key): compile-time figures torch logs, in pipeline order.
-#: Each named with torch's key: a gloss such as "AOT Autograd + Inductor" would not hold
-#: for a run with another backend.
-TIME_PHASES = [
-    (
-        "Whole frame (entire_frame_compile_time_s)",
-        "compilation_metrics",
-        "entire_frame_compile_time_s",
-    ),
-    (
-        "Dynamo before a restart (dynamo_time_before_restart_s)",
-        "compilation_metrics",
-        "dynamo_time_before_restart_s",
-    ),
-    ("Backend (backend_compile_time_s)", "compilation_metrics", "backend_compile_time_s"),
-    ("Inductor (inductor_compile_time_s)", "compilation_metrics", "inductor_compile_time_s"),
-    ("Code generation (code_gen_time_s)", "compilation_metrics", "code_gen_time_s"),
-    (
-        "Backward: Inductor (inductor_compile_time_s)",
-        "bwd_compilation_metrics",
-        "inductor_compile_time_s",
-    ),
-    ("Backward: code generation (code_gen_time_s)", "bwd_compilation_metrics", "code_gen_time_s"),
-]
+
+@dataclass(frozen=True)
+class TimePhase:
+    """A compile-time figure torch logs: where it is (metrics kind and key), under a stable
+    key.  The pages name it in words (``site/phase_words.py``), the diff JSON by its own
+    published names (``comparing/diff.py``)."""
+
+    key: str  # "entire_frame"
+    kind: str  # "compilation_metrics" or "bwd_compilation_metrics"
+    metric: str  # "entire_frame_compile_time_s"
+
+
+#: The compile-time figures torch logs, in pipeline order.
+TIME_PHASES = (
+    TimePhase("entire_frame", "compilation_metrics", "entire_frame_compile_time_s"),
+    TimePhase("dynamo_before_restart", "compilation_metrics", "dynamo_time_before_restart_s"),
+    TimePhase("backend", "compilation_metrics", "backend_compile_time_s"),
+    TimePhase("inductor", "compilation_metrics", "inductor_compile_time_s"),
+    TimePhase("code_gen", "compilation_metrics", "code_gen_time_s"),
+    TimePhase("backward_inductor", "bwd_compilation_metrics", "inductor_compile_time_s"),
+    TimePhase("backward_code_gen", "bwd_compilation_metrics", "code_gen_time_s"),
+)
 
 
 @dataclass
 class PhaseTotal:
-    phase: str
+    phase: str  # a key of TIME_PHASES
     seconds: float
     compiles: int  # compiles that logged this figure
     slowest: Compile | None
@@ -732,14 +711,14 @@ def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
     """Sum, count and slowest compile of each compile-time figure (phases never logged left out)."""
     compiles = list(compiles)
     out = []
-    for label, kind, key in TIME_PHASES:
+    for phase in TIME_PHASES:
         total, n, slowest, slowest_s = 0.0, 0, None, -1.0
         for c in compiles:
             values = [
                 v
                 for m in c.metrics
-                if m.kind == kind and isinstance(m.data, dict)
-                if (v := _seconds(m.data.get(key))) is not None
+                if m.kind == phase.kind and isinstance(m.data, dict)
+                if (v := _seconds(m.data.get(phase.metric))) is not None
             ]
             if not values:
                 continue
@@ -748,8 +727,8 @@ def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
             n += 1
             if value > slowest_s:
                 slowest, slowest_s = c, value
-        if n and (total > 0 or key == "entire_frame_compile_time_s"):  # zeros are noise
-            out.append(PhaseTotal(label, total, n, slowest, slowest_s))
+        if n and (total > 0 or phase.metric == "entire_frame_compile_time_s"):  # zeros: noise
+            out.append(PhaseTotal(phase.key, total, n, slowest, slowest_s))
     return out
 
 
@@ -905,10 +884,75 @@ class MissingIds:
     missing_on: list[int]
 
 
+@dataclass(frozen=True)
+class CacheLookups:
+    """A cache group's lookups: per cache in first-seen order, the lookups of each result
+    (results by name); () where its ranks looked nothing up."""
+
+    per_cache: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+
+
+@dataclass(frozen=True)
+class GraphsLogged:
+    """A schedule group's payloads of one artifact: how many its ranks logged (0: none)."""
+
+    graphs: int
+
+
+@dataclass(frozen=True)
+class Collectives:
+    """The first collectives group's graph: its collectives in order (() where none)."""
+
+    ops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CollectiveDiffers:
+    """A later collectives group: the first collective that differs from the first group's."""
+
+    index: int  # of that collective, from 0
+    mine: str | None  # this group's collective there; None past its last
+    theirs: str | None  # the first group's; None past its last
+    first_rank: int  # the first group's first rank, whose collectives ``theirs`` are
+    count: int  # collectives this group's graph issues in all
+
+
+@dataclass(frozen=True)
+class ReferenceShapes:
+    """The shapes group the others are compared with: the first rank's and those alike."""
+
+
+@dataclass(frozen=True)
+class InputsDiffer:
+    """One compile id whose graph inputs differ from the first group's."""
+
+    label: str  # "[1/0]"
+    #: Each input that differs: (this group's, ``L_x_ f32[6, 16]``; the first group's
+    #: dtype and shape in its place, ``f32[8, 16]``), in order.
+    inputs: tuple[tuple[str, str], ...]
+    #: (this group's inputs, the first group's) where their numbers differ, else None.
+    counts: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class ShapesDiffer:
+    """A later shapes group: the compile ids whose inputs differ from the first group's."""
+
+    first_rank: int  # the first group's first rank, whose shapes are compared with
+    compile_ids: tuple[InputsDiffer, ...]
+
+
+#: What a group of ranks has in common, as facts (the pages say each in words:
+#: ``site/rank_group_words.py``), one kind per check that groups ranks.
+RankGroupFacts = (
+    CacheLookups | GraphsLogged | Collectives | CollectiveDiffers | ReferenceShapes | ShapesDiffer
+)
+
+
 @dataclass
 class RankGroup:
     ranks: list[int]
-    description: str
+    facts: RankGroupFacts  # what the group's ranks logged, or how it differs from the first
     #: The compile ids in which this group differs from the first group (its frames are
     #: linked, on the group's first rank); [] for the first group or where none is known.
     labels: list[str] = field(default_factory=list)
@@ -1034,14 +1078,11 @@ def _divergence(trace: Trace) -> Divergence:
     result.missing_ids = [MissingIds(ids, list(m)) for m, ids in by_missing.items()]
 
     patterns: dict[tuple[tuple[str, str, str], ...], list[int]] = {}
-    descriptions: dict[tuple[tuple[str, str, str], ...], str] = {}
     for n, rank in zip(numbers, trace.ranks, strict=True):
         pattern = tuple((c.label, e.cache, e.result) for c in rank.compiles for e in c.cache_events)
         patterns.setdefault(pattern, []).append(n)
-        if pattern not in descriptions:
-            descriptions[pattern] = _cache_description(pattern)
     if len(patterns) > 1:
-        result.cache_groups = [RankGroup(r, descriptions[p]) for p, r in patterns.items()]
+        result.cache_groups = [RankGroup(r, _cache_lookups(p)) for p, r in patterns.items()]
 
     statuses: dict[str, dict[str, list[int]]] = {}
     functions: dict[str, dict[str, list[int]]] = {}
@@ -1074,10 +1115,6 @@ def _compile_ids(rank: RankTrace) -> dict[str, list[Compile]]:
             label = str(c.id.frame) + (f" #{c.occurrence}" if c.occurrence > 1 else "")
             found.setdefault(label, []).append(c)
     return found
-
-
-def _graphs_logged(n: int) -> str:
-    return f"{n} graph{'' if n == 1 else 's'} logged"
 
 
 #: What ranks can differ in, as keys (the pages say each in words), in the overview's order;
@@ -1177,7 +1214,7 @@ def _artifact_groups(
     return [
         RankGroup(
             group,
-            _graphs_logged(len(s.splitlines())) if s else "nothing logged",
+            GraphsLogged(len(s.splitlines()) if s else 0),
             [label for label, item in per_label[s].items() if first.get(label) != item],
         )
         for s, group in signatures.items()
@@ -1240,32 +1277,26 @@ def _collective_groups(numbers: list[int], ranks: list[RankTrace]) -> dict[str, 
             continue
         (first, members), *others = groups.items()
         label = members[0][1]
-        described = [RankGroup(_ranks_of(members), _collectives_text(first), [])]
+        described = [RankGroup(_ranks_of(members), Collectives(first), [])]
         for found, group in others:
             at = next(
                 (i for i, (a, b) in enumerate(zip(first, found, strict=False)) if a != b),
                 min(len(first), len(found)),
             )
-            mine = found[at] if at < len(found) else "nothing"
-            theirs = first[at] if at < len(first) else "nothing"
-            text = (
-                f"collective {at + 1} is {mine} (rank {members[0][0]}: {theirs}); "
-                f"{len(found)} in all"
+            differs = CollectiveDiffers(
+                at,
+                found[at] if at < len(found) else None,
+                first[at] if at < len(first) else None,
+                members[0][0],
+                len(found),
             )
-            described.append(RankGroup(_ranks_of(group), text, [group[0][1]]))
+            described.append(RankGroup(_ranks_of(group), differs, [group[0][1]]))
         out[label] = described
     return out
 
 
 def _ranks_of(members: list[tuple[int, str]]) -> list[int]:
     return list(dict.fromkeys(n for n, _ in members))
-
-
-def _collectives_text(found: tuple[str, ...]) -> str:
-    if not found:
-        return "no collectives"
-    shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
-    return f"{len(found)} collective{'s' if len(found) > 1 else ''}: {shown}"
 
 
 #: An op's estimated runtime past this (a day, in nanoseconds) is no estimate: left out.
@@ -1338,42 +1369,34 @@ def _shape_groups(numbers: list[int], ranks: list[RankTrace]) -> list[RankGroup]
     groups: list[RankGroup] = []
     for signature, group in signatures.items():
         own = dict(signature)
-        said = []
-        labels = []
+        differ = []
         for key in own:
             theirs = first.get(key)
             if theirs is None or theirs == own[key]:
                 continue
-            label = key[0]
-            labels.append(label)
-            changed = [
-                f"{mine} (rank {first_group[0]}: {other.split(' ', 1)[-1]})"
+            changed = tuple(
+                (mine, other.split(" ", 1)[-1])  # graph_inputs(): "name shape"
                 for mine, other in zip(own[key], theirs, strict=False)
                 if mine != other
-            ]
-            if len(own[key]) != len(theirs):
-                changed.append(f"{len(own[key])} inputs (rank {first_group[0]}: {len(theirs)})")
-            said.append(f"{label} {', '.join(changed[:3])}")
-        if not said:  # the same shapes wherever it compiled what the first rank did
+            )
+            counts = (len(own[key]), len(theirs)) if len(own[key]) != len(theirs) else None
+            differ.append(InputsDiffer(key[0], changed, counts))
+        if not differ:  # the same shapes wherever it compiled what the first rank did
             alike.extend(n for n in group if n not in alike)
             continue
-        more = f" and {len(said) - 3} more compile ids" if len(said) > 3 else ""
-        groups.append(RankGroup(group, "; ".join(said[:3]) + more, labels))
+        facts = ShapesDiffer(first_group[0], tuple(differ))
+        groups.append(RankGroup(group, facts, [d.label for d in differ]))
     if not groups:
         return []
-    return [RankGroup(sorted(alike), "the shapes the others are compared with"), *groups]
+    return [RankGroup(sorted(alike), ReferenceShapes()), *groups]
 
 
-def _cache_description(pattern: tuple[tuple[str, str, str], ...]) -> str:
-    if not pattern:
-        return "no cache lookups"
+def _cache_lookups(pattern: tuple[tuple[str, str, str], ...]) -> CacheLookups:
+    """A rank's lookups (compile id, cache, result), counted per cache and result."""
     per_cache: dict[str, Counter[str]] = {}
     for _, cache, res in pattern:
         per_cache.setdefault(cache, Counter())[res] += 1
-    return "; ".join(
-        f"{cache}: " + ", ".join(f"{n} {r}" for r, n in sorted(c.items()))
-        for cache, c in per_cache.items()
-    )
+    return CacheLookups(tuple((cache, tuple(sorted(c.items()))) for cache, c in per_cache.items()))
 
 
 @dataclass

@@ -496,7 +496,7 @@ class FrameDiff:
 class PhaseChange:
     """Seconds of one compile-time phase, summed over a rank's compiles (noisy)."""
 
-    phase: str
+    phase: str  # a key of TIME_PHASES; the JSON says it by :data:`JSON_PHASE_NAMES`
     baseline: float | None
     new: float | None
 
@@ -537,7 +537,7 @@ class RankDiff:
 
     @property
     def total_seconds(self) -> PhaseChange | None:
-        return next((t for t in self.times if t.phase == TIME_PHASES[0][0]), None)
+        return next((t for t in self.times if t.phase == TIME_PHASES[0].key), None)
 
     @property
     def changed(self) -> bool:
@@ -790,9 +790,9 @@ def diff_ranks(
     old_times = {t.phase: t.seconds for t in time_totals(baseline.compiles)}
     new_times = {t.phase: t.seconds for t in time_totals(new.compiles)}
     times = [
-        PhaseChange(phase, old_times.get(phase), new_times.get(phase))
-        for phase, _, _ in TIME_PHASES
-        if phase in old_times or phase in new_times
+        PhaseChange(phase.key, old_times.get(phase.key), new_times.get(phase.key))
+        for phase in TIME_PHASES
+        if phase.key in old_times or phase.key in new_times
     ]
     return RankDiff(
         rank=rank,
@@ -1308,6 +1308,19 @@ def _ran_json(side: tuple[int, float] | None) -> dict[str, float] | None:
 #: What the JSON says it is; its schema is ``sphinx_torchtrace/schemas/diff.schema.json``.
 DIFF_JSON_FORMAT = "sphinx-torchtrace/diff/1"
 
+#: The JSON's name of each compile-time phase (``ranks[].compile_time[].phase``, a key of
+#: ``TIME_PHASES`` here): published vocabulary, listed in the schema, that CI jobs match on;
+#: it stays as it is whatever words the pages use (``site/phase_words.py``).
+JSON_PHASE_NAMES: dict[str, str] = {
+    "entire_frame": "Whole frame (entire_frame_compile_time_s)",
+    "dynamo_before_restart": "Dynamo before a restart (dynamo_time_before_restart_s)",
+    "backend": "Backend (backend_compile_time_s)",
+    "inductor": "Inductor (inductor_compile_time_s)",
+    "code_gen": "Code generation (code_gen_time_s)",
+    "backward_inductor": "Backward: Inductor (inductor_compile_time_s)",
+    "backward_code_gen": "Backward: code generation (code_gen_time_s)",
+}
+
 
 def _facts_json(facts: RunFacts | None) -> dict[str, Any] | None:
     if facts is None:
@@ -1355,7 +1368,12 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
                 "errors_fixed": [_site_json(e) for e in r.errors_fixed],
                 "cache": {"baseline": r.cache.baseline, "new": r.cache.new},
                 "compile_time": [
-                    {"phase": t.phase, "baseline": t.baseline, "new": t.new, "ratio": t.ratio}
+                    {
+                        "phase": JSON_PHASE_NAMES.get(t.phase, t.phase),
+                        "baseline": t.baseline,
+                        "new": t.new,
+                        "ratio": t.ratio,
+                    }
                     for t in r.times
                 ],
                 "frames": [_frame_json(f) for f in r.frames],

@@ -27,7 +27,7 @@ from ...blocks import (
 from ...plan import PageSettings
 from ...statuses import STATUS_ORDER
 from ...words import _
-from .view import Overview, Row, counted, in_all_ranks, log_size_text
+from .view import Overview, Row, counted, duration_text, in_all_ranks, log_size_text
 
 
 def introduction() -> Paragraph:
@@ -154,7 +154,7 @@ def _capture_fact(trace: Trace) -> str:
     span = summary.capture_span(trace.ranks)
     if span is None:
         return "not recorded"
-    duration = f" ({span.duration})" if span.seconds is not None else ""
+    duration = f" ({duration_text(span.seconds)})" if span.seconds is not None else ""
     return f"{span.start} to {span.end}{duration}; the log records month and day, not the year"
 
 

@@ -24,6 +24,7 @@ from ...blocks import (
 )
 from ...divergence_words import DIVERGENCE_WORDS
 from ...plan import RankPlan
+from ...rank_group_words import rank_group_words
 from ...rank_sharing import SET_ASIDE, VALUES_SHOWN
 from ...words import _
 from .view import Overview, Row, log_size_text, ranks_text, seconds_text
@@ -383,7 +384,8 @@ def _rank_groups(
 
     def line(g: summary.RankGroup) -> list[Inline]:
         ranks = ranks_text(g.ranks).capitalize()
-        out: list[Inline] = [f"{ranks} ({g.description})" if aside else f"{ranks}: {g.description}"]
+        said = rank_group_words(g.facts)
+        out: list[Inline] = [f"{ranks} ({said})" if aside else f"{ranks}: {said}"]
         rank = by_number.get(g.ranks[0]) if g.ranks else None
         frames = [c for c in rank.compiles if c.label in g.labels] if rank is not None else []
         if frames:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ....trace import RankTrace
 from ....trace.analyses import summary
 from ...blocks import Block, Code, Inline, Paragraph, Section, Table
+from ...phase_words import phase_words
 from ...words import _
 from .view import Overview, Row, seconds_text
 
@@ -29,7 +30,12 @@ def _times_of(view: Overview, rank: RankTrace) -> list[Block]:
         blocks.append(Paragraph(["No compilation logged its compile time."]))
     else:
         rows: list[Row] = [
-            [[t.phase], [seconds_text(t.seconds)], [str(t.compiles)], _slowest_cell(view, t)]
+            [
+                [phase_words(t.phase)],
+                [seconds_text(t.seconds)],
+                [str(t.compiles)],
+                _slowest_cell(view, t),
+            ]
             for t in totals
         ]
         blocks.append(

@@ -129,6 +129,22 @@ def seconds_text(value: float | None) -> str:
     return "—" if seconds is None else f"{seconds:.3f} s"
 
 
+def duration_text(seconds: float | None) -> str:
+    """``23.4 s``, ``5 min 3 s``, ``2 h 7 min``, ``141 days``: what a reader can take in of
+    how long a log ran (the model keeps the seconds)."""
+    if seconds is None:
+        return "—"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min"
+    return f"{hours // 24} days"
+
+
 def in_all_ranks(ranks: int) -> str:
     """What a figure summed over several ranks is said with."""
     return " in both ranks" if ranks == 2 else f" in all {ranks} ranks"
