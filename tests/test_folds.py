@@ -98,7 +98,7 @@ def test_the_artifacts_table_links_each_fold_and_identical_graphs_link_theirs() 
     artifacts = next(
         b for b in page(plan, "[0/0]").blocks if isinstance(b, Section) and b.anchor == "artifacts"
     )
-    table = next(b for b in artifacts.blocks if isinstance(b, Table))
+    table = next(b for b in walk(artifacts.blocks) if isinstance(b, Table))
     anchors = {x.anchor for row in table.rows for x in row[0] if isinstance(x, AnchorLink)}
     pages = {x.docname for row in table.rows for x in row[0] if isinstance(x, PageLink)}
     assert not pages  # nothing of this frame has a page of its own
@@ -151,7 +151,7 @@ def test_a_small_artifact_logged_again_with_the_same_text_links_the_first() -> N
             for b in page(plan, frame.compile.label).blocks
             if isinstance(b, Section) and b.anchor == "artifacts"
         )
-        table = next(b for b in rows.blocks if isinstance(b, Table))
+        table = next(b for b in walk(rows.blocks) if isinstance(b, Table))
         row = next(
             r
             for r in table.rows

@@ -31,7 +31,12 @@ from sphinx_torchtrace.site.blocks import (
     inline_text,
     web_inlines,
 )
-from sphinx_torchtrace.site.pages.frame import FOLDED_TABLE_ROWS, frame_page
+from sphinx_torchtrace.site.pages.frame import (
+    FOLDED_TABLE_ROWS,
+    FOLDS_LISTED,
+    folded_if_many,
+    frame_page,
+)
 from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import load_trace
 
@@ -349,6 +354,14 @@ def test_long_reference_tables_are_folded_whole_with_their_count() -> None:
     short = section(page, "cache-lookups")
     assert any(isinstance(b, Table) for b in short.blocks)
     assert not any(isinstance(b, Dropdown) for b in short.blocks)
+
+
+def test_many_folds_are_one_fold_and_a_few_stay_listed() -> None:
+    folds = [Dropdown([f"artifact {i}"], [Paragraph(["text"])], anchor=f"a{i}") for i in range(40)]
+    assert folded_if_many(folds[:FOLDS_LISTED], "artifacts") == folds[:FOLDS_LISTED]
+    (outer,) = folded_if_many(folds, "artifacts shown on this page")
+    assert isinstance(outer, Dropdown) and not outer.open and outer.blocks == folds
+    assert inline_text(outer.title) == "The 40 artifacts shown on this page"
 
 
 def test_kernels_table_links_each_kernel_and_its_code() -> None:

@@ -929,18 +929,20 @@ def _artifacts_section(view: _Frame) -> Section | None:
     for g in view.frame.graphs:
         if g.numbers_of is not None and g.artifact in c.artifacts:
             blocks.extend(_numbers_only_blocks(view, g))
+    shown: list[Block] = []
     for a in ordered:  # small graphs and other artifacts, folded, in pipeline order
         graph = view.frame.graph_for(a)
         if graph is not None and graph.inline:
-            blocks.append(inline_graph(view.plan, view.frame, graph, view.settings))
+            shown.append(inline_graph(view.plan, view.frame, graph, view.settings))
         elif a in inline:
-            blocks.append(
+            shown.append(
                 Dropdown(
                     [f"{a.name} ({size_text(a.size)}, line {a.line} of the log)"],
                     [CodeBlock(view.strip(a.text()), language_of(a))],
                     anchor=_artifact_anchor(a),
                 )
             )
+    blocks += folded_if_many(shown, "artifacts shown on this page")
     return Section([_("Artifacts")], blocks, anchor="artifacts")
 
 
@@ -1184,14 +1186,20 @@ def _kernels_section(view: _Frame) -> Section | None:
         )
     table = Table(header, rows, widths, classes=["torchtrace-kernels"])
     blocks.append(folded_if_long(table, "kernels"))
-    blocks += [inline_kernel(view.plan, view.frame, k, view.settings) for k in kernels if k.inline]
+    shown = [inline_kernel(view.plan, view.frame, k, view.settings) for k in kernels if k.inline]
+    blocks += folded_if_many(shown, "kernels shown on this page")
     return Section([_("Kernels")], blocks, anchor="kernels")
 
 
 #: Rows a reference table (artifacts, kernels, shape events) shows unfolded on a frame
 #: page: a longer one is folded whole, so that the answer and every section's heading
-#: stay within a few screens (a recompiled frame of a big model lists 70 kernels).
-FOLDED_TABLE_ROWS = 12
+#: stay within a few screens (a recompiled frame of a big model lists 70 kernels, and
+#: shape events take two or three lines a row).  Measured with
+#: ``benchmarks/bench_page_height.py``: every frame page of the corpus within 6 screens.
+FOLDED_TABLE_ROWS = 8
+#: Folds (graphs, artifacts, kernels) a section lists one under another; more are
+#: themselves in one fold (a DDP frame logs forty artifacts).
+FOLDS_LISTED = 12
 
 
 def folded_if_long(table: Table, what: str) -> Block:
@@ -1200,6 +1208,15 @@ def folded_if_long(table: Table, what: str) -> Block:
     if len(table.rows) <= FOLDED_TABLE_ROWS:
         return table
     return Dropdown([f"The table of {len(table.rows)} {what}"], [table])
+
+
+def folded_if_many(blocks: Sequence[Block], what: str) -> list[Block]:
+    """Folds listed one under another, or past :data:`FOLDS_LISTED` of them one fold
+    holding them all (a fold's title is a line: forty are a screen and a half); a link
+    to one of them opens both (``sphinx-torchtrace.js``)."""
+    if len(blocks) <= FOLDS_LISTED:
+        return list(blocks)
+    return [Dropdown([f"The {len(blocks)} {what}"], blocks)]
 
 
 def _kernel_rows(
