@@ -199,6 +199,38 @@ def split_page(data: bytes) -> dict[str, int]:
     return parts
 
 
+class _Reader(HTMLParser):
+    """The text a reader reads in a page's content: its text nodes, entities decoded."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.depth = 0  # open elements since the content started; 0: outside it
+        self.bytes = 0
+
+    def handle_starttag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
+        if tag in VOID:
+            return
+        if self.depth or _Splitter._starts_content(tag, dict(attr_list)):
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth and tag not in VOID:
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.bytes += len(data.encode("utf-8"))
+
+
+def content_text_bytes(data: bytes) -> int:
+    """Bytes of the text of a page's content, without markup or chrome: what no lighter
+    markup, navigation or theme can take away."""
+    reader = _Reader()
+    reader.feed(data.decode("utf-8"))
+    reader.close()
+    return reader.bytes
+
+
 # -- one log --------------------------------------------------------------------------------
 
 
@@ -210,6 +242,7 @@ class Weight:
     html_bytes: int = 0
     all_bytes: int = 0
     parts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PARTS, 0))
+    text_bytes: int = 0  # the content's text alone (:func:`content_text_bytes`)
     largest_page: str = ""
     largest_bytes: int = 0
     build_s: float = 0.0
@@ -263,6 +296,7 @@ def measure(log: Path) -> Weight:
             weight.html_bytes += len(data)
             for part, n in split_page(data).items():
                 weight.parts[part] += n
+            weight.text_bytes += content_text_bytes(data)
             if len(data) > weight.largest_bytes:
                 weight.largest_bytes = len(data)
                 weight.largest_page = page.relative_to(out).as_posix()
@@ -320,7 +354,7 @@ def _shares(parts: dict[str, int], total: int) -> list[str]:
 
 def markdown(rows: list[Weight]) -> str:
     head = (
-        "| log | log MB | pages | our HTML MB | tlparse HTML MB | ratio | "
+        "| log | log MB | pages | our HTML MB | tlparse HTML MB | ratio | text ratio | "
         + " | ".join(f"{p} %" for p in PARTS)
         + " | largest page | its KB |"
     )
@@ -330,6 +364,7 @@ def markdown(rows: list[Weight]) -> str:
             f"| {w.log}{' (' + w.error.strip() + ')' if w.error else ''} | "
             f"{_mb(w.log_bytes)} | {w.pages} | {_mb(w.html_bytes)} | "
             f"{_mb(w.tlparse_html_bytes)} | {_ratio(w.html_bytes, w.tlparse_html_bytes)} | "
+            f"{_ratio(w.text_bytes, w.tlparse_html_bytes)} | "
             + " | ".join(_shares(w.parts, w.html_bytes))
             + f" | {w.largest_page} | {w.largest_bytes / 1e3:.0f} |"
         )
@@ -341,9 +376,19 @@ def markdown(rows: list[Weight]) -> str:
     lines.append(
         f"| **all {len(rows)} logs** | {_mb(sum(w.log_bytes for w in rows))} | "
         f"{sum(w.pages for w in rows)} | {_mb(html)} | {_mb(tl)} | {_ratio(html, tl)} | "
+        f"{_ratio(sum(w.text_bytes for w in rows), tl)} | "
         + " | ".join(_shares(total, html))
         + f" | {biggest} | {largest.largest_bytes / 1e3 if largest else 0:.0f} |"
     )
+    compared = [w for w in rows if w.tlparse_html_bytes]
+    within = sum(w.html_bytes <= 2 * w.tlparse_html_bytes for w in compared)
+    text_over = sum(w.text_bytes > 2 * w.tlparse_html_bytes for w in compared)
+    lines += [
+        "",
+        f'Within 2x tlparse\'s HTML: {within} of {len(compared)} logs. "text ratio" is the '
+        "text of our pages' content alone (no markup, navigation or theme) against "
+        f"tlparse's HTML: on {text_over} of {len(compared)} logs it is above 2 by itself.",
+    ]
     lines += [
         "",
         "What repeats on every page (bytes per page, averaged over the log's pages), and "

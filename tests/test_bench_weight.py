@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from bench_weight import PARTS, split_page  # noqa: E402
+from bench_weight import PARTS, content_text_bytes, split_page  # noqa: E402
 
 HEAD = '<head><meta charset="utf-8"><title>é</title><style>p{}</style></head>'
 SPRITE = '<svg style="display: none;"><symbol id="s"><path d="M0"/></symbol></svg>'
@@ -60,3 +60,11 @@ def test_an_unclosed_element_ends_with_its_parent() -> None:
     parts = split_page(text.encode("utf-8"))
     assert parts["tables"] == size('<div class="table-wrapper"><p>open</div>')
     assert sum(parts.values()) == size(text)
+
+
+def test_content_text_is_what_a_reader_reads_in_the_content() -> None:
+    # the content's text nodes, entities decoded, UTF-8: no markup, no sidebar, no head
+    text = "T" + "text" + "g" + "x = 1 ≠ 2" + "y" + "12"
+    assert content_text_bytes(page().encode("utf-8")) == size(text)
+    escaped = '<article role="main"><p>a &lt; b &amp;&#160;c</p></article>'
+    assert content_text_bytes(escaped.encode("utf-8")) == size("a < b &\u00a0c")
