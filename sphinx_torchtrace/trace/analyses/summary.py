@@ -122,10 +122,11 @@ def torch_commit(rank: RankTrace) -> str | None:
 
 @dataclass(frozen=True)
 class CaptureSpan:
-    """When a log was written: torch logs month, day and time, never the year."""
+    """When a log was written: torch logs month, day and time, never the year, so the
+    year of ``start`` and ``end`` (2024, a leap year) is a placeholder, never to be shown."""
 
-    start: str  # "Nov 21 11:51:36"
-    end: str
+    start: datetime | None
+    end: datetime | None
     seconds: float | None  # the header says it in words (``overview/view.duration_text``)
 
 
@@ -156,12 +157,7 @@ def capture_span(ranks: Sequence[RankTrace]) -> CaptureSpan | None:
         if delta < 0:  # the log crossed New Year: December to January
             delta += 366 * 86400
         seconds = delta
-    fmt = "%b %d %H:%M:%S"
-    return CaptureSpan(
-        start.strftime(fmt) if start else "—",
-        end.strftime(fmt) if end else "—",
-        seconds,
-    )
+    return CaptureSpan(start, end, seconds)
 
 
 #: Settings readers most often change on purpose, with PyTorch's usual default.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from ....trace import Trace
@@ -155,7 +156,13 @@ def _capture_fact(trace: Trace) -> str:
     if span is None:
         return "not recorded"
     duration = f" ({duration_text(span.seconds)})" if span.seconds is not None else ""
-    return f"{span.start} to {span.end}{duration}; the log records month and day, not the year"
+    start, end = _when(span.start), _when(span.end)
+    return f"{start} to {end}{duration}; the log records month and day, not the year"
+
+
+def _when(moment: datetime | None) -> str:
+    """``Nov 21 11:51:36``: the month, day and time torch logged (its year is not known)."""
+    return moment.strftime("%b %d %H:%M:%S") if moment is not None else "—"
 
 
 def _log_fact(trace: Trace) -> list[Inline]:
