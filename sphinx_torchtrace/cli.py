@@ -27,10 +27,10 @@ from typing import Any
 from .render.diff_formats import FORMATS, Report, render
 from .share_cli import ShareError, add_share_commands
 from .site.characters import console_json, console_text
+from .site.count_words import kinds_text
 from .site.divergence_words import divergence_words
 from .site.rank_sharing import rank_classes
 from .trace import Trace, TraceReadError
-from .trace.analyses.graph_breaks import kinds_text
 from .trace.analyses.rank_digest import number_ranges
 from .trace.analyses.summary import divergence as summary_divergence
 from .trace.analyses.summary import diverging_kinds, triage

@@ -39,12 +39,13 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
+from sphinx_torchtrace.site.count_words import counts_text, kinds_text
 from sphinx_torchtrace.site.naming import break_object_name, is_object_name
 from sphinx_torchtrace.site.plan import RANK_TABS, TracePlan, plan_trace
 from sphinx_torchtrace.site.rank_sharing import rank_classes
 from sphinx_torchtrace.trace import CompileId, Trace, load_trace
 from sphinx_torchtrace.trace.analyses import summary
-from sphinx_torchtrace.trace.analyses.graph_breaks import break_events, counts_text, kinds_text
+from sphinx_torchtrace.trace.analyses.graph_breaks import break_events
 from sphinx_torchtrace.trace.analyses.status import frame_status
 
 from .conftest import DATA, copy_testroot, write_page

@@ -382,6 +382,8 @@ def test_an_extern_kernel_is_one_row_with_its_calls_counted() -> None:
     page = frame_page(plan, frame, DEFAULT)
     kernels = next(b for b in page.blocks if isinstance(b, Section) and b.anchor == "kernels")
     table = kernels.blocks[-1]
+    if isinstance(table, Dropdown):  # a long table is folded whole
+        (table,) = table.blocks
     assert isinstance(table, Table)
     extern_rows = [r for r in table.rows if inline_text(r[1]).startswith("extern")]
     assert len(extern_rows) == len(externs)  # a layer's 200 calls are not 200 rows
@@ -414,6 +416,8 @@ def test_artifacts_too_large_to_show_are_downloads(make_site: SiteMaker) -> None
     page = frame_page(plan, frame, DEFAULT)
     artifacts = next(b for b in page.blocks if isinstance(b, Section) and b.anchor == "artifacts")
     table = artifacts.blocks[1]
+    if isinstance(table, Dropdown):  # a long table is folded whole
+        (table,) = table.blocks
     assert isinstance(table, Table)
     (row,) = [
         r

@@ -26,6 +26,7 @@ from ...blocks import (
     joined,
     linked,
 )
+from ...count_words import counts_text
 from ...naming import break_object_name
 from ...source import maybe_strip
 from ...words import _
@@ -194,7 +195,7 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
     parts = []
     if counts.graph_breaks:
         parts.append(
-            graph_breaks.counts_text(
+            counts_text(
                 counts.graph_breaks,
                 "graph break",
                 counts.break_kinds,
@@ -204,7 +205,7 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
         )
     if counts.errors:
         parts.append(
-            graph_breaks.counts_text(
+            counts_text(
                 counts.errors,
                 "compile error",
                 counts.error_kinds,

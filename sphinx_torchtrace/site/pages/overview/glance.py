@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ....trace.analyses import graph_breaks, summary
+from ....trace.analyses import summary
 from ...blocks import (
     AnchorLink,
     Badge,
@@ -15,6 +15,7 @@ from ...blocks import (
     Section,
     joined,
 )
+from ...count_words import kinds_text
 from ...plan import PageSettings, TracePlan
 from ...source import maybe_strip
 from ...statuses import STATUS_ORDER
@@ -74,7 +75,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if t.graph_breaks:
         total = plural(t.graph_breaks, "graph break")
         breaks = [to("failures", "failures-and-restarts", total)]
-        kinds = graph_breaks.kinds_text(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)
+        kinds = kinds_text(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)
         breaks.append(in_all + kinds)
     if t.restarts:  # a restart of the analysis with no graph break is said apart
         n = t.restarts
@@ -123,7 +124,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if t.errors:
         total = plural(t.errors, "compile error")
         errors = [to("failures", "failures-and-restarts", total)]
-        errors.append(in_all + graph_breaks.kinds_text(t.errors, t.error_kinds, *t.error_places))
+        errors.append(in_all + kinds_text(t.errors, t.error_kinds, *t.error_places))
     lines.append([_("Compile errors:"), " ", *errors])
     if t.cache:
         cache_text = ", ".join(
