@@ -25,16 +25,24 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
+from sphinx_torchtrace.site.outcome_words import OUTCOME_WORDS, because
 from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import Compile, Trace, load_trace
 from sphinx_torchtrace.trace.analyses import compare, summary
 from sphinx_torchtrace.trace.analyses.graph_breaks import break_counts
-from sphinx_torchtrace.trace.analyses.outcome import ALWAYS_RAISED, failure_outcome
+from sphinx_torchtrace.trace.analyses.outcome import (
+    ALWAYS_RAISED,
+    INTERNAL,
+    RULES,
+    FailureOutcome,
+    Outcome,
+    failure_outcome,
+)
 from sphinx_torchtrace.trace.reader import record_lines
 
 from .conftest import DATA, SHARED
@@ -148,7 +156,7 @@ def test_an_outcome_is_the_word_of_the_record_it_names(rel: str) -> None:
         elif found.outcome == "limit":
             assert "recompile limit" in reason or "cache limit" in reason, (rel, c.label)
         else:
-            assert "does not" in found.because, (rel, c.label)  # says the log does not say
+            assert "does not" in because(found), (rel, c.label)  # says the log does not say
 
 
 def _program_events(rel: str) -> dict[str, list[tuple[str, str | None]]]:
@@ -400,3 +408,23 @@ def test_a_restart_with_no_graph_break_is_no_graph_break() -> None:
     assert (t.graph_breaks, t.restarts) == (0, 1)
     (row,) = [g for g in summary.failure_groups(trace.ranks[0].compiles)]
     assert row.category == "restart" and "TensorifyScalarRestartAnalysis" in row.message.text
+
+
+def test_every_rule_and_outcome_has_words() -> None:
+    # the model names the rule that decided; the page says it, and where the log does not
+    # decide, the sentence says the log does not say
+    assert set(OUTCOME_WORDS) == set(get_args(Outcome))
+    for rule in RULES:
+        found = FailureOutcome("not_recorded", rule, "compilation_metrics", 7, (), "KeyError")
+        said = because(found)
+        assert said.endswith(".") and "{" not in said, rule
+        if rule in ("no_metrics", "fullgraph_not_logged", "suppress_errors_not_logged"):
+            assert "does not" in said, rule
+    wrapped = FailureOutcome(
+        "raised", "suppress_errors_false", "compilation_metrics", 7, (), "KeyError", INTERNAL
+    )
+    assert because(wrapped) == (
+        "suppress_errors was false and KeyError (which torch wraps as InternalTorchDynamoError, "
+        "an error inside torch.compile) is not a graph break: torch raised it to the program "
+        "as InternalTorchDynamoError."
+    )

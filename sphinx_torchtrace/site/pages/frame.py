@@ -62,6 +62,7 @@ from ..blocks import (
     place_link,
 )
 from ..naming import shown_name
+from ..outcome_words import OUTCOME_WORDS, because
 from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..rank_sharing import SET_ASIDE
 from ..source import maybe_strip
@@ -346,8 +347,8 @@ def _outcome(view: _Frame) -> list[Inline]:
     anchor = "metrics" if found.record in METRICS_TITLES else "failures"
     return [
         " ",
-        Strong(found.headline.capitalize() + ":"),
-        f" {found.because} (",
+        Strong(OUTCOME_WORDS[found.outcome].capitalize() + ":"),
+        f" {because(found)} (",
         f"{fields}",
         view.anchor_link(anchor, where),
         ")",

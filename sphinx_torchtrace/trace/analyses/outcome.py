@@ -15,7 +15,8 @@ never names the outcome; it records what decides it (read from ``ConvertFrame.__
   run eagerly when it is true (``suppressed``: unless ``fullgraph=True``, which the log does
   not record).
 
-Every outcome names the record and the fields it was read from, so a page can show them.
+Every outcome names the rule, the record and the fields it was read from, so a page can
+show them and say why (its words are the pages': ``site/outcome_words.py``).
 Nothing here guesses: where no record decides, the outcome is ``not_recorded``.
 """
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from ..model import Compile, Metrics
 
@@ -48,37 +49,38 @@ _EAGER_WORDS = (
 _LIMIT_WORDS = ("recompile limit exceeded", "cache_size_limit reached", "cache limit")
 
 
+#: Which of torch's rules decided the outcome (the module's docstring lists them); the pages
+#: say each in words (``site/outcome_words.py``).
+Rule = Literal[
+    "no_metrics",  # read from a text log: no compilation metrics name the settings
+    "always_raised",  # a type torch always raises
+    "recompile_limit",  # the recompile limit was hit
+    "torch_said_eager",  # torch says, in a record, that it fell back to eager
+    "fullgraph_not_logged",  # a graph break it could not resume from; fullgraph not logged
+    "suppress_errors_false",
+    "suppress_errors_true",
+    "suppress_errors_not_logged",
+]
+RULES: tuple[Rule, ...] = get_args(Rule)
+
+
 @dataclass(frozen=True)
 class FailureOutcome:
     """How a failed compile ended, in the log's own terms.
 
-    ``because`` is one plain sentence made from the fields named in ``fields`` of the record
-    at ``line`` (``record``), never from a guess; ``outcome`` is ``not_recorded`` where the
+    ``rule`` is the rule of torch's that the fields named in ``fields`` of the record at
+    ``line`` (``record``) decide, never a guess; ``outcome`` is ``not_recorded`` where the
     log does not decide it.
     """
 
     outcome: Outcome
-    because: str
+    rule: Rule
     record: str  # the record kind the fields were read from ("failure": a text log's line)
     line: int  # its line in the log
     fields: tuple[str, ...]
+    fail_type: str = ""  # as the record names it; "" for a text log's failure
     #: The type torch raised it as, where not ``fail_type`` (``InternalTorchDynamoError``).
     raised_as: str | None = None
-
-    @property
-    def headline(self) -> str:
-        """A few words for a table cell."""
-        return OUTCOME_WORDS[self.outcome]
-
-
-OUTCOME_WORDS: dict[Outcome, str] = {
-    "raised": "raised to the program",
-    "eager": "frame ran eagerly",
-    # suppress_errors=True: eager, but fullgraph=True (not logged) raises all the same
-    "suppressed": "suppressed: the frame ran eagerly unless compiled with fullgraph=True",
-    "limit": "no new version compiled",
-    "not_recorded": "outcome not recorded",
-}
 
 
 def _failed_record(compile_: Compile) -> Metrics | None:
@@ -98,92 +100,39 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
         failure = next((f for f in compile_.failures if f.kind == "failure"), None)
         if failure is None:
             return None
-        return FailureOutcome(
-            "not_recorded",
-            "the log does not record whether torch raised this error to the program or ran "
-            "the frame eagerly (no compilation metrics name its settings).",
-            "failure",
-            failure.line,
-            (),
-        )
+        return FailureOutcome("not_recorded", "no_metrics", "failure", failure.line, ())
     fail_type = str(record.fail_type)
     data = record.data
     reason = str(data.get("fail_reason") or "")
     lowered = reason.lower()
+    kind, line = record.kind, record.line
     if fail_type in ALWAYS_RAISED:
-        return FailureOutcome(
-            "raised",
-            f"torch raises {fail_type} to the program whatever suppress_errors says "
-            f"(fail_type {fail_type}).",
-            record.kind,
-            record.line,
-            ("fail_type",),
-        )
+        return FailureOutcome("raised", "always_raised", kind, line, ("fail_type",), fail_type)
     if fail_type in GRAPH_BREAK_TYPES or fail_type.endswith("Unsupported"):
         if any(w in lowered for w in _LIMIT_WORDS):
-            return FailureOutcome(
-                "limit",
-                "the recompile limit was hit (fail_reason): torch compiles no new version of "
-                "this function and runs it with the versions it has, or eagerly where none "
-                "fits.",
-                record.kind,
-                record.line,
-                ("fail_type", "fail_reason"),
-            )
+            read = ("fail_type", "fail_reason")
+            return FailureOutcome("limit", "recompile_limit", kind, line, read, fail_type)
         eager_record = _eager_words(compile_)
         if eager_record is not None:
-            kind, line = eager_record
-            return FailureOutcome(
-                "eager",
-                "torch says it skipped the frame and fell back to eager for it "
-                f"({kind}): the frame ran eagerly.",
-                kind,
-                line,
-                ("fail_reason",) if kind == record.kind else (),
-            )
+            said_in, said_at = eager_record
+            said: tuple[str, ...] = ("fail_reason",) if said_in == kind else ()
+            return FailureOutcome("eager", "torch_said_eager", said_in, said_at, said, fail_type)
         return FailureOutcome(
-            "not_recorded",
-            f"torch treats {fail_type} as a graph break it could not resume from: it raises "
-            "it to the program under fullgraph=True, else runs the frame eagerly. The log "
-            "does not record fullgraph, so it does not say which happened.",
-            record.kind,
-            record.line,
-            ("fail_type",),
+            "not_recorded", "fullgraph_not_logged", kind, line, ("fail_type",), fail_type
         )
     suppress = data.get("config_suppress_errors")
     wrapped = wrapped_as(fail_type)
-    shown = fail_type
-    if wrapped is not None:
-        shown += f" (which torch wraps as {wrapped}, an error inside torch.compile)"
+    decided = ("fail_type", "config_suppress_errors")
     if suppress is False:
         return FailureOutcome(
-            "raised",
-            f"suppress_errors was false and {shown} is not a graph break: torch raised "
-            f"it to the program{f' as {wrapped}' if wrapped else ''}.",
-            record.kind,
-            record.line,
-            ("fail_type", "config_suppress_errors"),
-            wrapped,
+            "raised", "suppress_errors_false", kind, line, decided, fail_type, wrapped
         )
     if suppress is True:
         return FailureOutcome(
-            "suppressed",
-            f"suppress_errors was true: torch logged {shown} and ran the frame eagerly "
-            "(unless the function was compiled with fullgraph=True, which the log does not "
-            "record).",
-            record.kind,
-            record.line,
-            ("fail_type", "config_suppress_errors"),
-            wrapped,
+            "suppressed", "suppress_errors_true", kind, line, decided, fail_type, wrapped
         )
     return FailureOutcome(
-        "not_recorded",
-        "the log does not record suppress_errors for this compile, so it does not say "
-        "whether torch raised the error to the program or ran the frame eagerly.",
-        record.kind,
-        record.line,
-        ("fail_type",),
-        wrapped,
+        "not_recorded", "suppress_errors_not_logged", kind, line, ("fail_type",), fail_type, wrapped
     )
 
 

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from ....trace import RankTrace
 from ....trace.analyses import graph_breaks, summary
 from ....trace.analyses.break_registry import BreakRegistry
-from ....trace.analyses.outcome import OUTCOME_WORDS
 from ...blocks import (
     Block,
     BulletList,
@@ -28,6 +27,7 @@ from ...blocks import (
 )
 from ...count_words import counts_text
 from ...naming import break_object_name
+from ...outcome_words import OUTCOME_WORDS
 from ...source import maybe_strip
 from ...words import _
 from .view import CELL_COMPILES, Overview, Row, counted
