@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any  # a Playwright browser, imported only when run
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus"
@@ -55,9 +56,9 @@ def build(log: Path, work: Path) -> Path:
     return site
 
 
-def heights(site: Path, browser: object) -> list[tuple[int, str]]:
+def heights(site: Path, browser: Any) -> list[tuple[int, str]]:
     """Each frame page's height in pixels, tallest first."""
-    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
     found = []
     for path in sorted(site.glob("torchtrace/*/frame-*.html")):
         page.goto(path.resolve().as_uri())

@@ -4,21 +4,16 @@ the comparison's.
 
 Each is named with torch's key: a gloss such as "AOT Autograd + Inductor" would not hold for
 a run with another backend.  The diff JSON names phases by its own published names
-(``trace/comparing/diff.py``), which do not follow these.
+(``trace/comparing/diff.py``); these start from them and may change on their own.
 """
 
 from __future__ import annotations
 
-#: Each phase, as a table row names it.
-PHASE_WORDS: dict[str, str] = {
-    "entire_frame": "Whole frame (entire_frame_compile_time_s)",
-    "dynamo_before_restart": "Dynamo before a restart (dynamo_time_before_restart_s)",
-    "backend": "Backend (backend_compile_time_s)",
-    "inductor": "Inductor (inductor_compile_time_s)",
-    "code_gen": "Code generation (code_gen_time_s)",
-    "backward_inductor": "Backward: Inductor (inductor_compile_time_s)",
-    "backward_code_gen": "Backward: code generation (code_gen_time_s)",
-}
+from ..trace.comparing.diff import JSON_PHASE_NAMES
+
+#: Each phase, as a table row names it: today the names the diff JSON publishes
+#: (torch's key in each); a page's wording changes here, never the JSON's.
+PHASE_WORDS: dict[str, str] = dict(JSON_PHASE_NAMES)
 
 
 def phase_words(key: str) -> str:
