@@ -83,9 +83,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(name="corpus-builders")
 def corpus_builders(session: nox.Session) -> None:
-    """The slow checks over every bundled trace: a PDF of each (latexmk), the whole corpus
-    on one single page, and each log redacted and read back by tlparse; CI runs a sample
-    of each (``tests``).  Run before resolving an issue that touches what they check."""
+    """The slow checks over every bundled trace: a PDF of each (latexmk), an EPUB of
+    each, the whole corpus on one single page, and each log redacted and read back by
+    tlparse; CI runs a sample of each (``tests``).  Run before resolving an issue that
+    touches what they check."""
     session.install("-e", ".[test]", "pytest-xdist")
     session.run("pytest", "-n", "2", "-m", "corpus_slow", *session.posargs)
 

@@ -8,7 +8,7 @@ escapes (``\\uffff``) and close every element they write.
 
 A sample of real traces covering every kind of page (tabs of metrics and of ranks,
 provenance, a TORCH_COMPILE_DEBUG folder, a comparison) and two hostile logs build here;
-the whole corpus, marked ``corpus``, in ``nox -s tests``.
+the whole corpus (seven minutes) is marked ``corpus_slow``: ``nox -s corpus-builders``.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def test_hostile_logs_build_an_epub_of_xml_that_shows_each_character(tmp_path: P
     assert not any(c in text for c in "\x01\ufffe\uffff") and "\x01" in FUNCTION
 
 
-@pytest.mark.corpus
+@pytest.mark.corpus_slow
 @pytest.mark.parametrize("big", [False, True], ids=["traces", "big-traces"])
 def test_every_trace_of_the_corpus_builds_an_epub_of_xml(tmp_path: Path, big: bool) -> None:
     traces = [t for t in all_traces() if (_size(t) > BIG_BYTES) == big]
