@@ -86,14 +86,28 @@ def highlight_fast(
 
 
 def _emphasized(escaped: str, hl_lines: Collection[int]) -> str:
-    """The lines, those in ``hl_lines`` emphasized as Pygments does."""
+    """The lines, those in ``hl_lines`` emphasized as Pygments does.
+
+    A line's emphasis is a span around the line, so a token's span that runs over
+    several lines is first cut into one span per line (none empty) to nest in it.
+    """
     if not hl_lines:
         return escaped + "\n"
+    escaped = _MULTILINE_SPAN.sub(_span_per_line, escaped)
     emphasized = set(hl_lines)
     return "".join(
         f'<span class="hll">{line}\n</span>' if n in emphasized else line + "\n"
         for n, line in enumerate(escaped.split("\n"), 1)
     )
+
+
+#: A token's span over several lines (token text is escaped: no ``<`` inside).
+_MULTILINE_SPAN = re.compile(r'(<span class="[^"]+">)([^<]*\n[^<]*)</span>')
+
+
+def _span_per_line(match: re.Match[str]) -> str:
+    opened, text = match.groups()
+    return "\n".join(f"{opened}{line}</span>" if line else "" for line in text.split("\n"))
 
 
 def is_fast(language: str, size: int) -> bool:

@@ -13,8 +13,10 @@ name (about 25 MB/s on generated output code, Pygments about 1 MB/s).  A
 traceback is read line by line, its source lines highlighted as Python.
 
 The raw text is tokenized and every piece escaped; a token spanning lines (a
-triple-quoted string, a block comment) gets one span per line, because line
-numbers and emphasis are added per line afterwards.
+triple-quoted string, a block comment) is one span, however long (a span per
+line, as Pygments writes them, was 3 % of the HTML of logs of generated code:
+25.47 MB against 24.74 for ``corpus/big_training``); only a block with
+emphasized lines has them cut per line, in :mod:`.highlight`.
 """
 
 from __future__ import annotations
@@ -63,13 +65,8 @@ def _escape(text: str) -> str:
 
 
 def _span(kind: str, token: str) -> str:
-    """``token`` escaped in a span of class ``kind``: one span per line, none empty."""
-    token = _escape(token)
-    opened = f'<span class="{kind}">'
-    if "\n" in token:
-        token = token.replace("\n", "</span>\n" + opened)
-        return (opened + token + "</span>").replace(opened + "</span>", "")
-    return opened + token + "</span>"
+    """``token`` escaped in a span of class ``kind``, one span however many lines it has."""
+    return f'<span class="{kind}">{_escape(token)}</span>'
 
 
 #: Token kinds that are one word (keywords, builtins, numbers): nothing to escape or split.
