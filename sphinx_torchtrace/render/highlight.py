@@ -93,7 +93,7 @@ def _emphasized(escaped: str, hl_lines: Collection[int]) -> str:
     """
     if not hl_lines:
         return escaped + "\n"
-    escaped = _MULTILINE_SPAN.sub(_span_per_line, escaped)
+    escaped = _TOKEN_SPAN.sub(_span_per_line, escaped)
     emphasized = set(hl_lines)
     return "".join(
         f'<span class="hll">{line}\n</span>' if n in emphasized else line + "\n"
@@ -101,12 +101,14 @@ def _emphasized(escaped: str, hl_lines: Collection[int]) -> str:
     )
 
 
-#: A token's span over several lines (token text is escaped: no ``<`` inside).
-_MULTILINE_SPAN = re.compile(r'(<span class="[^"]+">)([^<]*\n[^<]*)</span>')
+#: A token's span (its text is escaped: no ``<`` inside, so one pass, linear).
+_TOKEN_SPAN = re.compile(r'(<span class="[^"]+">)([^<]*)</span>')
 
 
 def _span_per_line(match: re.Match[str]) -> str:
     opened, text = match.groups()
+    if "\n" not in text:
+        return match.group()
     return "\n".join(f"{opened}{line}</span>" if line else "" for line in text.split("\n"))
 
 
