@@ -180,7 +180,7 @@ class CodeBlock:
 
 @dataclass
 class Dropdown:
-    """Content folded under a title (a sphinx-design dropdown in HTML)."""
+    """Content folded under a title (``<details>`` in HTML)."""
 
     title: Inlines
     blocks: Sequence[Block]
