@@ -195,8 +195,7 @@ def test_python_output_code_gets_pygments_classes() -> None:
         '<span class="k">del</span> buf0  <span class="c1"># reuse</span>',
         '<span class="k">return</span> (buf8, )',
         # a kernel's source: one string over many lines, in one span
-        '<span class="s1">r\'\'\'\n#include &lt;torch/csrc/',
-
+        "<span class=\"s1\">r'''\n#include &lt;torch/csrc/",
     ]:
         assert expected in out, expected
     kinds = {"k", "kn", "kc", "ow", "bp", "nb", "ne", "nf", "nc", "c1", "s1", "s2", "mi", "mf"}
