@@ -140,6 +140,7 @@ def _build(tmp: Path, labels: dict[str, str]) -> Site:
     return Site(Path(app.outdir), labels, models, plans, app.warning.getvalue())
 
 
+@cache
 def shards() -> dict[str, dict[str, str]]:
     """The sites the corpus is built in: each big trace alone, the others in ``SMALL_SITES``
     sites of about the same bytes of log (the largest first, each to the lightest site).
