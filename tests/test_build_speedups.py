@@ -49,6 +49,10 @@ def test_speedups_leave_every_output_file_as_it_was(make_site: SiteMaker, builde
     plain_files = output_files(plain)
     assert fast_files.keys() == plain_files.keys()
     assert [name for name in fast_files if fast_files[name] != plain_files[name]] == []
+    if buildername == "html":  # pages whose passes run (tab sets) and pages they skip
+        tab = b'<input checked="checked" id="sd-tab'
+        tabbed = [name for name, data in fast_files.items() if tab in data]
+        assert any(n.startswith("torchtrace/") for n in tabbed), "no generated page has tabs"
 
 
 def test_orphan_sidebars_are_shared_by_sibling_folders(make_site: SiteMaker) -> None:

@@ -14,6 +14,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_refnode
 
+from .built import built
 from .domain import TorchTraceDomain
 
 
@@ -31,7 +32,11 @@ class GraphBreakIndex(SphinxDirective):
 
 def fill_index(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """doctree-resolved: the placeholder becomes a list, one item per distinct break (its
-    registry id or type), each naming the traces that hit it."""
+    registry id or type), each naming the traces that hit it.  A generated page (or a book
+    bound from generated pages, whose toctrees list only generated pages) has none: its
+    tree is not walked."""
+    if docname in built(app.env).pages:
+        return
     placeholders = list(doctree.findall(graph_break_index))
     if not placeholders:
         return

@@ -48,6 +48,9 @@ def mark_output(out: list[nodes.Node]) -> list[nodes.Node]:
 #: A node attribute on references to PyTorch's API: left as plain code when nothing
 #: resolves them (:func:`plain_when_missing`), never a warning, nitpicky or not.
 OPTIONAL_LINK = "torchtrace_optional"
+#: A document attribute: the page holds a tab set (sphinx-design's pass over tab sets has
+#: work there; see ``patches.generated_transforms``).  Not rendered.
+HAS_TAB_SETS = "torchtrace_tab_sets"
 
 
 def plain_when_missing(
@@ -313,6 +316,7 @@ class DoctreeBuilder:
         return [node]
 
     def _tabset(self, block: b.TabSet) -> list[nodes.Node]:
+        self.document[HAS_TAB_SETS] = True
         tab_set = _component("tab-set", classes=["sd-tab-set"])
         for tab in block.tabs:
             item = _component("tab-item", classes=["sd-tab-item"], selected=False)

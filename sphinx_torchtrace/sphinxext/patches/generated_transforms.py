@@ -15,17 +15,28 @@ pages (its docname is in :func:`..built.built`'s pages, read through
 ``document.settings.env``, which Sphinx sets while reading and resolving).
 Subclasses and every other document go through the original ``apply``.
 
+Two more kinds: a pass with work only where the page has a certain block
+(:data:`SKIPPED_ON_GENERATED_PAGES_WITHOUT`: sphinx-design's tab sets, marked on the
+document by :mod:`..doctree` as it makes one) is skipped on the pages without it; and
+a ``doctree-resolved`` handler of :data:`SKIPPED_HANDLERS` is wrapped, in this
+application's listeners, to return at once on a generated page.
+
 Checked against Sphinx 7.0 to 9.0, docutils 0.20 to 0.22 and sphinx-design
-0.5 to 0.8.  Touches: the ``apply`` method of each listed class and
-``document.settings.env``.  Falls back to running a transform when its class
-is not found (another version), or when the document has no environment.
+0.5 to 0.8.  Touches: the ``apply`` method of each listed class,
+``document.settings.env`` and the application's ``doctree-resolved`` listeners.
+Falls back to running a transform (or handler) when it is not found (another
+version), or when the document has no environment.
 
 Measured with ``benchmarks/bench_speedups.py`` (best of 5 fresh builds, 2 CPUs;
 ``benchmarks/results/speedups-37/``): it saves 1.90 s of 15.4 s (14 %) on a 285-page
 trace, nothing measurable on an 83-page one (and -0.9 s, within the noise, in a noisier
 3-round run).  The two sphinx-design passes added since (dropdowns, the first title's CSS)
 took 0.23 to 0.33 s of a 10 to 16 s build of an 82-page 27 MB log, timed pass by pass in
-two builds each way; skipped, 0.00 s.
+two builds each way; skipped, 0.00 s.  Profiled on that log (cProfile, 82 pages), the
+tab-set pass, the new-tab handler and the translation totaliser walked every node of
+every page: 2.3 s of a 27.1 s profiled build (8 %); with them skipped, the build took
+12.28 s against 15.19 s (best of 3 interleaved, ``bench_sphinx.py --baseline``, a noisy
+window: tlparse 2.35 to 5.24 s).
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from docutils.transforms import Transform
 from sphinx.application import Sphinx
 
 from ..built import built
+from ..doctree import HAS_TAB_SETS
 
 #: Dotted class name -> why a generated page gives it nothing to do.
 SKIPPED_ON_GENERATED_PAGES: dict[str, str] = {
@@ -65,6 +77,9 @@ SKIPPED_ON_GENERATED_PAGES: dict[str, str] = {
     "sphinx.transforms.ReorderConsecutiveTargetAndIndexNodes": "no index entries",
     "sphinx.transforms.DoctestTransform": "no doctest blocks",
     "sphinx.transforms.GlossarySorter": "no glossary",
+    "sphinx.transforms.i18n.TranslationProgressTotaliser": (
+        "its counts feed only the ``|translation progress|`` substitution: none here"
+    ),
     # post-transforms (while writing)
     "sphinx.transforms.post_transforms.code.HighlightLanguageTransform": (
         "every code block has its language, and no highlight directive is here"
@@ -87,6 +102,19 @@ SKIPPED_ON_GENERATED_PAGES: dict[str, str] = {
     "sphinx_design.badges_buttons.ButtonRefContentStash": "no button references",
 }
 
+#: Dotted class name -> (the document attribute a generated page has when the pass has
+#: work there, why it has none without).  The page's builder sets the attribute.
+SKIPPED_ON_GENERATED_PAGES_WITHOUT: dict[str, tuple[str, str]] = {
+    "sphinx_design.tabs.TabSetHtmlTransform": (HAS_TAB_SETS, "no tab set on the page"),
+}
+
+#: ``doctree-resolved`` handlers (module, function) that find nothing on a generated page.
+SKIPPED_HANDLERS: dict[tuple[str, str], str] = {
+    ("sphinx_design.extension", "_resolve_new_tab_refs"): (
+        "no card or button that opens a new tab (``sd_new_tab``)"
+    ),
+}
+
 _MARK = "_torchtrace_skips_generated_pages"
 
 
@@ -107,10 +135,16 @@ def _find(dotted: str) -> type[Transform] | None:
     return found if isinstance(found, type) and issubclass(found, Transform) else None
 
 
-def _skipping(cls: type[Transform], apply: Callable[..., None]) -> Callable[..., None]:
+def _skipping(
+    cls: type[Transform], apply: Callable[..., None], unless: str | None = None
+) -> Callable[..., None]:
     @functools.wraps(apply)
     def apply_unless_generated(self: Transform, **kwargs: Any) -> None:
-        if type(self) is cls and on_generated_page(self.document):
+        if (
+            type(self) is cls
+            and on_generated_page(self.document)
+            and not (unless and self.document.get(unless))
+        ):
             return
         apply(self, **kwargs)
 
@@ -118,8 +152,11 @@ def _skipping(cls: type[Transform], apply: Callable[..., None]) -> Callable[...,
     return apply_unless_generated
 
 
-def skip_on_generated_pages(dotted_names: list[str]) -> list[type[Transform]]:
-    """Wrap each found class's ``apply`` (once); returns the classes now skipped there."""
+def skip_on_generated_pages(
+    dotted_names: list[str], unless: dict[str, str] | None = None
+) -> list[type[Transform]]:
+    """Wrap each found class's ``apply`` (once); returns the classes now skipped there
+    (``unless``: dotted name -> the document attribute that keeps that pass running)."""
     wrapped: list[type[Transform]] = []
     for dotted in dotted_names:
         cls = _find(dotted)
@@ -127,18 +164,41 @@ def skip_on_generated_pages(dotted_names: list[str]) -> list[type[Transform]]:
             continue
         if not getattr(cls.__dict__.get("apply"), _MARK, False):
             patched: Any = cls  # docutils' stubs give Transform no ``apply``
-            patched.apply = _skipping(cls, patched.apply)
+            patched.apply = _skipping(cls, patched.apply, (unless or {}).get(dotted))
         wrapped.append(cls)
     return wrapped
 
 
+def skip_handlers_on_generated_pages(app: Sphinx) -> None:
+    """Each listed ``doctree-resolved`` handler of this application skips generated pages
+    (the listeners are the application's own: nothing process-wide to put back)."""
+    listeners = app.events.listeners.get("doctree-resolved", [])
+    for i, listener in enumerate(listeners):
+        handler = listener.handler
+        name = (getattr(handler, "__module__", ""), getattr(handler, "__name__", ""))
+        if name in SKIPPED_HANDLERS and not getattr(handler, _MARK, False):
+            listeners[i] = listener._replace(handler=_handler_skipping(handler))
+
+
+def _handler_skipping(handler: Callable[..., None]) -> Callable[..., None]:
+    @functools.wraps(handler)
+    def unless_generated(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+        if docname not in built(app.env).pages:
+            handler(app, doctree, docname)
+
+    setattr(unless_generated, _MARK, True)
+    return unless_generated
+
+
 def setup_generated_transforms(app: Sphinx) -> None:
-    skip_on_generated_pages(list(SKIPPED_ON_GENERATED_PAGES))
+    unless = {name: attr for name, (attr, _why) in SKIPPED_ON_GENERATED_PAGES_WITHOUT.items()}
+    skip_on_generated_pages([*SKIPPED_ON_GENERATED_PAGES, *unless], unless)
+    skip_handlers_on_generated_pages(app)
 
 
 def remove_generated_transforms() -> None:
     """Each wrapped class's own ``apply`` back (the build finished, or the speed-ups are off)."""
-    for dotted in SKIPPED_ON_GENERATED_PAGES:
+    for dotted in [*SKIPPED_ON_GENERATED_PAGES, *SKIPPED_ON_GENERATED_PAGES_WITHOUT]:
         cls = _find(dotted)
         apply = cls.__dict__.get("apply") if cls is not None else None
         if getattr(apply, _MARK, False):
