@@ -14,7 +14,7 @@ from sphinx_torchtrace.site.phase_words import PHASE_WORDS, phase_words
 from sphinx_torchtrace.site.rank_group_words import rank_group_words
 from sphinx_torchtrace.site.source import strip_source
 from sphinx_torchtrace.trace import CompileId, load_trace
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses import summary, timings
 from sphinx_torchtrace.trace.model import Compile, Failure, Metrics, RankTrace, Trace
 
 DATA = Path(__file__).parent / "data"
@@ -271,10 +271,19 @@ def test_writing_the_events_times_the_phases_as_reading_them_does() -> None:
     fresh = summary.chromium_phase_times(_rank(SHARED / "training"), limit=100)
     rank = _rank(SHARED / "training")
     summary.chromium_events_json(rank)
-    assert summary._phase_times_of(rank) is not None  # counted while writing
+    assert timings.phase_times_of(rank) is not None  # counted while writing
     assert summary.chromium_phase_times(rank, limit=100) == fresh
     assert summary.chromium_phase_times(rank, limit=3) == fresh[:3]
     assert fresh and {t.name for t in fresh} >= {"dynamo", "inductor_compile"}
+
+
+def test_the_stage_chart_and_the_timers_read_the_events_once() -> None:
+    """The overview's chart of stages and its table of torch's timers come from one reading
+    of the events: the chart's reading counts the timers, the same as a reading of its own."""
+    fresh = summary.chromium_phase_times(_rank(SHARED / "training"), limit=100)
+    rank = _rank(SHARED / "training")
+    assert timings.compile_time_rows(rank)
+    assert timings.phase_times_of(rank) == fresh
 
 
 def test_chromium_events_json_skips_corrupted_events() -> None:

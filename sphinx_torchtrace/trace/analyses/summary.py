@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..model import ChromiumEvent, Compile, RankTrace, StackFrame, StackTrieNode, Trace
-from ..reader import json_list, load_json, read_payloads
+from ..model import Compile, RankTrace, StackFrame, StackTrieNode, Trace
+from ..reader import json_list, load_json
 from .compare import (
     entry_compile,
     hit_limit,
@@ -31,7 +31,15 @@ from .compare import (
 from .event_lines import event_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
 from .status import status_over
-from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
+from .timings import (
+    MAX_SECONDS,
+    EventTime,
+    PhaseClock,
+    phase_times_of,
+    plausible,
+    read_events,
+    remember_phase_times,
+)
 
 #: Keys of the overview's sections, in page order (the directive's ``:sections:`` option).
 SECTION_KEYS = (
@@ -728,13 +736,6 @@ def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
     return out
 
 
-@dataclass(frozen=True)
-class EventTime:
-    name: str
-    seconds: float
-    count: int
-
-
 def chromium_phase_times(rank: RankTrace, limit: int = 12) -> list[EventTime]:
     """Where compile time went by torch's own timers: chromium ``B``/``E`` pairs and ``X`` events.
 
@@ -742,71 +743,15 @@ def chromium_phase_times(rank: RankTrace, limit: int = 12) -> list[EventTime]:
     recursive timer does not double its time.  Reading every event back from the log
     is most of the cost: :func:`chromium_events_json` counts them as it writes them.
     """
-    known = _phase_times_of(rank)
-    if known is None:
-        clock = _PhaseClock()
-        for data in decoded_events(rank):
-            clock.add(data)
-        known = _remember_phase_times(rank, clock.times())
+    known = phase_times_of(rank)
+    if known is None:  # one reading of the events gives both: see timings.read_events
+        read_events(rank)
+        known = phase_times_of(rank) or []
     return known[:limit]
 
 
-class _PhaseClock:
-    """Sums chromium timers event by event (see :func:`chromium_phase_times`)."""
-
-    def __init__(self) -> None:
-        self.open_at: dict[tuple[str, str, str], list[float]] = {}
-        self.seconds: dict[str, float] = {}
-        self.counts: Counter[str] = Counter()
-
-    def add(self, data: dict[str, Any]) -> None:
-        name, ph, ts = data.get("name"), data.get("ph"), plausible(data.get("ts"), MAX_TIMESTAMP_US)
-        if not isinstance(name, str) or ts is None:
-            return
-        key = (_thread_key(data.get("pid")), _thread_key(data.get("tid")), name)
-        seconds, counts, open_at = self.seconds, self.counts, self.open_at
-        if ph == "B":
-            open_at.setdefault(key, []).append(ts)
-        elif ph == "E" and open_at.get(key):
-            start = open_at[key].pop()
-            if not open_at[key]:
-                seconds[name] = seconds.get(name, 0.0) + max(0.0, (ts - start) / 1e6)
-                counts[name] += 1
-        elif ph == "X":
-            dur = plausible(data.get("dur"), MAX_SECONDS * 1e6)
-            if dur is not None:
-                seconds[name] = seconds.get(name, 0.0) + dur / 1e6
-                counts[name] += 1
-
-    def times(self) -> list[EventTime]:
-        top = sorted(self.seconds, key=lambda n: -self.seconds[n])
-        return [EventTime(n, self.seconds[n], self.counts[n]) for n in top]
-
-
-#: Phase times of the ranks whose events were read last, by ``id()`` with a weak reference
-#: that tells a live rank from one whose id was reused: a few lists of names and numbers.
-_PHASE_TIMES: OrderedDict[int, tuple[weakref.ref[RankTrace], list[EventTime]]] = OrderedDict()
+#: How many ranks' analyses are remembered (places, divergences): a few names each.
 _PHASE_TIMES_KEPT = 8
-
-
-def _phase_times_of(rank: RankTrace) -> list[EventTime] | None:
-    found = _PHASE_TIMES.get(id(rank))
-    return found[1] if found is not None and found[0]() is rank else None
-
-
-def _remember_phase_times(rank: RankTrace, times: list[EventTime]) -> list[EventTime]:
-    _PHASE_TIMES[id(rank)] = (weakref.ref(rank), times)
-    _PHASE_TIMES.move_to_end(id(rank))
-    while len(_PHASE_TIMES) > _PHASE_TIMES_KEPT:
-        _PHASE_TIMES.popitem(last=False)
-    return times
-
-
-def _thread_key(value: Any) -> str:
-    """A pid or tid as a dict key: logs may hold a list or an object there (unhashable)."""
-    if value is None or isinstance(value, (str, int, float)):
-        return repr(value)
-    return type(value).__name__  # corrupt either way: all such threads are one
 
 
 # -- chromium events ------------------------------------------------------------------------
@@ -818,27 +763,14 @@ def chromium_file(trace: Trace, rank: RankTrace) -> str:
     return f"_raw/chromium_events{suffix}.json"
 
 
-def decoded_events(rank: RankTrace) -> Iterator[dict[str, Any]]:
-    """A rank's chromium events that are JSON objects, read from its log a piece at a time
-    (not one read each: a thousand ranks log half a million of them)."""
-    events = [e for e in rank.chromium_events if e.readable]
-    for data in read_payloads([e.payload for e in events]):
-        try:
-            event = ChromiumEvent.parse(data)
-        except RecursionError:
-            continue
-        if event is not None:
-            yield event
-
-
 def chromium_events_json(rank: RankTrace) -> str:
     """All of a rank's chromium events as a JSON array, for Perfetto or chrome://tracing."""
     lines = []
-    clock = _PhaseClock()  # the overview's timers, from this one reading of the events
+    clock = PhaseClock()  # the overview's timers, from this one reading of the events
     for line, data in event_lines(rank):
         clock.add(data)
         lines.append(line)
-    _remember_phase_times(rank, clock.times())
+    remember_phase_times(rank, clock.times())
     if not lines:
         return "[]\n"
     return "[\n" + ",\n".join(lines) + "\n]\n"  # one event a line

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import math
 import sys
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+import weakref
+from collections import Counter, OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..compile_id import CompileId
 from ..model import ChromiumEvent, Compile, RankTrace
+from ..reader import read_payloads
 
 #: The stages a compile's time is split into, outermost first (each metric includes the next).
 STAGES: tuple[str, ...] = ("Dynamo", "AOT autograd", "Inductor", "Code generation", "Backward")
@@ -331,24 +333,33 @@ class _Spans:
     )
 
 
-# Both analyses of a page read the same rank's events; decoding them once halves the cost.
+# The stage spans, the overview's phase times: both from one reading of a rank's events.
 _cache: dict[int, tuple[RankTrace, dict[int, _Spans]]] = {}
 
 
 def _event_spans(rank: RankTrace) -> dict[int, _Spans]:
-    """B/E pairs of the stage events, by ``id()`` of the compile their E event belongs to.
+    cached = _cache.get(id(rank))
+    if cached is not None and cached[0] is rank:
+        return cached[1]
+    return read_events(rank)
+
+
+def read_events(rank: RankTrace) -> dict[int, _Spans]:
+    """One reading of a rank's chromium events (read from its log a piece at a time, not one
+    read each) for both analyses: the B/E pairs of the stage events, by ``id()`` of the
+    compile their E event belongs to (returned), and torch's timers summed
+    (:func:`remember_phase_times`).
 
     Pairs are matched per frame (ignoring the attempt), since a restarted
     frame opens ``entire_frame_compile`` in ``[1/0]`` and closes it in ``[1/0_1]``.
     """
-    cached = _cache.get(id(rank))
-    if cached is not None and cached[0] is rank:
-        return cached[1]
     owners = _compile_lookup(rank)
+    clock = PhaseClock()
     open_: dict[tuple[str, CompileId], list[float]] = defaultdict(list)
     out: dict[int, _Spans] = {}
-    for event in rank.chromium_events:
-        decoded = _decode(event)
+    for event, parsed in _parsed_events(rank):
+        clock.add(parsed)
+        decoded = _decode(parsed)
         if decoded is None:
             continue
         name, phase, ts, args = decoded
@@ -370,16 +381,30 @@ def _event_spans(rank: RankTrace) -> dict[int, _Spans]:
     if len(_cache) > 16:
         _cache.clear()
     _cache[id(rank)] = (rank, out)
+    remember_phase_times(rank, clock.times())
     return out
 
 
-def _decode(event: ChromiumEvent) -> tuple[str, str, float, dict[str, Any]] | None:
-    try:
-        data = event.decode()
-    except Exception:  # noqa: BLE001 - a payload we cannot read is no reason to fail a build
-        return None
-    if not data:
-        return None
+def _parsed_events(rank: RankTrace) -> Iterator[tuple[ChromiumEvent, dict[str, Any]]]:
+    """Each readable event with its payload as a dict; a payload that is no JSON object is
+    passed over, and a log that can no longer be read ends the reading (no reason to fail a
+    build)."""
+    events = [e for e in rank.chromium_events if e.readable]
+    payloads = read_payloads([e.payload for e in events])
+    for event in events:
+        try:
+            parsed = ChromiumEvent.parse(next(payloads))
+        except StopIteration:
+            return
+        except RecursionError:
+            continue
+        except Exception:  # noqa: BLE001 - an unreadable log: what was read stands
+            return
+        if parsed:
+            yield event, parsed
+
+
+def _decode(data: dict[str, Any]) -> tuple[str, str, float, dict[str, Any]] | None:
     name = data.get("name")
     if not isinstance(name, str) or name not in _WANTED:
         return None
@@ -475,3 +500,71 @@ def _event_backward(spans: _Spans) -> float | None:
         return None  # without a frame there is nothing to be outside of
     outside = _outside(_inductor_spans(spans, backward=None), _forward_windows(spans))
     return _length(outside) / 1e6 if outside else None
+
+
+# -- torch's timers, summed ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventTime:
+    name: str
+    seconds: float
+    count: int
+
+
+class PhaseClock:
+    """Sums chromium timers event by event (see :func:`chromium_phase_times`)."""
+
+    def __init__(self) -> None:
+        self.open_at: dict[tuple[str, str, str], list[float]] = {}
+        self.seconds: dict[str, float] = {}
+        self.counts: Counter[str] = Counter()
+
+    def add(self, data: dict[str, Any]) -> None:
+        name, ph, ts = data.get("name"), data.get("ph"), plausible(data.get("ts"), MAX_TIMESTAMP_US)
+        if not isinstance(name, str) or ts is None:
+            return
+        key = (_thread_key(data.get("pid")), _thread_key(data.get("tid")), name)
+        seconds, counts, open_at = self.seconds, self.counts, self.open_at
+        if ph == "B":
+            open_at.setdefault(key, []).append(ts)
+        elif ph == "E" and open_at.get(key):
+            start = open_at[key].pop()
+            if not open_at[key]:
+                seconds[name] = seconds.get(name, 0.0) + max(0.0, (ts - start) / 1e6)
+                counts[name] += 1
+        elif ph == "X":
+            dur = plausible(data.get("dur"), MAX_SECONDS * 1e6)
+            if dur is not None:
+                seconds[name] = seconds.get(name, 0.0) + dur / 1e6
+                counts[name] += 1
+
+    def times(self) -> list[EventTime]:
+        top = sorted(self.seconds, key=lambda n: -self.seconds[n])
+        return [EventTime(n, self.seconds[n], self.counts[n]) for n in top]
+
+
+#: Phase times of the ranks whose events were read last, by ``id()`` with a weak reference
+#: that tells a live rank from one whose id was reused: a few lists of names and numbers.
+_PHASE_TIMES: OrderedDict[int, tuple[weakref.ref[RankTrace], list[EventTime]]] = OrderedDict()
+_PHASE_TIMES_KEPT = 8
+
+
+def phase_times_of(rank: RankTrace) -> list[EventTime] | None:
+    found = _PHASE_TIMES.get(id(rank))
+    return found[1] if found is not None and found[0]() is rank else None
+
+
+def remember_phase_times(rank: RankTrace, times: list[EventTime]) -> list[EventTime]:
+    _PHASE_TIMES[id(rank)] = (weakref.ref(rank), times)
+    _PHASE_TIMES.move_to_end(id(rank))
+    while len(_PHASE_TIMES) > _PHASE_TIMES_KEPT:
+        _PHASE_TIMES.popitem(last=False)
+    return times
+
+
+def _thread_key(value: Any) -> str:
+    """A pid or tid as a dict key: logs may hold a list or an object there (unhashable)."""
+    if value is None or isinstance(value, (str, int, float)):
+        return repr(value)
+    return type(value).__name__  # corrupt either way: all such threads are one
