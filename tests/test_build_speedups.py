@@ -10,10 +10,12 @@ page writer highlights).
 from __future__ import annotations
 
 import gc
+import os
 from itertools import chain
 from pathlib import Path
 
 import pytest
+from docutils import nodes
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace.sphinxext.patches import (
@@ -23,6 +25,25 @@ from sphinx_torchtrace.sphinxext.patches import (
 )
 
 from .conftest import SiteMaker, generated_pages
+
+
+def sourced_nodes(app: SphinxTestApp) -> dict[str, list[tuple[str, str, int | None, str]]]:
+    """Per generated page, as read (its pickled doctree), every text node that has a source
+    and every code block: class, source (relative to the project), line and raw source.
+
+    What translations (only nodes with a source are translatable) and writers (a code
+    block's raw source tells a parsed literal) read of these attributes; a generated page
+    skips ApplySourceWorkaround, so the page's builder sets them as that pass would."""
+    out = {}
+    for docname in generated_pages(app):
+        doctree = app.env.get_doctree(docname)
+        rows = []
+        for node in doctree.findall(nodes.TextElement):
+            if node.source or isinstance(node, nodes.literal_block):
+                source = os.path.relpath(node.source, app.srcdir) if node.source else ""
+                rows.append((type(node).__name__, source, node.line, node.rawsource))
+        out[docname] = rows
+    return out
 
 
 def output_files(app: SphinxTestApp) -> dict[str, bytes]:
@@ -43,10 +64,12 @@ def test_speedups_leave_every_output_file_as_it_was(make_site: SiteMaker, builde
     theme = {"html_theme": "furo"} if "html" in buildername else {}
     fast = make_site("multi", buildername, confoverrides=theme)
     assert fast.warning.getvalue() == ""
-    fast_files = output_files(fast)
+    fast_files, fast_nodes = output_files(fast), sourced_nodes(fast)
     plain = make_site("multi", buildername, confoverrides={**theme, "torchtrace_speedups": False})
     assert plain.warning.getvalue() == ""
-    plain_files = output_files(plain)
+    plain_files, plain_nodes = output_files(plain), sourced_nodes(plain)
+    assert fast_nodes == plain_nodes
+    assert any(rows for rows in fast_nodes.values())
     assert fast_files.keys() == plain_files.keys()
     assert [name for name in fast_files if fast_files[name] != plain_files[name]] == []
     if buildername == "html":  # pages whose passes run (tab sets) and pages they skip

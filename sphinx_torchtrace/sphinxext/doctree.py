@@ -94,8 +94,8 @@ class DoctreeBuilder:
         self._rewrite = rewrite
         self._special = special
         self._ids = 0
-        # Titles, rubrics and lines with a source spare Sphinx's ApplySourceWorkaround a debug
-        # message each (it renders the node as XML even when debug output is off).
+        # Titles, rubrics, lines and code blocks get a source (and a raw source) here: what
+        # Sphinx's ApplySourceWorkaround would give them, for the pass a generated page skips.
         self._source = document.get("source")
 
     # -- text and inline ------------------------------------------------------------------
@@ -290,6 +290,7 @@ class DoctreeBuilder:
         # The raw source is the text node itself (a str): pickled doctrees hold big blocks once.
         node = nodes.literal_block(content, language=block.language or "text", force=True)
         node += content
+        node.source = self._source  # as ApplySourceWorkaround gives it (see _sourced)
         node["classes"].append(CODE_CLASS)
         if not block.searchable:
             node["classes"].append("no-search")
@@ -374,7 +375,11 @@ class DoctreeBuilder:
         return [wrapper]
 
     def _sourced(self, node: _Element) -> _Element:
+        """The node with the page's source and its text as its raw source, as Sphinx's
+        ApplySourceWorkaround would give them (a generated page skips that pass)."""
         node.source = self._source
+        if not node.rawsource:
+            node.rawsource = node.astext()
         return node
 
     def _anchor(self, node: nodes.Element, anchor: str) -> None:

@@ -32,11 +32,11 @@ Measured with ``benchmarks/bench_speedups.py`` (best of 5 fresh builds, 2 CPUs;
 trace, nothing measurable on an 83-page one (and -0.9 s, within the noise, in a noisier
 3-round run).  The two sphinx-design passes added since (dropdowns, the first title's CSS)
 took 0.23 to 0.33 s of a 10 to 16 s build of an 82-page 27 MB log, timed pass by pass in
-two builds each way; skipped, 0.00 s.  Profiled on that log (cProfile, 82 pages), the
-tab-set pass, the new-tab handler and the translation totaliser walked every node of
-every page: 2.3 s of a 27.1 s profiled build (8 %); with them skipped, the build took
-12.28 s against 15.19 s (best of 3 interleaved, ``bench_sphinx.py --baseline``, a noisy
-window: tlparse 2.35 to 5.24 s).
+two builds each way; skipped, 0.00 s.  Timed each on its own in a build with the
+speed-ups off (``-D torchtrace_speedups=0``, every call's time summed, one build), the
+passes added last (source workaround, translation totaliser, tab sets, the new-tab
+handler) took 0.18, 0.20, 0.23 and 0.20 s of an 18.4 s build of that log (4 %), and
+0.12 s of a 4.3 s build of an 18-page one (``corpus/explain``).
 """
 
 from __future__ import annotations
@@ -77,6 +77,11 @@ SKIPPED_ON_GENERATED_PAGES: dict[str, str] = {
     "sphinx.transforms.ReorderConsecutiveTargetAndIndexNodes": "no index entries",
     "sphinx.transforms.DoctestTransform": "no doctest blocks",
     "sphinx.transforms.GlossarySorter": "no glossary",
+    "sphinx.transforms.ApplySourceWorkaround": (
+        "titles, rubrics, lines and code blocks have their source and raw source (from"
+        " ``doctree.DoctreeBuilder``); other nodes' raw source is read by no writer and, with"
+        " no source, by no translation"
+    ),
     "sphinx.transforms.i18n.TranslationProgressTotaliser": (
         "its counts feed only the ``|translation progress|`` substitution: none here"
     ),
