@@ -513,7 +513,7 @@ class EventTime:
 
 
 class PhaseClock:
-    """Sums chromium timers event by event (see :func:`chromium_phase_times`)."""
+    """Sums chromium timers event by event (see :func:`.summary.chromium_phase_times`)."""
 
     def __init__(self) -> None:
         self.open_at: dict[tuple[str, str, str], list[float]] = {}
