@@ -402,6 +402,8 @@ def function_label(rank: RankTrace, compile_: Compile) -> str | None:
     return name
 
 
+#: How many ranks' analyses are remembered (places, divergences): a few names each.
+_RANKS_KEPT = 8
 #: Each rank's function places by name, for the few ranks a build titles at once.
 _PLACES: OrderedDict[int, tuple[weakref.ref[RankTrace], dict[str, set[str | None]]]] = OrderedDict()
 
@@ -416,7 +418,7 @@ def _places_by_name(rank: RankTrace) -> dict[str, set[str | None]]:
         if not c.id.is_unknown and (name := function_name(c)):
             places.setdefault(name, set()).add(function_place(c))
     _PLACES[id(rank)] = (weakref.ref(rank), places)
-    while len(_PLACES) > _PHASE_TIMES_KEPT:
+    while len(_PLACES) > _RANKS_KEPT:
         _PLACES.popitem(last=False)
     return places
 
@@ -750,10 +752,6 @@ def chromium_phase_times(rank: RankTrace, limit: int = 12) -> list[EventTime]:
     return known[:limit]
 
 
-#: How many ranks' analyses are remembered (places, divergences): a few names each.
-_PHASE_TIMES_KEPT = 8
-
-
 # -- chromium events ------------------------------------------------------------------------
 
 
@@ -981,7 +979,7 @@ def divergence(trace: Trace) -> Divergence:
         return found[1]
     result = _divergence(trace)
     _DIVERGENCE[id(trace)] = (weakref.ref(trace), result)
-    while len(_DIVERGENCE) > _PHASE_TIMES_KEPT:
+    while len(_DIVERGENCE) > _RANKS_KEPT:
         _DIVERGENCE.popitem(last=False)
     return result
 
