@@ -13,6 +13,7 @@ import html
 import importlib.util
 import json
 import pprint
+import random
 import re
 import shutil
 import subprocess
@@ -23,7 +24,12 @@ from pathlib import Path
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from sphinx_torchtrace.render.paths import PathRewriter, project_roots, trace_rules
+from sphinx_torchtrace.render.paths import (
+    DEFAULT_PATH_REWRITES,
+    PathRewriter,
+    project_roots,
+    trace_rules,
+)
 from sphinx_torchtrace.site.naming import label_segment
 from sphinx_torchtrace.site.source import strip_source
 from sphinx_torchtrace.sphinxext.publish_check import SCAN_PIECE, paths_in_file, surviving_paths
@@ -224,6 +230,32 @@ def test_no_source_strips_tracebacks_in_every_shape(shape: str) -> None:
 )
 def test_default_rewrites(logged: str, published: str) -> None:
     assert PathRewriter()(logged) == published
+
+
+def test_rewriting_only_the_words_that_hold_a_path_rewrites_as_every_line_would() -> None:
+    """A rule with a literal every match holds is applied to the words holding it only (a
+    line of JSON can be tens of kilobytes long): the text is what the rules, applied to
+    every line in order, give, among spaces of every kind, quotes and brackets, on texts
+    made of paths' pieces and on every line of a real log."""
+    rewriter = PathRewriter(secrets=lambda text: text)
+    rules = [(re.compile(p), r) for p, r in DEFAULT_PATH_REWRITES.items()]
+
+    def line_by_line(text: str) -> str:
+        for pattern, replacement in rules:
+            text = "\n".join(pattern.sub(replacement, line) for line in text.split("\n"))
+        return text
+
+    pieces = [
+        *("/home/alice/", "/usr/lib/python3.11/", "/opt/v/lib/python3.12/site-packages/t/"),
+        *("dist-packages/a/site-packages/", "-packages/", "/python", "/torchinductor_bob/x"),
+        *("/torchinductor_user", "/var/folders/ab/cd/T/x", "/tmp/ipykernel_12/4.py", "a", "/"),
+        *(" ", "\n", "\t", "'", '"', "<", ">", "\xa0", "\u2003", "\u2028", "\x1c"),
+    ]
+    rng = random.Random(40)
+    texts = ["".join(rng.choices(pieces, k=rng.randint(1, 16))) for _ in range(5000)]
+    texts += SIMPLE_LOG.read_text(encoding="utf-8").splitlines()
+    assert [rewriter(t) for t in texts] == [line_by_line(t) for t in texts]
+    assert sum(rewriter(t) != t for t in texts) > 2000  # it rewrote
 
 
 def _relocated(tmp_path: Path, project: str) -> Path:

@@ -27,7 +27,7 @@ from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace.render.diff_formats import Report, render
 from sphinx_torchtrace.sphinxext.publish_check import environment_secrets
-from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace import load_trace, secrets
 from sphinx_torchtrace.trace.comparing.diff import DEFAULT_REGRESSIONS, diff_traces, regressions
 from sphinx_torchtrace.trace.diagnostics import quote
 from sphinx_torchtrace.trace.secrets import (
@@ -130,61 +130,80 @@ def test_the_capture_holds_the_secrets_the_masker_hides() -> None:
     assert "L['tone'] == 'sepia-tone'" in masked  # an argument that is no secret stays
 
 
-@pytest.mark.parametrize(
-    ("text", "masked"),
-    [
-        # the forms torch writes: a guard, its failure, a repro script (only secret names)
-        (
-            "G['os'].environ._data[b'TOKEN'] == b'abc'",
-            f"G['os'].environ._data[b'TOKEN'] == b'{MASK}'",
-        ),
-        ("os.environ['MODE'] == 'fast'", f"os.environ['MODE'] == '{MASK}'"),
-        (
-            '"environ._data[b\\"X\\"] == b\\"it\'s\\""',
-            f'"environ._data[b\\"X\\"] == b\\"{MASK}\\""',
-        ),
-        ('"environ._data[b\'X\'] == b\\"it\'s\\""', f'"environ._data[b\'X\'] == b\\"{MASK}\\""'),
-        (
-            "os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = 'pw12345'",
-            f"os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = '{MASK}'",
-        ),
-        ("os.environ['TORCH_TRACE'] = '/home/user/trace'", None),  # a path torch records
-        # tokens by their prefixes: the prefix stays
-        ("ghp_" + "aB3" * 12, "ghp_…" + MASK),
-        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwx", "github_pat_…" + MASK),
-        ("x = 'sk-proj-abcDEF0123456789abcdefghij'", "x = 'sk-…" + MASK + "'"),
-        ("xoxb-123456789012-abcdefABC", "xoxb-…" + MASK),
-        ("AKIAIOSFODNN7EXAMPLE", "AKIA…" + MASK),
-        ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "AIza…" + MASK),
-        ("glpat-abcdefghij0123456789", "glpat-…" + MASK),
-        ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_…" + MASK),
-        ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0", "pypi-…" + MASK),
-        (
-            "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9",  # noqa: E501 - a value as logged
-            "Bearer eyJ…" + MASK,
-        ),
-        ("https://user:hunter22@example.com/x", f"https://user:{MASK}@example.com/x"),
-        ("'Zx9q3LmN8vB2cR7tY4wP1kH6aQ5sD0fG'", f"'{MASK}'"),  # quoted and random
-        (
-            "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabcdEFGH5678\n"
-            "-----END RSA PRIVATE KEY-----",
-            f"-----BEGIN RSA PRIVATE KEY-----\n{MASK}\n{MASK}\n-----END RSA PRIVATE KEY-----",
-        ),
-        # what torch writes and is no secret: cache keys, kernels, names, hashes, ports
-        ("'fowxkqohb3x3ebcpypk5t6cet3ayffs75fv2nkqvu5bti6evb5gh'", None),
-        ("triton_poi_fused_add_mul_sin_0 cpp_fused_cos_mul_0", None),
-        ("'L_self_modules_layers_modules_0_modules_attn_parameters_weight_'", None),
-        ("'torch_dynamo_resume_in_f5_at_69_ORIGINAL_BYTECODE_51'", None),
-        ("'AOTInductorModelUpdateConstantsMapV2'", None),
-        ("'d41d8cd98f00b204e9800998ecf8427e0123456789abcdef0123456789abcdef'", None),
-        ("self.hf_model_name_for_the_tokenizer = 1; task-sk-abcdefghijklmnopqrstuvwx", None),
-        ("http://localhost:8080@x", None),
-    ],
-)
+#: Each form a rule finds, and what it becomes (None: it stays as it is).
+FORMS: list[tuple[str, str | None]] = [
+    # the forms torch writes: a guard, its failure, a repro script (only secret names)
+    (
+        "G['os'].environ._data[b'TOKEN'] == b'abc'",
+        f"G['os'].environ._data[b'TOKEN'] == b'{MASK}'",
+    ),
+    ("os.environ['MODE'] == 'fast'", f"os.environ['MODE'] == '{MASK}'"),
+    (
+        '"environ._data[b\\"X\\"] == b\\"it\'s\\""',
+        f'"environ._data[b\\"X\\"] == b\\"{MASK}\\""',
+    ),
+    ('"environ._data[b\'X\'] == b\\"it\'s\\""', f'"environ._data[b\'X\'] == b\\"{MASK}\\""'),
+    (
+        "os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = 'pw12345'",
+        f"os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = '{MASK}'",
+    ),
+    ("os.environ['TORCH_TRACE'] = '/home/user/trace'", None),  # a path torch records
+    # tokens by their prefixes: the prefix stays
+    ("ghp_" + "aB3" * 12, "ghp_…" + MASK),
+    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwx", "github_pat_…" + MASK),
+    ("x = 'sk-proj-abcDEF0123456789abcdefghij'", "x = 'sk-…" + MASK + "'"),
+    ("xoxb-123456789012-abcdefABC", "xoxb-…" + MASK),
+    ("AKIAIOSFODNN7EXAMPLE", "AKIA…" + MASK),
+    ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "AIza…" + MASK),
+    ("glpat-abcdefghij0123456789", "glpat-…" + MASK),
+    ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_…" + MASK),
+    ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0", "pypi-…" + MASK),
+    (
+        "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9",  # noqa: E501 - a value as logged
+        "Bearer eyJ…" + MASK,
+    ),
+    ("https://user:hunter22@example.com/x", f"https://user:{MASK}@example.com/x"),
+    ("'Zx9q3LmN8vB2cR7tY4wP1kH6aQ5sD0fG'", f"'{MASK}'"),  # quoted and random
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabcdEFGH5678\n"
+        "-----END RSA PRIVATE KEY-----",
+        f"-----BEGIN RSA PRIVATE KEY-----\n{MASK}\n{MASK}\n-----END RSA PRIVATE KEY-----",
+    ),
+    # what torch writes and is no secret: cache keys, kernels, names, hashes, ports
+    ("'fowxkqohb3x3ebcpypk5t6cet3ayffs75fv2nkqvu5bti6evb5gh'", None),
+    ("triton_poi_fused_add_mul_sin_0 cpp_fused_cos_mul_0", None),
+    ("'L_self_modules_layers_modules_0_modules_attn_parameters_weight_'", None),
+    ("'torch_dynamo_resume_in_f5_at_69_ORIGINAL_BYTECODE_51'", None),
+    ("'AOTInductorModelUpdateConstantsMapV2'", None),
+    ("'d41d8cd98f00b204e9800998ecf8427e0123456789abcdef0123456789abcdef'", None),
+    ("self.hf_model_name_for_the_tokenizer = 1; task-sk-abcdefghijklmnopqrstuvwx", None),
+    ("http://localhost:8080@x", None),
+]
+
+
+@pytest.mark.parametrize(("text", "masked"), FORMS)
 def test_each_form_is_masked_and_nothing_else(text: str, masked: str | None) -> None:
     assert mask_secrets(text) == (text if masked is None else masked)
     twice = text + "\n" + text
     assert mask_secrets(twice).count("\n") == twice.count("\n")  # no line added or removed
+
+
+def test_a_short_text_is_scanned_at_once_and_found_as_rule_by_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A short text is first scanned for every rule's expression at once, and only looked at
+    rule by rule when one matches: that one scan finds whatever the rules find, on every
+    form, and on every short piece of a real capture of secrets around each finding."""
+    texts = [text for text, _ in FORMS]
+    capture = LOG.read_text(encoding="utf-8")
+    for line in capture.splitlines():
+        if mask_secrets(line) != line:  # pieces of the line, ending and starting everywhere
+            texts += [line[i : i + size] for size in (24, 64, 128) for i in range(len(line))]
+    learned = SecretMasker(secrets=scan_text(LOG.read_bytes()).found)
+    gated = [(mask_secrets(t), learned(t)) for t in texts]
+    monkeypatch.setattr(secrets, "_GATED_CHARS", -1)
+    assert gated == [(mask_secrets(t), learned(t)) for t in texts]
+    assert sum(a != t for (a, _), t in zip(gated, texts, strict=True)) > 500  # it finds
 
 
 def test_keep_publishes_a_variable_and_its_value_wherever_it_is_quoted() -> None:

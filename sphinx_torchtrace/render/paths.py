@@ -61,8 +61,10 @@ DEFAULT_PATH_REWRITES: dict[str, str] = {
 PROJECT = "<project>"
 
 
-#: Text a rule can only match where this literal occurs: the rule then runs on those lines
-#: alone (its look-behinds make it slow over megabytes of graphs that hold no such path).
+#: Text a rule can only match where this literal occurs, inside one word (a run of what
+#: a path is made of: no space, quote or angle bracket): the rule then runs on those words
+#: alone (its look-behinds make it slow over megabytes of graphs, or a line of JSON tens
+#: of kilobytes long, that hold such a path once).
 _LITERAL_HINTS = {
     SITE_PACKAGES: "-packages/",
     PYTHON_PREFIX: "/python",
@@ -70,6 +72,10 @@ _LITERAL_HINTS = {
     MACOS_TEMP: "/var/folders/",
     IPYKERNEL: "/tmp/ipykernel_",
 }
+#: What ends a word, looked for going back from a hint (a piece that also spans one of
+#: Unicode's other spaces is only longer: no match crosses one either way).
+_WORD_ENDS = frozenset(" \t\n\r\f\v\"'<>")
+_WORD_REST = re.compile(r"[^\s\"'<>]*")
 
 # Folders whose paths the home-directory rule already hides.
 _HOMES = ("/home/", "/Users/", "/data/users/", "/root/")
@@ -169,11 +175,27 @@ class PathRewriter:
             if hint is None:
                 text = pattern.sub(replacement, text)
             elif hint in text:
-                lines = text.split("\n")
-                text = "\n".join(
-                    pattern.sub(replacement, line) if hint in line else line for line in lines
-                )
+                text = _sub_in_words(pattern, replacement, hint, text)
         return text
 
     def __bool__(self) -> bool:
         return bool(self._rules)
+
+
+def _sub_in_words(pattern: re.Pattern[str], replacement: str, hint: str, text: str) -> str:
+    """``pattern.sub(replacement, text)`` for a rule that matches only inside a word holding
+    ``hint`` (:data:`_LITERAL_HINTS`): each such word is rewritten alone, the rest is copied.
+    Linear: each character is looked at once, going back or forth from a hint."""
+    out: list[str] = []
+    done = 0  # where the text not yet copied starts (the end of the last word rewritten)
+    at = text.find(hint)
+    while at >= 0:
+        start = at
+        while start > done and text[start - 1] not in _WORD_ENDS:
+            start -= 1
+        end = _WORD_REST.match(text, at).end()  # type: ignore[union-attr] # always matches
+        out += (text[done:start], pattern.sub(replacement, text[start:end]))
+        done = end
+        at = text.find(hint, end)
+    out.append(text[done:])
+    return "".join(out)
