@@ -193,7 +193,8 @@ def _sub_in_words(pattern: re.Pattern[str], replacement: str, hint: str, text: s
         start = at
         while start > done and text[start - 1] not in _WORD_ENDS:
             start -= 1
-        end = _WORD_REST.match(text, at).end()  # type: ignore[union-attr] # always matches
+        rest = _WORD_REST.match(text, at)  # matches from a hint on: a hint holds no word end
+        end = rest.end() if rest else at + len(hint)
         out += (text[done:start], pattern.sub(replacement, text[start:end]))
         done = end
         at = text.find(hint, end)
