@@ -286,6 +286,35 @@ def test_the_stage_chart_and_the_timers_read_the_events_once() -> None:
     assert timings.phase_times_of(rank) == fresh
 
 
+def test_the_timeline_download_reads_the_events_for_the_chart_and_the_timers_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The timeline download is written before the overview is made: its reading of the
+    events gives the overview's chart and timers what a reading of their own gives (on
+    logs with stages, with corrupted events, with compiled autograd), and after it the
+    overview reads nothing again."""
+    logs = [
+        SHARED / "training",
+        INPUTS / "simple_corrupted_json.log",
+        DATA / "captured" / "compiled_autograd",
+        DATA / "corpus" / "explain",
+        DATA / "corpus" / "cache" / "warm",
+        INPUTS / "multi_rank_logs",
+    ]
+    for path in logs:
+        rank = _rank(path)
+        summary.chromium_events_json(rank)
+        spans, timers = timings._cache[id(rank)][1], timings.phase_times_of(rank)
+        timings._cache.clear()
+        assert timings.read_events(rank) == spans, path
+        assert timings.phase_times_of(rank) == timers, path
+        assert spans or path.name == "simple_corrupted_json.log", path  # stages were read
+    rank = _rank(SHARED / "training")
+    summary.chromium_events_json(rank)
+    monkeypatch.setattr(timings, "_parsed_events", lambda rank: pytest.fail("read again"))
+    assert timings.compile_time_rows(rank)
+
+
 def test_chromium_events_json_skips_corrupted_events() -> None:
     rank = _rank(INPUTS / "simple_corrupted_json.log")
     events = json.loads(summary.chromium_events_json(rank))

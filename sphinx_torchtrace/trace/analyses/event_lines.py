@@ -35,11 +35,19 @@ def event_lines(rank: RankTrace, pid: int | None = None) -> Iterator[tuple[str, 
     """Each of a rank's chromium events that is a JSON object, as one line of JSON text
     and as a dict, read from its log a piece at a time; with ``pid`` as its ``pid`` when
     one is given."""
+    for _, line, value in events_with_lines(rank, pid):
+        yield line, value
+
+
+def events_with_lines(
+    rank: RankTrace, pid: int | None = None
+) -> Iterator[tuple[ChromiumEvent, str, dict[str, Any]]]:
+    """As :func:`event_lines`, each with its event (its compile id, for the stage spans)."""
     events = [e for e in rank.chromium_events if e.readable]
-    for data in read_payloads([e.payload for e in events]):
-        line = event_line(data, pid)
-        if line is not None:
-            yield line
+    for event, data in zip(events, read_payloads([e.payload for e in events]), strict=False):
+        made = event_line(data, pid)
+        if made is not None:
+            yield event, *made
 
 
 def event_line(data: bytes, pid: int | None = None) -> tuple[str, dict[str, Any]] | None:

@@ -28,17 +28,16 @@ from .compare import (
     is_recompile,
     previous_compile,
 )
-from .event_lines import event_lines
+from .event_lines import event_lines, events_with_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
 from .status import status_over
 from .timings import (
     MAX_SECONDS,
+    EventReading,
     EventTime,
-    PhaseClock,
     phase_times_of,
     plausible,
     read_events,
-    remember_phase_times,
 )
 
 #: Keys of the overview's sections, in page order (the directive's ``:sections:`` option).
@@ -764,11 +763,11 @@ def chromium_file(trace: Trace, rank: RankTrace) -> str:
 def chromium_events_json(rank: RankTrace) -> str:
     """All of a rank's chromium events as a JSON array, for Perfetto or chrome://tracing."""
     lines = []
-    clock = PhaseClock()  # the overview's timers, from this one reading of the events
-    for line, data in event_lines(rank):
-        clock.add(data)
+    reading = EventReading(rank)  # the overview's chart and timers, from this one reading
+    for event, line, data in events_with_lines(rank):
+        reading.add(event, data)
         lines.append(line)
-    remember_phase_times(rank, clock.times())
+    reading.done()
     if not lines:
         return "[]\n"
     return "[\n" + ",\n".join(lines) + "\n]\n"  # one event a line

@@ -348,41 +348,60 @@ def read_events(rank: RankTrace) -> dict[int, _Spans]:
     """One reading of a rank's chromium events (read from its log a piece at a time, not one
     read each) for both analyses: the B/E pairs of the stage events, by ``id()`` of the
     compile their E event belongs to (returned), and torch's timers summed
-    (:func:`remember_phase_times`).
+    (:func:`remember_phase_times`).  The timeline download's reading does both too
+    (:class:`EventReading`): after it, nothing is read again.
+    """
+    reading = EventReading(rank)
+    for event, parsed in _parsed_events(rank):
+        reading.add(event, parsed)
+    return reading.done()
+
+
+class EventReading:
+    """What one pass over a rank's chromium events gives both analyses: each event is
+    :meth:`add` ed with its payload as a dict, in log order; :meth:`done` keeps the stage
+    spans (for :func:`_event_spans`) and the timers (:func:`remember_phase_times`).
 
     Pairs are matched per frame (ignoring the attempt), since a restarted
     frame opens ``entire_frame_compile`` in ``[1/0]`` and closes it in ``[1/0_1]``.
     """
-    owners = _compile_lookup(rank)
-    clock = PhaseClock()
-    open_: dict[tuple[str, CompileId], list[float]] = defaultdict(list)
-    out: dict[int, _Spans] = {}
-    for event, parsed in _parsed_events(rank):
-        clock.add(parsed)
+
+    def __init__(self, rank: RankTrace) -> None:
+        self.rank = rank
+        self._owners = _compile_lookup(rank)
+        self._clock = PhaseClock()
+        self._open: dict[tuple[str, CompileId], list[float]] = defaultdict(list)
+        self._spans: dict[int, _Spans] = {}
+
+    def add(self, event: ChromiumEvent, parsed: dict[str, Any]) -> None:
+        self._clock.add(parsed)
         decoded = _decode(parsed)
         if decoded is None:
-            continue
+            return
         name, phase, ts, args = decoded
         key = (name, event.compile_id.frame)
         if phase == "B":
-            open_[key].append(ts)
-            continue
-        if phase == "E" and open_[key]:
-            start, end = open_[key].pop(), ts
+            self._open[key].append(ts)
+            return
+        if phase == "E" and self._open[key]:
+            start, end = self._open[key].pop(), ts
         elif phase == "X":
             duration = plausible(args.pop("__dur__", None), MAX_SECONDS * 1e6)
             start, end = ts, ts + (duration or 0.0)
         else:
-            continue
-        owner = owners(event)
+            return
+        owner = self._owners(event)
         if owner is None or end < start:
-            continue
-        out.setdefault(id(owner), _Spans()).by_name[name].append((start, end, args))
-    if len(_cache) > 16:
-        _cache.clear()
-    _cache[id(rank)] = (rank, out)
-    remember_phase_times(rank, clock.times())
-    return out
+            return
+        self._spans.setdefault(id(owner), _Spans()).by_name[name].append((start, end, args))
+
+    def done(self) -> dict[int, _Spans]:
+        """The stage spans by ``id()`` of their compile, kept with the timers."""
+        if len(_cache) > 16:
+            _cache.clear()
+        _cache[id(self.rank)] = (self.rank, self._spans)
+        remember_phase_times(self.rank, self._clock.times())
+        return self._spans
 
 
 def _parsed_events(rank: RankTrace) -> Iterator[tuple[ChromiumEvent, dict[str, Any]]]:
