@@ -358,8 +358,8 @@ def read_events(rank: RankTrace) -> dict[int, _Spans]:
 
 
 class EventReading:
-    """What one pass over a rank's chromium events gives both analyses: each event is
-    :meth:`add` ed with its payload as a dict, in log order; :meth:`done` keeps the stage
+    """What one pass over a rank's chromium events gives both analyses: each event goes
+    to :meth:`add` with its payload as a dict, in log order; :meth:`done` keeps the stage
     spans (for :func:`_event_spans`) and the timers (:func:`remember_phase_times`).
 
     Pairs are matched per frame (ignoring the attempt), since a restarted
