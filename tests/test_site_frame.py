@@ -6,6 +6,7 @@ import dataclasses
 import json
 from collections.abc import Iterator, Sequence
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -223,10 +224,26 @@ def test_a_failure_shows_its_parts_as_structure_and_the_whole_message_folded() -
     assert isinstance(context, Dropdown)
     assert inline_text(context.title) == "Developer debug context"
     assert isinstance(whole, Dropdown)
-    assert inline_text(whole.title) == "The whole message, with tracebacks"
+    frame = frame_of("graph_breaks", "[1/0]")
+    (logged,) = frame.compile.artifacts_named("dynamo_graph_break_reason")
+    assert inline_text(whole.title) == (
+        f"The whole message, with tracebacks (dynamo_graph_break_reason, line {logged.line} "
+        "of the log)"
+    )
     (message,) = whole.blocks
     assert isinstance(message, CodeBlock)
-    assert message.text == frame_of("graph_breaks", "[1/0]").compile.failures[0].reason
+    assert message.text == frame.compile.failures[0].reason == logged.text().strip()
+    # the artifact is that message: its row links the fold, and the page shows it once
+    assert whole.anchor == f"artifact-{logged.ordinal}"
+    table = section(page, "artifacts").blocks[1]
+    assert isinstance(table, Table)
+    row = next(r for r in table.rows if inline_text(r[0]) == "dynamo_graph_break_reason")
+    assert row[0] == [AnchorLink(frame.docname, whole.anchor, "dynamo_graph_break_reason")]
+    assert inline_text(row[-1]) == "under Graph break"
+    folds = [b for b in walk(page.blocks) if isinstance(b, Dropdown)]
+    assert [f for f in folds if f.anchor == whole.anchor] == [whole]
+    shown = [b for b in walk(page.blocks) if isinstance(b, CodeBlock) and b.text == message.text]
+    assert shown == [message]
 
 
 def test_a_compile_error_links_its_traceback_from_the_artifacts_table() -> None:
@@ -505,6 +522,52 @@ def test_every_node_mapping_that_links_anything_gets_a_provenance_block() -> Non
     (twice,) = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "provenance"]
     assert [b.view for b in twice.blocks if isinstance(b, Provenance)] == [0, 2]
     assert "Forward" in [inline_text(b.content) for b in twice.blocks if isinstance(b, Paragraph)]
+
+
+MAPPING_LOGS = sorted(
+    log
+    for log in TESTS.glob("data/**/*torch_trace*.log")
+    if b"inductor_provenance_tracking_node_mappings" in log.read_bytes()
+)
+
+
+@pytest.mark.parametrize("log", MAPPING_LOGS, ids=lambda p: str(p.relative_to(TESTS / "data")))
+def test_a_provenance_view_made_of_the_same_texts_is_shown_once(log: Path) -> None:
+    """A recompile of the same graphs logs the same mapping, graphs and code again: its page
+    links the first page's view, which is shown there; every other view is on its page."""
+    from sphinx_torchtrace.site.blocks import Provenance
+    from sphinx_torchtrace.trace.analyses.provenance import provenance_sources
+
+    def texts(frame: FramePlan) -> list[list[str | None]]:
+        sources = provenance_sources(frame.compile)
+        return [[None if a is None else a.text() for a in view] for view in sources]
+
+    plan = plan_trace("p", load_trace(log), "torchtrace")
+    shown: dict[str, FramePlan] = {}
+    for frame in plan.paged_frames:
+        page = frame_page(plan, frame, PageSettings())
+        found = [b for b in page.blocks if isinstance(b, Section) and b.anchor == "provenance"]
+        if not found:
+            continue
+        (part,) = found
+        copy = plan.provenance_copy(frame)
+        views = [b for b in part.blocks if isinstance(b, Provenance)]
+        if copy is None:
+            assert views, frame.name
+            key = repr(texts(frame))
+            assert key not in shown, (frame.name, shown.get(key) and shown[key].name)
+            shown[key] = frame
+            continue
+        assert not views and texts(copy) == texts(frame), frame.name
+        assert shown[repr(texts(frame))] is copy  # shown whole, earlier, on its own page
+        (said,) = part.blocks
+        assert isinstance(said, Paragraph)
+        assert ObjectLink("frame", copy.name) in said.content
+        assert AnchorLink(copy.docname, "provenance", "its provenance view") in said.content
+    if log.name.endswith("rank_0.log") and "multi_rank_runtime" in log.parts:  # one graph, thrice
+        copies = {f.compile.label: plan.provenance_copy(f) for f in plan.paged_frames}
+        first = next(f for f in plan.paged_frames if f.compile.label == "[0/1]")
+        assert copies["[0/1]"] is None and copies["[0/2]"] is first is copies["[0/3]"]
 
 
 def test_a_kernels_graph_nodes_come_from_its_comment_or_the_node_mapping() -> None:

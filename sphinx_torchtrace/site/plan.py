@@ -18,6 +18,7 @@ from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace
 from ..trace.analyses import compare
 from ..trace.analyses.break_registry import BreakRegistry
 from ..trace.analyses.graph_breaks import BreakMessage
+from ..trace.analyses.provenance import provenance_sources
 from ..trace.analyses.status import attempts_status
 from ..trace.analyses.summary import failure_groups, rank_number, trie_lines
 from ..trace.inputs.builder import CODE_EVENTS, GRAPH_EVENTS
@@ -308,6 +309,7 @@ class TracePlan:
     _copies: dict[tuple[str, bytes], tuple[FramePlan, Artifact]] | None = field(
         default=None, repr=False, compare=False
     )
+    _provenances: dict[int, FramePlan] | None = field(default=None, repr=False, compare=False)
     _breaks: frozenset[str] | None = field(default=None, repr=False, compare=False)
     _of_rank: dict[int, list[FramePlan]] | None = field(default=None, repr=False, compare=False)
     _repeats: dict[int, list[FramePlan]] | None = field(default=None, repr=False, compare=False)
@@ -401,6 +403,26 @@ class TracePlan:
             self._copies = copies
         found = self._copies.get(_text_key(artifact))
         return found if found is not None and found[1] is not artifact else None
+
+    def provenance_copy(self, frame: FramePlan) -> FramePlan | None:
+        """The frame page, earlier in plan order, whose provenance views are made of the
+        same texts as this frame's (a recompile that compiled the same graphs again): its
+        view is this one's, so this page links it rather than repeating it."""
+        if self._provenances is None:
+            first: dict[tuple[tuple[tuple[str, bytes] | None, ...], ...], FramePlan] = {}
+            copies: dict[int, FramePlan] = {}
+            for f in self.paged_frames:
+                sources = provenance_sources(f.compile)
+                if not sources:
+                    continue
+                key = tuple(
+                    tuple(None if a is None else _text_key(a) for a in view) for view in sources
+                )
+                found = first.setdefault(key, f)
+                if found is not f:
+                    copies[id(f)] = found
+            self._provenances = copies
+        return self._provenances.get(id(frame))
 
     def frames_of(self, rank_plan: RankPlan) -> list[FramePlan]:
         """A rank's frames (with pages or shown on an earlier rank's), in plan order."""

@@ -55,6 +55,7 @@ from ..blocks import (
     Tab,
     Table,
     TabSet,
+    Target,
     Toctree,
     WebOnly,
     joined,
@@ -720,14 +721,34 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
     if folded:
         context = CodeBlock(view.strip(folded), "text")
         blocks.append(Dropdown([_("Developer debug context")], [context]))
+    logged = _logged_break(view.compile, failure)
+    anchor = _artifact_anchor(logged) if logged is not None else ""
     if message.parts or reason.strip() != message.headline:
-        blocks.append(
-            Dropdown(
-                ["The whole message, with tracebacks"],
-                [CodeBlock(view.strip(reason), "text")],
-            )
-        )
+        whole = "The whole message, with tracebacks"
+        if logged is not None:
+            whole += f" ({logged.name}, line {logged.line} of the log)"
+        blocks.append(Dropdown([whole], [CodeBlock(view.strip(reason), "text")], anchor=anchor))
+    elif anchor:  # the headline above is the whole message
+        blocks.insert(0, Target(anchor))
     return blocks
+
+
+def _logged_break(c: Compile, failure: Failure) -> Artifact | None:
+    """The ``dynamo_graph_break_reason`` artifact a graph break was read from: its text is
+    the break's whole message, so the page shows it once, here, at the artifact's anchor."""
+    if failure.kind != "graph_break":
+        return None
+    for a in c.artifacts_named("dynamo_graph_break_reason"):
+        if a.line == failure.line and a.payload is not None and a.text().strip() == failure.reason:
+            return a
+    return None
+
+
+def _break_of(c: Compile, a: Artifact) -> Failure | None:
+    """The graph break shown from artifact ``a``, if it is one (see :func:`_logged_break`)."""
+    if a.name != "dynamo_graph_break_reason":
+        return None
+    return next((f for f in c.failures if _logged_break(c, f) is a), None)
 
 
 def _failure_links(view: _Frame, failure: Failure, message: BreakMessage) -> list[Block]:
@@ -1054,6 +1075,8 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
     link = view.anchor_link(_artifact_anchor(a), a.name)
     if a.name == "dynamo_error" and view.compile.failures:
         return [link], ["under Failure"], False  # the failures section shows it, anchored
+    if _break_of(view.compile, a) is not None:  # its text is the graph break's, shown there
+        return [link], ["under Graph break"], False
     copy = view.plan.first_copy(a)
     if copy is not None:  # the same text as on an earlier compile's page: linked there
         other_frame, other = copy
@@ -1105,6 +1128,17 @@ def _provenance_section(view: _Frame) -> Section | None:
     if not linked:
         return None
     blocks: list[Block] = [Paragraph([PROVENANCE_TEXT])]
+    title = [_("Provenance: what each operator became")]
+    copy = view.plan.provenance_copy(view.frame)
+    if copy is not None:  # a recompile of the same graphs: the view is the earlier one's
+        same: list[Inline] = [
+            "The node mappings, graphs and code are ",
+            ObjectLink("frame", copy.name),
+            "'s, text for text: see ",
+            AnchorLink(copy.docname, "provenance", "its provenance view"),
+            ".",
+        ]
+        return Section(title, [Paragraph(same)], anchor="provenance")
     training = bool(c.artifacts_named("aot_backward_graph"))
     names = (
         ["Forward", "Backward"]
@@ -1115,7 +1149,7 @@ def _provenance_section(view: _Frame) -> Section | None:
         if len(linked) > 1:
             blocks.append(Paragraph([Strong(name)]))
         blocks.append(Provenance(view.frame.name, view=index))
-    return Section([_("Provenance: what each operator became")], blocks, anchor="provenance")
+    return Section(title, blocks, anchor="provenance")
 
 
 # -- kernels, shapes, caches ------------------------------------------------------------------

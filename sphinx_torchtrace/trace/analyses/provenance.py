@@ -170,6 +170,12 @@ class ProvenanceView:
         return self.line_maps["postToPyCode" if self.language == "python" else "postToCppCode"]
 
 
+#: The pre-grad graph, the post-grad graph, the Python and the C++ code a view links.
+_Linked = tuple[Artifact | None, Artifact | None, Artifact | None, Artifact | None]
+#: A view's node mapping and what it links (:func:`provenance_sources`).
+ViewSources = tuple[Artifact, Artifact | None, Artifact | None, Artifact | None, Artifact | None]
+
+
 # -- entry points -------------------------------------------------------------
 
 
@@ -181,7 +187,7 @@ def provenance_view(compile_: Compile) -> ProvenanceView | None:
     mappings = compile_.artifacts_named(MAPPING_ARTIFACT)
     if not mappings:
         return None
-    return _view(mappings[-1], compile_.artifacts)
+    return _view(mappings[-1], *_linked(compile_.artifacts))
 
 
 def provenance_views(compile_: Compile) -> list[ProvenanceView]:
@@ -190,11 +196,27 @@ def provenance_views(compile_: Compile) -> list[ProvenanceView]:
     tlparse shows only the last mapping of a compile, which for a training compile is the
     backward graph's (usually empty, there being no pre-grad graph); this keeps the forward's.
     """
-    views = []
+    return [_view(*sources) for sources in provenance_sources(compile_)]
+
+
+def provenance_sources(compile_: Compile) -> list[ViewSources]:
+    """What each view of :func:`provenance_views` is made of, without making it: its node
+    mapping and the artifacts it links (pre-grad graph, post-grad graph, Python and C++
+    code; None for each not logged).  Views made of the same texts are the same view."""
+    sources = []
     for artifact in compile_.artifacts_named(MAPPING_ARTIFACT):
         before = [a for a in compile_.artifacts if a.ordinal < artifact.ordinal]
-        views.append(_view(artifact, before))
-    return views
+        sources.append((artifact, *_linked(before)))
+    return sources
+
+
+def _linked(artifacts: Sequence[Artifact]) -> _Linked:
+    return (
+        _last(artifacts, PRE_GRAD_NAMES),
+        _last(artifacts, POST_GRAD_NAMES),
+        _last(artifacts, PYTHON_CODE_NAMES),
+        _last(artifacts, CPP_CODE_NAMES),
+    )
 
 
 def tlparse_line_offset(pane: Pane, text: str) -> int:
@@ -218,11 +240,13 @@ def tlparse_line_offset(pane: Pane, text: str) -> int:
 # -- building -------------------------------------------------------------------
 
 
-def _view(mapping: Artifact, artifacts: Sequence[Artifact]) -> ProvenanceView:
-    pre = _last(artifacts, PRE_GRAD_NAMES)
-    post = _last(artifacts, POST_GRAD_NAMES)
-    python = _last(artifacts, PYTHON_CODE_NAMES)
-    cpp = _last(artifacts, CPP_CODE_NAMES)
+def _view(
+    mapping: Artifact,
+    pre: Artifact | None,
+    post: Artifact | None,
+    python: Artifact | None,
+    cpp: Artifact | None,
+) -> ProvenanceView:
     nodes = NodeMappings.parse(mapping.text())
     kernels = list(nodes.kernel_to_post)
     pre_lines = node_lines(pre.text()) if pre is not None else {}
