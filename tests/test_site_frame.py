@@ -239,7 +239,7 @@ def test_a_failure_shows_its_parts_as_structure_and_the_whole_message_folded() -
     assert isinstance(table, Table)
     row = next(r for r in table.rows if inline_text(r[0]) == "dynamo_graph_break_reason")
     assert row[0] == [AnchorLink(frame.docname, whole.anchor, "dynamo_graph_break_reason")]
-    assert inline_text(row[-1]) == "under Graph break"
+    assert inline_text(row[-1]) == f"under {inline_text(failures.title)}" == "under Graph break"
     folds = [b for b in walk(page.blocks) if isinstance(b, Dropdown)]
     assert [f for f in folds if f.anchor == whole.anchor] == [whole]
     shown = [b for b in walk(page.blocks) if isinstance(b, CodeBlock) and b.text == message.text]
@@ -269,7 +269,7 @@ def test_a_compile_error_links_its_traceback_from_the_artifacts_table() -> None:
     assert isinstance(table, Table)
     row = next(r for r in table.rows if inline_text(r[0]) == "dynamo_error")
     assert row[0] == [AnchorLink(frame.docname, f"artifact-{error.ordinal}", "dynamo_error")]
-    assert inline_text(row[-1]) == "under Failure"
+    assert inline_text(row[-1]) == f"under {inline_text(failures.title)}"  # the section's name
 
 
 def test_training_frame_has_forward_and_backward_metrics_tabs() -> None:

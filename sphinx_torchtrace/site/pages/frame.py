@@ -660,10 +660,7 @@ def _failures_section(view: _Frame) -> Section | None:
     c = view.compile
     if not c.failures:
         return None
-    if len(c.failures) > 1:
-        title = "Failures, restarts and graph breaks"
-    else:
-        title = FAILURE_TITLES.get(c.failures[0].kind, "Failure")
+    title = _failures_title(c)
     blocks: list[Block] = []
     for failure in c.failures:
         blocks += _failure_blocks(view, failure)
@@ -677,6 +674,12 @@ def _failures_section(view: _Frame) -> Section | None:
                 )
             )
     return Section([title], blocks, anchor="failures")
+
+
+def _failures_title(c: Compile) -> str:
+    if len(c.failures) > 1:
+        return "Failures, restarts and graph breaks"
+    return FAILURE_TITLES.get(c.failures[0].kind, "Failure")
 
 
 def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
@@ -1074,9 +1077,10 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
         return [Code(a.name)], ["no content"], False
     link = view.anchor_link(_artifact_anchor(a), a.name)
     if a.name == "dynamo_error" and view.compile.failures:
-        return [link], ["under Failure"], False  # the failures section shows it, anchored
-    if _break_of(view.compile, a) is not None:  # its text is the graph break's, shown there
-        return [link], ["under Graph break"], False
+        # the failures section shows it, anchored; as is a graph break's message
+        return [link], [f"under {_failures_title(view.compile)}"], False
+    if _break_of(view.compile, a) is not None:
+        return [link], [f"under {_failures_title(view.compile)}"], False
     copy = view.plan.first_copy(a)
     if copy is not None:  # the same text as on an earlier compile's page: linked there
         other_frame, other = copy
