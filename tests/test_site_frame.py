@@ -246,6 +246,43 @@ def test_a_failure_shows_its_parts_as_structure_and_the_whole_message_folded() -
     assert shown == [message]
 
 
+def test_a_graph_break_without_a_reason_folds_its_message_where_its_artifact_row_links(
+    tmp_path: Path,
+) -> None:
+    """A break whose message names only its place parses into no parts: its artifact's row
+    still links the failures section's fold of the whole message, which shows it once."""
+    from .test_hostile_logs import SIMPLE_TEXT, record
+
+    frame_id = {"frame_id": 9, "frame_compile_id": 0, "attempt": 0}
+    said = "Graph break in user code at /x/m.py:3"
+    start = {"dynamo_start": {"stack": [{"line": 3, "name": "f", "filename": "/x/m.py"}]}}
+    reason = {"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}}
+    metrics = {"compilation_metrics": {"co_name": "f", "graph_op_count": 1}}
+    log = tmp_path / "no_reason.log"
+    log.write_text(
+        SIMPLE_TEXT
+        + record({**start, **frame_id})
+        + record({**reason, **frame_id}, said)
+        + record({**metrics, **frame_id}),
+        encoding="utf-8",
+    )
+    plan = plan_trace("one", load_trace(log), "torchtrace")
+    frame = next(f for f in plan.frames if f.compile.label == "[9/0]")
+    page = frame_page(plan, frame, PageSettings())
+    (logged,) = frame.compile.artifacts_named("dynamo_graph_break_reason")
+    failures = section(page, "failures")
+    (fold,) = [b for b in walk(failures.blocks) if isinstance(b, Dropdown)]
+    assert fold.anchor == f"artifact-{logged.ordinal}"
+    assert fold.blocks == [CodeBlock(said, "text")]
+    table = unfolded(section(page, "artifacts").blocks[1])
+    assert isinstance(table, Table)
+    (row,) = [r for r in table.rows if inline_text(r[0]) == "dynamo_graph_break_reason"]
+    assert row[0] == [AnchorLink(frame.docname, fold.anchor, logged.name)]
+    assert inline_text(row[-1]) == f"under {inline_text(failures.title)}"
+    shown = [b for b in walk(page.blocks) if isinstance(b, CodeBlock) and said in b.text]
+    assert shown == [fold.blocks[0]]
+
+
 def test_a_compile_error_links_its_traceback_from_the_artifacts_table() -> None:
     page = page_of("compile_error", "[7/0]")
     frame = frame_of("compile_error", "[7/0]")

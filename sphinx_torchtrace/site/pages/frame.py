@@ -55,7 +55,6 @@ from ..blocks import (
     Tab,
     Table,
     TabSet,
-    Target,
     Toctree,
     WebOnly,
     joined,
@@ -724,15 +723,14 @@ def _failure_blocks(view: _Frame, failure: Failure) -> list[Block]:
     if folded:
         context = CodeBlock(view.strip(folded), "text")
         blocks.append(Dropdown([_("Developer debug context")], [context]))
-    logged = _logged_break(view.compile, failure)
-    anchor = _artifact_anchor(logged) if logged is not None else ""
-    if message.parts or reason.strip() != message.headline:
+    logged = _logged_break(view.compile, failure)  # its artifact's row links this fold
+    if message.parts or reason.strip() != message.headline or logged is not None:
         whole = "The whole message, with tracebacks"
+        anchor = ""
         if logged is not None:
             whole += f" ({logged.name}, line {logged.line} of the log)"
+            anchor = _artifact_anchor(logged)
         blocks.append(Dropdown([whole], [CodeBlock(view.strip(reason), "text")], anchor=anchor))
-    elif anchor:  # the headline above is the whole message
-        blocks.insert(0, Target(anchor))
     return blocks
 
 
