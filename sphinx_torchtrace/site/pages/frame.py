@@ -676,6 +676,7 @@ def _failures_section(view: _Frame) -> Section | None:
 
 
 def _failures_title(c: Compile) -> str:
+    """The failures section's title, which the artifacts shown in it are said to be under."""
     if len(c.failures) > 1:
         return "Failures, restarts and graph breaks"
     return FAILURE_TITLES.get(c.failures[0].kind, "Failure")
@@ -1074,10 +1075,8 @@ def _artifact_cells(view: _Frame, a: Artifact) -> tuple[Inlines, Inlines, bool]:
     if a.payload is None:
         return [Code(a.name)], ["no content"], False
     link = view.anchor_link(_artifact_anchor(a), a.name)
-    if a.name == "dynamo_error" and view.compile.failures:
-        # the failures section shows it, anchored; as is a graph break's message
-        return [link], [f"under {_failures_title(view.compile)}"], False
-    if _break_of(view.compile, a) is not None:
+    if (a.name == "dynamo_error" and view.compile.failures) or _break_of(view.compile, a):
+        # the failures section shows it, anchored: an error's traceback, a break's message
         return [link], [f"under {_failures_title(view.compile)}"], False
     copy = view.plan.first_copy(a)
     if copy is not None:  # the same text as on an earlier compile's page: linked there
