@@ -18,7 +18,7 @@ from ...trace.analyses import compare
 from ...trace.analyses import summary as trace_summary
 from ...trace.analyses.graph_breaks import BreakMessage, failure_places, named_place, parse_message
 from ...trace.analyses.outcome import failure_outcome
-from ...trace.analyses.provenance import provenance_view, provenance_views
+from ...trace.analyses.provenance import provenance_views
 from ...trace.analyses.status import attempts_status
 from ...trace.analyses.timings import MAX_SECONDS, plausible
 from ..artifacts import (
@@ -1123,12 +1123,9 @@ def _provenance_section(view: _Frame) -> Section | None:
     """The side-by-side view of every node mapping that links anything: a training compile
     logs the forward's and the backward's, each shown (tlparse shows the last one only)."""
     c = view.compile
-    if provenance_view(c) is None:
-        return None
     linked = [i for i, v in enumerate(provenance_views(c)) if not v.empty]
-    if not linked:
+    if not linked:  # no node mapping logged, or none that links anything
         return None
-    blocks: list[Block] = [Paragraph([PROVENANCE_TEXT])]
     title = [_("Provenance: what each operator became")]
     copy = view.plan.provenance_copy(view.frame)
     if copy is not None:  # a recompile of the same graphs: the view is the earlier one's
@@ -1140,6 +1137,7 @@ def _provenance_section(view: _Frame) -> Section | None:
             ".",
         ]
         return Section(title, [Paragraph(same)], anchor="provenance")
+    blocks: list[Block] = [Paragraph([PROVENANCE_TEXT])]
     training = bool(c.artifacts_named("aot_backward_graph"))
     names = (
         ["Forward", "Backward"]
