@@ -25,7 +25,6 @@ import gzip
 import logging
 import os
 import re
-import stat
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, TraceReadError
+from ..folders import list_folder
 from ..model import RankTrace, Trace
 from ..reader import (
     CHUNK_SIZE,
@@ -76,34 +76,10 @@ class _Listing:
 
 
 def _list_directory(directory: Path) -> _Listing:
-    """Regular files of ``directory``, links among them only where they stay inside it."""
-    listing = _Listing()
-    root = os.path.realpath(directory)
-    for entry in sorted(directory.iterdir()):
-        why = _unsafe(entry, root)
-        if why is None:
-            listing.files.append(entry)
-        elif why:
-            listing.skipped.append((entry, why))
-    return listing
-
-
-def _unsafe(entry: Path, root: str) -> str | None:
-    """Why ``entry`` must not be read ("" for a directory, never a log); None when it may be."""
-    try:
-        mode = entry.lstat().st_mode
-        if stat.S_ISLNK(mode):
-            target = os.path.realpath(entry)
-            if os.path.commonpath([root, target]) != root:
-                return "a link that leads out of the trace directory"
-            mode = os.stat(target).st_mode
-    except (OSError, ValueError):
-        return "a link that leads nowhere, or an entry that cannot be examined"
-    if stat.S_ISDIR(mode):
-        return ""
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
-    return None
+    """Regular files of ``directory``, links among them only where they stay inside it
+    (:func:`~..folders.list_folder`); subfolders are neither read nor reported."""
+    listing = list_folder(directory)
+    return _Listing(listing.files, listing.refused)
 
 
 def rank_logs(directory: str | os.PathLike[str]) -> dict[int, Path]:
