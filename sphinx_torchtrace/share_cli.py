@@ -23,6 +23,7 @@ from .trace.diagnostics import TraceReadError
 from .trace.sharing.redact import LogReport
 from .trace.sharing.redact_text import CLASSES, DEFAULT_CLASSES, Options
 from .trace.sharing.share import (
+    bundle_names,
     check_logs,
     log_files,
     readme,
@@ -267,7 +268,9 @@ def _bundle(args: argparse.Namespace) -> int:
         raise ShareError("bundle needs Sphinx to build the report: pip install sphinx") from None
     with tempfile.TemporaryDirectory(prefix="torchtrace-bundle-") as tmp:
         folder = Path(tmp) / "logs"
-        dests = [folder / log.name for log in logs]
+        # named here, never as the input was: the zip, its README and its report hold
+        # no input's file name (a user's name, a ``..\`` climb, a line break)
+        dests = [folder / name for name in bundle_names(logs)]
         _note(f"redacting {len(logs)} log(s)", args.quiet)
         reports = _read(lambda: redact_logs(logs, dests, options))
         remaining = [(d, c) for r, d in zip(reports, dests, strict=True) for c in r.remaining]
@@ -284,7 +287,10 @@ def _bundle(args: argparse.Namespace) -> int:
         except StandaloneBuildError as e:
             raise ShareError(str(e)) from None
         files = tree_files(folder, "logs") + tree_files(Path(tmp) / "report", "report")
-        write_zip(out, files, readme(reports, [d.name for d in dests], options))
+        try:
+            write_zip(out, files, readme(reports, [d.name for d in dests], options))
+        except ValueError as e:
+            raise ShareError(f"{out}: not written: {e}") from None
     counts, _ = totals(reports)
     _say(
         f"{out}: {len(logs)} redacted log(s), their report and README.txt ({_counts(counts)} "

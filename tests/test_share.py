@@ -286,7 +286,7 @@ def test_the_bundle_holds_nothing_planted(planted: Path, tmp_path: Path) -> None
     with zipfile.ZipFile(out) as z:
         names = z.namelist()
         assert names == sorted(names)
-        assert "README.txt" in names and "logs/planted.log" in names
+        assert "README.txt" in names and "logs/trace-0.log" in names
         assert any(n.startswith("report/") and n.endswith("index.html") for n in names)
         leaks = {n: s for n in names for s in PLANTED if s.encode() in z.read(n)}
         readme = z.read("README.txt").decode()
@@ -295,7 +295,7 @@ def test_the_bundle_holds_nothing_planted(planted: Path, tmp_path: Path) -> None
     again = tmp_path / "again.zip"
     assert run("bundle", planted, "-o", again, "-q").returncode == 0
     with zipfile.ZipFile(again) as z:  # the same log, the same logs and README
-        assert z.read("logs/planted.log") == zipfile.ZipFile(out).read("logs/planted.log")
+        assert z.read("logs/trace-0.log") == zipfile.ZipFile(out).read("logs/trace-0.log")
 
 
 # -- the rules ---------------------------------------------------------------------------------

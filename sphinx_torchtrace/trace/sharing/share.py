@@ -8,6 +8,9 @@ every process (:class:`~.redact_text.PathMap`'s ``salt``).
 
 A bundle is a zip of the redacted logs, the report built from them and a README of what
 was removed, written in a fixed order with fixed times: the same input, the same bytes.
+Every name in it is made here (:func:`bundle_names`): an input's file name may hold a
+user's name, a Windows ``..\\`` climb, a line break or a terminal escape, and nothing of
+it reaches the zip, its README or its report.
 """
 
 from __future__ import annotations
@@ -22,13 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..diagnostics import TraceReadError
-from .redact import LogReport, redact_log, scan_log
+from ..inputs.loader import RANK_LOG, TRACE_LOG
+from .redact import LogReport, open_log, redact_log, scan_log
 from .redact_text import DEFAULT_CLASSES, Options, PathMap, TextRedactor
 
 #: Logs of a folder redacted at once, at most (one process each).
 MAX_JOBS = 16
 #: The time every file of a bundle has (zip's earliest).
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+#: The most digits of a rank a bundle's log name keeps (more: named as a log without one).
+MAX_RANK_DIGITS = 9
 
 
 def log_files(path: Path) -> list[Path]:
@@ -125,8 +131,48 @@ def totals(reports: Iterable[LogReport]) -> tuple[Counter[str], dict[str, int]]:
 # -- the bundle ---------------------------------------------------------------------------
 
 
+def bundle_names(logs: Sequence[Path]) -> list[str]:
+    """The name each log has in a bundle, made here, never taken from its file name: a
+    rank's log ``dedicated_log_torch_trace_rank_<N>.log`` (torch's naming, so the report
+    built inside finds the ranks; ``N`` re-written from the integer), another torch log
+    ``dedicated_log_torch_trace_<i>.log``, any other file ``trace-<i>.log`` (``i``: its
+    place among ``logs``), with ``.gz`` for a gzip log.  A repeated rank gets ``_2``,
+    ``_3``: rank discovery takes each rank's newest, as it did with the input's names."""
+    names: list[str] = []
+    taken: set[str] = set()
+    for i, log in enumerate(logs):
+        rank = RANK_LOG.match(log.name)
+        if rank is not None and len(rank.group(1)) <= MAX_RANK_DIGITS:
+            stem = f"dedicated_log_torch_trace_rank_{int(rank.group(1))}"
+        elif TRACE_LOG.match(log.name):
+            stem = f"dedicated_log_torch_trace_{i}"
+        else:
+            stem = f"trace-{i}"
+        suffix = ".log.gz" if _is_gzip(log) else ".log"
+        name, n = stem + suffix, 2
+        while name in taken:
+            name, n = f"{stem}_{n}{suffix}", n + 1
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def _is_gzip(path: Path) -> bool:
+    """Whether a log is gzip, as redaction decides it (by its bytes, not its name)."""
+    try:
+        source, compressed = open_log(path)
+    except TraceReadError:
+        return False  # redaction says why it cannot be read
+    source.close()
+    return compressed
+
+
 def readme(reports: Sequence[LogReport], names: Sequence[str], options: Options) -> str:
-    """README.txt of a bundle: what it holds and what was removed (counts, never values)."""
+    """README.txt of a bundle: what it holds and what was removed (counts, never values).
+    ``names``: the logs' names in the bundle (:func:`bundle_names`), checked as every
+    member's name is: a README line is never an input's."""
+    for name in names:
+        _check_member(f"logs/{name}")
     counts, folders = totals(reports)
     kept = [c for c in DEFAULT_CLASSES if c not in options.classes()]
     lines = [
@@ -149,6 +195,7 @@ def readme(reports: Sequence[LogReport], names: Sequence[str], options: Options)
         ),
         "",
         "Logs: " + ", ".join(names),
+        "  (named by sphinx-torchtrace: a rank's log by its rank; no input file's name is kept)",
     ]
     if kept:
         lines += ["", "Kept on request: " + ", ".join(kept)]
@@ -157,7 +204,10 @@ def readme(reports: Sequence[LogReport], names: Sequence[str], options: Options)
 
 def write_zip(dest: Path, files: Sequence[tuple[str, Path]], readme_text: str) -> None:
     """A zip of ``files`` (name in the zip, file) and README.txt, sorted, with fixed times
-    and modes: the same files make the same bytes."""
+    and modes: the same files make the same bytes.  Raises ValueError, before writing
+    anything, for a name no archive should hold (:func:`_check_member`)."""
+    for name, _ in files:
+        _check_member(name)
     part = dest.with_name(dest.name + ".part")
     with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
         entries = sorted([("README.txt", None), *files], key=lambda e: e[0])
@@ -172,6 +222,19 @@ def write_zip(dest: Path, files: Sequence[tuple[str, Path]], readme_text: str) -
                     while data := src.read(1 << 20):
                         out.write(data)
     os.replace(part, dest)
+
+
+def _check_member(name: str) -> None:
+    """Refuse a member name an unzip tool or a reader could take for more than a file of
+    the bundle: a control or invisible character (a line break, an escape), a backslash
+    (a Windows ``..\\`` climb), an absolute path, or a ``.``/``..``/empty segment."""
+    if (
+        not name.isprintable()
+        or "\\" in name
+        or name.startswith("/")
+        or any(part in ("", ".", "..") for part in name.split("/"))
+    ):
+        raise ValueError(f"not a name for a bundle's file: {name!r}")
 
 
 def tree_files(root: Path, prefix: str) -> list[tuple[str, Path]]:
