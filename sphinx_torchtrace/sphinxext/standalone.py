@@ -37,6 +37,7 @@ from sphinx.util.console import color_terminal, nocolor
 from ..site.artifacts import size_text
 from ..site.characters import console_text
 from ..trace import TraceReadError
+from ..trace.folders import inside, real_root, refusal
 from ..trace.inputs.loader import choose_logs
 from .cache_dirs import cache_home
 from .config import torchtrace_config
@@ -146,25 +147,69 @@ def _remove_empty_folders(folder: Path, root: Path) -> None:
         folder = folder.parent
 
 
+#: The host names a preview answers to (a request's ``Host``, with or without the port):
+#: loopback by name and by address.  A page elsewhere that points a name of its own at
+#: 127.0.0.1 (DNS rebinding) sends that name, and gets :data:`NOT_OUR_HOST`.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+#: What a request for another host name gets: refused, never served.
+NOT_OUR_HOST = 403
+
+
+def own_host(host: str | None, port: int) -> bool:
+    """Whether a request's ``Host`` header names this preview: a loopback name or address
+    of :data:`LOOPBACK_HOSTS`, alone or with the preview's port."""
+    if host is None:
+        return False
+    host = host.strip().lower()
+    return any(host in (name, f"{name}:{port}") for name in LOOPBACK_HOSTS)
+
+
 def serve(
     folder: Path, port: int = 8000, *, ready: Callable[[str], None] = print, page: str = ""
 ) -> None:
     """Serve a built site on 127.0.0.1 until interrupted (a preview, never a server for
     others: nothing but this machine can reach it); ``page``, a path in ``folder``, is the
-    one the printed address opens."""
+    one the printed address opens.
+
+    It answers only requests that name it (:func:`own_host`; others get
+    :data:`NOT_OUR_HOST`), and only with what is inside ``folder``: an entry whose real
+    path (links followed) is outside it, or that is no regular file or folder, is "not
+    found", as :mod:`~..trace.folders` decides for every folder the user names."""
     import functools
+    from http import HTTPStatus
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
+    root = real_root(folder)
+
     class Handler(SimpleHTTPRequestHandler):
+        port = 0  # the port bound, once it is
+
+        def send_head(self) -> Any:
+            hosts = self.headers.get_all("Host") or []
+            if len(hosts) != 1 or not own_host(hosts[0], self.port):
+                self.send_error(
+                    NOT_OUR_HOST,
+                    "Not this preview's host name",
+                    "This preview answers only requests for 127.0.0.1, localhost or [::1].",
+                )
+                return None
+            path = self.translate_path(self.path)
+            if not inside(path, root) or refusal(path, root) not in (None, ""):
+                self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+                return None
+            return super().send_head()
+
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's
             # a request line is whatever a client sent: escaped, and on a line of our own
             sys.stderr.write(console_text(f"served: {format % args}") + "\n")
 
     handler = functools.partial(Handler, directory=os.fspath(folder))
     with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        Handler.port = server.server_address[1]
         ready(
             f"serving {console_text(os.fspath(folder))} at "
-            f"http://127.0.0.1:{server.server_address[1]}/{quote(page)} (Ctrl+C to stop)"
+            f"http://127.0.0.1:{server.server_address[1]}/{quote(page)} (answers only "
+            "requests for 127.0.0.1, localhost or [::1]; Ctrl+C to stop)"
         )
         server.serve_forever()
 
