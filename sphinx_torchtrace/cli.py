@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -47,7 +48,7 @@ from .trace.inputs.debug_dir import load_debug_dir
 from .trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
 from .trace.inputs.loading import load_input
 from .trace.reader import record_lines
-from .trace.secrets import SecretMasker, mask_secrets
+from .trace.secrets import SecretMasker, mask_secrets, secret_name
 from .version import __version__
 
 PROG = "sphinx-torchtrace"
@@ -634,7 +635,7 @@ def _run(args: argparse.Namespace) -> int:
     env = runtime_environment(trace_dir / RUNTIME_DIR, steps) if args.runtime else None
     if not args.quiet:
         _note(f"TORCH_TRACE={trace_dir}")
-        _note(f"running {shlex.join(program)}" + (" under torch.profiler" if env else ""))
+        _note(f"running {shown_command(program)}" + (" under torch.profiler" if env else ""))
     started = time.monotonic()
     try:
         returncode, _ = run_program(
@@ -646,7 +647,7 @@ def _run(args: argparse.Namespace) -> int:
             progress=None if args.quiet else _still_running(),
         )
     except OSError as e:
-        raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
+        raise InputError(f"cannot run {shown_command(program[:1])}: {e.strerror or e}") from None
     status = (
         returncode
         if returncode is not None and returncode >= 0
@@ -658,7 +659,9 @@ def _run(args: argparse.Namespace) -> int:
         try:
             _eager_run(program, trace_dir, steps, args.quiet)
         except OSError as e:
-            raise InputError(f"cannot run {program[0]}: {e.strerror or e}") from None
+            raise InputError(
+                f"cannot run {shown_command(program[:1])}: {e.strerror or e}"
+            ) from None
     if args.runtime and not any((trace_dir / RUNTIME_DIR).glob("profile-*.json.gz")):
         _note(
             "no runtime profile was written: no compiled region ran while profiled"
@@ -741,8 +744,36 @@ def _still_running() -> Callable[[float], None]:
 
 
 def _note(line: str) -> None:
-    """A progress line on stderr (stdout is the program's, then the report's path)."""
-    print(console_text(f"{PROG}: {line}"), file=sys.stderr, flush=True)
+    """A progress line on stderr (stdout is the program's, then the report's path), masked
+    as ``redact`` masks a log's secrets: a terminal's scrollback, a CI log."""
+    print(console_text(mask_secrets(f"{PROG}: {line}")), file=sys.stderr, flush=True)
+
+
+#: What stands for a value the command line's own words say is secret.
+_MASKED_ARG = "[secret masked]"
+#: ``NAME=value`` (``env HF_TOKEN=… python …``) and ``--name=value``.
+_ASSIGNMENT = re.compile(r"(?P<name>-{0,2}[A-Za-z_][A-Za-z0-9_.-]{0,255})=")
+
+
+def shown_command(program: Sequence[str]) -> str:
+    """A program's command line as ``run`` prints it, with what a reader of the terminal or
+    the CI log must not get masked: the value of an argument or assignment whose name says
+    it is secret (``--token X``, ``--api-key=X``, ``HF_TOKEN=X``, by the rule that names
+    environment variables), then every secret :data:`~.trace.secrets.mask_secrets` finds
+    (a token, a key, a URL's password, a random string), as ``redact`` masks them."""
+    words: list[str] = []
+    after_secret_option = False
+    for word in program:
+        assignment = _ASSIGNMENT.match(word)
+        if after_secret_option and not word.startswith("-"):
+            word = _MASKED_ARG
+        elif assignment is not None and secret_name(assignment["name"].lstrip("-")):
+            word = assignment.group() + _MASKED_ARG
+        after_secret_option = (
+            word.startswith("-") and "=" not in word and secret_name(word.lstrip("-"))
+        )
+        words.append(word)
+    return mask_secrets(shlex.join(words))
 
 
 # -- serve ----------------------------------------------------------------------------------
