@@ -323,6 +323,7 @@ def test_surviving_paths() -> None:
     assert surviving_paths(text) == [
         "/scratch/alice/run/x.py",
         "C:\\Users\\alice\\proj\\m.py",
+        "/home/a",  # a bare home folder: its last part is a user's name
         "/tmp/torchinductor_alice/x/y.py",
     ]
 
@@ -372,10 +373,28 @@ def test_the_publish_check_finds_machine_paths(path: str) -> None:
 
 def test_the_publish_check_leaves_prose_and_library_paths() -> None:
     text = (
-        "/home/x and /usr/lib/python3.11/json/x.py, /opt (a folder), /data alone, "
-        "see /home/a /home/b 'quoted /srv/a/b.py'"
+        "/usr/lib/python3.11/json/x.py, /opt (a folder), /data alone, /home alone, "
+        "'quoted /srv/a/b.py'"
     )
     assert surviving_paths(text) == ["/srv/a/b.py"]
+
+
+@pytest.mark.parametrize(
+    "text,path",
+    [
+        ("cwd /home/alice, then", "/home/alice"),
+        ('"cwd": "/Users/alice"', "/Users/alice"),
+        ("in /private/home/alice/proj/m.py", "/private/home/alice/proj/m.py"),
+        ("on /media/alice/disk/m.py", "/media/alice/disk/m.py"),
+        ("at /export/home/alice", "/export/home/alice"),
+        ("C:\\Users\\alice", "C:\\Users\\alice"),
+    ],
+)
+def test_every_home_root_is_a_machine_path(text: str, path: str) -> None:
+    """A home folder names its user, alone (a working directory) or under any root of
+    Linux, macOS and Windows clusters: found by the one path finder of check, redact and
+    the publish check."""
+    assert surviving_paths(text) == [path]
 
 
 # -- linear time -------------------------------------------------------------------------------

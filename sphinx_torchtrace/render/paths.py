@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..trace.model import RankTrace, Trace
 from ..trace.secrets import mask_secrets
+from ..trace.sharing.private import HOME_ROOTS
 
 #: ``/any/prefix/site-packages/`` (or ``dist-packages``): from the first ``/`` of a path to
 #: the first site-packages folder after it.  A match may begin only where a path begins
@@ -42,6 +43,11 @@ MACOS_TEMP = r"/var/folders/[^/\s\"'<>]+/[^/\s\"'<>]+/T/"
 #: a process id of the machine that ran the notebook.
 IPYKERNEL = r"/tmp/ipykernel_\d{1,12}/"
 
+#: A home folder, alone or at the start of a path: what follows it is kept.
+HOME = rf"/(?:(?:{HOME_ROOTS}|data/users)/[^/\s\"'<>\\]+|root)(?=[/\s\"'<>\\]|$)"
+#: A Windows home folder (``C:\\Users\\alice``, its backslashes JSON-escaped or not).
+WINDOWS_HOME = r"(?<![A-Za-z0-9_])[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/)[^\\/\s\"'<>]+"
+
 #: Rewrites applied to every path in published text unless configured otherwise, in order
 #: (site-packages before the standard library that holds it, both before home directories
 #: that hold them).  Log text is untrusted: each pattern here runs in time linear in the
@@ -53,8 +59,10 @@ DEFAULT_PATH_REWRITES: dict[str, str] = {
     MACOS_TEMP: "<tmp>/",
     IPYKERNEL: "<notebook>/",
     # home directories: Linux and macOS users (and shared hosts' /data/users/<name>), and
-    # the superuser's
-    r"/(?:(?:home|Users|data/users)/[^/\s\"']+|root)/": "~/",
+    # the superuser's; a bare home folder (a working directory) too: the same roots as
+    # ``check`` and ``redact`` (:data:`~..trace.sharing.private.HOME_ROOTS`)
+    HOME: "~",
+    WINDOWS_HOME: "~",
 }
 
 #: What the project's root becomes (see :func:`project_roots`).
@@ -78,7 +86,7 @@ _WORD_ENDS = frozenset(" \t\n\r\f\v\"'<>")
 _WORD_REST = re.compile(r"[^\s\"'<>]*")
 
 # Folders whose paths the home-directory rule already hides.
-_HOMES = ("/home/", "/Users/", "/data/users/", "/root/")
+_HOMES = re.compile(rf"/(?:(?:{HOME_ROOTS}|data/users)/|root/)")
 # File names of library code, not the user's: the project root is never among them.
 _LIBRARY = re.compile(r"/(?:site|dist)-packages/|/lib(?:64)?/python\d\.\d{1,3}/|/torch/_")
 _MAX_FILES = 10_000  # file names of one log looked at, at most, to find its project's root
@@ -113,7 +121,7 @@ def _root_of(names: Iterable[str]) -> str | None:
     if (
         len(root) > 1000
         or root in ("", "/")
-        or (root + "/").startswith(_HOMES)
+        or _HOMES.match(root + "/") is not None
         or any(c in root for c in " \t\"'<>")
     ):
         return None

@@ -31,6 +31,7 @@ bounded: linear in the text.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -139,7 +140,10 @@ def high_entropy(value: str) -> bool:
     paths fail; of random tokens, 92 % of 32 base-62 characters pass, 98 % of
     ``secrets.token_urlsafe(32)``, 70 % of 32 bytes in base64 (cut at ``/``), no hex.
     """
-    return 32 <= len(value) <= 256 and any(_random(part) for part in value.split("/"))
+    if not 32 <= len(value) <= 256:
+        return False
+    parts = value.split("/")
+    return any(_random(part) for part in parts) or (len(parts) <= 4 and _random(value))
 
 
 def _random(part: str) -> bool:
@@ -225,9 +229,19 @@ _PEM_LINES = re.compile(
 #: The line breaks of a key's body, real or escaped (kept when the lines are masked).
 _BREAKS = re.compile(r"(\\n|\r?\n)")
 MAX_PEM_CHARS = 1 << 16
+#: The kind of a private key's body.
+PRIVATE_KEY = "a private key"
 
 #: ``scheme://user:password@host``: the password.
 _URL = re.compile(r"://(?P<user>[^\s:/@'\"<>\\]{0,200}):(?P<v>[^\s@/'\"<>\\]{1,200})@")
+
+#: An AWS secret access key after its name (``aws_secret_access_key = …``, JSON's
+#: ``"SecretAccessKey": "…"``): 40 characters of base64, ``/`` and ``+`` among them.
+_AWS_SECRET = re.compile(
+    r"(?i:aws_?secret_?access_?key|secret_?access_?key)['\"\\]{0,3}[ \t]{0,8}[=:][ \t]{0,8}"
+    r"b?['\"\\]{0,3}(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+)
+AWS_SECRET = "an AWS secret access key"
 
 #: A quoted string of token characters (the closing quote may be escaped: JSON in JSON).
 _QUOTED = [re.compile(q + r"(?P<v>[A-Za-z0-9+/=_-]{32,256})\\{0,3}['\"]") for q in ("'", '"')]
@@ -351,12 +365,22 @@ def _private_keys(text: str) -> Iterator[_Found]:
             end = lines.end() if lines else start
         covered = end
         body = text[start:end]
-        if body.strip():
-            masked = "".join(
-                part if i % 2 or not part.strip() else MASK
-                for i, part in enumerate(_BREAKS.split(body))
-            )
-            yield _Found(start, end, masked, Secret(0, "a private key", "", body), 1)
+        if _BREAKS.sub("", body).replace(MASK, "").strip():  # not masked already
+            yield _Found(start, end, _mask_lines(body), Secret(0, PRIVATE_KEY, "", body), 1)
+
+
+def _mask_lines(body: str) -> str:
+    """A private key's body with each line's text masked, its line breaks (real or
+    escaped) and the whitespace around each line (a payload line's TAB) kept."""
+    parts = _BREAKS.split(body)
+    for i in range(0, len(parts), 2):
+        part = parts[i]
+        text = part.strip()
+        if text and text != MASK:
+            lead = part[: len(part) - len(part.lstrip())]
+            trail = part[len(part.rstrip()) :]
+            parts[i] = lead + MASK + trail
+    return "".join(parts)
 
 
 def _url_passwords(text: str) -> Iterator[_Found]:
@@ -369,6 +393,13 @@ def _url_passwords(text: str) -> Iterator[_Found]:
         yield _Found(
             m.start("v"), m.end("v"), MASK, Secret(0, "a password in a URL", "", password), 3
         )
+
+
+def _aws_secrets(text: str) -> Iterator[_Found]:
+    for m in _AWS_SECRET.finditer(text):
+        value = m["v"]
+        if _mixed(value):
+            yield _Found(m.start("v"), m.end("v"), MASK, Secret(0, AWS_SECRET, "", value), 3)
 
 
 def _random_strings(text: str) -> Iterator[_Found]:
@@ -403,7 +434,7 @@ def _anonymous(pattern: str) -> str:
 
 
 #: Every expression a rule's scan starts from: no finding without a match of one of them.
-_RULE_EXPRESSIONS = (_ENV, _PEM, *_TOKEN_PATTERNS, _JWT, _URL, *_QUOTED)
+_RULE_EXPRESSIONS = (_ENV, _PEM, *_TOKEN_PATTERNS, _JWT, _URL, _AWS_SECRET, *_QUOTED)
 #: All of them at once.  Most published strings are short (a name, a table cell), and one
 #: scan of a short string costs a seventh of the rules' scans, each set up for itself; a
 #: long string is faster scanned rule by rule (each expression starts with a literal).
@@ -411,24 +442,104 @@ _GATE = re.compile("|".join(f"(?:{_anonymous(e.pattern)})" for e in _RULE_EXPRES
 _GATED_CHARS = 128
 
 
-def _findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) -> list[_Found]:
-    """Every value of ``text`` that looks secret, in order, none overlapping another (the
-    environment rule's findings first: they name their variable)."""
+def _plain_findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) -> list[_Found]:
+    """Every value of ``text`` as it stands that looks secret (overlaps not removed)."""
     if (
         len(text) <= _GATED_CHARS
         and _GATE.search(text) is None
         and not any(pattern.search(text) for pattern, _ in learned)
     ):
         return []
-    found = [
+    return [
         *_environment(text),
         *_private_keys(text),
         *_tokens(text),
         *_web_tokens(text),
         *_url_passwords(text),
+        *_aws_secrets(text),
         *_learned(text, learned),
         *_random_strings(text),
     ]
+
+
+#: A JSON string's escapes, decoded to find what a reader sees: ``\\n`` before a token
+#: (``was:\\nhf_…``), a token spelled with ``\\u`` escapes, ``:\\/\\/`` in a URL.
+_JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|[\"\\/bfnrt])")
+_UNESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+#: Levels of escaping decoded, at most (JSON in a JSON string: a guard's repr in a record).
+ESCAPE_LEVELS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class _Decoded:
+    """A text with its JSON escapes decoded, and where each decoded offset was in the
+    text: ``decoded`` and ``raw`` are anchors, one pair at each escape's start and end
+    (between two of them the offsets move together); ``outer``: the view this one decodes
+    further (JSON in a JSON string), whose text the offsets are in."""
+
+    text: str
+    decoded: list[int]
+    raw: list[int]
+    outer: _Decoded | None = None
+
+    def where(self, offset: int) -> int:
+        """The offset in the original text of a decoded offset (an escape's start for its
+        decoded character, its end for the offset after it)."""
+        i = bisect.bisect_right(self.decoded, offset) - 1
+        here = offset if i < 0 else self.raw[i] + (offset - self.decoded[i])
+        return here if self.outer is None else self.outer.where(here)
+
+
+def _decode(text: str, outer: _Decoded | None = None) -> _Decoded | None:
+    """``text`` with its JSON escapes decoded, or None when it has none."""
+    if "\\" not in text:
+        return None
+    pieces: list[str] = []
+    decoded: list[int] = []
+    raw: list[int] = []
+    pos = out = 0
+    for m in _JSON_ESCAPE.finditer(text):
+        start, end = m.span()
+        pieces.append(text[pos:start])
+        out += start - pos
+        esc = m.group()
+        c = esc[1]
+        pieces.append(chr(int(esc[2:], 16)) if c == "u" else _UNESCAPED.get(c, c))
+        decoded += (out, out + 1)
+        raw += (start, end)
+        out += 1
+        pos = end
+    if not raw:
+        return None
+    pieces.append(text[pos:])
+    return _Decoded("".join(pieces), decoded, raw, outer)
+
+
+def _raw_replacement(f: _Found, raw: str) -> str:
+    """A finding's replacement in the text's own encoding: a private key's lines masked
+    where they stand (its line breaks, real or escaped, kept); another finding's
+    replacement holds no character a JSON string escapes."""
+    if f.secret.kind == PRIVATE_KEY:
+        return _mask_lines(raw)
+    return f.replacement
+
+
+def _findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) -> list[_Found]:
+    """Every value of ``text`` that looks secret, in order, none overlapping another: found
+    in the text and in what it reads as once its JSON escapes are decoded (up to
+    :data:`ESCAPE_LEVELS` levels), each masked in the encoding it was found in (the
+    environment rule's findings first: they name their variable)."""
+    found = _plain_findings(text, learned)
+    view = _decode(text)
+    for _ in range(ESCAPE_LEVELS):
+        if view is None:
+            break
+        for f in _plain_findings(view.text, learned):
+            start, end = view.where(f.start), view.where(f.end)
+            if end > start:
+                raw = _raw_replacement(f, text[start:end])
+                found.append(f._replace(start=start, end=end, replacement=raw))
+        view = _decode(view.text, view)
     if len(found) < 2:
         return found
     found.sort(key=lambda f: (f.start, f.rank, -f.end))
@@ -538,6 +649,23 @@ mask_secrets = SecretMasker()
 MAX_LINE_BYTES = 1 << 20
 
 
+def safe_cut(data: bytes) -> int:
+    """Where a piece of one long line may be cut without cutting a secret in two: after
+    its last quote within the last :data:`MAX_PEM_CHARS` bytes (no rule's value holds
+    one), else after its last space, comma or TAB, else at its end (a run of that many
+    bytes without any is no value a rule finds)."""
+    low = max(0, len(data) - MAX_PEM_CHARS)
+    for stops in (_QUOTES, _SPACES):
+        at = max(data.rfind(c, low) for c in stops)
+        if at > 0:
+            return at + 1
+    return len(data)
+
+
+_QUOTES = (b'"', b"'")
+_SPACES = (b" ", b",", b"\t")
+
+
 class SecretScanner:
     """Finds what looks secret in a log as its bytes are read, piece by piece.
 
@@ -558,7 +686,7 @@ class SecretScanner:
             self._carry = data
             return
         if cut == 0:
-            cut = len(data)
+            cut = safe_cut(data)
         self._carry = data[cut:]
         self._scan(data[:cut])
 

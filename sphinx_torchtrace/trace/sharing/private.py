@@ -24,8 +24,15 @@ SHOWN_MAX = 20
 #: ``/nfs``, ``/scratch``, ``/workspace``, ``/shared`` ...), service and temporary trees.
 ROOTS = (
     r"home\d*|Users|root|tmp|var|data\d*|srv|opt|mnt|scratch\d*|gpfs|lustre|nfs"
-    r"|workspace|shared|projects?|fsx|efs|net|cluster"
+    r"|workspace|shared|projects?|fsx|efs|net|cluster|private|media|export"
 )
+#: Where home folders are, the user's name the folder after it: Linux (``/home``,
+#: ``/home2``, ``/export/home`` on Solaris-style clusters, ``/private/home`` of some
+#: clusters, ``/media/<user>`` for removable disks), macOS (``/Users``).  A bare home
+#: folder (``/home/alice`` as a whole value, a working directory) is a path too: its
+#: last part is the user's name.  Windows' ``C:\Users\<user>`` is matched as any drive
+#: path.
+HOME_ROOTS = r"(?:private/|export/)?home\d*|Users|media"
 # Each pattern starts with a literal, so the regex engine jumps from one candidate to
 # the next (a leading look-behind made it try every character: 0.8 s for a 36 MB site);
 # the character before a match is checked in Python.  A folder's name may hold spaces,
@@ -34,6 +41,7 @@ ROOTS = (
 # Every class excludes the separator it stops at: linear.
 _SEGMENT = r"[^/\s\"<>&:](?:[^/\n\"<>&:]*[^/\s\"<>&:])?/"  # no ":": not into a URL
 _POSIX = re.compile(rf"/(?:{ROOTS})/(?:{_SEGMENT})+[^\s\"'<>&]+")
+_BARE_HOME = re.compile(rf"/(?:{HOME_ROOTS})/[^/\s\"'<>&:\\]+")
 _WINDOWS = re.compile(r":\\{1,2}[^\s\\/\"'<>:&]+\\{1,2}[^\s\"'<>&]+")
 _ROOT_NAMED = re.compile(rf"/(?:{ROOTS})/|:\\")
 _TAG = re.compile(r"<[^<>]*>")
@@ -41,7 +49,7 @@ _TAG = re.compile(r"<[^<>]*>")
 # the random folders of Python's ``tempfile`` that torch works in (``/tmp/tmpk2j4_x9a/``,
 # ``/tmp/torchelastic_krot7efo/``).
 _HARMLESS = re.compile(
-    r"/(?:var/)?tmp/(?:torchinductor_user(?![^/])"
+    r"/(?:private/)?(?:var/)?tmp/(?:torchinductor_user(?![^/])"
     r"|(?!torchinductor_)(?:tmp|[A-Za-z]{1,40}_)[a-z0-9_]{8}/)"
 )
 #: What ends a path found in prose: punctuation after it is not part of it.
@@ -68,8 +76,9 @@ def path_spans(text: str) -> list[PathSpan]:
         return []
     matches = sorted(
         [m for m in _POSIX.finditer(text) if _starts_a_path(text, m.start(), posix=True)]
+        + [m for m in _BARE_HOME.finditer(text) if _starts_a_path(text, m.start(), posix=True)]
         + [m for m in _WINDOWS.finditer(text) if _starts_a_path(text, m.start(), posix=False)],
-        key=lambda m: m.start(),
+        key=lambda m: (m.start(), -m.end()),
     )
     spans: list[PathSpan] = []
     for match in matches:

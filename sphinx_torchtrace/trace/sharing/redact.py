@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from ..diagnostics import TraceReadError
 from ..reader import _StreamedBody, load_json, payload_body
+from ..secrets import safe_cut
 from .redact_text import Change, PathMap, TextRedactor
 
 #: Bytes read at a time: a chunk is cut at its last record start (or, inside a record
@@ -106,6 +107,7 @@ class LogRedactor:
         self.lines = lines
         self._open: _Open | None = None
         self._json = False  # the payload of the record the chunk starts inside is JSON
+        self._continues = False  # the chunk starts inside a line the last one cut
 
     def run(self, source: IO[bytes], out: IO[bytes] | None) -> None:
         buf = b""
@@ -123,10 +125,10 @@ class LogRedactor:
             if cut == 0:
                 if len(buf) < CHUNK_SIZE:
                     continue
-                cut, whole = buf.rfind(b"\n") or len(buf), False  # inside one long record
-                if cut <= 0:
-                    cut = len(buf)
+                whole = False  # inside one long record: cut after a line, else in one
+                cut = buf.rfind(b"\n") + 1 or safe_cut(buf)
             self._chunk(buf[:cut], line, out, final=whole)
+            self._continues = not buf[cut - 1 : cut] == b"\n"
             line += buf.count(b"\n", 0, cut)
             buf = buf[cut:]
         self._close(out)
@@ -155,7 +157,7 @@ class LogRedactor:
             if a == b:
                 continue
             old_rec, new_rec = chunk[a:b], new[c:d]
-            starts_record = i > 0 or chunk[:1] not in (b"\n", b"\t", b"\r")
+            starts_record = i > 0 or not (self._continues or chunk[:1] in (b"\n", b"\t", b"\r"))
             if not starts_record:  # the open record goes on
                 self._feed(old_rec, new_rec, out)
             else:
@@ -172,7 +174,7 @@ class LogRedactor:
         offset is JSON: a record's line always, its payload when it starts with ``{`` or
         ``[`` (the chunk's first lines: as the open record's payload)."""
         starts = [m.start() + 1 for m in re.finditer(r"\n[^\t\n]", text)]
-        if text[:1] not in ("\n", "\t", "\r", ""):
+        if text[:1] not in ("\n", "\t", "\r", "") and not self._continues:
             starts.insert(0, 0)
         payload_json = []
         for s in starts:
@@ -180,8 +182,12 @@ class LogRedactor:
             payload_json.append(nl >= 0 and text[nl + 1 : nl + 3] in ("\t{", "\t["))
         first_json = self._open.json if self._open is not None else self._json
 
+        continues = self._continues
+
         def json_at(offset: int) -> bool:
             line_start = text.rfind("\n", 0, offset) + 1
+            if line_start == 0 and continues:
+                return first_json  # the rest of a line the last chunk cut
             if text[line_start : line_start + 1] not in ("\t", ""):
                 return True  # a record's line (an envelope)
             i = bisect_right(starts, offset) - 1

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..secrets import ENVIRONMENT, SecretMasker
-from .private import path_spans
+from .private import HOME_ROOTS, path_spans
 from .source_lines import JsonAt, SourceFinder
 
 PATHS, NAMES, SECRETS, SOURCE = "paths", "names", "secrets", "source"
@@ -68,7 +68,8 @@ COMMON_NAMES = frozenset(
 MIN_NAME_CHARS = 3
 _INDUCTOR = re.compile(r"/torchinductor_(?!user(?![^/\s\"'<>\\]))(?P<name>[^/\s\"'<>\\]{1,200})")
 _MACOS_TEMP = re.compile(r"/var/folders/[^/\s\"'<>]{1,100}/[^/\s\"'<>]{1,100}/T/")
-_HOME = re.compile(r"/(?:(?:home\d*|Users|data/users)/(?P<name>[^/]+)|root)(?=/|$)")
+_HOME = re.compile(rf"/(?:(?:{HOME_ROOTS}|data/users)/(?P<name>[^/]+)|root)(?=/|$)")
+_WINDOWS_HOME = re.compile(r"[A-Za-z]:/Users/(?P<name>[^/]+)(?=/|$)")
 _LIBRARY = re.compile(r"/(?:lib(?:64)?/python\d|(?:site-packages|dist-packages|torch)(?=/|$))")
 _SEPARATOR = re.compile(r"\\+|/")
 # Characters that continue a name: a match after one is inside a longer word.  Patterns
@@ -134,15 +135,19 @@ class PathMap:
         seps = _SEPARATOR.findall(path) if windows else []
         sep = seps[0] if seps else "/"
         norm = _SEPARATOR.sub("/", path) if windows else path
-        if windows:
-            home = re.match(r"[A-Za-z]:/Users/(?P<name>[^/]+)(?=/|$)", norm)
-        else:
-            home = _HOME.match(norm)
+        home = (_WINDOWS_HOME if windows else _HOME).match(norm)
         home_dir = home.group() if home else None
         if home is not None and home["name"]:
             self._learn_name(home["name"])
         mapped = self._mapped(norm, home_dir)
         return mapped.replace("/", sep) if windows else mapped
+
+    def is_home(self, path: str, windows: bool) -> bool:
+        """Whether ``path`` is a home folder itself (``/home/alice``, ``C:\\Users\\bob``):
+        its last part is a user's name, not a file's."""
+        norm = _SEPARATOR.sub("/", path) if windows else path
+        home = (_WINDOWS_HOME if windows else _HOME).match(norm.rstrip("/"))
+        return home is not None and home.end() == len(norm.rstrip("/"))
 
     def _mapped(self, path: str, home: str | None) -> str:
         if path == home:
@@ -324,8 +329,11 @@ class TextRedactor:
             pieces: list[str] = []
             pos = 0
             for span in spans:
-                folder, sep, base = _split_last(span.path)
-                mapped = self.paths.map(folder, span.windows) + sep + base
+                if self.paths.is_home(span.path, span.windows):
+                    mapped = self.paths.map(span.path, span.windows)
+                else:
+                    folder, sep, base = _split_last(span.path)
+                    mapped = self.paths.map(folder, span.windows) + sep + base
                 pieces += (text[pos : span.start], mapped)
                 pos = span.end
                 changes.append(Change(at.line(span.start) if at else 0, PATHS, span.path))
