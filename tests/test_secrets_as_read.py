@@ -111,6 +111,21 @@ CASES: list[tuple[str, str, list[str]]] = [
         )
     ),
     ("Windows home folder", _record("i", json.dumps({"cwd": f"C:\\Users\\{USER}"})), [USER]),
+    (
+        "home folder after an escape",
+        _record("j", json.dumps({"msg": f"in\n/home/{USER}/p/m.py,\tC:\\Users\\{USER}\\x"})),
+        [USER],
+    ),
+    (
+        "home folder with escaped slashes",
+        _record("k", '{"f": "\\/home\\/' + USER + '\\/m.py"}'),
+        [USER],
+    ),
+    (
+        "AWS secret key in an assignment",
+        _record("l", f"export AWS_SECRET_ACCESS_KEY={AWS_SECRET}"),
+        [AWS_SECRET],
+    ),
 ]
 
 

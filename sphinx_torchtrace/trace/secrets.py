@@ -237,10 +237,16 @@ _URL = re.compile(r"://(?P<user>[^\s:/@'\"<>\\]{0,200}):(?P<v>[^\s@/'\"<>\\]{1,2
 
 #: An AWS secret access key after its name (``aws_secret_access_key = …``, JSON's
 #: ``"SecretAccessKey": "…"``): 40 characters of base64, ``/`` and ``+`` among them.
-_AWS_SECRET = re.compile(
-    r"(?i:aws_?secret_?access_?key|secret_?access_?key)['\"\\]{0,3}[ \t]{0,8}[=:][ \t]{0,8}"
-    r"b?['\"\\]{0,3}(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
-)
+_AWS_SECRET = [
+    re.compile(
+        name + r"['\"\\]{0,3}[ \t]{0,8}[=:][ \t]{0,8}"
+        r"b?['\"\\]{0,3}(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+    )
+    for name in ("ccess_?[Kk]ey", "CCESS_?KEY")
+]
+#: What must come before ``ccess_key`` (scanned for from its literal: a case-insensitive
+#: expression is tried at every character, a hundred times slower over a log).
+_AWS_NAME = re.compile(r"secret_?a$")
 AWS_SECRET = "an AWS secret access key"
 
 #: A quoted string of token characters (the closing quote may be escaped: JSON in JSON).
@@ -299,11 +305,17 @@ def _token_prefix(value: str) -> str:
     return ""
 
 
+def after_escape(text: str, start: int) -> bool:
+    """Whether ``start`` follows an escape of a JSON string that a reader sees as a line
+    break or a TAB (``was:\\nhf_…``, ``\\tsk-…``): a word ends there."""
+    return start >= 2 and text[start - 2] == "\\" and text[start - 1] in "nrtbf"
+
+
 def _tokens(text: str) -> Iterator[_Found]:
     for pattern in _TOKEN_PATTERNS:
         for m in pattern.finditer(text):
             start, end = m.span()
-            if start and _TOKEN_BEFORE.match(text, start - 1):
+            if start and _TOKEN_BEFORE.match(text, start - 1) and not after_escape(text, start):
                 continue  # inside a word: ``mask-…``, ``self_hf_…``
             if end < len(text) and _WORD_CHAR.match(text, end):
                 continue  # longer than the token: a name
@@ -326,7 +338,9 @@ def _web_tokens(text: str) -> Iterator[_Found]:
     done = 0
     for m in _JWT.finditer(text):
         start = m.start()
-        if start < done or (start and _TOKEN_BEFORE.match(text, start - 1)):
+        if start < done or (
+            start and _TOKEN_BEFORE.match(text, start - 1) and not after_escape(text, start)
+        ):
             continue
         ends, pos = [], start
         for _ in range(3):
@@ -396,7 +410,9 @@ def _url_passwords(text: str) -> Iterator[_Found]:
 
 
 def _aws_secrets(text: str) -> Iterator[_Found]:
-    for m in _AWS_SECRET.finditer(text):
+    for m in (m for pattern in _AWS_SECRET for m in pattern.finditer(text)):
+        if not _AWS_NAME.search(text[max(0, m.start() - 8) : m.start()].lower()):
+            continue
         value = m["v"]
         if _mixed(value):
             yield _Found(m.start("v"), m.end("v"), MASK, Secret(0, AWS_SECRET, "", value), 3)
@@ -434,7 +450,7 @@ def _anonymous(pattern: str) -> str:
 
 
 #: Every expression a rule's scan starts from: no finding without a match of one of them.
-_RULE_EXPRESSIONS = (_ENV, _PEM, *_TOKEN_PATTERNS, _JWT, _URL, _AWS_SECRET, *_QUOTED)
+_RULE_EXPRESSIONS = (_ENV, _PEM, *_TOKEN_PATTERNS, _JWT, _URL, *_AWS_SECRET, *_QUOTED)
 #: All of them at once.  Most published strings are short (a name, a table cell), and one
 #: scan of a short string costs a seventh of the rules' scans, each set up for itself; a
 #: long string is faster scanned rule by rule (each expression starts with a literal).
@@ -465,6 +481,8 @@ def _plain_findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = 
 #: A JSON string's escapes, decoded to find what a reader sees: ``\\n`` before a token
 #: (``was:\\nhf_…``), a token spelled with ``\\u`` escapes, ``:\\/\\/`` in a URL.
 _JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|[\"\\/bfnrt])")
+#: An escape that spells an ASCII character a value can hold.
+_SPELLING = re.compile(r"\\(?:u00[2-7][0-9a-fA-F]|/)")
 _UNESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 #: Levels of escaping decoded, at most (JSON in a JSON string: a guard's repr in a record).
 ESCAPE_LEVELS = 2
@@ -530,7 +548,10 @@ def _findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) ->
     :data:`ESCAPE_LEVELS` levels), each masked in the encoding it was found in (the
     environment rule's findings first: they name their variable)."""
     found = _plain_findings(text, learned)
-    view = _decode(text)
+    # A line break or TAB escape before a value ends a word in the text as it stands
+    # (:func:`after_escape`); only an escaped ASCII character (``\\u0067``, ``\\/``) can
+    # spell part of a value: the text is decoded where it holds one.
+    view = _decode(text) if _SPELLING.search(text) else None
     for _ in range(ESCAPE_LEVELS):
         if view is None:
             break
@@ -539,7 +560,7 @@ def _findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) ->
             if end > start:
                 raw = _raw_replacement(f, text[start:end])
                 found.append(f._replace(start=start, end=end, replacement=raw))
-        view = _decode(view.text, view)
+        view = _decode(view.text, view) if _SPELLING.search(view.text) else None
     if len(found) < 2:
         return found
     found.sort(key=lambda f: (f.start, f.rank, -f.end))

@@ -112,8 +112,12 @@ def _starts_a_path(text: str, start: int, *, posix: bool) -> bool:
     """
     if posix:
         before = text[start - 1] if start else " "
+        if start >= 2 and text[start - 2] == "\\" and before in "nrtbf":
+            return True  # after a line break or TAB escaped in a JSON string
         return not (before.isalnum() or before in "_.~/\\-")
     if start < 1 or not text[start - 1].isascii() or not text[start - 1].isalpha():
         return False
     before = text[start - 2] if start > 1 else " "
+    if start >= 3 and text[start - 3] == "\\" and before in "nrtbf":
+        return True
     return not (before.isalnum() or before in "_\\")

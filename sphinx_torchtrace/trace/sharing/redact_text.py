@@ -279,6 +279,8 @@ class TextRedactor:
                 Change(at.line(e.start) if at else 0, SOURCE, f"a line of source code {e.shape}")
                 for e in edits
             ]
+        if (o.names or o.paths) and "\\/" in text:
+            text = _plain_slashes(text, json_at)
         if o.names or o.paths:
             text = self._inductor(text, changes, lines)
         if o.paths:
@@ -414,6 +416,16 @@ class TextRedactor:
     def learned(self) -> tuple[list[str], list[tuple[str, str]]]:
         """The names and environment values learned so far (to seed another log's pass)."""
         return sorted(self.names), [(p.pattern, n) for p, n in self.masker._learned]
+
+
+_ESCAPED_SLASH = re.compile(r"(?<!\\)((?:\\\\)*)\\/")
+
+
+def _plain_slashes(text: str, json_at: JsonAt) -> str:
+    """``text`` with the ``\\/`` escapes of its JSON lines written ``/`` (the same JSON
+    string, as a reader decodes it), so that an escaped path (``\\/home\\/alice``) is
+    found like any other."""
+    return _ESCAPED_SLASH.sub(lambda m: m[1] + "/" if json_at(m.start()) else m[0], text)
 
 
 def _split_last(path: str) -> tuple[str, str, str]:
