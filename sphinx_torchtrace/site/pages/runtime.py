@@ -20,6 +20,7 @@ from ...trace.runtime import (
     comparable,
     rank_profiles,
     region_key,
+    unshown_claims,
     worth_it,
 )
 from ..blocks import (
@@ -65,7 +66,7 @@ def _share(part: float, whole: float) -> str:
 def profiles_of(
     plan: TracePlan, rank: RankTrace
 ) -> tuple[RuntimeProfile | None, RuntimeProfile | None]:
-    return rank_profiles(plan.trace.runtime, rank.pids, rank.rank, len(plan.trace.ranks))
+    return rank_profiles(plan.trace.runtime, plan.trace.ranks, rank)
 
 
 def compiles_by_region(rank: RankTrace) -> dict[str, Compile]:
@@ -241,6 +242,16 @@ def _slowest_rank(plan: TracePlan) -> list[Block]:
 
 def _rank_blocks(plan: TracePlan, rank: RankTrace, link: Link) -> list[Block]:
     compiled, eager = profiles_of(plan, rank)
+    if compiled is None and unshown_claims(plan.trace.runtime, plan.trace.ranks, rank):
+        return [
+            Paragraph(
+                [
+                    "More than one runtime profile claims this rank's process (one process id "
+                    "on two machines?): none is shown, as another rank's figures could be "
+                    "shown as this rank's. The build's warning names them."
+                ]
+            )
+        ]
     if compiled is None:
         return [Paragraph(["No runtime profile of this rank's process."])]
     by_region = compiles_by_region(rank)

@@ -656,8 +656,8 @@ def _attach_runtime(
     diff: RankDiff, baseline: Trace, old: RankTrace, new: Trace, now: RankTrace
 ) -> None:
     """Each frame's calls and own time on each side that kept a runtime profile."""
-    old_profile = rank_profiles(baseline.runtime, old.pids, old.rank, len(baseline.ranks))[0]
-    new_profile = rank_profiles(new.runtime, now.pids, now.rank, len(new.ranks))[0]
+    old_profile = rank_profiles(baseline.runtime, baseline.ranks, old)[0]
+    new_profile = rank_profiles(new.runtime, new.ranks, now)[0]
     if old_profile is None and new_profile is None:
         return
     for f in diff.frames:

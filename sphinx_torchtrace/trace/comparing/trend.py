@@ -106,7 +106,7 @@ def trend(
         found: dict[tuple[int, FrameKey], FrameFacts] = {}
         for rank in trace.ranks:
             number = rank_number(trace, rank)
-            profile = rank_profiles(trace.runtime, rank.pids, rank.rank, len(trace.ranks))[0]
+            profile = rank_profiles(trace.runtime, trace.ranks, rank)[0]
             for frame in frames_of(rank, rewrite):
                 if profile is not None:
                     frame.runtime = frame_runtime(frame.compiles, profile)

@@ -43,7 +43,7 @@ from ..reader import (
     file_sha256,
     load_json,
 )
-from ..runtime import RUNTIME_DIR, read_profiles
+from ..runtime import RUNTIME_DIR, profile_claims, read_profiles
 from .builder import RankBuilder
 
 logger = logging.getLogger(__name__)
@@ -369,6 +369,10 @@ def _attach_runtime(trace: Trace, path: Path, display_root: str | os.PathLike[st
         if profile.mode == "eager" and len(ranks) > 1 and profile.rank not in ranks:
             continue
         trace.runtime.append(profile)
+    for problem in profile_claims(trace.runtime, trace.ranks):  # one rank's, never two's
+        trace.diagnostics.append(
+            Diagnostic("runtime", problem, display_path(folder / RUNTIME_DIR, display_root))
+        )
 
 
 def _size(log: Path) -> int:
