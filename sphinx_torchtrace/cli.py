@@ -42,8 +42,9 @@ from .trace.comparing.diff import (
     diff_traces,
     parse_fail_on,
     regressions,
+    uncompared,
 )
-from .trace.comparing.trend import trend
+from .trace.comparing.trend import MAX_RUNS, trend, unread_runs
 from .trace.inputs.debug_dir import load_debug_dir
 from .trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
 from .trace.inputs.loading import load_input
@@ -374,13 +375,19 @@ def _diff(args: argparse.Namespace) -> int:
     renames = _renames(args.renames) if args.renames else None
     if len(args.runs) < 2:
         raise InputError("give two runs (the baseline, then the new one), or more for a trend")
+    if len(args.runs) > MAX_RUNS:
+        raise InputError(f"give at most {MAX_RUNS} runs: a trend compares no more")
     traces = [_load(path, compared=True) for path in args.runs]
     # what looks secret is masked in every format: a CI log or a PR comment is public
     mask = SecretMasker(secrets=(s for t in traces[-2:] for r in t.ranks for s in r.secrets.found))
     result = diff_traces(traces[-2], traces[-1], pairs=pairs, renames=renames, mask=mask)
+    found = regressions(result, settings)
+    # a gate never passes on what it could not compare or read: exit 2, each named
+    result.unread += uncompared(result, settings, traces[-2], traces[-1])
+    result.unread += unread_runs(traces, args.runs)
     report = Report(
         result,
-        regressions(result, settings),
+        found,
         args.runs[-2],
         args.runs[-1],
         settings,

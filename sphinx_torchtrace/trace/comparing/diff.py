@@ -427,11 +427,13 @@ class FrameDiff:
 
     @property
     def runtime_ratio(self) -> float | None:
-        """The new run's time per call over the baseline's, where both ran it."""
+        """The new run's time per call over the baseline's, where both ran it: not a
+        finite number where the times cannot be compared (a baseline of no time, a time
+        past any number; :func:`uncompared` names it)."""
         old, new = self.runtime.baseline, self.runtime.new
-        if not old or not new or not old[0] or not new[0] or old[1] <= 0:
+        if not old or not new or not old[0] or not new[0]:
             return None
-        return float((new[1] / new[0]) / (old[1] / old[0]))
+        return _ratio(new[1] / new[0], old[1] / old[0])
 
     @property
     def is_new(self) -> bool:
@@ -502,9 +504,22 @@ class PhaseChange:
 
     @property
     def ratio(self) -> float | None:
-        if self.baseline and self.new is not None and self.baseline > 0:
-            return self.new / self.baseline
-        return None
+        """New over baseline seconds where both runs have them, 0 s in both aside: not a
+        finite number where they cannot be compared (:func:`uncompared` names it)."""
+        if self.baseline is None or self.new is None or self.baseline == self.new == 0:
+            return None
+        return _ratio(self.new, self.baseline)
+
+
+def _ratio(new: float, old: float) -> float:
+    """``new / old``; NaN or infinite where it is no number (0 or a NaN in the baseline,
+    a time past any float): never a ratio a gate could read as small."""
+    try:
+        return float(new) / float(old)
+    except ZeroDivisionError:
+        return math.inf if new > 0 else math.nan
+    except (OverflowError, TypeError, ValueError):
+        return math.nan
 
 
 @dataclass
@@ -1043,7 +1058,7 @@ def regressions(
         if isinstance(runtime_limit, float):
             for f in r.frames:
                 ratio = f.runtime_ratio
-                if ratio is not None and ratio > runtime_limit:
+                if ratio is not None and math.isfinite(ratio) and ratio > runtime_limit:
                     out.append(
                         Regression(
                             "runtime",
@@ -1056,7 +1071,7 @@ def regressions(
         ratio_limit = settings["compile_time"]
         total = r.total_seconds
         if isinstance(ratio_limit, float) and total is not None and total.ratio is not None:
-            if total.ratio > ratio_limit:
+            if math.isfinite(total.ratio) and total.ratio > ratio_limit:
                 out.append(
                     Regression(
                         "compile_time",
@@ -1068,6 +1083,67 @@ def regressions(
                 )
     order = {k: i for i, k in enumerate(REGRESSION_KINDS)}
     return sorted(out, key=lambda g: (order[g.kind], g.rank))
+
+
+def uncompared(
+    diff: TraceDiff,
+    thresholds: Mapping[str, bool | float | None] | None = None,
+    baseline: Trace | None = None,
+    new: Trace | None = None,
+) -> list[str]:
+    """What a gate of ``thresholds`` could not compare, a line each: a ratio of the kinds
+    it turns on that is not a finite number (NaN, infinite: a time of 0 or past any
+    number), and, with ``runtime`` on, each runtime profile of ``baseline`` or ``new``
+    that was not read or not shown (a gate never passes on a value it could not read).
+    ``sphinx-torchtrace diff`` adds them to :attr:`TraceDiff.unread`: it exits 2 naming
+    them, as for records it did not read."""
+    settings = validate_regressions(thresholds if thresholds is not None else {})
+    out: list[str] = []
+    if diff.nothing_compared:
+        return out
+    for r in [*diff.ranks, *diff.new_only]:
+        if isinstance(settings["runtime"], float):
+            for f in r.frames:
+                ratio = f.runtime_ratio
+                if ratio is not None and not math.isfinite(ratio):
+                    out.append(
+                        f"rank {r.rank}: {f.key}: runtime per call {_per_call_text(f.runtime)} "
+                        f"cannot be compared (ratio {ratio})"
+                    )
+        total = r.total_seconds
+        if isinstance(settings["compile_time"], float) and total is not None:
+            if total.ratio is not None and not math.isfinite(total.ratio):
+                out.append(
+                    f"rank {r.rank}: compile time {total.baseline} s -> {total.new} s cannot "
+                    f"be compared (ratio {total.ratio})"
+                )
+    if isinstance(settings["runtime"], float):
+        out += _runtime_not_kept(diff)
+        for side, trace in (("baseline", baseline), ("new run", new)):
+            if trace is not None:
+                out += [
+                    f"{side}: {d.path}: {d.message}"
+                    for d in trace.diagnostics
+                    if d.kind == "runtime"
+                ]
+    return out
+
+
+def _runtime_not_kept(diff: TraceDiff) -> list[str]:
+    """Each compared rank whose runtime a run did not keep: the gate compared nothing."""
+    out = []
+    for r in diff.ranks:
+        kept = (
+            any(f.runtime.baseline is not None for f in r.frames),
+            any(f.runtime.new is not None for f in r.frames),
+        )
+        missing = [n for n, k in zip(("the baseline", "the new run"), kept, strict=True) if not k]
+        if r.frames and missing:
+            out.append(
+                f"rank {r.rank}: runtime not compared: {' and '.join(missing)} kept no runtime "
+                "profile of this rank (run --runtime)"
+            )
+    return out
 
 
 def _new(evidence: str | None) -> tuple[tuple[str, str], ...]:
@@ -1201,7 +1277,9 @@ def summary_lines(diff: TraceDiff) -> list[str]:
         lines += _runtime_lines(r, prefix)
         total = r.total_seconds
         if total is not None:
-            ratio = f" (x{total.ratio:.2f}, noisy)" if total.ratio is not None else " (noisy)"
+            ratio = (
+                f" ({_times_text(total.ratio)}, noisy)" if total.ratio is not None else " (noisy)"
+            )
             lines.append(
                 f"{prefix}compile time: {_seconds_text(total.baseline)} -> "
                 f"{_seconds_text(total.new)}{ratio}"
@@ -1215,15 +1293,31 @@ def _runtime_lines(r: RankDiff, prefix: str) -> list[str]:
     ran = [f for f in r.frames if f.runtime.baseline or f.runtime.new]
     if ran:
         lines.append(f"{prefix}runtime per call (run --runtime; noisy):")
-        for f in sorted(ran, key=lambda f: -(f.runtime_ratio or 0))[:RUNTIME_LISTED]:
+        for f in sorted(ran, key=_growth)[:RUNTIME_LISTED]:
             calls = "/".join(str(s[0]) if s else "-" for s in (f.runtime.baseline, f.runtime.new))
             grew = f.runtime_ratio
             lines.append(
                 f"  {f.key}: {_per_call_text(f.runtime)}"
-                + (f" (x{grew:.2f})" if grew is not None else "")
+                + (f" ({_times_text(grew)})" if grew is not None else "")
                 + f", calls {calls}"
             )
     return lines
+
+
+def _growth(f: FrameDiff) -> float:
+    """Sorts the frames whose runtime cannot be compared first, then the largest growth."""
+    ratio = f.runtime_ratio
+    return 0.0 if ratio is None else -ratio if math.isfinite(ratio) else -math.inf
+
+
+def _times_text(ratio: float) -> str:
+    """``x1.25``; a ratio that is no finite number is said to be one."""
+    return f"x{ratio:.2f}" if math.isfinite(ratio) else "cannot be compared"
+
+
+def _finite(value: Any) -> Any:
+    """A number for JSON: None for NaN and infinities (JSON has none)."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 #: Frames the runtime lines list, the largest growth first.
@@ -1370,9 +1464,9 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
                 "compile_time": [
                     {
                         "phase": JSON_PHASE_NAMES.get(t.phase, t.phase),
-                        "baseline": t.baseline,
-                        "new": t.new,
-                        "ratio": t.ratio,
+                        "baseline": _finite(t.baseline),
+                        "new": _finite(t.new),
+                        "ratio": _finite(t.ratio),
                     }
                     for t in r.times
                 ],

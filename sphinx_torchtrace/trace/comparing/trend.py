@@ -18,7 +18,7 @@ from ..analyses.summary import rank_number
 from ..model import Trace
 from ..runtime import rank_profiles
 from .comparability import RunFacts, differences, run_facts
-from .diff import FrameFacts, FrameKey, frame_runtime, frames_of
+from .diff import FrameFacts, FrameKey, frame_runtime, frames_of, unread
 
 #: Rows a trend shows at most (functions x ranks); the rest are counted.
 MAX_ROWS = 500
@@ -125,6 +125,16 @@ def trend(
         for d in differences(facts[i], facts[i + 1])
     ]
     return Trend(labels, facts, rows, max(0, len(keys) - MAX_ROWS), setup)
+
+
+def unread_runs(traces: Sequence[Trace], labels: Sequence[str]) -> list[str]:
+    """What of each run before the last two (the comparison reads those two itself) was
+    not read, in :func:`.diff.unread`'s words, each run named by its label: a trend's gate
+    never passes on a run it showed without reading it whole, the oldest included."""
+    out: list[str] = []
+    for trace, label in list(zip(traces, labels, strict=True))[:-2]:
+        out += unread(trace, f"run {label}")
+    return out
 
 
 def _cell(facts: FrameFacts | None) -> TrendCell:
