@@ -34,6 +34,8 @@ from sphinx_torchtrace.trace.runtime import (
     MAX_DEPTH,
     MAX_EVENT_BYTES,
     MAX_EXPANSION,
+    MAX_NAME,
+    MAX_PROFILES,
     MAX_REGIONS,
     MEMORY_BOUND,
     WINDOW,
@@ -41,6 +43,7 @@ from sphinx_torchtrace.trace.runtime import (
     RuntimeProfile,
     profile_lines,
     read_profile,
+    read_profiles,
 )
 
 from .conftest import DATA, SIMPLE_LOG, SiteMaker, copy_testroot, warnings_of
@@ -198,6 +201,18 @@ HOSTILE = {
     "an infinite time": (['{"ph": "X", "name": "dynamo", "ts": 1, "dur": Infinity}'], "finite"),
     "a time past any float": ([_event("dynamo", 1, 10**400)], "not a finite number"),
     "a pid that is a list": ([_event(REGION + "0/0", 1, 1, pid=[1])], "pid or tid"),
+    "a region named in 1,000 characters": (
+        [_event(REGION + "0/" + "0" * 1000, 1, 1)],
+        f"named in more than {MAX_NAME} characters",
+    ),
+    "regions open on many threads at once": (
+        [
+            _event(REGION + "0/0", 1 + n, 10 - n, tid=t)
+            for t in range(MAX_DEPTH // 2 + 1)
+            for n in (0, 1)
+        ],
+        f"nested more than {MAX_DEPTH} deep",
+    ),
     "an event of 2 MB": (  # of random text: it does not compress much
         [
             '{"ph": "X", "name": "x", "args": {"a": "'
@@ -235,6 +250,21 @@ def test_a_profile_that_is_not_one_chrome_trace_is_refused(
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ProfileError, match=re.escape(why)):
         read_profile(path)
+
+
+def test_a_folder_s_profiles_are_read_up_to_a_number(tmp_path: Path) -> None:
+    """Each profile is read in bounded memory; so are all of a folder's: past
+    MAX_PROFILES files, the rest are counted in a warning, not read."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    for n in range(MAX_PROFILES + 5):
+        _write(runtime / f"profile-{n:05}.json", [_event(REGION + "0/0", 1, 1)])
+    profiles, problems = read_profiles(runtime)
+    assert len(profiles) == MAX_PROFILES
+    assert problems == [
+        f"5 more profiles not read: a folder's profiles are read up to {MAX_PROFILES} files "
+        "or 100000 compile ids in all"
+    ]
 
 
 # -- a build ----------------------------------------------------------------------------------

@@ -75,10 +75,18 @@ MAX_EVENT_BYTES = 1 << 20
 #: for the medians.  torch writes several events per call, so 256 MB of its JSON holds
 #: fewer; a profile with more is refused.
 MAX_CALLS = 1_000_000
-#: Distinct compile ids, threads, and regions nested in one another a profile may hold.
+#: Distinct compile ids, threads, and regions open at once (nested in one another, on
+#: all its threads together) a profile may hold; a region's or thread's name longer than
+#: :data:`MAX_NAME` characters is refused (torch's are a few dozen).
 MAX_REGIONS = 10_000
 MAX_THREADS = 1_000
 MAX_DEPTH = 1_000
+MAX_NAME = 256
+#: What a folder's profiles hold together at most: profiles read, and compile ids kept
+#: (each profile is read in bounded memory; these bound the figures kept of all).  The
+#: profiles past either are not read, and a warning says how many.
+MAX_PROFILES = 1_024
+MAX_FOLDER_REGIONS = 100_000
 #: Events of one thread may come this far out of order (torch writes them in order):
 #: they wait in a window this long, sorted, before they are nested.
 WINDOW = 16_384
@@ -381,6 +389,7 @@ class _Tally:
         self.titles: dict[str, str] = {}
         self.seq = 0
         self.calls = 0
+        self.open = 0  # regions and compiles open, on all threads
         self.origin: float | None = None
         self.span: tuple[float, float] | None = None  # of the regions and compiles
 
@@ -408,6 +417,8 @@ class _Tally:
         key = (e.get("pid"), e.get("tid"))
         if not all(k is None or isinstance(k, (str, int, float)) for k in key):
             raise self.refuse("an event's pid or tid is not a number or a name")
+        if len(title) > MAX_NAME or any(isinstance(k, str) and len(k) > MAX_NAME for k in key):
+            raise self.refuse(f"a region or thread named in more than {MAX_NAME} characters")
         thread = self.threads.get(key)
         if thread is None:
             if len(self.threads) >= MAX_THREADS:
@@ -436,13 +447,15 @@ class _Tally:
         thread.stack.append(_Open(title, start, -neg_end, dur))
         if title in COMPILES:
             thread.compiles_open += 1
-        if len(thread.stack) > MAX_DEPTH:
-            raise self.refuse(f"regions nested more than {MAX_DEPTH} deep")
+        self.open += 1
+        if self.open > MAX_DEPTH:
+            raise self.refuse(f"regions nested more than {MAX_DEPTH} deep (all threads)")
 
     def _close(self, thread: _Thread, upto: float) -> None:
         stack = thread.stack
         while stack and stack[-1].end <= upto:
             done = stack.pop()
+            self.open -= 1
             if stack:
                 stack[-1].inner += done.dur
             if done.title in COMPILES:
@@ -573,12 +586,21 @@ def read_profiles(folder: Path) -> tuple[list[RuntimeProfile], list[str]]:
     one the user named), and a line for each one that could not be read or was refused."""
     root = real_root(folder.parent)
     paths, problems = profile_files(folder, root)
-    profiles = []
-    for path in paths:
+    profiles: list[RuntimeProfile] = []
+    regions = 0
+    for index, path in enumerate(paths):
+        if index >= MAX_PROFILES or regions > MAX_FOLDER_REGIONS:
+            problems.append(
+                f"{len(paths) - index} more profiles not read: a folder's profiles are read up "
+                f"to {MAX_PROFILES} files or {MAX_FOLDER_REGIONS} compile ids in all"
+            )
+            break
         try:
             profiles.append(read_profile(path, root))
         except ProfileError as e:
             problems.append(str(e))
+        else:
+            regions += len(profiles[-1].regions)
     return profiles, problems
 
 
