@@ -212,3 +212,17 @@ def generate(session: nox.Session) -> None:
     """
     session.install("-e", ".[test]")
     session.run("python", "benchmarks/generate_campaign.py", *session.posargs)
+
+
+@nox.session
+def leaks(session: nox.Session) -> None:
+    """50,000 canaries of every secret shape planted in every place of every input kind,
+    through check, redact, bundle and a default build, on two processes: none may survive
+    (``tests/leaks``; CI runs a sample of it).
+
+    Not in the default sessions (minutes). A quick run: ``nox -s leaks -- --canaries 5000``;
+    ``--seed N`` picks another campaign, ``--kinds``/``--shapes`` narrow it, ``--only N
+    --keep DIR`` writes input N again with its outputs to look at.
+    """
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "tests.leaks", "--workers", "2", *session.posargs)
