@@ -12,8 +12,10 @@ of them, parse as it did (tlparse reads it without an md5 or JSON failure), pass
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+import zlib
 from pathlib import Path
 
 import pytest
@@ -211,3 +213,53 @@ def test_masking_published_text_decodes_escapes() -> None:
     masked = mask_secrets(text)
     assert HF[3:] not in masked and SK[8:] not in masked and GH[4:] not in masked
     assert json.loads(masked)  # still JSON
+
+
+# -- what a build publishes ---------------------------------------------------------------
+
+TEXT_LOG = Path(__file__).parent / "data" / "captured" / "torch_logs" / "plus_dynamo.log"
+
+
+def _published(folder: Path) -> bytes:
+    """Every byte a site publishes, compressed files (``objects.inv``, ``.gz``) read as
+    their readers decompress them."""
+    out = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        if path.name == "objects.inv":
+            head = data.split(b"\n", 4)
+            data = b"\n".join(head[:4]) + zlib.decompress(head[4])
+        elif data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        out.append(data)
+    return b"\n".join(out)
+
+
+def test_a_built_site_publishes_none_of_it(tmp_path: Path) -> None:
+    """A default build of a trace log holding every case (and the token and home folder in
+    a compile's metrics and a chromium event), and of a TORCH_LOGS text log whose graph
+    break reason holds them (shown as a link's ``title`` and in ``objects.inv``)."""
+    text = SIMPLE_LOG.read_text(encoding="utf-8")
+    text = text.replace(
+        '"compilation_metrics": {',
+        '"compilation_metrics": {"leak": "x\\n' + HF + " /home/" + USER + '", ',
+        1,
+    )
+    log = _plant(tmp_path / "planted.log", [])
+    log.write_text(text + "".join(c[1] for c in CASES), encoding="utf-8")
+    text_log = tmp_path / "text.log"
+    text_log.write_text(
+        TEXT_LOG.read_text(encoding="utf-8").replace(
+            "Failed to trace builtin operator",
+            f"Failed to trace builtin operator {HF} /Users/{USER} C:\\Users\\{USER}",
+        ),
+        encoding="utf-8",
+    )
+    parts = [HF[3:], SK[8:], GH[4:], AWS_SECRET, PASSWORD, USER, *PEM_LINES]
+    for source in (log, text_log):
+        site = tmp_path / f"site-{source.stem}"
+        built = run("build", source, "-o", site, "-q")
+        assert built.returncode == 0, built.stdout + built.stderr
+        published = _published(site)
+        assert [p for p in parts if p.encode() in published] == [], source.name
+        assert b"[secret masked]" in published

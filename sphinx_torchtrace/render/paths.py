@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..trace.model import RankTrace, Trace
 from ..trace.secrets import mask_secrets
-from ..trace.sharing.private import HOME_ROOTS
+from ..trace.sharing.private import HOME_ROOTS, plain_slashes
 
 #: ``/any/prefix/site-packages/`` (or ``dist-packages``): from the first ``/`` of a path to
 #: the first site-packages folder after it.  A match may begin only where a path begins
@@ -46,7 +46,9 @@ IPYKERNEL = r"/tmp/ipykernel_\d{1,12}/"
 #: A home folder, alone or at the start of a path: what follows it is kept.
 HOME = rf"/(?:(?:{HOME_ROOTS}|data/users)/[^/\s\"'<>\\]+|root)(?=[/\s\"'<>\\]|$)"
 #: A Windows home folder (``C:\\Users\\alice``, its backslashes JSON-escaped or not).
-WINDOWS_HOME = r"(?<![A-Za-z0-9_])[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/)[^\\/\s\"'<>]+"
+WINDOWS_HOME = (
+    r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf]))[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/)[^\\/\s\"'<>]+"
+)
 
 #: Rewrites applied to every path in published text unless configured otherwise, in order
 #: (site-packages before the standard library that holds it, both before home directories
@@ -79,6 +81,7 @@ _LITERAL_HINTS = {
     TORCHINDUCTOR: "/torchinductor_",
     MACOS_TEMP: "/var/folders/",
     IPYKERNEL: "/tmp/ipykernel_",
+    WINDOWS_HOME: "Users",
 }
 #: What ends a word, looked for going back from a hint (a piece that also spans one of
 #: Unicode's other spaces is only longer: no match crosses one either way).
@@ -179,6 +182,8 @@ class PathRewriter:
 
     def __call__(self, text: str) -> str:
         text = self._secrets(text)
+        if self._rules:
+            text = plain_slashes(text)  # a path JSON escaped (``\\/home\\/alice``) is one
         for pattern, replacement, hint in self._rules:
             if hint is None:
                 text = pattern.sub(replacement, text)

@@ -62,7 +62,7 @@ class GeneratedDebugDir:
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
         def special(builder: DoctreeBuilder, block: object) -> list[nodes.Node]:
             if isinstance(block, b.ObjectTarget):
-                return [object_target(directive, block)]
+                return [object_target(directive, block, self.rewrite)]
             raise TypeError(f"no nodes for {type(block).__name__}")
 
         return page_section(directive, docname, self.page(docname), self.rewrite, special)

@@ -109,7 +109,7 @@ class GeneratedTrace:
     ) -> list[nodes.Node]:
         """Blocks that need more of Sphinx than a node: objects, charts, provenance."""
         if isinstance(block, b.ObjectTarget):
-            return [object_target(directive, block)]
+            return [object_target(directive, block, self.rewrite)]
         if isinstance(block, b.Chart):
             return chart_nodes(builder, block)
         if isinstance(block, b.Provenance):

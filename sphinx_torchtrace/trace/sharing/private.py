@@ -92,8 +92,19 @@ def path_spans(text: str) -> list[PathSpan]:
     return spans
 
 
+#: JSON's escaped slash (``\\/``), not itself escaped (``\\\\/`` is a backslash, then ``/``).
+ESCAPED_SLASH = re.compile(r"(?<!\\)((?:\\\\)*)\\/")
+
+
+def plain_slashes(text: str) -> str:
+    """``text`` with JSON's escaped slashes written ``/``: what a reader of the JSON sees
+    (``\\/home\\/alice`` is ``/home/alice``), for the path rules to find."""
+    return ESCAPED_SLASH.sub(r"\1/", text) if "\\/" in text else text
+
+
 def surviving_paths(text: str) -> list[str]:
     """The machine paths in ``text`` (HTML tags left out first), in order, each once."""
+    text = plain_slashes(text)
     if not _ROOT_NAMED.search(text):
         return []  # most pages: nothing to strip tags for
     found: list[str] = []

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..secrets import ENVIRONMENT, SecretMasker
-from .private import HOME_ROOTS, path_spans
+from .private import ESCAPED_SLASH, HOME_ROOTS, path_spans
 from .source_lines import JsonAt, SourceFinder
 
 PATHS, NAMES, SECRETS, SOURCE = "paths", "names", "secrets", "source"
@@ -418,14 +418,11 @@ class TextRedactor:
         return sorted(self.names), [(p.pattern, n) for p, n in self.masker._learned]
 
 
-_ESCAPED_SLASH = re.compile(r"(?<!\\)((?:\\\\)*)\\/")
-
-
 def _plain_slashes(text: str, json_at: JsonAt) -> str:
     """``text`` with the ``\\/`` escapes of its JSON lines written ``/`` (the same JSON
     string, as a reader decodes it), so that an escaped path (``\\/home\\/alice``) is
     found like any other."""
-    return _ESCAPED_SLASH.sub(lambda m: m[1] + "/" if json_at(m.start()) else m[0], text)
+    return ESCAPED_SLASH.sub(lambda m: m[1] + "/" if json_at(m.start()) else m[0], text)
 
 
 def _split_last(path: str) -> tuple[str, str, str]:
