@@ -263,3 +263,33 @@ def test_a_built_site_publishes_none_of_it(tmp_path: Path) -> None:
         published = _published(site)
         assert [p for p in parts if p.encode() in published] == [], source.name
         assert b"[secret masked]" in published
+
+
+def test_no_console_line_shows_a_secret(tmp_path: Path) -> None:
+    """``summary`` and ``diff`` (text and JSON) of a log whose graph break reason and
+    records hold tokens: a terminal's scrollback and a CI log are published too."""
+    text_log = tmp_path / "text.log"
+    text_log.write_text(
+        TEXT_LOG.read_text(encoding="utf-8").replace(
+            "Failed to trace builtin operator", f"Failed to trace builtin operator {HF} x\\n{GH}"
+        ),
+        encoding="utf-8",
+    )
+    log = _plant(tmp_path / "planted.log", [c[1] for c in CASES])
+    named = tmp_path / "named"  # a log named with a token, as the build names what it reads
+    named.mkdir()
+    _plant(named / f"dedicated_log_torch_trace.{GH}.log", [])
+    parts = [HF[3:], SK[8:], GH[4:], AWS_SECRET, PASSWORD, *PEM_LINES]
+    for args in (
+        ("build", named, "-o", tmp_path / "site"),
+        ("summary", log),
+        ("summary", "--json", log),
+        ("summary", text_log),
+        ("diff", SIMPLE_LOG, log),
+        ("diff", SIMPLE_LOG, log, "--format", "json"),
+        ("diff", SIMPLE_LOG, log, "--format", "github"),
+    ):
+        result = run(*args)
+        shown = result.stdout + result.stderr
+        assert result.returncode in (0, 1), (args, shown)
+        assert [p for p in parts if p in shown] == [], args

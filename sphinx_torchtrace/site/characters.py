@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ..trace.secrets import mask_secrets
+
 #: C0 controls but TAB, LF and CR; DEL; C1 controls; lone surrogates; U+FFFE and U+FFFF.
 UNPRINTABLE = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
 #: Every line boundary of ``str.splitlines()``.
@@ -55,8 +57,9 @@ _escaped = visible_escape
 def console_text(text: str) -> str:
     """``text`` for a terminal or a CI log: every character of :data:`CONSOLE_UNSAFE` as a
     visible escape (``\\x1b``, ``\\u202e``), so that an input can neither draw over the
-    output, colour it, reorder it, nor start a line of its own."""
-    return _CONSOLE_UNSAFE.sub(_escaped, text)
+    output, colour it, reorder it, nor start a line of its own; and what looks secret
+    masked as ``redact`` masks it (a terminal's scrollback and a CI log are published)."""
+    return _CONSOLE_UNSAFE.sub(_escaped, mask_secrets(text))
 
 
 #: :data:`CONSOLE_UNSAFE` but the line feed, which JSON text holds only between tokens
@@ -67,8 +70,9 @@ _JSON_UNSAFE = re.compile(f"[\x00-\x09\x0b-\x1f{_BEYOND_C0}]")
 def console_json(text: str) -> str:
     """JSON text (``json.dumps(..., ensure_ascii=False)``) for a terminal, still the same
     JSON: each other character :func:`console_text` escapes can only be inside a string,
-    and is written there as a ``\\uXXXX`` escape."""
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    and is written there as a ``\\uXXXX`` escape; what looks secret is masked (the mask
+    holds no character JSON escapes)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", mask_secrets(text))
 
 
 def one_line(text: str) -> str:
