@@ -431,8 +431,8 @@ class FrameDiff:
         finite number where the times cannot be compared (a baseline of no time, a time
         past any number; :func:`uncompared` names it)."""
         old, new = self.runtime.baseline, self.runtime.new
-        if not old or not new or not old[0] or not new[0]:
-            return None
+        if not old or not new or not old[0] or not new[0] or old[1] == new[1] == 0:
+            return None  # not run on a side, or no time of its own on either
         return _ratio(new[1] / new[0], old[1] / old[0])
 
     @property
