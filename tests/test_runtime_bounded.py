@@ -106,7 +106,8 @@ def _peak(path: Path) -> dict[str, object]:
                     "median": p.regions["0/0"].median_us if p.regions else None}
         except ProfileError as e:
             said = {"refused": str(e)}
-        said["peak"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024
+        unit = 1 if sys.platform == "darwin" else 1024  # bytes there, kilobytes here
+        said["peak"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * unit
         print(json.dumps(said))
         """
     )
