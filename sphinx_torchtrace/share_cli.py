@@ -23,6 +23,7 @@ from .trace.diagnostics import TraceReadError
 from .trace.sharing.redact import LogReport
 from .trace.sharing.redact_text import CLASSES, DEFAULT_CLASSES, Options
 from .trace.sharing.share import (
+    RefusedEntries,
     bundle_names,
     check_logs,
     log_files,
@@ -134,10 +135,21 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def _logs(path: str) -> list[Path]:
+    """The logs ``path`` names; a :class:`ShareError` naming each entry that may not be
+    read (a link leading out of the folder, a FIFO): the whole command is refused, since
+    what it would share without them is not the job's trace."""
     source = Path(path)
     if not source.exists():
         raise ShareError(f"{path}: no such file or directory")
-    logs = log_files(source)
+    try:
+        logs = log_files(source)
+    except RefusedEntries as e:
+        named = "; ".join(console_text(f"{entry}: {why}") for entry, why in e.refused[:5])
+        more = f" (and {len(e.refused) - 5} more)" if len(e.refused) > 5 else ""
+        raise ShareError(
+            f"{path}: refused, nothing read: {named}{more} (copy a file into the folder to "
+            "share it)"
+        ) from None
     if not logs:
         raise ShareError(f"{path}: no log files (*.log, *.log.gz) in the folder")
     return logs

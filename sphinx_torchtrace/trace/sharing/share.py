@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..diagnostics import TraceReadError
+from ..folders import list_folder, real_root, refusal, walk_files
 from ..inputs.loader import RANK_LOG, TRACE_LOG
 from .redact import LogReport, open_log, redact_log, scan_log
 from .redact_text import DEFAULT_CLASSES, Options, PathMap, TextRedactor
@@ -37,15 +38,38 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 MAX_RANK_DIGITS = 9
 
 
+class RefusedEntries(Exception):
+    """Entries of a folder the user named that must not be read (:mod:`..folders`): a link
+    leading out of it, a FIFO, a device, a link to nowhere.  The command stops rather than
+    share what is left: a job's folder without one of its ranks is not the job's trace."""
+
+    def __init__(self, folder: Path, refused: Sequence[tuple[Path, str]]) -> None:
+        self.folder = folder
+        self.refused = list(refused)
+        entry, why = self.refused[0]
+        more = f" (and {len(self.refused) - 1} more)" if len(self.refused) > 1 else ""
+        super().__init__(f"{entry}: not read: {why}{more}")
+
+
+def _is_log_name(name: str) -> bool:
+    return name.endswith(".log") or name.endswith(".log.gz")
+
+
 def log_files(path: Path) -> list[Path]:
-    """A log, or the logs of a folder (``*.log``, ``*.log.gz``, not its subfolders), by name."""
+    """A log, or the logs of a folder (``*.log``, ``*.log.gz``, not its subfolders), by
+    name.  Raises :class:`RefusedEntries` for an entry named like a log that may not be
+    read (:func:`~..folders.list_folder`); other names are not read, so not refused."""
     if not path.is_dir():
+        # a log named directly may be a link (the user's choice), never a FIFO or device
+        why = refusal(path, real_root(path))
+        if why:
+            raise RefusedEntries(path, [(path, why)])
         return [path]
-    return sorted(
-        p
-        for p in path.iterdir()
-        if p.is_file() and (p.name.endswith(".log") or p.name.endswith(".log.gz"))
-    )
+    listing = list_folder(path)
+    refused = [(p, why) for p, why in listing.refused if _is_log_name(p.name)]
+    if refused:
+        raise RefusedEntries(path, refused)
+    return [p for p in listing.files if _is_log_name(p.name)]
 
 
 @dataclass(frozen=True)
@@ -238,9 +262,10 @@ def _check_member(name: str) -> None:
 
 
 def tree_files(root: Path, prefix: str) -> list[tuple[str, Path]]:
-    """Every file under ``root`` as (``prefix/relative/path``, file)."""
-    return [
-        (f"{prefix}/{p.relative_to(root).as_posix()}", p)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    ]
+    """Every file under ``root`` as (``prefix/relative/path``, file).  Raises
+    :class:`RefusedEntries` for an entry that leads out of ``root`` or is no file
+    (:func:`~..folders.walk_files`): a zip never holds what is not in the folder."""
+    files, refused = walk_files(root)
+    if refused:
+        raise RefusedEntries(root, refused)
+    return [(f"{prefix}/{p.relative_to(root).as_posix()}", p) for p in files]
