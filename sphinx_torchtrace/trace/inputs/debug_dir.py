@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 from ..analyses.provenance import NodeMappings
 from ..diagnostics import Diagnostic, DiagnosticKind, quote
+from ..folders import LEADS_OUT, NOT_A_FILE, UNREADABLE, real_root, refusal
 from ..kernels import Kernel, split_output_code
 from ..reader import load_json
 from ..secrets import SecretScan, scan_text
@@ -204,10 +204,11 @@ def debug_dir_shape(path: str | os.PathLike[str]) -> str | None:
             return None
         if GRAPH_FOLDER.match(p.name):
             return "graph"
+        root = real_root(p)
         if (
             RUN_FOLDER.match(p.name)
-            or (p / "torchinductor").is_dir()
-            or (p / "torchdynamo").is_dir()
+            or refusal(p / "torchinductor", root) == ""
+            or refusal(p / "torchdynamo", root) == ""
         ):
             return "run"
         with os.scandir(p) as entries:
@@ -221,12 +222,21 @@ def debug_dir_shape(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
+#: How a debug folder's warnings say why an entry is not read (:mod:`..folders` decides).
+_REFUSED = {
+    LEADS_OUT: "is a link leading out of the folder",
+    UNREADABLE: "cannot be read (a broken link, a loop?)",
+    NOT_A_FILE: "is not a regular file",
+}
+
+
 class _Reader:
-    """Bounded reads under one root; links may not lead out of it."""
+    """Bounded reads under one root; links may not lead out of it (:func:`~..folders.refusal`,
+    the rule every reader of a folder the user named follows)."""
 
     def __init__(self, root: Path, diagnostics: list[Diagnostic]) -> None:
         self.root = root
-        self.real_root = Path(os.path.realpath(root))
+        self.real_root = real_root(root)
         self.diagnostics = diagnostics
 
     def rel(self, path: Path) -> str:
@@ -258,23 +268,11 @@ class _Reader:
             return out
         for name in sorted(raw):
             path = folder / name
-            real = os.path.realpath(path)
-            if os.path.commonpath([real, self.real_root]) != str(self.real_root):
-                self.note(
-                    "skipped", f"{quote(name)} is a link leading out of the folder; not read", path
-                )
-                continue
-            try:
-                st = os.stat(real)
-            except OSError:
-                self.note("skipped", f"{quote(name)} cannot be read (a broken link?)", path)
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                out.append((name, path, True))
-            elif stat.S_ISREG(st.st_mode):
-                out.append((name, path, False))
+            why = refusal(path, self.real_root)
+            if why is None or why == "":
+                out.append((name, path, why == ""))
             else:
-                self.note("skipped", f"{quote(name)} is not a regular file; not read", path)
+                self.note("skipped", f"{quote(name)} {_REFUSED.get(why, why)}; not read", path)
         return out
 
     def read(self, path: Path, display: str) -> DebugFile:
