@@ -86,11 +86,12 @@ def list_folder(folder: str | os.PathLike[str], root: str | None = None) -> List
 
 
 def walk_files(
-    folder: str | os.PathLike[str], limit: int | None = None
+    folder: str | os.PathLike[str], limit: int | None = None, root: str | None = None
 ) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Every regular file under ``folder`` that stays inside it, by path, and every entry
+    """Every regular file under ``folder`` that stays inside ``root`` (the real path of
+    the folder the user named; ``folder`` itself when None), by path, and every entry
     refused with why; at most ``limit`` entries looked at (bounded work)."""
-    root = real_root(folder)
+    root = real_root(folder) if root is None else root
     files: list[Path] = []
     refused: list[tuple[Path, str]] = []
     seen: set[str] = set()

@@ -17,7 +17,7 @@ import os
 import re
 import shlex
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -382,7 +382,8 @@ class CaptureKind:
                     "imports torch, which the Python building these docs cannot "
                     "import; with torch installed, this build would show its report."
                 )
-                self._register(context, request, CapturedTrace(shown, None, None, reason))
+                refused = _refused_note(cache, capture_key, shown)
+                self._register(context, request, CapturedTrace(shown, None, None, reason, refused))
                 context.built.captures.append(
                     CaptureRow(request.docname, listed, "skipped", None, "torch not installed")
                 )
@@ -402,7 +403,8 @@ class CaptureKind:
                 _status(
                     f"captured {listed}: {capture.record.status} in {capture.record.duration:.1f} s"
                 )
-        return self._report(context, request, options, shown, listed, capture)
+        refused = _refused_note(cache, capture_key, shown, capture.refused)
+        return self._report(context, request, options, shown, listed, capture, refused)
 
     def _report(
         self,
@@ -412,6 +414,7 @@ class CaptureKind:
         shown: str,
         listed: str,
         capture: Capture,
+        refused: Sequence[tuple[str, str]] = (),
     ) -> list[DirectiveRequest]:
         record = capture.record
         notes: list[tuple[str, str]] = []
@@ -438,6 +441,7 @@ class CaptureKind:
                     f"capture of {shown} ran but wrote no trace log (does it call torch.compile?)",
                 )
             )
+        notes.extend(refused)  # after how it ended: a failure's warning names that first
         context.built.captures.append(
             CaptureRow(
                 request.docname,
@@ -505,14 +509,38 @@ class CaptureKind:
 
 
 def _damaged(cache: CaptureCache) -> str:
-    """What a miss message adds of the entries whose record.json could not be read."""
-    if not cache.damaged:
-        return ""
-    n = len(cache.damaged)
-    return (
-        f"; {n} cache entr{'y' if n == 1 else 'ies'} with a record.json that cannot be "
-        "read (damaged) ignored"
-    )
+    """What a miss message adds of the entries whose record.json could not be read, and of
+    those refused unread (a link leading out of the entry: :meth:`CaptureCache.refusal`)."""
+    said = ""
+    if cache.damaged:
+        n = len(cache.damaged)
+        said += (
+            f"; {n} cache entr{'y' if n == 1 else 'ies'} with a record.json that cannot be "
+            "read (damaged) ignored"
+        )
+    if cache.refused:
+        n, first = len(cache.refused), next(iter(cache.refused.values()))
+        said += f"; {n} cache entr{'y' if n == 1 else 'ies'} refused, not read: {first}"
+    return said
+
+
+def _refused_note(
+    cache: CaptureCache, key: str, shown: str, replaced: str = ""
+) -> list[tuple[str, str]]:
+    """A warning when the entry of this very capture was refused (``replaced``: why the
+    one this build's run replaced was): the build says its cache held what is not a
+    capture, whatever it shows instead."""
+    if replaced:
+        return [
+            (
+                "capture",
+                f"the cached capture of {shown} was refused, not read, and run again: {replaced}",
+            )
+        ]
+    why = cache.refused.get(key)
+    if why is None:
+        return []
+    return [("capture", f"the cached capture of {shown} was refused, not read: {why}")]
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -31,6 +31,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..diagnostics import quote
+from ..folders import inside, list_folder, real_root, refusal, walk_files
 from ..runtime import BOOT_DIR, RUNTIME_DIR, runtime_environment
 
 #: Bumped when what a key covers or an entry holds changes: older entries are misses.
@@ -40,6 +42,9 @@ LOCKS = ".locks"  # a lock file per key, beside the entries
 #: An entry no build made or found for this many days is removed (CaptureCache.prune).
 UNUSED_DAYS = 30
 TRACE = "trace"
+#: Entries of a cache entry's ``trace/`` looked at, at most, before it is used (a capture
+#: writes a few logs and profiles; the reader checks its folder again on its own).
+MAX_ENTRY_FILES = 10_000
 #: What a record keeps of the program's stderr: its last lines, at most this many bytes.
 STDERR_TAIL_BYTES = 4000
 STDERR_TAIL_LINES = 30
@@ -136,18 +141,16 @@ def glob_depends(patterns: Sequence[str], base: Path, root: Path) -> tuple[list[
     """The files ``:depends:`` globs name (relative to ``base``; ``**`` recurses) inside
     ``root``, and the patterns that name a file outside it (by ``..``, an absolute path or
     a link): a dependency the cache key cannot vouch for, which the caller refuses."""
-    root = root.resolve()
+    real = real_root(root)
     found: set[Path] = set()
     outside: list[str] = []
     for pattern in patterns:
         for name in glob.glob(os.path.join(glob.escape(os.fspath(base)), pattern), recursive=True):
-            path = Path(name).resolve()
-            if not path.is_file():
-                continue
-            if path.is_relative_to(root):
-                found.add(path)
-            elif pattern not in outside:
-                outside.append(pattern)
+            if not inside(name, real):  # by ``..``, an absolute path or a link
+                if pattern not in outside:
+                    outside.append(pattern)
+            elif refusal(name, real) is None:  # a file (not a folder, a FIFO, a dead link)
+                found.add(Path(name).resolve())
     return sorted(found), outside
 
 
@@ -493,13 +496,23 @@ class Capture:
     folder: Path
     record: CaptureRecord
     cached: bool  # found in the cache (not run by this call)
+    refused: str = ""  # run again in place of an entry refused unread: why it was
 
     @property
     def trace_dir(self) -> Path:
         return self.folder / TRACE
 
     def has_logs(self) -> bool:
-        return any(self.trace_dir.glob("dedicated_log_torch_trace_*.log*"))
+        try:
+            files = list_folder(self.trace_dir).files
+        except OSError:
+            return False
+        return any(f.name.startswith("dedicated_log_torch_trace_") for f in files)
+
+
+def _refused(name: str, why: str) -> str:
+    """What a warning says of an entry refused: its name escaped (a file name is input)."""
+    return f"{quote(name, 200)} is {why}"
 
 
 @dataclass
@@ -514,6 +527,9 @@ class CaptureCache:
     #: Entries whose record.json a lookup found but could not read (damaged, hostile):
     #: misses, made again by the next capture of their key.
     damaged: set[str] = field(default_factory=set)
+    #: Entries a lookup refused, by key, with why (:meth:`refusal`): nothing of them is
+    #: read; misses too, replaced by the next capture of their key.
+    refused: dict[str, str] = field(default_factory=dict)
 
     def interpreter(self, spec: CaptureSpec) -> Interpreter:
         """The facts of the capture's interpreter in its environment (one look per build)."""
@@ -527,8 +543,39 @@ class CaptureCache:
             )
         return found
 
+    def refusal(self, key: str) -> str | None:
+        """Why the entry of ``key`` must not be read, None when it may (or is not there).
+
+        A cache folder may come from elsewhere (CI's, restored on a docs host): an entry
+        that is a link out of the cache, or whose ``record.json``, ``trace/`` or any file in
+        it is a link out of the entry, a FIFO or a device, would publish what is not its
+        capture (:mod:`..folders` decides, as for every folder the user named)."""
+        entry = self.folder / key
+        if not os.path.lexists(entry):
+            return None
+        why = refusal(entry, real_root(self.folder))
+        if why:
+            return _refused(key, why)
+        if why is None:
+            return None  # a file, not an entry: a miss
+        root = real_root(entry)
+        for name in (RECORD, TRACE):
+            why = refusal(entry / name, root) if os.path.lexists(entry / name) else None
+            if why:
+                return _refused(f"{key}/{name}", why)
+        if os.path.isdir(entry / TRACE):
+            _, refused = walk_files(entry / TRACE, MAX_ENTRY_FILES, root)
+            if refused:
+                path, why = refused[0]
+                return _refused(Path(key, os.path.relpath(path, entry)).as_posix(), why)
+        return None
+
     def lookup(self, key: str) -> Capture | None:
         entry = self.folder / key
+        why = self.refusal(key)
+        if why is not None:
+            self.refused[key] = why
+            return None
         record = CaptureRecord.from_file(entry / RECORD)
         if record is None and (entry / RECORD).is_file():
             self.damaged.add(key)
@@ -597,7 +644,9 @@ class CaptureCache:
                 found = self.lookup(key)  # made while we waited
                 if found is not None:
                     return found
-            return self._run(spec, key, progress)
+            capture = self._run(spec, key, progress)
+            capture.refused = self.refused.pop(key, "")  # replaced: no longer in the cache
+            return capture
 
     def _run(
         self, spec: CaptureSpec, key: str, progress: Callable[[float], None] | None = None
@@ -658,7 +707,7 @@ class CaptureCache:
         """Put ``work`` in place of ``entry`` whole (a reader sees the old entry or the new,
         never a mix): an old entry is moved aside first, then removed."""
         old: Path | None = None
-        if entry.exists():
+        if os.path.lexists(entry):  # a link too (moved aside, never followed)
             old = Path(tempfile.mkdtemp(prefix=f".old-{entry.name}-", dir=self.folder))
             os.replace(entry, old / "entry")
         os.replace(work, entry)
