@@ -417,6 +417,10 @@ def _renames(path: str) -> dict[str, str]:
 # -- summary --------------------------------------------------------------------------------
 
 
+#: Entries of a folder that were not read, named one by one by ``summary``; past this, a count.
+SKIPPED_SHOWN = 5
+
+
 def _summary(args: argparse.Namespace) -> int:
     if os.path.isdir(args.path) and detect_kind(args.path) == DEBUG_DIR:
         return _debug_summary(args)
@@ -441,6 +445,10 @@ def _summary(args: argparse.Namespace) -> int:
         "cache": t.cache,
         "compile_seconds": t.compile_seconds,
         "not_shown": trace.not_shown,  # the folder's other logs of one process, not read
+        # entries of the folder refused (a link out of it, a FIFO): never read, named
+        "not_read": [
+            {"path": d.path, "why": d.message} for d in trace.diagnostics if d.kind == "skipped"
+        ],
     }
     classes = rank_classes(trace) if trace.is_multi_rank else []
     diverging = _diverging(trace)
@@ -450,9 +458,12 @@ def _summary(args: argparse.Namespace) -> int:
         data["frames_per_rank"] = list(t.frames_per_rank)  # the fewest and the most
         if t.slowest is not None:
             data["slowest_rank"] = {"rank": t.slowest[0], "compile_seconds": t.slowest[1]}
+    refused = [d for d in trace.diagnostics if d.kind == "skipped"]
+    # figures that leave out entries of the folder are no all-clear: exit 2, as diff does
+    status = 2 if refused else 0
     if args.json:
         print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
-        return 0
+        return status
     seconds = "-" if t.compile_seconds is None else f"{t.compile_seconds:.2f} s"
     frames = str(t.frames)
     if trace.is_multi_rank:  # the figures add up the ranks': say what one rank did
@@ -490,6 +501,10 @@ def _summary(args: argparse.Namespace) -> int:
                 "the folder (name a log file to read another)",
             )
         )
+    for d in refused[:SKIPPED_SHOWN]:
+        rows.append(("not read", f"{d.path}: {d.message}"))
+    if len(refused) > SKIPPED_SHOWN:
+        rows.append(("not read", f"and {len(refused) - SKIPPED_SHOWN} more entries"))
     if trace.is_multi_rank:
         shown = " | ".join(number_ranges(c) for c in classes[:CLASSES_SHOWN])
         more = f" and {len(classes) - CLASSES_SHOWN} more" if len(classes) > CLASSES_SHOWN else ""
@@ -497,7 +512,7 @@ def _summary(args: argparse.Namespace) -> int:
         rows.append(("diverging", ", ".join(diverging) or "nothing"))
     for label, value in rows:
         _say(f"{label + ':':<15} {value}")
-    return 0
+    return status
 
 
 def _debug_summary(args: argparse.Namespace) -> int:

@@ -298,7 +298,10 @@ def _bundle(args: argparse.Namespace) -> int:
             )
         except StandaloneBuildError as e:
             raise ShareError(str(e)) from None
-        files = tree_files(folder, "logs") + tree_files(Path(tmp) / "report", "report")
+        try:  # both folders are this command's own: a refusal here is no user's input
+            files = tree_files(folder, "logs") + tree_files(Path(tmp) / "report", "report")
+        except RefusedEntries as e:
+            raise ShareError(f"the bundle's own files were refused: {e}") from None
         try:
             write_zip(out, files, readme(reports, [d.name for d in dests], options))
         except ValueError as e:

@@ -13,6 +13,7 @@ it is one named line and exit status 2; in a build, a located ``torchtrace.*`` w
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -318,8 +319,11 @@ def test_build_summary_and_diff_of_the_folder_read_none_of_it(
     assert built.returncode == 0, built.stderr  # a build warns, at each entry
     for name in names:
         assert f"traces/{name}:: WARNING: not read: " in built.stderr, name
-    assert summary.returncode == 0, summary.stderr
+    # figures that leave entries out are no all-clear: each named, status 2
+    assert summary.returncode == 2, summary.stderr
     assert '"ranks": 1' in summary.stdout  # rank 0 alone
+    not_read = json.loads(summary.stdout)["not_read"]
+    assert sorted(Path(e["path"]).name for e in not_read) == sorted(names)
     # each entry named; what was not read cannot pass a comparison: status 2
     assert diff.returncode == 2, diff.stdout + diff.stderr
     for name in names:
