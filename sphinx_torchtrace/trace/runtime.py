@@ -505,11 +505,16 @@ def _number(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
 
 
+def meta_file(path: Path) -> Path:
+    """Where the meta file of the profile at ``path`` is (``profile-<pid>.meta.json``)."""
+    return path.with_name(path.name.split(".", 1)[0] + ".meta.json")
+
+
 def _read_meta(profile: RuntimeProfile, path: Path, root: str) -> None:
     """What the meta file beside a profile says: mode, process, rank, window.  None is
     fine (the profile is then no process's); one that leads out of the folder, or is not
     a file, or too long for one, makes the profile unread."""
-    meta_path = path.with_name(path.name.split(".", 1)[0] + ".meta.json")
+    meta_path = meta_file(path)
     if not os.path.lexists(meta_path):
         return
     why = refusal(meta_path, root)

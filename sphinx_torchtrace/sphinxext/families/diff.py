@@ -40,7 +40,7 @@ from ..secrets import trace_masker, warn_trace_secrets
 from ..warnings import subtype_of, warn
 from .base import Context, missing_input, page_section, resolve_logs_safely
 from .family import Family, Options
-from .trace import GeneratedTrace
+from .trace import GeneratedTrace, runtime_inputs
 from .trace_options import DEBUG_FOLDER, TEXT_LOG, TRACE_FOLDER, TRACE_LOG
 
 DIRECTIVE = "torchtrace-diff"
@@ -229,7 +229,7 @@ def _generate(context: Context, request: DirectiveRequest, options: DiffOptions)
     for argument in paths:
         path = resolve_argument(argument, source_dir, context.srcdir)
         sides.append((*read_side(context, argument, path), path))
-        logs += resolve_logs_safely(path)
+        logs += resolve_logs_safely(path) + runtime_inputs(path)
     (old, old_site, old_path), (new, new_site, new_path) = sides
     config = context.config
     masker = trace_masker(config, [old, new])

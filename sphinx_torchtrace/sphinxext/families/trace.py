@@ -34,10 +34,11 @@ from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError
 from ...trace.analyses import summary
 from ...trace.analyses.break_registry import installed_registry
-from ...trace.inputs.kinds import detect_kind
+from ...trace.folders import real_root, refusal
+from ...trace.inputs.kinds import TRACE, detect_kind
 from ...trace.inputs.loader import choose_logs, rank_logs
 from ...trace.inputs.loading import load_input
-from ...trace.runtime import profile_lines
+from ...trace.runtime import MAX_PROFILES, RUNTIME_DIR, meta_file, profile_files, profile_lines
 from ...version import __version__
 from ..config import torchtrace_config
 from ..doctree import DoctreeBuilder, chart_nodes
@@ -75,12 +76,16 @@ class GeneratedTrace:
     rewrite: PathRewriter
     notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message) to warn
     extra_logs: list[Path] = field(default_factory=list)  # ``:with:`` files read
+    #: The paths whose ``runtime/`` profiles the trace read (the trace log's or folder).
+    runtime_from: list[str] = field(default_factory=list)
 
     @property
     def logs(self) -> list[Path]:
-        """Every file the pages depend on (the trace's logs, then ``:with:`` files)."""
+        """Every file the pages depend on (the trace's logs, then ``:with:`` files, then
+        the runtime profiles it read and their meta files)."""
         own = resolve_logs_safely(self.request.path, self.options.latest, self.options.ranks)
-        return own + [p for p in self.extra_logs if p not in own]
+        out = own + [p for p in self.extra_logs if p not in own]
+        return out + [p for source in self.runtime_from for p in runtime_inputs(source)]
 
     def page(self, docname: str) -> Page:
         return build_page(self.plan, docname, self.settings)
@@ -202,6 +207,8 @@ class TraceKind:
                 trace_rules(trace, config.path_rewrites, config.default_path_rewrites), masker
             ),
             extra_logs=loaded.extra_logs,
+            # the trace is the directive's path, or a :with: trace beside a text log
+            runtime_from=[request.path] if kind == TRACE else list(map(str, loaded.extra_logs)),
         )
         context.register(request, DIRECTIVE, generated)
         generated.notes.extend(ineffective_notes(request.path, kind, options))
@@ -250,6 +257,29 @@ class TraceKind:
             context.add_file(relpath, text)
         stamp.save(list(downloads))
         return []
+
+
+def runtime_inputs(path: str) -> list[Path]:
+    """The files of ``run --runtime`` a trace at ``path`` (a log or a folder) reads: its
+    folder's ``runtime/`` profiles, each with its meta file if it has one; a page showing
+    them depends on them as on its logs.
+
+    Only files the trace may read are listed (their content is digested): never a link out
+    of the folder nor a FIFO, and neither a profile whose meta file is refused (it is not
+    read) nor one past :data:`MAX_PROFILES`.  A profile that appears, goes, changes or is
+    refused changes the list or a listed file's content, so the pages are read again; an
+    unchanged folder reads nothing again."""
+    folder = Path(path) if os.path.isdir(path) else Path(path).parent
+    root = real_root(folder)
+    profiles, _ = profile_files(folder / RUNTIME_DIR, root)
+    out: list[Path] = []
+    for profile in profiles[:MAX_PROFILES]:
+        meta = meta_file(profile)
+        if not os.path.lexists(meta):
+            out.append(profile)
+        elif refusal(meta, root) is None:  # a file that may be read
+            out += [profile, meta]
+    return out
 
 
 def page_kind(plan: TracePlan, docname: str) -> str:

@@ -29,6 +29,7 @@ from ..secrets import trace_masker, warn_trace_secrets
 from .base import Context, resolve_logs_safely
 from .diff import read_side
 from .family import Family, Options
+from .trace import runtime_inputs
 
 DIRECTIVE = "torchtrace-trend"
 
@@ -129,7 +130,7 @@ class TrendKind:
             traces.append(trace)
             if site is None:  # a trace a torchtrace directive shows warned already
                 unread.append((DirectiveRequest("", "", path).label(), trace))
-            logs += resolve_logs_safely(path)
+            logs += resolve_logs_safely(path) + runtime_inputs(path)
         masker = trace_masker(context.config, traces)
         for label, trace in unread:
             warn_trace_secrets(label, trace, masker)
