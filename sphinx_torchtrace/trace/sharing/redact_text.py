@@ -422,7 +422,10 @@ def _plain_slashes(text: str, json_at: JsonAt) -> str:
     """``text`` with the ``\\/`` escapes of its JSON lines written ``/`` (the same JSON
     string, as a reader decodes it), so that an escaped path (``\\/home\\/alice``) is
     found like any other."""
-    return ESCAPED_SLASH.sub(lambda m: m[1] + "/" if json_at(m.start()) else m[0], text)
+    if not callable(json_at):
+        return ESCAPED_SLASH.sub(r"\1/", text) if json_at else text
+    at = json_at
+    return ESCAPED_SLASH.sub(lambda m: m[1] + "/" if at(m.start()) else m[0], text)
 
 
 def _split_last(path: str) -> tuple[str, str, str]:
