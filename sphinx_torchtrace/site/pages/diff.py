@@ -7,6 +7,7 @@ one changed frame.  Every string of either log stays text (``Code``, ``CodeBlock
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +43,8 @@ FOLD_DIFF_LINES = 40
 #: Guards listed per side on a frame page; the rest are counted.
 MAX_GUARDS_SHOWN = 200
 NOISY = "compile times are noisy: compare them only between runs on the same machine"
+#: What a page says of a ratio (or a time) that is no finite number, as the command does.
+NOT_COMPARABLE = "cannot be compared"
 
 
 def unchanged_line(plan: DiffPlan) -> Paragraph:
@@ -54,11 +57,15 @@ def unchanged_line(plan: DiffPlan) -> Paragraph:
 
 
 def comparison_blocks(
-    plan: DiffPlan, found: Sequence[Regression], warned: bool = True
+    plan: DiffPlan,
+    found: Sequence[Regression],
+    warned: bool = True,
+    uncompared: Sequence[str] = (),
 ) -> list[Block]:
     """The comparison where the directive stands: whether it compares like with like,
-    summary, regressions, then the changes."""
-    setup = _setup_blocks(plan)
+    summary, regressions, then the changes.  ``uncompared``: what the gate could not
+    compare (:func:`...trace.comparing.diff.uncompared`), said with what was not read."""
+    setup = _setup_blocks(plan, uncompared)
     # every detail page the plan made is in this toctree, whatever the comparison says
     pages: list[Block] = [Toctree(plan.docnames, hidden=True)] if plan.docnames else []
     if plan.diff.nothing_compared:
@@ -127,8 +134,9 @@ def _intro(plan: DiffPlan) -> Paragraph:
     return Paragraph(content)
 
 
-def _setup_blocks(plan: DiffPlan) -> list[Block]:
-    """What differs in how the runs were made, and why nothing was compared, if so."""
+def _setup_blocks(plan: DiffPlan, uncompared: Sequence[str] = ()) -> list[Block]:
+    """What differs in how the runs were made, why nothing was compared, if so, what was
+    not read and what could not be compared."""
     diff = plan.diff
     out: list[Block] = []
     if diff.nothing_compared:
@@ -155,6 +163,22 @@ def _setup_blocks(plan: DiffPlan) -> list[Block]:
                         ]
                     ),
                     BulletList([item(_text(plan, d)) for d in diff.unread]),
+                ],
+            )
+        )
+    if uncompared:
+        out.append(
+            Admonition(
+                "warning",
+                [
+                    Paragraph(
+                        [
+                            Strong("Not compared"),
+                            ": these figures are no numbers a comparison can use, or were "
+                            "not read, so no regression in them can show:",
+                        ]
+                    ),
+                    BulletList([item(_text(plan, d)) for d in uncompared]),
                 ],
             )
         )
@@ -291,7 +315,7 @@ def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
                 [phase_words(t.phase)],
                 [_seconds(t.baseline)],
                 [_seconds(t.new)],
-                [f"x{t.ratio:.2f}" if t.ratio is not None else "-"],
+                [_ratio(t.ratio)],
             ]
             for t in r.times
         ]
@@ -394,7 +418,16 @@ def _change(c: Change) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f} s"
+    if value is None:
+        return "-"
+    return f"{value:.2f} s" if math.isfinite(value) else NOT_COMPARABLE
+
+
+def _ratio(ratio: float | None) -> str:
+    """``x1.25``; ``-`` where a run has no time; never ``xinf`` nor ``xnan``."""
+    if ratio is None:
+        return "-"
+    return f"x{ratio:.2f}" if math.isfinite(ratio) else NOT_COMPARABLE
 
 
 # -- a frame's detail page --------------------------------------------------------------------

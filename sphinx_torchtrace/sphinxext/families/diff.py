@@ -29,6 +29,7 @@ from ...trace.comparing.diff import (
     FrameFacts,
     diff_traces,
     regressions,
+    uncompared,
     validate_regressions,
 )
 from ...trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
@@ -115,7 +116,8 @@ class DiffSettings:
 
 @dataclass
 class GeneratedDiff:
-    """A comparison as this build knows it: its request, options, plan and logs."""
+    """A comparison as this build knows it: its request, options, plan, logs (and runtime
+    profiles) and the two runs (what a gate could not compare is said of them)."""
 
     request: DirectiveRequest
     options: DiffOptions
@@ -123,6 +125,7 @@ class GeneratedDiff:
     logs: list[Path]
     rewrite: PathRewriter
     notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message) to warn
+    runs: tuple[Trace, Trace] | None = None  # the baseline, the new run
 
     def page(self, docname: str) -> Page:
         return diff_frame_page(self.plan, self.plan.page_of(docname))
@@ -138,6 +141,9 @@ class GeneratedDiff:
         plan, options = self.plan, self.options
         settings = settings_of(directive.config, DiffSettings).regressions
         found = regressions(plan.diff, settings)
+        # what the gate could not compare (a ratio that is no number, a runtime profile not
+        # read while runtime is gated): a warning, as records not read are, never a pass
+        lost = uncompared(plan.diff, settings, *(self.runs or (None, None)))
         location = directive.get_location()
         if plan.diff.nothing_compared:
             warn(
@@ -151,6 +157,12 @@ class GeneratedDiff:
                 f"{plan.label}: not read, so not compared: " + "; ".join(plan.diff.unread),
                 location,
             )
+        if lost:
+            warn(
+                "comparability",
+                f"{plan.label}: not compared: " + "; ".join(lost),
+                location,
+            )
         if plan.diff.setup:
             warn(
                 "comparability",
@@ -162,7 +174,9 @@ class GeneratedDiff:
                 where = f"rank {r.rank}: " if plan.multi_rank else ""
                 warn(subtype_of(r.subtype), f"{plan.label}: {where}{r.message}", location)
         builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
-        out = builder.blocks(comparison_blocks(plan, found, warned=not options.no_regressions))
+        out = builder.blocks(
+            comparison_blocks(plan, found, warned=not options.no_regressions, uncompared=lost)
+        )
         container = nodes.container(classes=["torchtrace-diff"])
         container.extend(out)
         directive.set_source_info(container)
@@ -256,7 +270,7 @@ def _generate(context: Context, request: DirectiveRequest, options: DiffOptions)
     )
     plan.baseline_index = old_site.plan.index_docname if old_site else None
     plan.new_index = new_site.plan.index_docname if new_site else None
-    return GeneratedDiff(request, options, plan, logs, rewrite)
+    return GeneratedDiff(request, options, plan, logs, rewrite, runs=(old, new))
 
 
 def _traces(context: Context) -> list[GeneratedTrace]:

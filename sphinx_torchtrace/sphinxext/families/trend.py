@@ -18,9 +18,10 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from ...render.paths import PathRewriter
-from ...site.blocks import Chart, Page
+from ...site.blocks import Admonition, Block, BulletList, Chart, Page, Paragraph, Strong, item
 from ...site.pages.trend import trend_blocks
 from ...trace import Trace
+from ...trace.comparing.diff import unread
 from ...trace.comparing.trend import MAX_RUNS, Trend, trend
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..options import checked_options
@@ -60,13 +61,15 @@ def parse_trend_options(raw: Mapping[str, str | None]) -> TrendOptions:
 
 @dataclass
 class GeneratedTrend:
-    """A trend as this build knows it: its request, the trend, the logs it read."""
+    """A trend as this build knows it: its request, the trend, the logs (and runtime
+    profiles) it read, and what of its runs it did not read."""
 
     request: DirectiveRequest
     trend: Trend
     logs: list[Path]
     rewrite: PathRewriter
     notes: list[tuple[str, str]] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # of every run, the oldest included
 
     def page(self, docname: str) -> Page:
         raise KeyError(docname)  # it shows where it stands; no pages of its own
@@ -90,9 +93,21 @@ class GeneratedTrend:
             special=lambda block: special(builder, block),
         )
         container = nodes.container(classes=["torchtrace-trend"])
-        container.extend(builder.blocks(trend_blocks(self.trend)))
+        container.extend(builder.blocks(self._unread_blocks() + trend_blocks(self.trend)))
         directive.set_source_info(container)
         return [container]
+
+    def _unread_blocks(self) -> list[Block]:
+        """What of the runs was not read, first: the rows show only what was."""
+        if not self.unread:
+            return []
+        said = Paragraph(
+            [
+                Strong("Not read"),
+                ": the rows show what was read; this was not, so no change in it can show:",
+            ]
+        )
+        return [Admonition("warning", [said, BulletList([item(u) for u in self.unread])])]
 
 
 class TrendKind:
@@ -118,7 +133,7 @@ class TrendKind:
             return []
         source_dir = context.source_dir(request)
         traces, logs = [], []
-        unread: list[tuple[str, Trace]] = []  # read here, not shown by a torchtrace directive
+        read_here: list[tuple[str, Trace]] = []  # not shown by a torchtrace directive
         for argument in paths:
             path = resolve_argument(argument, source_dir, context.srcdir)
             try:
@@ -129,14 +144,22 @@ class TrendKind:
                 return []
             traces.append(trace)
             if site is None:  # a trace a torchtrace directive shows warned already
-                unread.append((DirectiveRequest("", "", path).label(), trace))
+                read_here.append((DirectiveRequest("", "", path).label(), trace))
             logs += resolve_logs_safely(path) + runtime_inputs(path)
         masker = trace_masker(context.config, traces)
-        for label, trace in unread:
+        for label, trace in read_here:
             warn_trace_secrets(label, trace, masker)
         rewrite = PathRewriter(context.config.rewrite_rules(), masker)
         result = trend(traces, labels, rewrite=rewrite)
-        generated = GeneratedTrend(request, result, logs, rewrite)
+        # every run, the oldest included: a trend shows each, so each must have been read whole
+        missed = [
+            u for t, label in zip(traces, labels, strict=True) for u in unread(t, f"run {label}")
+        ]
+        generated = GeneratedTrend(request, result, logs, rewrite, unread=missed)
+        if missed:
+            generated.notes.append(
+                ("comparability", "not read, so not compared: " + "; ".join(missed))
+            )
         if result.setup:
             generated.notes.append(
                 ("comparability", "not like for like: " + "; ".join(result.setup))

@@ -1108,14 +1108,14 @@ def uncompared(
                 if ratio is not None and not math.isfinite(ratio):
                     out.append(
                         f"rank {r.rank}: {f.key}: runtime per call {_per_call_text(f.runtime)} "
-                        f"cannot be compared (ratio {ratio})"
+                        f"cannot be compared ({_no_ratio(ratio)})"
                     )
         total = r.total_seconds
         if isinstance(settings["compile_time"], float) and total is not None:
             if total.ratio is not None and not math.isfinite(total.ratio):
                 out.append(
-                    f"rank {r.rank}: compile time {total.baseline} s -> {total.new} s cannot "
-                    f"be compared (ratio {total.ratio})"
+                    f"rank {r.rank}: compile time {_seconds_text(total.baseline)} -> "
+                    f"{_seconds_text(total.new)} cannot be compared ({_no_ratio(total.ratio)})"
                 )
     if isinstance(settings["runtime"], float):
         out += _runtime_not_kept(diff)
@@ -1127,6 +1127,11 @@ def uncompared(
                     if d.kind == "runtime"
                 ]
     return out
+
+
+def _no_ratio(ratio: float) -> str:
+    """Why a ratio is none, in words (a page or console line never says inf or nan)."""
+    return "the ratio is past any number" if ratio == math.inf else "the ratio is no number"
 
 
 def _runtime_not_kept(diff: TraceDiff) -> list[str]:
