@@ -18,6 +18,7 @@ from .places import (
     CAPTURE,
     DATA,
     DEBUG,
+    ECHO,
     KIND_PLACES,
     KINDS,
     LONG,
@@ -177,12 +178,15 @@ def write_long(inp: Input, p: Planter, work: Path) -> None:
     extra = max(0, sum(len(p.queue.get(pl, [])) for pl in KIND_PLACES[inp.kind]) - len(spots))
     spots += [(r.randrange(300, line_len - 600), False) for _ in range(extra)]
     spots.sort()
-    shapes = [s for pl in KIND_PLACES[inp.kind] for s in p.queue.get(pl, [])] or list(SHAPES)
+    shapes = [s for pl in KIND_PLACES[inp.kind] for s in p.queue.get(pl, [])] or [
+        s for s in SHAPES if s != ECHO
+    ]
     pieces = Doc()
     at = 0
     for i, (spot, across) in enumerate(spots):
         shape = shapes[i % len(shapes)]
         c, plant = p.make(shape, place, RAW if text_log else None)
+        c.at_cut = across
         if not text_log and c.how == JSON_PLAIN:
             live, control = (
                 json.dumps(plant.text(v), ensure_ascii=True)[1:-1] for v in (True, False)

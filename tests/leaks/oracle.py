@@ -45,9 +45,14 @@ class Needles:
 
     def __init__(self, canaries: Sequence[Canary]) -> None:
         self.index: dict[bytes, int] = {}
+        shared: set[bytes] = set()
         for c in canaries:
-            for n in c.needles:
-                self.index.setdefault(n.encode(), c.uid)
+            for n in set(c.needles):
+                key = n.encode()
+                if self.index.setdefault(key, c.uid) != c.uid:
+                    shared.add(key)  # a window two canaries hold names neither
+        for key in shared:
+            del self.index[key]
 
     def find(self, data: bytes) -> dict[int, int]:
         """uid -> offset of the first window found in ``data``."""
@@ -353,6 +358,13 @@ def run_input(inp: Input, work: Path, build: bool = True) -> Outcome:
     lost = [c for c in inp.canaries if not c.file]
     if lost:
         outcome.notes.append(f"{len(lost)} canaries in no file: {[c.uid for c in lost[:5]]}")
+    # the search finds every canary in the input itself (else it could miss a survivor)
+    seen: set[int] = set()
+    for _, data in members(live_root):
+        seen.update(needles.search(data))
+    unseen = [c.uid for c in inp.canaries if c.uid not in seen]
+    if unseen:
+        outcome.notes.append(f"{len(unseen)} canaries the search misses in the input: {unseen[:5]}")
 
     # check: its findings (weighed once redact's survivors are known), no secret printed
     with clock("check"):

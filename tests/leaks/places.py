@@ -130,6 +130,12 @@ PLACE_CAP = {
 }
 #: Places ``check`` is not given (or cannot be: what a capture record says of its run).
 NOT_CHECKED = {P_CAP_FIELD, P_CAP_STDERR}
+#: A value quoted again is a secret only where its guard is planted too (in the same log).
+ECHO = "env value quoted again"
+COMPANION_PLACES = (*TRACE_PLACES, P_TEXT)
+#: Canaries of a shape per input, at most: a log holds a few environment values (the
+#: masker learns 32 per log: ``secrets.MAX_LEARNED``), not hundreds.
+SHAPE_CAP = {"env guard": 12, ECHO: 12}
 
 
 def fits(place: str, plant: Plant) -> bool:
@@ -158,10 +164,12 @@ class Canary:
     classes: tuple[str, ...] = SECRETS
     needles: list[str] = field(default_factory=list)
     companion: str = ""  # where the guard of an echoed value is: "before" / "after"
+    at_cut: bool = False  # across a place where a reader cuts a long line
 
     def label(self) -> str:
+        """``place (encoding)``, and ``at a cut`` for one across a reader's cut."""
         how = "" if self.how == RAW else f" ({self.how})"
-        return f"{self.place}{how}"
+        return f"{self.place}{' at a cut' if self.at_cut else ''}{how}"
 
 
 class Doc:
@@ -230,10 +238,13 @@ class Planter:
         self.kind = kind
         self.next = 0
         places = KIND_PLACES[kind]
-        pairs = [(s, p) for p in places for s in (shapes or SHAPES)]
+        pairs = [
+            (s, p) for p in places for s in (shapes or SHAPES) if s != ECHO or p in COMPANION_PLACES
+        ]
         r.shuffle(pairs)
         self.queue: dict[str, list[str]] = defaultdict(list)  # place -> shapes, in order
         used: Counter[str] = Counter()
+        of_shape: Counter[str] = Counter()
         i = 0
         while sum(used.values()) < count and pairs:
             shape, place = pairs[i % len(pairs)]
@@ -241,7 +252,11 @@ class Planter:
             if used[place] >= PLACE_CAP.get(place, 1 << 30):
                 pairs = [(s, p) for s, p in pairs if p != place]
                 continue
+            if of_shape[shape] >= SHAPE_CAP.get(shape, 1 << 30):
+                pairs = [(s, p) for s, p in pairs if s != shape]
+                continue
             used[place] += 1
+            of_shape[shape] += 1
             self.queue[place].append(shape)
         self.canaries: list[Canary] = []
 

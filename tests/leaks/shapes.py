@@ -448,7 +448,8 @@ SHAPES: dict[str, Callable[[random.Random, str], Plant]] = {
     "slack xoxb-": _slack,
     "google AIza": _token("AIza", lambda r, t: rand(r, 35, tag=t)),
     "npm_": _token("npm_", lambda r, t: rand(r, 36, tag=t)),
-    "pypi-": _token("pypi-", lambda r, t: "AgEIcHlwaS5vcmc" + rand(r, 60, tag=t)),
+    # the macaroon's first bytes say pypi.org: the same in every token, not secret
+    "pypi-": _token("pypi-AgEIcHlwaS5vcmc", lambda r, t: rand(r, 60, tag=t)),
     "jwt": _jwt,
     "pem private key": _pem,
     "url password": _url,
