@@ -20,6 +20,7 @@ from typing import Any
 
 from .site.characters import console_json, console_text
 from .trace.diagnostics import TraceReadError
+from .trace.secrets import ELLIPSIS, MASK, mask_secrets
 from .trace.sharing.redact import LogReport
 from .trace.sharing.redact_text import CLASSES, DEFAULT_CLASSES, Options
 from .trace.sharing.share import (
@@ -222,11 +223,18 @@ def _redact(args: argparse.Namespace) -> int:
     return _remaining(remaining)
 
 
+def _masked_name(name: str) -> str:
+    """A log's file name for its redacted copy: a secret it holds (a token a job put in
+    its log's name) masked, in characters a file name keeps (``hf__masked.log``)."""
+    masked = mask_secrets(name)
+    return masked.replace(ELLIPSIS + MASK, "_masked").replace(MASK, "masked")
+
+
 def _destinations(source: Path, logs: list[Path], out: Path) -> list[Path]:
     """Where each log goes: OUT itself for one log (inside it if it is a folder), OUT/name
     for the logs of a folder; never over a log read."""
     if source.is_dir() or out.is_dir():
-        dests = [out / log.name for log in logs]
+        dests = [out / _masked_name(log.name) for log in logs]
     else:
         dests = [out]
     for log, dest in zip(logs, dests, strict=True):

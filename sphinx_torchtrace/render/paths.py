@@ -182,8 +182,15 @@ class PathRewriter:
 
     def __call__(self, text: str) -> str:
         text = self._secrets(text)
-        if self._rules:
-            text = plain_slashes(text)  # a path JSON escaped (``\\/home\\/alice``) is one
+        rewritten = self._paths(text)
+        plain = plain_slashes(text) if self._rules else text
+        if plain is not text:  # a path spelled with JSON escapes (``\\/home\\/alice``):
+            found = self._paths(plain)  # shown as a reader decodes it where a rule hid one
+            if found != plain:
+                return found
+        return rewritten
+
+    def _paths(self, text: str) -> str:
         for pattern, replacement, hint in self._rules:
             if hint is None:
                 text = pattern.sub(replacement, text)

@@ -67,6 +67,8 @@ import re
 from collections.abc import Iterable
 
 from ..trace import Compile, RankTrace, Trace
+from ..trace.secrets import mask_secrets
+from ..trace.sharing.private import mask_homes
 from .characters import FORMAT_CHARACTERS, LINE_BREAKS, UNPRINTABLE
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
@@ -147,7 +149,7 @@ def name_stem(name: str) -> str:
     """
     if len(name) <= _MAX_PLAIN_STEM and _PLAIN.match(name):
         return name.replace("_", "-")
-    head = slugify(name)[: _MAX_PLAIN_STEM - _DIGEST_SUFFIX].rstrip("-")
+    head = slugify(private_masked(name))[: _MAX_PLAIN_STEM - _DIGEST_SUFFIX].rstrip("-")
     return f"{head}--h{digest(name)}"
 
 
@@ -169,14 +171,22 @@ _NOT_IN_NAME = re.compile(f"[{_NOT_IN_NAME_CHARS}]")
 _NOT_IN_LABEL = re.compile(f"[{_NOT_IN_NAME_CHARS}#]")
 
 
+def private_masked(text: str) -> str:
+    """A logged string with what looks secret masked and home folders written ``~``: a
+    name is published (``objects.inv``, the search index, a page's file name), and no
+    page's rewrite reaches it."""
+    return mask_homes(mask_secrets(text))
+
+
 def name_text(text: str) -> str:
-    """A logged string as part of an object name: one-to-one, one token of printable text.
+    """A logged string as part of an object name: one-to-one but for what it holds that
+    is private (:func:`private_masked`), one token of printable text.
 
     ``#`` is doubled, so a single ``#`` only ever starts what we add: ``#2`` (an
     occurrence) or ``#u0020`` (a character a name cannot hold, always four hex digits:
     each is in the Basic Multilingual Plane).
     """
-    escaped = text.replace("#", "##")
+    escaped = private_masked(text).replace("#", "##")
     return _NOT_IN_NAME.sub(lambda m: f"#u{ord(m.group()):04x}", escaped)
 
 
@@ -281,5 +291,5 @@ def break_object_name(label: str, key: str) -> str:
     (``Unsupported call`` and ``unsupported: call``) stay two objects."""
     if re.fullmatch(r"GB\d{4}", key):
         return f"{label_name(label)}/{key}"
-    head = slugify(key)[: MAX_SEGMENT - _DIGEST_SUFFIX].rstrip("-")
+    head = slugify(private_masked(key))[: MAX_SEGMENT - _DIGEST_SUFFIX].rstrip("-")
     return f"{label_name(label)}/gb/{head}--h{digest(key)}"

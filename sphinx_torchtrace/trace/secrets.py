@@ -244,6 +244,12 @@ _AWS_SECRET = [
     )
     for name in ("ccess_?[Kk]ey", "CCESS_?KEY")
 ]
+#: An AWS secret access key right after its key id (``AKIA…:secret``, ``AKIA…,secret`` as a
+#: credentials file's line or a CSV of them has it).
+_AWS_PAIR = re.compile(
+    r"A[KS]IA[A-Z0-9]{16}['\"]?[ \t]{0,4}[:=,][ \t]{0,4}['\"]?"
+    r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+)
 #: What must come before ``ccess_key`` (scanned for from its literal: a case-insensitive
 #: expression is tried at every character, a hundred times slower over a log).
 _AWS_NAME = re.compile(r"secret_?a$")
@@ -294,6 +300,13 @@ def _environment(text: str) -> Iterator[_Found]:
         if value and MASK not in value:
             masked = _token_prefix(value) + MASK
             yield _Found(start, end, masked, Secret(0, ENVIRONMENT, name, value), 0)
+
+
+def environment_values(text: str) -> list[Secret]:
+    """The values of environment variables ``text`` compares or sets (the environment
+    rule alone: cheap, its expression starts with a literal), to learn them before a
+    pass that meets a quote of one ahead of its guard."""
+    return [f.secret for f in _environment(text)]
 
 
 def _token_prefix(value: str) -> str:
@@ -399,8 +412,8 @@ def _mask_lines(body: str) -> str:
 
 def _url_passwords(text: str) -> Iterator[_Found]:
     for m in _URL.finditer(text):
-        if not m.start() or not text[m.start() - 1].isalpha():
-            continue  # no scheme before ``://``
+        if not m.start() or not text[m.start() - 1].isalnum():
+            continue  # no scheme before ``://`` (``s3://`` ends in a digit)
         password = m["v"]
         if password.isdigit():
             continue  # ``host:8080@``: a port
@@ -410,6 +423,9 @@ def _url_passwords(text: str) -> Iterator[_Found]:
 
 
 def _aws_secrets(text: str) -> Iterator[_Found]:
+    for m in _AWS_PAIR.finditer(text):
+        if _mixed(m["v"]):
+            yield _Found(m.start("v"), m.end("v"), MASK, Secret(0, AWS_SECRET, "", m["v"]), 3)
     for m in (m for pattern in _AWS_SECRET for m in pattern.finditer(text)):
         if not _AWS_NAME.search(text[max(0, m.start() - 8) : m.start()].lower()):
             continue
@@ -450,7 +466,7 @@ def _anonymous(pattern: str) -> str:
 
 
 #: Every expression a rule's scan starts from: no finding without a match of one of them.
-_RULE_EXPRESSIONS = (_ENV, _PEM, *_TOKEN_PATTERNS, _JWT, _URL, *_AWS_SECRET, *_QUOTED)
+_RULE_EXPRESSIONS = (_ENV, _PEM, *_TOKEN_PATTERNS, _JWT, _URL, *_AWS_SECRET, _AWS_PAIR, *_QUOTED)
 #: All of them at once.  Most published strings are short (a name, a table cell), and one
 #: scan of a short string costs a seventh of the rules' scans, each set up for itself; a
 #: long string is faster scanned rule by rule (each expression starts with a literal).

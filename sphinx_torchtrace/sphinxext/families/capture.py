@@ -26,6 +26,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ...render.paths import PathRewriter
 from ...site import blocks as b
 from ...site.blocks import Page
 from ...site.characters import console_text
@@ -419,7 +420,10 @@ class CaptureKind:
         record = capture.record
         notes: list[tuple[str, str]] = []
         if record.status != "ok":
-            lines = [line.strip() for line in record.stderr_tail.splitlines() if line.strip()]
+            # masked and its paths rewritten whole, as its page shows it (a key's lines
+            # are masked as one), before its last lines are joined into the warning
+            tail = PathRewriter(context.config.rewrite_rules())(record.stderr_tail)
+            lines = [line.strip() for line in tail.splitlines() if line.strip()]
             end = mask_secrets(" | ".join(lines[-WARNED_LINES:])) or "(nothing on stderr)"
             kept = (
                 "the trace it wrote so far is shown"

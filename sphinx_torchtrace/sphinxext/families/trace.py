@@ -97,7 +97,7 @@ class GeneratedTrace:
             c = frame.compile
             function = summary.function_name(c) or "(unknown function)"
             place = summary.function_place(c)
-            out[frame.name] = f"{function} ({self.rewrite(place)})" if place else function
+            out[frame.name] = self.rewrite(f"{function} ({place})" if place else function)
         return out
 
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:

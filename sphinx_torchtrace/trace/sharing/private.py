@@ -28,20 +28,23 @@ ROOTS = (
 )
 #: Where home folders are, the user's name the folder after it: Linux (``/home``,
 #: ``/home2``, ``/export/home`` on Solaris-style clusters, ``/private/home`` of some
-#: clusters, ``/media/<user>`` for removable disks), macOS (``/Users``).  A bare home
+#: clusters, ``/var/home`` of image-based Linux, ``/media/<user>`` for removable disks),
+#: macOS (``/Users``, ``/private/var/home``).  A bare home
 #: folder (``/home/alice`` as a whole value, a working directory) is a path too: its
 #: last part is the user's name.  Windows' ``C:\Users\<user>`` is matched as any drive
 #: path.
-HOME_ROOTS = r"(?:private/|export/)?home\d*|Users|media"
+HOME_ROOTS = r"(?:private/|export/|(?:private/)?var/)?home\d*|Users|media"
 # Each pattern starts with a literal, so the regex engine jumps from one candidate to
 # the next (a leading look-behind made it try every character: 0.8 s for a 36 MB site);
 # the character before a match is checked in Python.  A folder's name may hold spaces,
 # apostrophes and any letter (``/srv/o'neil/proj``, ``/scratch/a b/c``) but not start or
 # end with a space, nor hold a colon; the last part stops at whitespace or a quote.
 # Every class excludes the separator it stops at: linear.
-_SEGMENT = r"[^/\s\"<>&:](?:[^/\n\"<>&:]*[^/\s\"<>&:])?/"  # no ":": not into a URL
+# A folder's name is at most 255 bytes (every file system's limit) and holds no ``=``: a
+# run of prose between two paths (``a/b.py lorem … cwd=/home/…``) is no folder.
+_SEGMENT = r"[^/\s\"<>&:=](?:[^/\n\"<>&:=]{0,253}[^/\s\"<>&:=])?/"  # no ":": not into a URL
 _POSIX = re.compile(rf"/(?:{ROOTS})/(?:{_SEGMENT})+[^\s\"'<>&]+")
-_BARE_HOME = re.compile(rf"/(?:{HOME_ROOTS})/[^/\s\"'<>&:\\]+")
+_BARE_HOME = re.compile(rf"/(?:{HOME_ROOTS}|data/users)/[^/\s\"'<>&:\\]+")
 _WINDOWS = re.compile(r":\\{1,2}[^\s\\/\"'<>:&]+\\{1,2}[^\s\"'<>&]+")
 _ROOT_NAMED = re.compile(rf"/(?:{ROOTS})/|:\\")
 _TAG = re.compile(r"<[^<>]*>")
@@ -63,6 +66,20 @@ class PathSpan(NamedTuple):
     end: int
     path: str
     windows: bool
+
+
+#: A home folder (it names its user), POSIX or Windows, as :func:`mask_homes` hides it.
+_HOME_FOLDER = re.compile(
+    rf"/(?:{HOME_ROOTS}|data/users)/[^/\s\"'<>\\]+"
+    r"|(?<![A-Za-z0-9_])[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/)[^\\/\s\"'<>]+"
+)
+
+
+def mask_homes(text: str) -> str:
+    """``text`` with each home folder written ``~`` (``/home/alice/x.py`` is ``~/x.py``):
+    for text made into a name (an object's, a page's), which no path rule of a user's
+    reaches."""
+    return _HOME_FOLDER.sub("~", text) if "/" in text or "\\" in text else text
 
 
 def harmless(path: str) -> bool:
@@ -92,14 +109,24 @@ def path_spans(text: str) -> list[PathSpan]:
     return spans
 
 
-#: JSON's escaped slash (``\\/``), not itself escaped (``\\\\/`` is a backslash, then ``/``).
-ESCAPED_SLASH = re.compile(r"(?<!\\)((?:\\\\)*)\\/")
+#: A JSON escape that spells a printable ASCII character but a quote or a backslash
+#: (``\\/``, ``\\u0067``), not itself escaped (``\\\\/`` is a backslash, then ``/``).
+ESCAPED_SLASH = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\(/|u00(?:2[013-9a-fA-F]|[3-46-7][0-9a-fA-F]|5[0-9abd-fABD-F]))"
+)
+_SPELLED = re.compile(r"\\(?:/|u00[2-7][0-9a-fA-F])")
+
+
+def _plain(m: re.Match[str]) -> str:
+    esc = m[2]
+    return m[1] + ("/" if esc == "/" else chr(int(esc[1:], 16)))
 
 
 def plain_slashes(text: str) -> str:
-    """``text`` with JSON's escaped slashes written ``/``: what a reader of the JSON sees
-    (``\\/home\\/alice`` is ``/home/alice``), for the path rules to find."""
-    return ESCAPED_SLASH.sub(r"\1/", text) if "\\/" in text else text
+    """``text`` with the JSON escapes that spell a printable ASCII character written as
+    that character (``\\/home\\/alice`` and ``\\u002fhome/alice`` are ``/home/alice``):
+    the same JSON string as a reader decodes it, for the path rules to find."""
+    return ESCAPED_SLASH.sub(_plain, text) if _SPELLED.search(text) else text
 
 
 def surviving_paths(text: str) -> list[str]:

@@ -33,7 +33,7 @@ from typing import IO, Any
 
 from ..diagnostics import TraceReadError
 from ..reader import _StreamedBody, load_json, payload_body
-from ..secrets import safe_cut
+from ..secrets import MAX_VALUE_CHARS, environment_values, safe_cut
 from .redact_text import Change, PathMap, TextRedactor
 
 #: Bytes read at a time: a chunk is cut at its last record start (or, inside a record
@@ -330,9 +330,32 @@ def open_log(path: Path) -> tuple[Any, bool]:
         raise TraceReadError(str(path), e.strerror or str(e)) from e
 
 
+def learn_environment(path: Path, redactor: TextRedactor) -> None:
+    """Learn every value of an environment variable the log compares or sets, before the
+    pass that masks: a log may quote a value (a string argument's guard) ahead of the
+    guard on the variable that names it."""
+    if not redactor.options.secrets:
+        return
+    source, _ = open_log(path)
+    carry = ""
+    try:
+        with source:
+            while data := source.read(CHUNK_SIZE):
+                text = carry + data.decode("utf-8", "surrogateescape")
+                cut = text.rfind("\n") + 1
+                carry = text[cut:][-MAX_VALUE_CHARS:]
+                for secret in environment_values(text[:cut] if cut else text):
+                    redactor.masker.learn(secret)
+            for secret in environment_values(carry):
+                redactor.masker.learn(secret)
+    except (OSError, EOFError) as e:
+        raise TraceReadError(str(path), str(e)) from e
+
+
 def scan_log(path: Path, redactor: TextRedactor) -> LogReport:
     """``check``: what redaction would change in a log, by line."""
     report = LogReport(str(path))
+    learn_environment(path, redactor)
     source, _ = open_log(path)
     try:
         with source:
@@ -346,6 +369,7 @@ def redact_log(path: Path, dest: Path, redactor: TextRedactor) -> LogReport:
     """Write ``path`` redacted to ``dest`` (gzip if it was), then check ``dest`` with what
     was learned; the report's ``remaining``: what the check still found."""
     report = LogReport(str(path))
+    learn_environment(path, redactor)
     source, compressed = open_log(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
@@ -362,6 +386,9 @@ def redact_log(path: Path, dest: Path, redactor: TextRedactor) -> LogReport:
     except (OSError, EOFError) as e:
         part.unlink(missing_ok=True)
         raise TraceReadError(str(path), str(e)) from e
+    except TraceReadError:
+        part.unlink(missing_ok=True)  # no half-written file left beside the output
+        raise
     report.folders = dict(redactor.paths.used)
     report.remaining = check_again(dest, redactor)
     return report

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..secrets import ENVIRONMENT, SecretMasker
-from .private import ESCAPED_SLASH, HOME_ROOTS, path_spans
+from .private import ESCAPED_SLASH, HOME_ROOTS, path_spans, plain_slashes
 from .source_lines import JsonAt, SourceFinder
 
 PATHS, NAMES, SECRETS, SOURCE = "paths", "names", "secrets", "source"
@@ -270,6 +270,8 @@ class TextRedactor:
         ``json_at(offset)``: whether the line at that offset of ``text`` is JSON."""
         changes: list[Change] = []
         o = self.options
+        if "\\" in text:  # JSON that spells a character with an escape: read as written
+            text = _plain_slashes(text, json_at)
         if o.secrets:
             text = self._secrets(text, changes, lines)
         if o.source:
@@ -279,8 +281,6 @@ class TextRedactor:
                 Change(at.line(e.start) if at else 0, SOURCE, f"a line of source code {e.shape}")
                 for e in edits
             ]
-        if (o.names or o.paths) and "\\/" in text:
-            text = _plain_slashes(text, json_at)
         if o.names or o.paths:
             text = self._inductor(text, changes, lines)
         if o.paths:
@@ -295,7 +295,9 @@ class TextRedactor:
 
     def _secrets(self, text: str, changes: list[Change], lines: bool) -> str:
         masked, found = self.masker.masked(text)
-        if any(s.kind == ENVIRONMENT and self.masker.learn(s) for _, s in found):
+        # every value of the text learned (``any`` would stop at the first)
+        learned = [self.masker.learn(s) for _, s in found if s.kind == ENVIRONMENT]
+        if any(learned):
             masked, found = self.masker.masked(text)  # where it quotes them again
         if found:
             at = _Lines(text) if lines else None
@@ -423,9 +425,9 @@ def _plain_slashes(text: str, json_at: JsonAt) -> str:
     string, as a reader decodes it), so that an escaped path (``\\/home\\/alice``) is
     found like any other."""
     if not callable(json_at):
-        return ESCAPED_SLASH.sub(r"\1/", text) if json_at else text
+        return plain_slashes(text) if json_at else text
     at = json_at
-    return ESCAPED_SLASH.sub(lambda m: m[1] + "/" if at(m.start()) else m[0], text)
+    return ESCAPED_SLASH.sub(lambda m: plain_slashes(m[0]) if at(m.start()) else m[0], text)
 
 
 def _split_last(path: str) -> tuple[str, str, str]:
