@@ -221,13 +221,18 @@ def write_long(inp: Input, p: Planter, work: Path) -> None:
             if start + len(live) > line_len - 10:
                 p.canaries.remove(c)
                 continue
-        pieces.add(filler[at:start]).plant(
+        # a space on each side, in place of a filler character (offsets kept): a canary
+        # glued to a word is part of that word (``lorepypi-…``, ``graph/home/…``), not a value
+        gap = filler[at:start]
+        gap = ((" " + gap[1:]) if at and gap else gap)[:-1] + " " if gap else gap
+        pieces.add(gap).plant(
             c.uid,
             live,
             control.ljust(len(live), "x")[: len(live)] if len(control) != len(live) else control,
         )
         at = start + len(live)
-    pieces.add(filler[at:line_len])
+    tail = filler[at:line_len]
+    pieces.add(" " + tail[1:] if at and tail else tail)
     doc = Doc().add(before).extend(pieces).add(after)
     if place == P_LONG_PAYLOAD:
         body_live, body_control = (doc.text(v) for v in (True, False))
