@@ -20,11 +20,12 @@ from typing import Any
 
 from .site.characters import console_json, console_text
 from .trace.diagnostics import TraceReadError
-from .trace.secrets import ELLIPSIS, MASK, mask_secrets
+from .trace.secrets import masked_name
 from .trace.sharing.redact import LogReport
 from .trace.sharing.redact_text import CLASSES, DEFAULT_CLASSES, Options
 from .trace.sharing.share import (
     RefusedEntries,
+    beside_files,
     bundle_names,
     check_logs,
     log_files,
@@ -135,7 +136,7 @@ def _options(args: argparse.Namespace) -> Options:
     )
 
 
-def _logs(path: str) -> list[Path]:
+def _logs(path: str, allow_none: bool = False) -> list[Path]:
     """The logs ``path`` names; a :class:`ShareError` naming each entry that may not be
     read (a link leading out of the folder, a FIFO): the whole command is refused, since
     what it would share without them is not the job's trace."""
@@ -151,7 +152,7 @@ def _logs(path: str) -> list[Path]:
             f"{path}: refused, nothing read: {named}{more} (copy a file into the folder to "
             "share it)"
         ) from None
-    if not logs:
+    if not logs and not allow_none:
         raise ShareError(f"{path}: no log files (*.log, *.log.gz) in the folder")
     return logs
 
@@ -174,8 +175,15 @@ def _counts(counts: dict[str, int]) -> str:
 
 def _check(args: argparse.Namespace) -> int:
     options = _options(args)
-    logs = _logs(args.path)
-    reports = _read(lambda: check_logs(logs, options))
+    # a folder of other files (a debug folder): what it holds is listed too
+    logs = _logs(args.path, allow_none=True)
+    try:
+        beside = beside_files(Path(args.path))
+    except RefusedEntries as e:
+        raise ShareError(f"{args.path}: refused, nothing read: {e}") from None
+    if not logs and not beside:
+        raise ShareError(f"{args.path}: no log files (*.log, *.log.gz) in the folder")
+    reports = _read(lambda: check_logs([*logs, *beside], options))
     total = sum(r.total for r in reports)
     if args.json:
         data = {"logs": [r.to_json() for r in reports], "total": total}
@@ -226,8 +234,7 @@ def _redact(args: argparse.Namespace) -> int:
 def _masked_name(name: str) -> str:
     """A log's file name for its redacted copy: a secret it holds (a token a job put in
     its log's name) masked, in characters a file name keeps (``hf__masked.log``)."""
-    masked = mask_secrets(name)
-    return masked.replace(ELLIPSIS + MASK, "_masked").replace(MASK, "masked")
+    return masked_name(name)
 
 
 def _destinations(source: Path, logs: list[Path], out: Path) -> list[Path]:

@@ -410,6 +410,33 @@ def _mask_lines(body: str) -> str:
     return "".join(parts)
 
 
+#: A line that is nothing but 40 to 76 characters of base64: a private key's line away
+#: from its header (a text log keeps a key's lines as lines of their own, and a reader may
+#: show them apart from the record that holds the header).
+_KEY_LINE = re.compile(r"\n[\t ]{0,16}(?P<v>[A-Za-z0-9+/]{40,76}={0,2})[\t ]{0,16}(?=\r?\n|$)")
+
+
+_KEY_TAIL = re.compile(
+    r"[\t ]{0,16}\r?\n[\t ]{0,16}(?P<v>[A-Za-z0-9+/]{4,76}={0,2})[\t ]{0,16}(?=\r?\n|$)"
+)
+
+
+def _key_lines(text: str) -> Iterator[_Found]:
+    first = _KEY_LINE.match("\n" + text[:128].split("\n", 1)[0])  # the text's first line
+    shift = [(m, -1) for m in ([first] if first and "\n" not in text[:1] else [])]
+    for m, at in [*shift, *((m, 0) for m in _KEY_LINE.finditer(text))]:
+        value = m["v"]
+        plain = value.rstrip("=").replace("/", "").replace("+", "")
+        if len(plain) >= 32 and _MIXED.match(plain) and _random(plain):
+            start, end = m.start("v") + at, m.end("v") + at
+            yield _Found(start, end, MASK, Secret(0, PRIVATE_KEY, "", value), 1)
+            tail = _KEY_TAIL.match(text, end)  # a key's last line is shorter
+            if tail is not None:
+                yield _Found(
+                    tail.start("v"), tail.end("v"), MASK, Secret(0, PRIVATE_KEY, "", tail["v"]), 1
+                )
+
+
 def _url_passwords(text: str) -> Iterator[_Found]:
     for m in _URL.finditer(text):
         if not m.start() or not text[m.start() - 1].isalnum():
@@ -466,7 +493,17 @@ def _anonymous(pattern: str) -> str:
 
 
 #: Every expression a rule's scan starts from: no finding without a match of one of them.
-_RULE_EXPRESSIONS = (_ENV, _PEM, *_TOKEN_PATTERNS, _JWT, _URL, *_AWS_SECRET, _AWS_PAIR, *_QUOTED)
+_RULE_EXPRESSIONS = (
+    _ENV,
+    _PEM,
+    *_TOKEN_PATTERNS,
+    _JWT,
+    _URL,
+    *_AWS_SECRET,
+    _AWS_PAIR,
+    _KEY_LINE,
+    *_QUOTED,
+)
 #: All of them at once.  Most published strings are short (a name, a table cell), and one
 #: scan of a short string costs a seventh of the rules' scans, each set up for itself; a
 #: long string is faster scanned rule by rule (each expression starts with a literal).
@@ -485,6 +522,7 @@ def _plain_findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = 
     return [
         *_environment(text),
         *_private_keys(text),
+        *_key_lines(text),
         *_tokens(text),
         *_web_tokens(text),
         *_url_passwords(text),
@@ -678,6 +716,27 @@ class SecretMasker:
 
 #: The masker with no values kept: for text no configuration reaches (warnings, the CLI).
 mask_secrets = SecretMasker()
+
+
+#: Where a token may start inside a file name: after ``_``, ``.`` or ``-`` (a job names its
+#: log ``…_rank_0_hf_….log``), which in other text continue a word.
+_NAME_PREFIXES = r"(?:hf|gh[pousr]|github_pat|glpat|sk|xox[abposr]|npm|pypi|AIza|A[KS]IA|eyJ)"
+_IN_A_NAME = re.compile(rf"[_.-](?={_NAME_PREFIXES}[_-])")
+_OPENED = re.compile(rf"(?<=[_.-]) (?={_NAME_PREFIXES}[_-])")
+
+
+def masked_name(name: str) -> str:
+    """A file's name with what looks secret in it masked, in characters a file name keeps
+    (``…_hf__masked.log``)."""
+    opened = _IN_A_NAME.sub(lambda m: m.group() + " ", name)
+    masked = mask_secrets(opened).replace(ELLIPSIS + MASK, "_masked").replace(MASK, "masked")
+    return _OPENED.sub("", masked) if masked != opened else name
+
+
+def name_findings(name: str, masker: SecretMasker | None = None) -> list[Secret]:
+    """What a file's name holds that looks secret, a token right after ``_`` included."""
+    masker = masker or mask_secrets
+    return masker.findings(_IN_A_NAME.sub(lambda m: m.group() + " ", name))
 
 
 # -- scanning a log -------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from typing import IO, Any
 
 from ..diagnostics import TraceReadError
 from ..reader import _StreamedBody, load_json, payload_body
-from ..secrets import MAX_VALUE_CHARS, environment_values, safe_cut
+from ..secrets import MAX_VALUE_CHARS, environment_values, name_findings, safe_cut
 from .redact_text import Change, PathMap, TextRedactor
 
 #: Bytes read at a time: a chunk is cut at its last record start (or, inside a record
@@ -353,16 +353,46 @@ def learn_environment(path: Path, redactor: TextRedactor) -> None:
 
 
 def scan_log(path: Path, redactor: TextRedactor) -> LogReport:
-    """``check``: what redaction would change in a log, by line."""
+    """``check``: what redaction would change in a log, by line; and, at line 0, a secret
+    its file's name (any folder of its path, the name a gzip header keeps) holds."""
     report = LogReport(str(path))
     learn_environment(path, redactor)
-    source, _ = open_log(path)
+    source, compressed = open_log(path)
     try:
         with source:
             LogRedactor(redactor, report, lines=True).run(source, None)
     except (OSError, EOFError) as e:
         raise TraceReadError(str(path), str(e)) from e
+    if redactor.options.secrets:
+        names = [("name", os.fspath(path))]
+        if compressed:
+            names.append(("gzip header's file name", _gzip_name(path)))
+        for where, name in names:
+            report.add(
+                [
+                    Change(0, "secrets", f"the {where} holds {s.describe()}")
+                    for s in name_findings(name, redactor.masker)
+                ],
+                1,
+            )
     return report
+
+
+def _gzip_name(path: Path) -> str:
+    """The file name a gzip header keeps (``FNAME``), or "" (RFC 1952: after the 10 bytes
+    of the header and an ``FEXTRA`` field, a name ended by a zero byte)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(10 + 2 + 65535 + 4096)
+    except OSError:
+        return ""
+    if len(head) < 10 or not head[3] & 0x08:
+        return ""
+    at = 10
+    if head[3] & 0x04:
+        at += 2 + int.from_bytes(head[10:12], "little")
+    end = head.find(b"\0", at)
+    return head[at : end if end >= 0 else len(head)].decode("latin-1")
 
 
 def redact_log(path: Path, dest: Path, redactor: TextRedactor) -> LogReport:

@@ -72,6 +72,24 @@ def log_files(path: Path) -> list[Path]:
     return [p for p in listing.files if _is_log_name(p.name)]
 
 
+#: Entries under a folder ``check`` looks at beside its logs, at most (bounded work).
+MAX_BESIDE = 10_000
+
+
+def beside_files(path: Path) -> list[Path]:
+    """Every other file under a folder than its logs (a ``TORCH_COMPILE_DEBUG`` folder's
+    files, a trace's runtime profiles and their meta files), by path: what ``check`` reads
+    too, as a build publishes them; an entry that leads out of the folder is refused
+    (:class:`RefusedEntries`), never read."""
+    if not path.is_dir():
+        return []
+    files, refused = walk_files(path, limit=MAX_BESIDE)
+    if refused:
+        raise RefusedEntries(path, refused)
+    logs = {p for p in files if p.parent == path and _is_log_name(p.name)}
+    return [p for p in files if p not in logs]
+
+
 @dataclass(frozen=True)
 class _Seed:
     """What the first log of a folder taught, for the others (sent to other processes)."""
