@@ -19,6 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sphinx_torchtrace.trace.secrets import mask_secrets
+
 from .places import (
     CAPTURE,
     DEBUG,
@@ -169,9 +171,12 @@ def check_findings(
             rel = Path(log["log"]).resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
             rel = log["log"]
-        found[rel] = Counter((f["line"], f["class"]) for f in log.get("findings", []))
+        # two names check prints masked alike are one key: their findings add up
+        found.setdefault(rel, Counter()).update(
+            (f["line"], f["class"]) for f in log.get("findings", [])
+        )
         if log.get("more"):
-            found[rel][(-1, "more")] = log["more"]
+            found[rel][(-1, "more")] += log["more"]
     return rc, out, found
 
 
@@ -304,7 +309,9 @@ def _check_listed(
     surplus: dict[str, Counter[tuple[int, str]]] = {}
     for rel, counts in live.items():
         base = control.get(inp.names.get(rel, rel), Counter())
-        surplus[rel] = Counter(
+        # check prints a name holding a secret masked, as every console line: match so
+        # (two names masked alike are one key: their findings add up)
+        surplus.setdefault(mask_secrets(rel), Counter()).update(
             {k: v - base.get(k, 0) for k, v in counts.items() if v > base.get(k, 0)}
         )
     in_text = {c.file for c in inp.canaries if c.line}
@@ -314,7 +321,7 @@ def _check_listed(
     for c in order:
         if c.place in NOT_CHECKED:
             continue
-        where = c.file
+        where = mask_secrets(c.file)
         if where not in surplus:
             why = refused or "its file is not read by check"
             outcome.survivors.append(Survivor(c.uid, CHECK, f"{where}: {why}"))
