@@ -16,12 +16,18 @@ and on any text before it is published (:class:`SecretMasker`), by one set of ru
   variable whose name looks secret (``TOKEN``, ``KEY``, ``PASSWORD`` …: torch's repro
   scripts set only its own variables, paths and flags, which stay);
 * tokens by their documented prefixes (GitHub, Hugging Face, OpenAI and Anthropic, Slack,
-  AWS key ids, Google API keys, GitLab, npm, PyPI), JSON Web Tokens, PEM private keys,
-  the password of a ``scheme://user:password@host`` URL;
+  AWS key ids, Google API keys, GitLab, npm, PyPI), JSON Web Tokens, PEM private keys (and
+  a key's lines a reader shows apart from its header), an AWS secret access key after its
+  name or its key id, the password of a ``scheme://user:password@host`` URL;
 * a quoted string of 32 to 256 characters that looks random (every letter case and
   digits mixed, high entropy, no words): torch's cache keys (base32), hashes (hex),
   kernel and variable names never do (checked over the whole test corpus);
 * a value found by the environment rule, wherever else the trace quotes it.
+
+Each rule looks at the text as it stands and, where a JSON escape spells a character
+(``\\u0067hp_…``, ``:\\/\\/``), at the text a reader decodes (two levels: JSON in a
+JSON string); a line break or TAB escaped right before a value ends a word.  A finding
+is masked in the encoding it was found in.
 
 A masked value keeps its quotes and a token its public prefix:
 ``b'hf_…[secret masked]'``; nothing is added or removed but the value, so line numbers
@@ -416,6 +422,7 @@ def _mask_lines(body: str) -> str:
 _KEY_LINE = re.compile(r"\n[\t ]{0,16}(?P<v>[A-Za-z0-9+/]{40,76}={0,2})[\t ]{0,16}(?=\r?\n|$)")
 
 
+#: The line after a key's line: the key's last, shorter one.
 _KEY_TAIL = re.compile(
     r"[\t ]{0,16}\r?\n[\t ]{0,16}(?P<v>[A-Za-z0-9+/]{4,76}={0,2})[\t ]{0,16}(?=\r?\n|$)"
 )
