@@ -33,6 +33,7 @@ from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.errors import SphinxError
 from sphinx.util.console import color_terminal, nocolor
+from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from ..site.artifacts import size_text
 from ..site.characters import console_text
@@ -80,19 +81,23 @@ def build_site(
     warnings = _UserPaths(sys.stderr, src, pages)
     started = time.monotonic()
     try:
-        app = Sphinx(
-            str(src),
-            str(src),
-            str(out),
-            str(project / "doctrees"),
-            "html",
-            status=None,
-            warning=typing.cast(IO[str], warnings),  # a text stream, as Sphinx needs
-            freshenv=False,
-            verbosity=0,
-        )
-        _connect_progress(app, say, started)
-        app.build()
+        # as sphinx-build does: the roles, directives and node classes a build registers
+        # are docutils' globals, undone after it (a second build in one process, the
+        # commands' tests, would otherwise warn that each is registered already)
+        with patch_docutils(str(src)), docutils_namespace():
+            app = Sphinx(
+                str(src),
+                str(src),
+                str(out),
+                str(project / "doctrees"),
+                "html",
+                status=None,
+                warning=typing.cast(IO[str], warnings),  # a text stream, as Sphinx needs
+                freshenv=False,
+                verbosity=0,
+            )
+            _connect_progress(app, say, started)
+            app.build()
     except SphinxError as e:
         raise StandaloneBuildError(f"build failed: {e}") from None
     finally:

@@ -201,6 +201,7 @@ def build_capture(inp_root: Path, out: Path, work: Path) -> tuple[int, str]:
     """A Sphinx project that shows the capture (``torchtrace_capture = 'never'``: the entry
     is found by its source key), built as html."""
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
 
     from sphinx_torchtrace.trace.inputs.capture import RECORD, CaptureSpec, local_imports
 
@@ -229,17 +230,20 @@ def build_capture(inp_root: Path, out: Path, work: Path) -> tuple[int, str]:
     )
     warnings = io.StringIO()
     try:
-        app = Sphinx(
-            str(src),
-            str(src),
-            str(out),
-            str(work / "capture-doctrees"),
-            "html",
-            status=io.StringIO(),
-            warning=warnings,
-            freshenv=True,
-        )
-        app.build()
+        # docutils' globals a build registers are undone after it, as sphinx-build does:
+        # a test that builds after this one in the same process sees none of them
+        with patch_docutils(str(src)), docutils_namespace():
+            app = Sphinx(
+                str(src),
+                str(src),
+                str(out),
+                str(work / "capture-doctrees"),
+                "html",
+                status=io.StringIO(),
+                warning=warnings,
+                freshenv=True,
+            )
+            app.build()
         rc = app.statuscode
     except Exception as e:  # noqa: BLE001 - a failed build is said
         return 2, warnings.getvalue() + f"\n{type(e).__name__}: {e}"
