@@ -10,10 +10,8 @@ member.
 from __future__ import annotations
 
 import gzip
-import os
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import pytest
 from sphinx_torchtrace.trace.sharing.share import bundle_names, write_zip
 
 from .conftest import SIMPLE_LOG
+from .test_share import run
 
 REPO = Path(__file__).resolve().parents[1]
 #: Input names a bug report's attachment could have.
@@ -33,14 +32,7 @@ HOSTILE = [b"alice", b"evil", b"forged", b"\x1b[31m", b"..\\"]
 
 
 def bundle(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx_torchtrace", "bundle", "-q", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    return run("bundle", "-q", *args)
 
 
 def _leaks(zip_path: Path) -> dict[str, list[bytes]]:

@@ -19,7 +19,6 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 import threading
 import zipfile
 from collections.abc import Callable, Iterator
@@ -34,6 +33,7 @@ from sphinx_torchtrace.trace.inputs.capture import RECORD, TRACE
 from sphinx_torchtrace.trace.sharing.share import RefusedEntries, tree_files
 
 from .conftest import DATA, SIMPLE_LOG, SiteMaker, copy_testroot, generated_pages, warnings_of
+from .test_share import run as share_run
 
 REPO = Path(__file__).resolve().parents[1]
 #: What must never come out: it is only in files outside the folder the user named.
@@ -142,14 +142,7 @@ def hostile(tmp_path: Path, fifos: Fifos) -> tuple[Path, list[str]]:
 
 def run(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     """The command as a user runs it; a FIFO opened would block it: the timeout says so."""
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    return share_run(*args, cwd=cwd, timeout=240)
 
 
 def no_canary_under(folder: Path) -> None:

@@ -37,12 +37,15 @@ PLANTED_CODE = "secret_sauce = leak(x)"
 PLANTED = [TOKEN[3:], "alice", "secret_project", "secret_sauce"]
 
 
-def run(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str | Path, cwd: Path = REPO, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it, in a fresh process."""
     return subprocess.run(
         [sys.executable, "-m", "sphinx_torchtrace", *map(str, args)],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
