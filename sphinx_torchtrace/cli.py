@@ -35,6 +35,7 @@ from .trace import Trace, TraceReadError
 from .trace.analyses.rank_digest import number_ranges
 from .trace.analyses.summary import divergence as summary_divergence
 from .trace.analyses.summary import diverging_kinds, triage
+from .trace.analyses.vllm import summary_data, summary_text, vllm_view
 from .trace.comparing.comparability import parse_rank_pairs
 from .trace.comparing.diff import (
     DEFAULT_REGRESSIONS,
@@ -450,6 +451,9 @@ def _summary(args: argparse.Namespace) -> int:
             {"path": d.path, "why": d.message} for d in trace.diagnostics if d.kind == "skipped"
         ],
     }
+    vllm = [(r, view) for r in trace.ranks if (view := vllm_view(r)) is not None]
+    if vllm:  # vLLM's piecewise compiles, by log order (their compile ids are missing)
+        data["vllm"] = [{"rank": r.rank, **summary_data(view)} for r, view in vllm]
     classes = rank_classes(trace) if trace.is_multi_rank else []
     diverging = _diverging(trace)
     if trace.is_multi_rank:
@@ -493,6 +497,7 @@ def _summary(args: argparse.Namespace) -> int:
         ("cache lookups", cache),
         ("compile time", seconds),
     ]
+    rows += [("vllm", summary_text(view)) for _, view in vllm]
     if trace.not_shown:  # earlier runs in the folder: the figures are the newest run's
         rows.append(
             (

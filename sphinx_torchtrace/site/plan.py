@@ -21,6 +21,7 @@ from ..trace.analyses.graph_breaks import BreakMessage
 from ..trace.analyses.provenance import provenance_sources
 from ..trace.analyses.status import attempts_status
 from ..trace.analyses.summary import failure_groups, rank_number, trie_lines
+from ..trace.analyses.vllm import has_vllm
 from ..trace.inputs.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.inputs.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
 from ..trace.reader import MAX_RECORD_BYTES
@@ -292,6 +293,8 @@ class TracePlan:
     events_all_path: str | None = None
     #: The runtime profiles' downloads (``run --runtime``): the profile's name -> path.
     runtime_downloads: dict[str, str] = field(default_factory=dict)
+    #: The page of vLLM's piecewise compiles, when a log holds vLLM's records ("" : none).
+    vllm_docname: str = ""
     _pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -583,6 +586,8 @@ class TracePlan:
             pages: dict[str, tuple[FramePlan | None, GraphPlan | KernelPlan | None]] = {
                 self.index_docname: (None, None)
             }
+            if self.vllm_docname:  # a page of the trace as a whole, as the overview
+                pages[self.vllm_docname] = (None, None)
             for f in self.paged_frames:
                 pages[f.docname] = (f, None)
                 pages.update((g.docname, (f, g)) for g in f.graphs if g.has_page)
@@ -592,7 +597,7 @@ class TracePlan:
 
     @property
     def docnames(self) -> list[str]:
-        names = [self.index_docname]
+        names = [self.index_docname, *([self.vllm_docname] if self.vllm_docname else [])]
         for f in self.paged_frames:
             names.append(f.docname)
             names.extend(g.docname for g in f.graphs if g.has_page)
@@ -700,6 +705,8 @@ def plan_trace(
             # what it differs in from its class's
             differences, _ = metric_differences(shared, rank_of=rank_of)
         rank_plan.differences[:0] = differences
+    if any(has_vllm(rank) for rank in trace.ranks):
+        plan.vllm_docname = _claim(taken, posixpath.join(root, "vllm"))
     return plan
 
 

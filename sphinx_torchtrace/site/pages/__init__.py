@@ -51,6 +51,10 @@ def _repeating_ranks_note(plan: TracePlan, frame: FramePlan) -> list[Block]:
 
 
 def _page(plan: TracePlan, docname: str, settings: PageSettings) -> Page:
+    if docname == plan.vllm_docname:
+        from .vllm import vllm_page
+
+        return vllm_page(plan, settings)
     frame, item = plan.page_of(docname)
     if frame is None:
         from .overview import overview_page

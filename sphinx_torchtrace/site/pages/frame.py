@@ -73,6 +73,7 @@ from .cudagraphs import cudagraphs_section, text_log_section
 from .diffs import folded_diff, sizes_diff, sizes_only_blocks, whole_text
 from .graph import inline_graph
 from .kernel import code_link, graph_nodes_of, inline_kernel
+from .vllm import unknown_page_note
 
 UNKNOWN_COMPILE_TEXT = (
     "Records logged outside any compilation (the PyTorch version, ahead-of-time compilation, "
@@ -319,6 +320,8 @@ def _whole_frame_status(view: _Frame) -> list[Inline]:
 
 def _status_paragraph(view: _Frame) -> Paragraph:
     c = view.compile
+    if c.id.is_unknown and (held := unknown_page_note(view.plan, c)) is not None:
+        return held  # vLLM's compiles, logged without a compile id
     text = UNKNOWN_COMPILE_TEXT if c.id.is_unknown else STATUS_MEANING.get(c.status, "")
     content: list[Inline] = [_attempt_badge(view.plan, view.frame, c.status), f" {text}"]
     if c.restarted:

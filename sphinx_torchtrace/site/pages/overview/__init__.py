@@ -67,6 +67,7 @@ def overview_page(plan: TracePlan, settings: PageSettings) -> Page:
         frames.append(Toctree([f.docname for f in sidebar]))
         blocks.append(Section([_("Frames")], frames, anchor="frames"))
     outside = [f.docname for f in plan.paged_frames if f.compile.id.is_unknown]
+    outside += [plan.vllm_docname] if plan.vllm_docname else []
     if outside and settings.detail_toctree:  # one document (LaTeX) holds every page
         blocks.append(Toctree(outside, hidden=True))
     return Page(plan.index_docname, ["Trace ", plan.label], blocks)

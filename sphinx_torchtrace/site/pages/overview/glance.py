@@ -11,6 +11,7 @@ from ...blocks import (
     Inline,
     Lines,
     ObjectLink,
+    PageLink,
     Paragraph,
     Section,
     joined,
@@ -20,7 +21,7 @@ from ...plan import PageSettings, TracePlan
 from ...source import maybe_strip
 from ...statuses import STATUS_ORDER
 from ...words import _
-from .. import runtime
+from .. import runtime, vllm
 from .ranks import divergence
 from .view import CELL_COMPILES, Overview, in_all_ranks
 
@@ -64,6 +65,8 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     if statuses:
         compiled.append(": ")
         counts: list[list[Inline]] = [[f"{t.statuses[s]} ", Badge(s)] for s in statuses]
+        if (ok := vllm.missing_explained(plan)) and ok[0] == t.statuses.get("missing"):
+            counts[statuses.index("missing")] = [f"{ok[0]} {vllm.MISSING_TEXT} {ok[1]})"]
         if t.ok_with_breaks:  # never plain ok beside a break it logged
             n = t.ok_with_breaks
             counts[statuses.index("ok")].append(
@@ -132,7 +135,10 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
             for result, n in t.cache.items()
         )
         lines.append([_("Cache lookups:"), " ", to("cache", "compile-caches", cache_text), in_all])
-    if t.compile_seconds is not None:
+    if (by_vllm := vllm.compile_seconds(plan)) is not None:  # the metrics say 0.002 s
+        spent_vllm = PageLink(plan.vllm_docname, f"{by_vllm[0]:.1f} s ({by_vllm[1]})")
+        lines.append([_("Compile time:"), " ", spent_vllm])
+    elif t.compile_seconds is not None:
         spent: list[Inline] = [
             _("Compile time:"),
             " ",
@@ -142,6 +148,8 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
             number, seconds = t.slowest
             spent.append(f"; {seconds:.1f} s on rank {number}, the slowest")
         lines.append(spent)
+    if (piecewise := vllm.glance_line(plan)) is not None:
+        lines.append(piecewise)
     ran = runtime.glance_line(plan, settings.shows("runtime"))
     if ran is not None:
         lines.append(ran)

@@ -1,0 +1,751 @@
+"""The vLLM page: vLLM's piecewise compiles as a reader of a vLLM log wants them.
+
+Read from :mod:`...trace.analyses.vllm` (log order, not compile ids): a headline, the
+ranges-and-sizes × subgraphs matrix with times, caches, kernels and a link per cell, the
+ops that split the graph, the config that shapes compilation, the guards on the
+token-count symbol and a warm start's loads.  Every figure says the log line it is read
+from; any vLLM record or field this page does not know is listed as logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...trace import Artifact, Compile, Metrics, RankTrace
+from ...trace.analyses import vllm as v
+from ...trace.analyses.summary import rank_number
+from ..blocks import (
+    Admonition,
+    Block,
+    Code,
+    Dropdown,
+    Inline,
+    Inlines,
+    Lines,
+    ObjectLink,
+    Page,
+    PageLink,
+    Paragraph,
+    Section,
+    Strong,
+    Table,
+    capped_table,
+    joined,
+)
+from ..plan import TITLE_SEPARATOR, PageSettings, TracePlan
+from ..words import _
+
+#: Characters of a logged value shown in a cell.
+VALUE_LIMIT = 300
+#: Rows of a table of records (loads, pieces, guards) shown at most.
+ROWS = 500
+TITLE = "vLLM compile"
+
+AOT_TEXT = (
+    "That is how vLLM's ahead-of-time compile (VLLM_USE_AOT_COMPILE, on by default with "
+    "torch 2.10 and later) is logged: torch runs vLLM's backend outside Dynamo's compile "
+    "context. The compile is not missing and the page of records without a compile id is "
+    "not empty: it holds the compiles below."
+)
+#: The glance's words for Dynamo's part of vLLM's compile, instead of "missing".
+MISSING_TEXT = "Dynamo part of vLLM's compile (its metrics carry no compile id: line"
+STDOUT_TEXT = (
+    'vLLM\'s own message "Compiling a graph for compile range (a, b) takes N s" times from '
+    "the last start of the first subgraph to the end of the last one; as vLLM compiles every "
+    "range of one subgraph before the next subgraph, that is no per-range time. The row "
+    "totals here are: each piece's wall time runs from its compile start to the next one."
+)
+
+
+def vllm_page(plan: TracePlan, settings: PageSettings) -> Page:
+    """The page of vLLM's compiles of every log of the trace that logged them."""
+    del settings  # the page shows no source code of the user's
+    views = [(rank, view) for rank in plan.trace.ranks if (view := v.vllm_view(rank))]
+    blocks: list[Block] = []
+    several = len(views) > 1
+    for rank, view in views:
+        body = _rank_blocks(plan, rank, view)
+        if several:
+            number = rank_number(plan.trace, rank)
+            blocks.append(Section([f"Rank {number}"], body, anchor=f"rank-{number}"))
+        else:
+            blocks += body
+    if not views:
+        blocks.append(Paragraph(["No log of this trace holds vLLM's compile records."]))
+    title = f"{TITLE}{TITLE_SEPARATOR}{plan.label}"
+    return Page(plan.vllm_docname, [title], blocks, orphan=True)
+
+
+class _Links:
+    """Links from a rank's records to the pages that show them."""
+
+    def __init__(self, plan: TracePlan, rank: RankTrace) -> None:
+        self.plan = plan
+        self.owner: dict[int, Compile] = {id(a): c for c in rank.compiles for a in c.artifacts}
+        self.unknown = next((c for c in rank.compiles if c.id.is_unknown), None)
+
+    def record(self, artifact: Artifact | None, text: str) -> Inline:
+        """A link to where a graph or code is shown, else to its compile's page."""
+        if artifact is None:
+            return text
+        c = self.owner.get(id(artifact))
+        frame = self.plan.frame_for(c) if c is not None else None
+        if frame is None:
+            return text
+        graph = frame.graph_for(artifact)
+        if graph is not None:
+            return ObjectLink("graph", graph.name, text)
+        return ObjectLink("frame", frame.name, text)
+
+    def no_id_page(self, text: str) -> Inline:
+        frame = self.plan.frame_for(self.unknown) if self.unknown is not None else None
+        return ObjectLink("frame", frame.name, text) if frame is not None else text
+
+
+def _rank_blocks(plan: TracePlan, rank: RankTrace, view: v.VllmView) -> list[Block]:
+    links = _Links(plan, rank)
+    blocks: list[Block] = [*_headline(view, links)]
+    calls = [c for c in view.calls if c.config or c.pieces or c.split or c.split_ops]
+    for i, call in enumerate(calls):
+        body = _call_blocks(view, call, links)
+        if len(calls) > 1:
+            where = f" (line {call.config.line})" if call.config is not None else ""
+            title = f"Compile call {i + 1}: {call.label}{where}"
+            blocks.append(Section([title], body, anchor=f"call-{i + 1}"))
+        else:
+            blocks += body
+    blocks += _loads(view, links)
+    blocks += _symbol(view)
+    blocks += _unknown(view, links)
+    return blocks
+
+
+# --------------------------------------------------------------------------- headline
+
+
+def _headline(view: v.VllmView, links: _Links) -> list[Block]:
+    lines: list[Inlines] = []
+    call = next((c for c in view.calls if c.config is not None), None)
+    if call is not None:
+        where = f" (vllm_compilation_config, line {call.config.line})" if call.config else ""
+        model = _value(call.settings.get("model"))
+        prefix = call.settings.get("prefix")
+        model_line: list[Inline] = [_("Model:"), " ", Code(model)]
+        if prefix:
+            model_line += [" prefix ", Code(_cut(prefix))]
+        lines.append([*model_line, where])
+        lines.append(
+            [
+                _("Mode:"),
+                " ",
+                Code(call.mode or "not logged"),
+                "; backend ",
+                Code(_value(call.settings.get("backend"))),
+            ]
+        )
+    else:
+        lines.append([_("Model:"), " not logged (no vllm_compilation_config in this log)"])
+    pieces, reused = view.pieces, view.reused
+    subgraphs = len({p.submod for p in view.compiled})
+    start = {
+        "cold": f"cold: {len(view.compiled)} piecewise compiles of {subgraphs} subgraph"
+        f"{'' if subgraphs == 1 else 's'}",
+        "warm": f"warm: {len(view.loads)} pieces loaded from a cache, none compiled",
+        "no compile": f"{len(pieces)} piecewise compile starts, none followed by a compile",
+    }[view.start_kind]
+    start += f"; {len(reused)} reused in-process" if reused else "; none reused"
+    if view.loads and not view.warm:
+        start += f"; {len(view.loads)} loaded"
+    lines.append([_("Start:"), " ", start])
+    seconds = view.backend_seconds
+    if seconds is not None:
+        spans = [c.backend for c in view.calls if c.backend is not None]
+        where = ", ".join(f"lines {s.begin_line}–{s.end_line}" for s in spans[:4])
+        inductor = v._sum([p.inductor.seconds for p in pieces if p.inductor is not None])
+        extra = f"; Inductor {inductor:.2f} s of it (inductor_compile spans)" if inductor else ""
+        lines.append(
+            [_("vLLM compile time:"), " ", f"{seconds:.2f} s (vllm_backend, {where}){extra}"]
+        )
+    elif view.load_span is not None and view.load_span.seconds is not None:
+        s = view.load_span
+        lines.append(
+            [
+                _("Load time:"),
+                " ",
+                f"{s.seconds:.2f} s, from the first {v.LOAD_SPAN} begin (line {s.begin_line}) "
+                f"to the last end (line {s.end_line})",
+            ]
+        )
+    else:
+        lines.append([_("vLLM compile time:"), " not logged (no vllm_backend span)"])
+    blocks: list[Block] = [Lines(lines, classes=["torchtrace-facts"])]
+    if view.ids_missing:
+        ids = ", ".join(view.compile_ids[:8])
+        has = f"only {ids} {'carries' if len(view.compile_ids) == 1 else 'carry'} one"
+        start_said = "" if view.dynamo_start else " and the log has no dynamo_start"
+        what = "load" if view.warm else "compile"
+        blocks.append(
+            Admonition(
+                "note",
+                [
+                    Paragraph(
+                        [
+                            f"Compile ids: {has if ids else 'no record carries one'}"
+                            f"{start_said}; {view.without_id} of the {view.records} records "
+                            f"read here have none, every vLLM record and Inductor {what} "
+                            "among them (",
+                            links.no_id_page("records without a compile id"),
+                            "). ",
+                            AOT_TEXT.replace("compiles below", f"{what}s below"),
+                        ]
+                    )
+                ],
+            )
+        )
+    return [Section([_("vLLM at a glance")], blocks, anchor="vllm-at-a-glance")]
+
+
+# --------------------------------------------------------------------------- one call
+
+
+def _call_blocks(view: v.VllmView, call: v.Call, links: _Links) -> list[Block]:
+    blocks: list[Block] = []
+    if call.pieces:
+        blocks.append(_matrix(view, call, links))
+        blocks.append(_pieces(call, links))
+    blocks += _split(call, links)
+    blocks += _config(call)
+    blocks += _after(call, links) if call.pieces else []
+    return blocks
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f} s"
+
+
+def _matrix(view: v.VllmView, call: v.Call, links: _Links) -> Section:
+    m = view.matrix(call)
+    slowest = m.slowest
+    rows: list[list[Inlines]] = []
+    for rng in m.ranges:
+        head: list[Inline] = [v.range_text(rng)]
+        within = m.containing(rng)
+        if within is not None:
+            head.append(f" (⊂ {v.range_text(within)}, used instead of it for this size)")
+        row: list[Inlines] = [head]
+        for submod in m.submods:
+            row.append(_cell(m.cell(rng, submod), slowest, links))
+        row.append([_total(m.row_seconds(rng), m.row_inductor(rng))])
+        rows.append(row)
+    totals: list[Inlines] = [[Strong("Total")]]
+    totals += [[_total(m.column_seconds(s), m.column_inductor(s))] for s in m.submods]
+    totals.append([Strong(_total(m.total_seconds, m.total_inductor))])
+    rows.append(totals)
+    header = ["Range or size", *m.submods, "Total"]
+    intro: list[Inline] = [
+        "Each cell: the piece's wall time (from its compile start to the next one; the last "
+        "to the end of vllm_backend), Inductor's time (its inductor_compile span), its cache "
+        "lookups, the kernels Inductor generated, and the line of its compile start; the "
+        "time links its output code."
+    ]
+    if slowest is not None and slowest.wall_seconds is not None:
+        share = ""
+        if m.total_seconds:
+            share = f", {100 * slowest.wall_seconds / m.total_seconds:.0f}% of the total"
+        intro.append(
+            f" The slowest cell is {slowest.label} ({slowest.wall_seconds:.2f} s{share}, "
+            f"line {slowest.line})."
+        )
+        if slowest is call.pieces[0]:
+            intro.append(
+                " It is the first compile of the call: it also pays the compiler's start "
+                "(not measured apart in the log)."
+            )
+    blocks: list[Block] = [Paragraph(intro), Table(header, rows, classes=["torchtrace-vllm"])]
+    reused = [p for p in call.pieces if p.reused]
+    if reused:
+        blocks.append(_reuse(reused))
+    blocks.append(Paragraph([STDOUT_TEXT]))
+    return Section([_("Ranges and sizes × subgraphs")], blocks, anchor="vllm-matrix")
+
+
+def _cell(pieces: Sequence[v.Piece], slowest: v.Piece | None, links: _Links) -> list[Inline]:
+    if not pieces:
+        return ["—"]
+    out: list[Inline] = []
+    for i, p in enumerate(pieces):
+        if i:
+            out.append("; again: ")
+        if p.reused:
+            source = f", probably {p.source.submod}'s" if p.source is not None else ""
+            out.append(f"reused{source} (line {p.line})")
+            continue
+        wall = _seconds(p.wall_seconds)
+        out.append(links.record(p.output_code, wall) if p.output_code is not None else wall)
+        if p is slowest:
+            out += [" ", Strong("slowest")]
+        parts = []
+        if p.inductor is not None and p.inductor.seconds is not None:
+            parts.append(f"Inductor {p.inductor.seconds:.2f} s")
+        parts.append(p.cache_text or "no cache lookup logged")
+        parts.append(f"{p.kernels} kernel{'' if p.kernels == 1 else 's'}")
+        parts.append(f"line {p.line}")
+        out.append(" (" + ", ".join(parts) + ")")
+    return out
+
+
+def _total(wall: float | None, inductor: float | None) -> str:
+    text = _seconds(wall)
+    return text + (f" (Inductor {inductor:.2f} s)" if inductor is not None else "")
+
+
+def _reuse(reused: Sequence[v.Piece]) -> Admonition:
+    items: list[Inlines] = []
+    for p in reused:
+        line: list[Inline] = [
+            f"{p.label} (compile start at line {p.line}): no compile record follows; vLLM "
+            "reused an artifact it compiled earlier in this process for an identical "
+            "AOTAutograd key (it does not log which)."
+        ]
+        if p.source is not None:
+            saved = p.source.wall_seconds
+            line.append(
+                f" Probably {p.source.label}'s (line {p.source.line}): its subgraph reads the "
+                "same but for numbers"
+                + (f"; that compile took {saved:.2f} s, saved here." if saved else ".")
+            )
+        items.append(line)
+    return Admonition("note", [Lines(items)])
+
+
+def _pieces(call: v.Call, links: _Links) -> Dropdown:
+    rows: list[list[Inlines]] = []
+    for p in call.pieces[:ROWS]:
+        wall = _seconds(p.wall_seconds)
+        if p.marker is not None and p.wall_end_line is not None:
+            wall += f" (lines {p.marker.begin_line}–{p.wall_end_line})"
+        inductor = "—"
+        if p.inductor is not None and p.inductor.seconds is not None:
+            s = p.inductor
+            inductor = f"{s.seconds:.2f} s (lines {s.begin_line}–{s.end_line})"
+        code: list[Inline] = ["—"]
+        if p.output_code is not None:
+            code = [links.record(p.output_code, v.code_file(p.output_code) or "output code")]
+            code.append(f" (line {p.output_code.line})")
+        graph: list[Inline] = [links.record(p.graph, p.graph.name)] if p.graph else []
+        other = ", ".join(f"{k}={_cut(val)}" for k, val in p.other_fields.items())
+        flags = []
+        if p.capture_size:
+            flags.append("is_cudagraph_capture_size")
+        rows.append(
+            [
+                [str(p.line)],
+                [Code(p.submod), *([" ", *graph] if graph else [])],
+                [v.range_text(p.range, p.single_size)],
+                [wall],
+                [inductor],
+                [p.cache_text or ("reused" if p.reused else "—")],
+                [str(p.kernels), f" (+{p.extern_calls} library calls)" if p.extern_calls else ""],
+                code,
+                [", ".join(flags + ([other] if other else [])) or "—"],
+            ]
+        )
+    header = [
+        "Line",
+        "Subgraph",
+        "Range",
+        "Wall",
+        "Inductor",
+        "Cache",
+        "Kernels",
+        "Output code",
+        "Other fields",
+    ]
+    more = len(call.pieces) - ROWS
+    blocks: list[Block] = [*capped_table(header, rows, where="the log")]
+    if more > 0:
+        blocks.append(Paragraph([f"{more} more piecewise compiles are in the log."]))
+    return Dropdown(["Piecewise compiles in log order"], blocks, anchor="vllm-pieces")
+
+
+# --------------------------------------------------------------------------- split
+
+
+def _split(call: v.Call, links: _Links) -> list[Block]:
+    if call.split is None and not call.split_ops:
+        return []
+    ops = call.split_ops
+    source = call.split_ops_from
+    if not ops:
+        ops = v.split_graph_ops(call)
+        source = call.split if ops else None
+    chain: list[Inlines] = []
+    for submod in call.submods:
+        if submod in ops:
+            chain.append([f"[{submod}: {', '.join(ops[submod]) or 'no op call found'}]"])
+        else:
+            chain.append([Code(submod)])
+    blocks: list[Block] = []
+    if chain:
+        where: list[Inline] = []
+        if call.split is not None:
+            where = [" (", links.record(call.split, "split graph"), f", line {call.split.line})"]
+        blocks.append(Paragraph(["The graph as vLLM split it", *where, ": "]))
+        blocks.append(Paragraph(joined(chain, " → ")))
+    if source is not None:
+        blocks.append(
+            Paragraph(
+                [
+                    "The ops that split it, read from ",
+                    links.record(source, source.name),
+                    f" (line {source.line}): ",
+                    *joined([[Code(op)] for op in call.split_op_names or _ops_of(ops)]),
+                    ".",
+                ]
+            )
+        )
+    elif call.split is not None:
+        blocks.append(Paragraph(["No execution code was logged: the ops that split it are not."]))
+    candidates = call.candidates
+    if candidates:
+        used = [op for op in _ops_of(ops) if call.op_is_candidate(op)]
+        other = [op for op in _ops_of(ops) if not call.op_is_candidate(op)]
+        text = (
+            f"The config lists {len(candidates)} candidate splitting ops; "
+            f"{len(used)} of them split this graph."
+        )
+        if other:
+            text += f" Not among the candidates: {', '.join(other)}."
+        blocks.append(
+            Dropdown(
+                [text],
+                [Lines([[Code(_cut(c))] for c in candidates[:ROWS]])],
+                anchor="vllm-candidates",
+            )
+        )
+    return [Section([_("Where the graph is split")], blocks, anchor="vllm-split")]
+
+
+def _ops_of(ops: dict[str, list[str]]) -> list[str]:
+    seen: dict[str, None] = {}
+    for names in ops.values():
+        for op in names:
+            seen.setdefault(op)
+    return list(seen)
+
+
+# --------------------------------------------------------------------------- config
+
+
+def _config(call: v.Call) -> list[Block]:
+    if call.config is None:
+        return []
+    settings = call.settings
+    rows: list[list[Inlines]] = []
+    for key in v.SHAPING_FIELDS:
+        if key in settings:
+            rows.append([[Code(key)], _shown(call, key), [_note(call, key)]])
+    blocks: list[Block] = [
+        Paragraph(
+            [
+                f"What shapes compilation, from vllm_compilation_config (line "
+                f"{call.config.line}); lists are as vLLM joins them, with commas."
+            ]
+        ),
+        Table(["Field", "Value", "What it means here"], rows),
+    ]
+    if "cudagraph_capture_sizes" not in settings:
+        blocks.append(
+            Paragraph(
+                ["CUDA graph capture sizes are not logged: the config has only cudagraph_mode."]
+            )
+        )
+    capture = [p for p in call.pieces if p.capture_size]
+    if capture and str(settings.get("cudagraph_mode", "")).upper().endswith("NONE"):
+        sizes = ", ".join(sorted({v.range_text(p.range, True) for p in capture}))
+        blocks.append(
+            Admonition(
+                "warning",
+                [
+                    Paragraph(
+                        [
+                            f"vLLM marks {sizes} is_cudagraph_capture_size (line "
+                            f"{capture[0].line}) although cudagraph_mode is NONE: no CUDA "
+                            "graph is captured; it is a compile size."
+                        ]
+                    )
+                ],
+            )
+        )
+    rest = [k for k in settings if k not in v.SHAPING_FIELDS]
+    if rest:
+        other: list[list[Inlines]] = [[[Code(_cut(k))], _shown(call, k)] for k in rest[:ROWS]]
+        blocks.append(
+            Dropdown(
+                [f"The other {len(rest)} fields, as logged"],
+                [Table(["Field", "Value"], other)],
+                anchor="vllm-config-other",
+            )
+        )
+    return [Section([_("Config that shapes compilation")], blocks, anchor="vllm-config")]
+
+
+def _shown(call: v.Call, key: str) -> list[Inline]:
+    value = call.settings.get(key)
+    if key in v.LIST_FIELDS:
+        items = call.listed(key)
+        if not items:
+            return ["(empty)"]
+        shown = ", ".join(items[:50]) + (f" … ({len(items) - 50} more)" if len(items) > 50 else "")
+        return [Code(_cut(shown))]
+    return [Code(_value(value))]
+
+
+def _note(call: v.Call, key: str) -> str:
+    if key in ("compile_ranges_endpoints", "compile_ranges_split_points"):
+        ends = [e for e in (v._int(x) for x in call.listed(key)) if e is not None]
+        if not ends:
+            return ""
+        ranges, low = [], 1
+        for end in sorted(ends):
+            ranges.append(f"[{low}, {end}]")
+            low = end + 1
+        logged = sorted(
+            {v.range_text(p.range) for p in call.pieces if p.range and not p.single_size}
+        )
+        text = f"ranges {', '.join(ranges)}; the last endpoint is max_num_batched_tokens"
+        return text + (f" (compiled: {', '.join(logged)})" if logged else "")
+    if key == "compile_sizes":
+        sizes = sorted({p.range[0] for p in call.pieces if p.range and p.single_size})
+        return f"compiled for sizes {', '.join(map(str, sizes))}" if sizes else ""
+    if key == "mode":
+        return call.mode or ""
+    return ""
+
+
+# --------------------------------------------------------------------------- after
+
+
+def _after(call: v.Call, links: _Links) -> list[Block]:
+    if not call.after:
+        return []
+    rows: list[list[Inlines]] = []
+    for record in call.after[:ROWS]:
+        if isinstance(record, Metrics):
+            rows.append([[str(record.line)], [Code(record.kind)], [_metrics_text(record)]])
+        else:
+            rows.append([[str(record.line)], [links.record(record, record.name)], [""]])
+    intro = Paragraph(
+        [
+            "Logged after the last piecewise compile: these belong to the compile call, not "
+            "to its last subgraph."
+        ]
+    )
+    return [
+        Section(
+            [_("After the piecewise compiles")],
+            [intro, Table(["Line", "Record", "Figures"], rows)],
+            anchor="vllm-after",
+        )
+    ]
+
+
+def _metrics_text(m: Metrics) -> str:
+    keys = (
+        "compile_id",
+        "backend_compile_time_s",
+        "inductor_compile_time_s",
+        "code_gen_time_s",
+        "aotautograd_local_cache_miss_count",
+    )
+    parts = [f"{k}={_cut(m.data[k])}" for k in keys if k in m.data]
+    return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- loads
+
+
+def _loads(view: v.VllmView, links: _Links) -> list[Block]:
+    if not view.loads:
+        return []
+    rows: list[list[Inlines]] = [
+        [
+            [str(load.line)],
+            [links.record(load.output_code, load.filename or "output code")],
+            [load.cache_text or "—"],
+            [str(load.kernels)],
+        ]
+        for load in view.loads[:ROWS]
+    ]
+    intro: list[Inline] = [
+        f"{len(view.loads)} pieces loaded from a cache (an output code and its cache records "
+        "each, no compile start before them)."
+    ]
+    span = view.load_span
+    if span is not None and span.seconds is not None:
+        intro.append(
+            f" Loading took {span.seconds:.2f} s, from the first {v.LOAD_SPAN} begin (line "
+            f"{span.begin_line}) to the last end (line {span.end_line}); the "
+            f"{view.load_spans} loads overlap, so no load's own time can be told."
+        )
+    intro.append(
+        " A load does not say which subgraph or range it is: the cold log's page names the "
+        "same output code files in its piecewise compiles."
+    )
+    table = capped_table(["Line", "Output code", "Cache", "Kernels"], rows, where="the log")
+    return [Section([_("Loaded pieces")], [Paragraph(intro), *table], anchor="vllm-loads")]
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def _symbol(view: v.VllmView) -> list[Block]:
+    s = view.symbol
+    if s is None:
+        return []
+    facts: list[Inline] = [
+        "The token count is ",
+        Code(s.symbol),
+        ", created from ",
+        Code(_cut(s.source)),
+        f" (create_symbol, line {s.line})",
+    ]
+    if s.value_range:
+        facts += [", range ", Code(s.value_range)]
+    if s.hint:
+        facts.append(f", hint {s.hint}")
+    facts.append(".")
+    if s.aliases:
+        facts += [" A guard says ", *joined([[Code(a)] for a in s.aliases]), " equal it."]
+    rows: list[list[Inlines]] = [
+        [[str(g.line)], [Code(_cut(g.expr))], [Strong(g.verdict) if g.cuts else g.verdict]]
+        for g in s.guards[:ROWS]
+    ]
+    blocks: list[Block] = [Paragraph(facts)]
+    if rows:
+        blocks.append(Table(["Line", "Guard", "Against the compile ranges"], rows))
+    else:
+        blocks.append(Paragraph(["No guard on it was logged."]))
+    if any(g.cuts for g in s.guards):
+        blocks.insert(
+            0,
+            Admonition(
+                "warning",
+                [Paragraph(["A guard on the token count excludes counts a compile range holds."])],
+            ),
+        )
+    return [Section([_("Token count and its guards")], blocks, anchor="vllm-token-count")]
+
+
+# --------------------------------------------------------------------------- unknown
+
+
+def _unknown(view: v.VllmView, links: _Links) -> list[Block]:
+    if not view.unknown:
+        return []
+    rows: list[list[Inlines]] = [
+        [[str(a.line)], [links.record(a, _cut(a.name))], [a.kind]] for a in view.unknown[:ROWS]
+    ]
+    intro = Paragraph(
+        [
+            f"{len(view.unknown)} vLLM records this page does not read (a newer vLLM's, or "
+            "another tool's), as logged:"
+        ]
+    )
+    return [
+        Section(
+            [_("Other vLLM records")],
+            [intro, Table(["Line", "Record", "Kind"], rows)],
+            anchor="vllm-other-records",
+        )
+    ]
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "not logged"
+    return _cut(value)
+
+
+def _cut(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= VALUE_LIMIT else text[:VALUE_LIMIT] + "…"
+
+
+# --------------------------------------------------------------------------- elsewhere
+
+
+def _views(plan: TracePlan) -> list[tuple[RankTrace, v.VllmView]]:
+    return [(rank, view) for rank in plan.trace.ranks if (view := v.vllm_view(rank))]
+
+
+def glance_line(plan: TracePlan) -> list[Inline] | None:
+    """``vLLM:`` for the glance: cold or warm, the pieces, the time, a link to the page."""
+    views = _views(plan)
+    if not views or not plan.vllm_docname:
+        return None
+    compiled = sum(len(view.compiled) for _, view in views)
+    reused = sum(len(view.reused) for _, view in views)
+    loaded = sum(len(view.loads) for _, view in views)
+    kinds = sorted({view.start_kind for _, view in views})
+    parts = [f"{'/'.join(kinds)} start"]
+    if compiled:
+        parts.append(f"{compiled} piecewise compile{'' if compiled == 1 else 's'}")
+    if reused:
+        parts.append(f"{reused} reused")
+    if loaded:
+        parts.append(f"{loaded} piece{'' if loaded == 1 else 's'} loaded from a cache")
+    line: list[Inline] = [_("vLLM:"), " ", PageLink(plan.vllm_docname, ", ".join(parts))]
+    slowest = [m.slowest for _, view in views for c in view.calls if (m := view.matrix(c))]
+    timed = [p for p in slowest if p is not None and p.wall_seconds is not None]
+    if timed:
+        p = max(timed, key=lambda p: p.wall_seconds or 0.0)
+        line.append(f"; the slowest, {p.label}, took {p.wall_seconds or 0.0:.1f} s")
+    return line
+
+
+def compile_seconds(plan: TracePlan) -> tuple[float, str] | None:
+    """vLLM's compile time over the trace's logs (its vllm_backend spans, else the loads'
+    span), and what it is; None when no log states one."""
+    views = _views(plan)
+    backend = [s for _, view in views if (s := view.backend_seconds) is not None]
+    if backend:
+        return sum(backend), "vLLM's backend, its vllm_backend span"
+    loads = [s for _, view in views if view.load_span is not None and (s := view.load_span.seconds)]
+    return (sum(loads), "loading vLLM's cached pieces") if loads else None
+
+
+def missing_explained(plan: TracePlan) -> tuple[int, int] | None:
+    """(compile ids, line): the compiles badged missing that are Dynamo's part of vLLM's
+    compile, whose metrics vLLM's AOT compile logged without a compile id (at ``line``)."""
+    count, line = 0, 0
+    for rank, view in _views(plan):
+        if not view.ids_missing or not view.metrics:
+            continue
+        labels = set(view.compile_ids)
+        count += sum(1 for c in rank.compiles if c.label in labels and c.status == "missing")
+        line = line or view.metrics[0].line
+    return (count, line) if count else None
+
+
+def unknown_page_note(plan: TracePlan, compile_: Compile) -> Paragraph | None:
+    """On the page of records without a compile id, when vLLM's compiles are among them:
+    what they are, instead of "not a compile of its own"."""
+    rank = next((r for r in plan.trace.ranks if compile_ in r.compiles), None)
+    view = v.vllm_view(rank) if rank is not None else None
+    if view is None or not view.ids_missing or not plan.vllm_docname:
+        return None
+    what = (
+        f"{len(view.compiled)} piecewise compiles"
+        if view.compiled
+        else f"{len(view.loads)} pieces loaded from a cache"
+    )
+    return Paragraph(
+        [
+            f"These records hold vLLM's compile, logged without a compile id ({what}): "
+            "vLLM's ahead-of-time compile runs its backend outside Dynamo's compile context. ",
+            PageLink(plan.vllm_docname, "The vLLM page"),
+            " shows them by subgraph and compile range.",
+        ]
+    )
