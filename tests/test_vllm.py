@@ -190,3 +190,26 @@ def test_the_glance_links_vllm_and_calls_nothing_missing(site: SphinxTestApp) ->
     outside = _text(site.outdir / "torchtrace" / "cold" / "frame-none.html")
     assert "not a compile of its own" not in outside
     assert "These records hold vLLM's compile" in outside
+
+
+def test_unknown_vllm_records_and_fields_are_kept(tmp_path: Path) -> None:
+    """A newer vLLM's record (``vllm_compile_event``, tlparse's #178) and a field this
+    module does not read are listed as logged, never dropped."""
+    lines = COLD.read_text(encoding="utf-8").split("\n")
+    start = lines[1393]  # the first compile start's payload (line 1394 of the log)
+    assert start.startswith('\t{"piecewise_index": 0')
+    lines[1393] = start[:-1] + ', "compile_range_kind": "size"}'
+    event = (
+        'V1201 21:18:35.872000 26197 vllm/compilation/backends.py:1] {"artifact": '
+        '{"name": "vllm_compile_event", "encoding": "json"}, "rank": 0, "has_payload": '
+        '"00000000000000000000000000000000"}'
+    )
+    lines[1394:1394] = [event, '\t{"type": "fresh_compile"}']
+    log = tmp_path / "dedicated_log_torch_trace_rank_0_edited.log"
+    log.write_text("\n".join(lines), encoding="utf-8")
+    view = vllm.vllm_view(load_trace(log).ranks[0])
+    assert view is not None
+    first = view.pieces[0]
+    assert first.other_fields == {"compile_range_kind": "size"}
+    assert [(a.name, a.line) for a in view.unknown] == [("vllm_compile_event", 1395)]
+    assert len(view.compiled) == 9  # the matrix is unchanged by them
