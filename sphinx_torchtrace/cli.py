@@ -32,6 +32,7 @@ from .site.count_words import kinds_text
 from .site.divergence_words import divergence_words
 from .site.rank_sharing import rank_classes
 from .trace import Trace, TraceReadError
+from .trace.analyses import compile_time
 from .trace.analyses.rank_digest import number_ranges
 from .trace.analyses.summary import divergence as summary_divergence
 from .trace.analyses.summary import diverging_kinds, triage
@@ -462,6 +463,8 @@ def _summary(args: argparse.Namespace) -> int:
         data["frames_per_rank"] = list(t.frames_per_rank)  # the fewest and the most
         if t.slowest is not None:
             data["slowest_rank"] = {"rank": t.slowest[0], "compile_seconds": t.slowest[1]}
+    tree = compile_time.compile_time_tree(trace)  # where the compile time went (issue 55)
+    data["compile_time"] = compile_time.summary_data(tree)
     refused = [d for d in trace.diagnostics if d.kind == "skipped"]
     # figures that leave out entries of the folder are no all-clear: exit 2, as diff does
     status = 2 if refused else 0
@@ -498,6 +501,7 @@ def _summary(args: argparse.Namespace) -> int:
         ("compile time", seconds),
     ]
     rows += [("vllm", summary_text(view)) for _, view in vllm]
+    rows += compile_time.summary_rows(tree)
     if trace.not_shown:  # earlier runs in the folder: the figures are the newest run's
         rows.append(
             (

@@ -61,6 +61,13 @@ def draw(kind: str, data: object, title: str) -> str:
         return compile_time_svg(_rows(data, CompileTimeRow), title)
     if kind == "timeline":
         return timeline_svg(_rows(data, TimelineRow), title)
+    if kind == "compile-time-tree":  # the icicle of .trace.analyses.compile_time
+        from ..trace.analyses.compile_time import Node
+        from .icicle import icicle_svg
+
+        if not isinstance(data, Node):
+            raise TypeError("compile-time-tree chart data must be a compile_time.Node")
+        return icicle_svg(data, title)
     if kind == "trend":
         rows, runs = data if isinstance(data, tuple) and len(data) == 2 else (None, None)
         if not isinstance(runs, (list, tuple)):

@@ -631,3 +631,52 @@ def _path_of(node: Node) -> str:
         for source in leaf.sources:
             return source.path
     return ""
+
+
+# --------------------------------------------------------------------------- summary command
+
+
+def summary_data(root: Node) -> dict[str, Any]:
+    """What ``summary --json`` says: the top functions, the phases, the remarks, the tree."""
+    return {
+        "seconds": round(root.seconds, 6),
+        "functions": [
+            {
+                "file": f.file,
+                "function": f.function,
+                "seconds": round(f.seconds, 6),
+                "compiles": f.compiles,
+            }
+            for f in top_functions(root)
+        ],
+        "phases": {k: round(v, 6) for k, v in phase_totals(root).items()},
+        "remarks": [
+            {
+                "kind": r.kind,
+                "text": r.text,
+                "seconds": round(r.seconds, 6),
+                "compile_ids": [c.label for c in r.compiles],
+                "records": [{"what": s.what, "line": s.line} for s in r.records],
+            }
+            for r in remarks(root)
+        ],
+        "tree": root.as_json(),
+    }
+
+
+def summary_rows(root: Node, functions: int = 5) -> list[tuple[str, str]]:
+    """The ``summary`` lines: the functions that took longest, and the phases' shares."""
+    if not root.children:
+        return []
+    top = top_functions(root, functions)
+    by_function = ", ".join(
+        f"{f.function} {f.seconds:.2f} s ({f.file.replace(chr(92), '/').rsplit('/', 1)[-1]})"
+        for f in top
+    )
+    share = root.seconds or 1.0
+    by_phase = ", ".join(
+        f"{PHASE_WORDS[k]} {v:.2f} s ({v / share:.0%})" for k, v in phase_totals(root).items()
+    )
+    rows = [("by function", by_function), ("by phase", by_phase)]
+    rows += [("remark", r.text) for r in remarks(root)[:5]]
+    return rows

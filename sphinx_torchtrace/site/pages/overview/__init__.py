@@ -31,6 +31,7 @@ from ..cudagraphs import cudagraphs_overview_blocks
 from . import (
     caches,
     charts,
+    compile_time,
     directory,
     export,
     failures,
@@ -131,6 +132,7 @@ SECTIONS: list[tuple[str, Callable[[Overview], list[Block]]]] = [
     ("failures", failures.section),
     ("recompiles", recompiles.section),
     ("cache", caches.section),
+    ("times", compile_time.section),  # shown with the times: the same figures, by source
     ("times", times.section),
     ("runtime", lambda view: runtime.overview_section(view.plan, view.link, view.for_ranks)),
     ("chromium", timeline.section),
