@@ -128,6 +128,7 @@ def test_sections_in_template_order() -> None:
         "compile-directory",
         "failures-and-restarts",
         "compile-caches",
+        "compile-time-by-source",
         "compile-time",
         "timeline",
         "frames",

@@ -11,7 +11,6 @@ bounded number of elements however many compiles the log holds.
 from __future__ import annotations
 
 from ..trace.analyses.compile_time import PHASE_WORDS, PHASES, Node
-from .charts import OTHER_COLOR, format_seconds
 from .xml import Element, element, to_xml
 
 #: One fill per phase, the charts' palette first (0.15-0.21 luminance: 3:1 on white and dark).
@@ -23,7 +22,7 @@ PHASE_COLORS: dict[str, str] = {
     "cache": "#0e7c86",
     "compile": "#d03f6f",
     "autotune": "#8a6a00",
-    "unattributed": OTHER_COLOR,
+    "unattributed": "#6b7280",  # the charts' colour of "other"
 }
 _LEVEL_FILL = "#6b7280"
 
@@ -43,8 +42,8 @@ def icicle_svg(root: Node, title: str = "Compile time by source and phase") -> s
     height = top + _BAND * max(1, depth) + 8
     total = root.seconds if root.seconds > 0 else 1.0
     scale = _WIDTH / total
-    desc = f"{format_seconds(root.seconds)} of compile time" + "".join(
-        f"; {c.label}: {format_seconds(c.seconds)}" for c in root.children[:20]
+    desc = f"{_seconds(root.seconds)} of compile time" + "".join(
+        f"; {c.label}: {_seconds(c.seconds)}" for c in root.children[:20]
     )
     svg = element(
         "svg",
@@ -81,6 +80,11 @@ def icicle_svg(root: Node, title: str = "Compile time by source and phase") -> s
     return to_xml(svg, pretty=True)
 
 
+def _seconds(value: float) -> str:
+    """As the tables say it (``1.234 s``), so a tooltip and a cell read alike."""
+    return f"{value:.3f} s"
+
+
 def _placed(node: Node, x: float, scale: float) -> list[tuple[Node, float]]:
     out = []
     for child in node.children:
@@ -102,7 +106,7 @@ def _depth(root: Node) -> int:
 def _box(node: Node, x: float, y: float, width: float, names: tuple[str, ...]) -> Element:
     fill = PHASE_COLORS.get(node.phase or "", _LEVEL_FILL)
     where = "; ".join(f"{s.what}, line {s.line}" for s in node.sources[:4])
-    tip = " › ".join(names) + f": {format_seconds(node.seconds)}" + (f" ({where})" if where else "")
+    tip = " › ".join(names) + f": {_seconds(node.seconds)}" + (f" ({where})" if where else "")
     group = element(
         "g",
         {"class": f"box {node.kind}"},

@@ -147,6 +147,20 @@ class Node:
                 out.append(node)
         return out
 
+    def figures(self) -> Node:
+        """A copy with the figures and words only (no compile, no rank): what a picture
+        draws, holding none of the log's other records."""
+        copy = Node(self.kind, self.label, self.seconds, sources=self.sources, phase=self.phase)
+        stack = [(self, copy)]
+        while stack:
+            node, made = stack.pop()
+            for child in node.children:
+                twin = Node(child.kind, child.label, child.seconds, sources=child.sources)
+                twin.phase = child.phase
+                made.children.append(twin)
+                stack.append((child, twin))
+        return copy
+
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "label": self.label}
         data["seconds"] = round(self.seconds, 6)

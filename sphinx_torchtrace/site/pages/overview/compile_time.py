@@ -59,7 +59,7 @@ def _body(view: Overview, rank: RankTrace) -> list[Block]:
     blocks.append(
         Chart(
             "compile-time-tree",
-            root,
+            root.figures(),
             "Compile time by file, function, compilation and phase",
             fallback=[
                 Paragraph(
