@@ -11,6 +11,7 @@ objects, ``download_reference`` for files), so every builder resolves them.
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -64,9 +65,14 @@ def chart_nodes(builder: DoctreeBuilder, block: b.Chart) -> list[nodes.Node]:
     """A chart: its SVG for HTML (drawn by the render layer), its fallback for the others."""
     from ..render import charts
 
-    node = chart_node(svg=charts.draw(block.kind, block.data, builder.line(block.title)))
+    svg = charts.draw(block.kind, block.data, builder.line(block.title))
+    node = chart_node(svg=builder.markup(svg))
     node.extend(builder.blocks(block.fallback))
     return [node]
+
+
+#: A run of text in markup (between tags), or an attribute's quoted value.
+_MARKUP_TEXT = re.compile(r'(>)([^<>]+)(<)|(=")([^"<>]*)(")')
 
 
 class chart_node(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes so
@@ -110,6 +116,22 @@ class DoctreeBuilder:
         a line break would end a paragraph, or an ``objects.inv`` line.  Words longer than
         any real name are cut (:func:`short_words`): wrapping them takes quadratic time."""
         return short_words(one_line(self._rewrite(value)))
+
+    def markup(self, svg: str) -> str:
+        """Markup drawn from the model (a chart's SVG, whose labels name files): each text
+        and attribute value rewritten as every string is, then escaped again, so a path
+        a page hides is hidden in its chart too and ``<project>`` stays text."""
+
+        def one(m: re.Match[str]) -> str:
+            before, text, after = (m.group(1), m.group(2), m.group(3))
+            if before is None:
+                before, text, after = (m.group(4), m.group(5), m.group(6))
+            shown = self._rewrite(html.unescape(text))
+            if shown == html.unescape(text):
+                return m.group()
+            return before + html.escape(shown, quote=before != ">") + after
+
+        return _MARKUP_TEXT.sub(one, svg)
 
     def inline(self, content: b.Inlines) -> list[nodes.Node]:
         return [self._inline(piece) for piece in content]

@@ -47,6 +47,7 @@ from ..cache_dirs import CAPTURES
 from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
 from ..options import checked_options
+from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from .base import Context, request_key
 from .family import Family, Options
@@ -422,7 +423,7 @@ class CaptureKind:
         if record.status != "ok":
             # masked and its paths rewritten whole, as its page shows it (a key's lines
             # are masked as one), before its last lines are joined into the warning
-            tail = PathRewriter(context.config.rewrite_rules())(record.stderr_tail)
+            tail = PathRewriter(page_rules(context.config, context.srcdir))(record.stderr_tail)
             lines = [line.strip() for line in tail.splitlines() if line.strip()]
             end = mask_secrets(" | ".join(lines[-WARNED_LINES:])) or "(nothing on stderr)"
             kept = (

@@ -17,17 +17,18 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from ...render.paths import DEFAULT_PATH_REWRITES, PathRewriter
+from ...render.paths import PathRewriter
 from ...site import blocks as b
 from ...site.blocks import Page
 from ...site.naming import label_segment
 from ...site.pages.debug_dir import build_debug_page
 from ...site.plan import DebugDirPlan, PageSettings, plan_debug_dir, plan_trace
 from ...site.source import maybe_strip
-from ...trace import TraceReadError, load_trace
+from ...trace import Trace, TraceReadError, load_trace
 from ...trace.inputs.debug_dir import DebugDir, load_debug_dir, matching_compiles
 from ...trace.inputs.kinds import DEBUG_DIR, detect_kind
 from ..doctree import DoctreeBuilder
+from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import debug_masker, warn_debug_secrets
 from ..targets import object_target
@@ -113,6 +114,7 @@ class DebugDirKind:
         source_dir = context.source_dir(request)
         companions: list[DirectiveRequest] = []
         traces: list[tuple[str, str]] = []  # (label, path)
+        read: list[Trace] = []  # the run's traces: their project roots are hidden here too
         if debug.trace_logs:
             folder = os.fspath(debug.trace_logs[0].parent)
             traces.append((f"{label}-trace", folder))
@@ -132,6 +134,7 @@ class DebugDirKind:
                 )
             except (OSError, TraceReadError):
                 continue
+            read.append(trace)
             found = matching_compiles(debug, trace)
             # the trace's own frame objects, as its directive names them (ranks, repeats
             # after a reset, the frame cap): a compile with no frame object is not linked
@@ -154,10 +157,7 @@ class DebugDirKind:
             if plan.trace_label is None:
                 plan.trace_label = trace_label
                 plan.trace_index = f"{context.gen_dir}/{label_segment(trace_label)}/index"
-        rules = dict(config.path_rewrites)
-        if config.default_path_rewrites:
-            for pattern, replacement in DEFAULT_PATH_REWRITES.items():
-                rules.setdefault(pattern, replacement)
+        rules = page_rules(config, context.srcdir, read)
         masker = debug_masker(config, debug)
         warn_debug_secrets(label, debug, masker)
         generated = GeneratedDebugDir(

@@ -36,6 +36,7 @@ from ...trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
 from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
 from ..options import checked_options, name_option
+from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..warnings import subtype_of, warn
@@ -250,7 +251,7 @@ def _generate(context: Context, request: DirectiveRequest, options: DiffOptions)
     for trace, site, path in sides:
         if site is None:  # a trace a torchtrace directive shows warned already
             warn_trace_secrets(DirectiveRequest("", "", path).label(), trace, masker)
-    rewrite = PathRewriter(config.rewrite_rules(), masker)
+    rewrite = PathRewriter(page_rules(config, context.srcdir, [old, new]), masker)
     diff = diff_traces(old, new, rewrite=rewrite, mask=masker)
     old_label, new_label = (DirectiveRequest("", "", p).label() for p in (old_path, new_path))
     label = options.name or f"{old_label}-vs-{new_label}"

@@ -20,7 +20,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from ...render.paths import PathRewriter, trace_rules
+from ...render.paths import PathRewriter
 from ...site import blocks as b
 from ...site.artifacts import json_text, shown_record
 from ...site.blocks import Page
@@ -44,6 +44,7 @@ from ..config import torchtrace_config
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..files import CODE_STAMP, Content
 from ..glance import GLANCE_OF
+from ..project_root import page_rules
 from ..provenance import provenance_nodes
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
@@ -203,9 +204,7 @@ class TraceKind:
             trace,
             plan,
             settings,
-            PathRewriter(
-                trace_rules(trace, config.path_rewrites, config.default_path_rewrites), masker
-            ),
+            PathRewriter(page_rules(config, context.srcdir, [trace]), masker),
             extra_logs=loaded.extra_logs,
             # the trace is the directive's path, or a :with: trace beside a text log
             runtime_from=[request.path] if kind == TRACE else list(map(str, loaded.extra_logs)),

@@ -25,6 +25,7 @@ from ...trace.comparing.diff import unread
 from ...trace.comparing.trend import MAX_RUNS, Trend, trend
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..options import checked_options
+from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from .base import Context, resolve_logs_safely
@@ -149,7 +150,7 @@ class TrendKind:
         masker = trace_masker(context.config, traces)
         for label, trace in read_here:
             warn_trace_secrets(label, trace, masker)
-        rewrite = PathRewriter(context.config.rewrite_rules(), masker)
+        rewrite = PathRewriter(page_rules(context.config, context.srcdir, traces), masker)
         result = trend(traces, labels, rewrite=rewrite)
         # every run, the oldest included: a trend shows each, so each must have been read whole
         missed = [
