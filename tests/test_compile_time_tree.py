@@ -112,6 +112,8 @@ def test_html_draws_the_icicle_and_links_every_compile_cell_to_its_page(
     html = overview.read_text(encoding="utf-8")
     section = html[html.index('id="compile-time-by-source"') :]
     assert "torchtrace-icicle" in section and "<rect" in section
+    svg = section[section.index("<svg") : section.index("</svg>")]
+    assert "cache.py" in svg and "/home/user" not in svg  # no folder of the machine
     table = section[section.index("torchtrace-compile-time") :]
     table = table[: table.index("</table>")]
     hrefs = re.findall(r'href="([^"#]+)', table)

@@ -43,7 +43,7 @@ def icicle_svg(root: Node, title: str = "Compile time by source and phase") -> s
     total = root.seconds if root.seconds > 0 else 1.0
     scale = _WIDTH / total
     desc = f"{_seconds(root.seconds)} of compile time" + "".join(
-        f"; {c.label}: {_seconds(c.seconds)}" for c in root.children[:20]
+        f"; {_label(c)}: {_seconds(c.seconds)}" for c in root.children[:20]
     )
     svg = element(
         "svg",
@@ -72,12 +72,20 @@ def icicle_svg(root: Node, title: str = "Compile time by source and phase") -> s
         width = node.seconds * scale
         if width < _MIN_BOX:
             continue
-        names = (*path, node.label)
+        names = (*path, _label(node))
         svg.append(_box(node, x, top + level * _BAND, width, names))
         stack.extend(
             (child, level + 1, cx, names) for child, cx in reversed(_placed(node, x, scale))
         )
     return to_xml(svg, pretty=True)
+
+
+def _label(node: Node) -> str:
+    """A file by its last part only: the page's path rewrites never reach into an SVG, so
+    the picture names no folder of the machine the log was written on."""
+    if node.kind != "file":
+        return node.label
+    return node.label.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _seconds(value: float) -> str:
@@ -123,7 +131,7 @@ def _box(node: Node, x: float, y: float, width: float, names: tuple[str, ...]) -
             },
         ),
     )
-    label = node.label
+    label = names[-1]
     fits = int((width - 8) / _CHAR)
     if fits >= 4:
         shown = label if len(label) <= fits else label[: fits - 1] + "…"
