@@ -226,3 +226,18 @@ def leaks(session: nox.Session) -> None:
     """
     session.install("-e", ".[test]")
     session.run("python", "-m", "tests.leaks", "--workers", "2", *session.posargs)
+
+
+@nox.session
+def programs(session: nox.Session) -> None:
+    """500 generated torch programs (every guard source, recompile limits with and without
+    fullgraph, error_on_recompile, raised and suppressed errors, graph breaks, dynamic
+    sizes, resets) run under TORCH_TRACE: what summary, the recompile table and each frame
+    page say must agree with what each program did (``tests/programs``; CI runs a sample).
+
+    Not in the default sessions (an hour on two cores). A quick run: ``nox -s programs --
+    --programs 100``; ``--seed N`` picks another campaign, ``--keep DIR`` keeps each program
+    that disagrees with its trace, ``--only N --keep DIR`` runs program N again.
+    """
+    session.install("-e", ".[test]", TORCH)
+    session.run("python", "-m", "tests.programs", "--workers", "2", "--progress", *session.posargs)

@@ -1,0 +1,46 @@
+"""A sample of the generated-programs campaign (``tests/programs``; the whole: ``nox -s programs``).
+
+Thirty torch programs composed from compile situations (guard sources, recompile limits with
+and without ``fullgraph``, ``error_on_recompile`` and the ``fail_on_recompile`` stance, a
+backend that raises or is suppressed, the program's own errors, graph breaks, declared,
+checked and unbacked sizes, resets) run under ``TORCH_TRACE``; each prints what torch did
+per call.  What ``summary --json``, the recompile table and every frame page say must agree:
+functions, versions and recompiles per function, refusals, raised versus eager, which guard
+changed, where the graph breaks are.  Marked ``torch`` (``nox -s tests-torch``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+pytestmark = pytest.mark.torch
+
+
+def test_a_sample_of_generated_programs_agrees_with_what_we_publish() -> None:
+    pytest.importorskip("torch")
+    from .programs.campaign import campaign, parse_args, print_report
+
+    args = parse_args(
+        ["--programs", "30", "--seed", "52", "--workers", "2", "--inductor", "0", "--quiet"]
+    )
+    report = campaign(args)
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        print_report(report)
+    # the sample is what it says: every program ran and was read, the situations are there
+    assert report.programs == 30
+    assert report.failed == [], text.getvalue()
+    kinds = {k.split(":")[0] for k in report.situations}
+    assert {"guard", "limit", "break", "dynamic"} <= kinds, text.getvalue()
+    assert report.compile_ids >= 100
+    unknown = {cls for cls in report.classes if cls not in KNOWN_CLASSES}
+    assert unknown == set(), text.getvalue()
+
+
+#: Disagreements the campaign still finds, each class named, so that no other may appear;
+#: issue 52 stays open until this is empty (``nox -s programs`` reports them all, with the
+#: programs kept by ``--keep``).
+KNOWN_CLASSES: set[str] = set()
