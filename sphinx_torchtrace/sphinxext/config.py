@@ -105,6 +105,16 @@ def _count(value: Any) -> int:
     return value
 
 
+#: What ``torchtrace_latex_payloads`` may be.
+LATEX_PAYLOADS = ("summary", "all")
+
+
+def _latex_payloads(value: Any) -> str:
+    if value not in LATEX_PAYLOADS:
+        raise ValueError("must be 'summary' or 'all'")
+    return str(value)
+
+
 def _baseline(value: Any) -> str | None:
     if value is None:
         return None
@@ -160,6 +170,10 @@ class TorchTraceConfig:
     # The build's speed-ups (patches of Sphinx's internals that change no output file:
     # sphinxext/patches/speedups.py); False runs Sphinx as it ships.
     speedups: bool = setting(True, _flag)
+    # The PDF (LaTeX builders): "summary" prints each large payload (a graph, generated code,
+    # a guard dump, a config) as a line with its size and where the HTML build has it, so a
+    # trace prints as its answers; "all" prints every payload (up to the first 150 lines).
+    latex_payloads: str = setting("summary", _latex_payloads)
 
     def rewrite_rules(self) -> dict[str, str]:
         """The user's rules first, then the defaults (unless turned off)."""

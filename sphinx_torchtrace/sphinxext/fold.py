@@ -22,6 +22,8 @@ from .patches.compat import builder_format
 FOLD_CLASS = "torchtrace-fold"
 #: A fold attribute: printed after its page's own sections (``Dropdown.print_last``).
 PRINT_LAST = "torchtrace_print_last"
+#: The id of a printed-last fold that had none: no HTML page has it.
+PRINTED_PREFIX = "torchtrace-printed-"
 
 
 class fold(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes in lowercase
@@ -48,7 +50,7 @@ class FoldFallback(SphinxPostTransform):
         if builder_format(self) == "html":
             return
         for number, node in enumerate(list(self.document.findall(fold))):
-            if node.get(PRINT_LAST) and _print_last(node, f"torchtrace-printed-{number}"):
+            if node.get(PRINT_LAST) and _print_last(node, f"{PRINTED_PREFIX}{number}"):
                 continue
             replaced: list[nodes.Node] = []
             for child in node.children:

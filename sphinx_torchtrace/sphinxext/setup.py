@@ -20,6 +20,8 @@ from .generate import generate_pages, rewrite_navigation
 from .glance import setup_glance
 from .input_guard import setup_input_guard
 from .latex import setup_latex
+from .latex_payloads import setup_latex_payloads
+from .latex_words import setup_word_breaks
 from .moved import write_manifest
 from .options_table import OptionsTable
 from .page import TorchTracePage
@@ -63,6 +65,8 @@ def setup_extension(app: Sphinx) -> None:
         texinfo=(_pass, _depart),
     )
     setup_latex(app)
+    setup_latex_payloads(app)
+    setup_word_breaks(app)
     setup_web_only(app)
     setup_glance(app)
     setup_man_references(app)

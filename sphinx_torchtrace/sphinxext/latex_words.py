@@ -1,0 +1,131 @@
+"""Long names break inside the PDF's margin.
+
+Trace text is full of single "words" TeX cannot break: kernel names
+(``cpp_fused__adaptive_avg_pool2d__native_batch_norm_legit_no_training_relu_1``),
+qualified names, paths, sha256 digests, exception class names.  TeX hyphenates
+neither ``_`` nor a digest nor a word in typewriter type, so such a word runs past
+the margin of a table cell or of the page ("Overfull \\hbox").  In the extension's
+pages, a long word of text gets break points, for LaTeX only: after its separators
+(``_ . / : , ; = - ) ]``), before a capital that follows a small letter
+(``Torch|Runtime|Error``), and every few characters of a long run of letters and
+digits that holds a digit (a digest).  A break point is ``\\sphinxtorchtracebreak``
+(``static/sphinxtorchtrace.sty``): a place TeX may break a line, printing nothing, so
+the PDF's text and its bookmarks read as the log wrote it.  English words are left
+to TeX's hyphenation; the user's own pages are untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.writers.latex import LaTeXTranslator
+
+from ..site.naming import generated_prefix
+from .config import torchtrace_config
+from .doctree import OUTPUT_MARK
+
+#: Words shorter than this are left whole: they fit the narrowest column.
+MIN_WORD = 10
+#: A run of letters and digits holding a digit (a digest) may break every this many characters.
+CHUNK = 8
+_WORD = re.compile(rf"\S{{{MIN_WORD},}}")
+_AFTER = "_./:,;=-)]"
+_RUN = re.compile(rf"[A-Za-z0-9]{{{CHUNK + 4},}}")
+#: Text under these is printed as written (verbatim, raw, math), or is no text.
+_SKIP = (nodes.FixedTextElement, nodes.raw, nodes.math, nodes.target, addnodes.index)
+
+
+class word_break(nodes.Inline, nodes.Element):  # noqa: N801 - docutils names nodes so
+    """A place a line may break inside a word, printing nothing (LaTeX only)."""
+
+    def astext(self) -> str:
+        return ""
+
+
+def break_points(word: str) -> list[int]:
+    """Offsets inside ``word`` where a line may break."""
+    points = {i + 1 for i, c in enumerate(word[:-1]) if c in _AFTER}
+    points |= {i for i in range(1, len(word)) if word[i - 1].islower() and word[i].isupper()}
+    for run in _RUN.finditer(word):
+        if any(c.isdigit() for c in run.group()):
+            points |= set(range(run.start() + CHUNK, run.end() - 2, CHUNK))
+    return sorted(p for p in points if 0 < p < len(word))
+
+
+def split_text(text: str) -> list[str]:
+    """``text`` in the pieces between its break points (one piece if it has none)."""
+    pieces: list[str] = []
+    start = 0
+    for word in _WORD.finditer(text):
+        for point in break_points(word.group()):
+            pieces.append(text[start : word.start() + point])
+            start = word.start() + point
+    pieces.append(text[start:])
+    return pieces
+
+
+class LatexWordBreaks(SphinxPostTransform):
+    """Break points in the long words of the extension's pages and directive output."""
+
+    builders = ("latex",)
+    default_priority = 450  # after the payloads are summarized and long lines cut
+
+    def run(self, **kwargs: Any) -> None:
+        prefix = generated_prefix(torchtrace_config(self.config).generated_dir)
+        for root in _ours(self.document, prefix):
+            for text in list(root.findall(nodes.Text)):
+                parent = text.parent
+                if parent is None or _skipped(parent):
+                    continue
+                pieces = split_text(str(text))
+                if len(pieces) < 2:
+                    continue
+                new: list[nodes.Node] = []
+                for piece in pieces:
+                    if new:
+                        new.append(word_break())
+                    new.append(nodes.Text(piece))
+                at = parent.index(text)
+                parent[at : at + 1] = new
+
+
+def _ours(document: nodes.document, prefix: str) -> list[nodes.Element]:
+    """The generated pages (each is a ``start_of_file`` in LaTeX's one tree) and what the
+    directives put on the user's pages, outermost only."""
+    found: list[nodes.Element] = []
+    stack: list[nodes.Node] = [document]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, nodes.Element):
+            continue
+        if (
+            isinstance(node, addnodes.start_of_file)
+            and str(node.get("docname", "")).startswith(prefix)
+        ) or node.get(OUTPUT_MARK):
+            found.append(node)
+        else:
+            stack.extend(node.children)
+    return found
+
+
+def _skipped(node: nodes.Node | None) -> bool:
+    while node is not None:
+        if isinstance(node, _SKIP):
+            return True
+        node = node.parent
+    return False
+
+
+def _visit_break(self: LaTeXTranslator, node: word_break) -> None:
+    self.body.append(r"\sphinxtorchtracebreak{}")
+    raise nodes.SkipNode
+
+
+def setup_word_breaks(app: Sphinx) -> None:
+    app.add_node(word_break, latex=(_visit_break, None))
+    app.add_post_transform(LatexWordBreaks)
