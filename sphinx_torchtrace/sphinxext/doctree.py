@@ -150,7 +150,9 @@ class DoctreeBuilder:
             return nodes.emphasis(value, value)
         if isinstance(piece, b.Link):
             value = self.line(piece.text)
-            if _URL.fullmatch(piece.url):
+            # an address is published as its text is: one the rewrite changes (a password
+            # masked, a home folder hidden) is shown as text, never linked as logged
+            if _URL.fullmatch(piece.url) and self._rewrite(piece.url) == piece.url:
                 return nodes.reference(value, value, refuri=piece.url)
             return nodes.Text(value)
         if isinstance(piece, b.PageLink):

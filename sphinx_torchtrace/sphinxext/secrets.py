@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..site.published import learn_environment
 from ..trace.inputs.debug_dir import DebugDir
 from ..trace.model import Trace
 from ..trace.secrets import Secret, SecretMasker, SecretScan, unkept
@@ -20,10 +21,17 @@ from .warnings import warn
 
 
 def trace_masker(config: TorchTraceConfig, traces: Iterable[Trace] = ()) -> SecretMasker:
-    """The masker of the pages of these traces: the user's keeps, the traces' findings."""
-    return SecretMasker(
+    """The masker of the pages of these traces: the user's keeps, the traces' findings (of
+    every rank: a value one rank's guard compares is masked where another rank quotes it),
+    every environment value included where a log held more findings than its scan keeps."""
+    traces = list(traces)
+    masker = SecretMasker(
         config.secrets_keep, (s for t in traces for r in t.ranks for s in r.secrets.found)
     )
+    for trace in traces:
+        if any(r.secrets.more for r in trace.ranks):
+            learn_environment(trace, masker)
+    return masker
 
 
 def debug_masker(config: TorchTraceConfig, debug: DebugDir) -> SecretMasker:

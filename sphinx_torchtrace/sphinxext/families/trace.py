@@ -30,6 +30,7 @@ from ...site.naming import label_segment
 from ...site.pages import build_page
 from ...site.pages.overview import triage_blocks
 from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
+from ...site.published import published_trace
 from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError
 from ...trace.analyses import summary
@@ -187,7 +188,10 @@ class TraceKind:
                 warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else f"{d.path}:")
         label = request.label()
         _say_which_logs(request, label, options)
-        plan = plan_trace(label, trace, context.gen_dir, config.max_frames, config.fold_bytes)
+        masker = trace_masker(config, [trace])
+        warn_trace_secrets(label, trace, masker)
+        shown = published_trace(trace, masker)  # what the pages show, masked by record
+        plan = plan_trace(label, shown, context.gen_dir, config.max_frames, config.fold_bytes)
         settings = PageSettings(
             no_source=options.no_source,
             sections=options.sections,
@@ -196,12 +200,10 @@ class TraceKind:
             break_registry=installed_registry() if config.graph_break_registry else None,
             made_on=build_date(),
         )
-        masker = trace_masker(config, [trace])
-        warn_trace_secrets(label, trace, masker)
         generated = GeneratedTrace(
             request,
             options,
-            trace,
+            shown,
             plan,
             settings,
             PathRewriter(page_rules(config, context.srcdir, [trace]), masker),

@@ -1,0 +1,197 @@
+"""The trace a site shows: every text of the model masked record by record, before any page
+cuts, joins, splits or names with it.
+
+Pages take text from the model and change its shape before it is published: a metrics
+field cut to a table cell, a function's name cut for a title, a payload split into the
+lines of a side-by-side view, an artifact's name made an object name.  Masking what each
+page then shows would see a private key's line without its header, half a token, a value
+without the name that says it is a secret.  So the pages are planned and drawn from this
+copy of the model, in which each value is masked as the log held it: a record's JSON
+fields as one JSON text (a secret after its name in another field is found), each string
+whole, each payload whole when it is read.  The trace's masker (the user's keeps, the
+values every rank's log compares with an environment variable) masks them all, names
+included; what a page then does with the text can only show less of it.
+
+Left as read: what locates the inputs (log paths, digests), the diagnostics (warned from
+the model as read, their quotes rewritten where shown) and runtime profiles (numbers and
+the profiler's own names, from files beside the log).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, TypeVar
+
+from ..trace import StackTrieNode, Trace
+from ..trace.diagnostics import Diagnostic
+from ..trace.reader import Payload
+from ..trace.runtime import RuntimeProfile
+from ..trace.secrets import SecretMasker, SecretScan, mask_secrets
+
+_T = TypeVar("_T")
+
+#: Fields that locate an input, never shown as the log's text: kept as read.
+_KEPT_FIELDS = frozenset({"path", "file", "sha256", "digest", "secrets"})
+#: Model objects kept whole (see the module's docstring).
+_KEPT_TYPES = (Diagnostic, RuntimeProfile, SecretScan)
+#: Fields holding a record's JSON object (or a list of them): masked as one JSON text.
+_RECORD_FIELDS = frozenset(
+    {"data", "envelope", "metadata", "torch_version", "tensor_descriptions", "links"}
+)
+
+
+@dataclass(slots=True)
+class ShownPayload(Payload):
+    """A payload read masked whole, as the log holds it (its lines together)."""
+
+    mask: Callable[[str], str] | None = None
+
+    def read_bytes(self) -> bytes:
+        raw = Payload.read_bytes(self)
+        text = raw.decode("utf-8", "replace")
+        shown = self._masked(text)
+        return raw if shown == text else shown.encode("utf-8", "surrogatepass")
+
+    def text(self) -> str:
+        return self._masked(Payload.read_bytes(self).decode("utf-8", "replace"))
+
+    def _masked(self, text: str) -> str:
+        return text if self.mask is None else self.mask(text)
+
+
+def published_trace(trace: Trace, mask: Callable[[str], str]) -> Trace:
+    """A copy of ``trace`` whose every text a page can show is masked by ``mask`` (the
+    trace's masker), each record as a whole; ``trace`` itself is left as it is."""
+    return _Masking(mask).value(trace)
+
+
+class _Masking:
+    """One walk over a model: each object copied once (shared objects stay shared)."""
+
+    def __init__(self, mask: Callable[[str], str]) -> None:
+        self.mask = mask
+        self.payloads: list[Payload] = []  # each payload met, as read
+        self.strings: dict[str, str] = {}  # a file name is in thousands of stacks
+        # id -> (the object, its copy): each object is held, so no id is used twice
+        self.memo: dict[int, tuple[Any, Any]] = {}
+
+    def value(self, value: _T) -> _T:
+        if isinstance(value, str):
+            shown = self.strings.get(value)
+            if shown is None:
+                shown = self.strings[value] = self.mask(value)
+            return shown  # type: ignore[return-value]
+        if value is None or isinstance(value, (bool, int, float, bytes)):
+            return value
+        found = self.memo.get(id(value))
+        if found is not None:
+            return found[1]  # type: ignore[no-any-return]
+        copy = self._copy(value)
+        self.memo[id(value)] = (value, copy)
+        self.memo[id(copy)] = (copy, copy)
+        return copy  # type: ignore[no-any-return]
+
+    def _copy(self, value: Any) -> Any:
+        if isinstance(value, _KEPT_TYPES):
+            return value
+        if isinstance(value, ShownPayload):
+            return value
+        if isinstance(value, Payload):
+            self.payloads.append(value)
+            return ShownPayload(
+                value.store, value.offset, value.length, value.size, value.crlf, self.mask
+            )
+        if isinstance(value, Counter):
+            counts: Counter[Any] = Counter()
+            for k, n in value.items():
+                counts[self.value(k)] += n
+            return counts
+        if isinstance(value, dict):
+            return {self.value(k): self.value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.value(v) for v in value)
+        if isinstance(value, StackTrieNode):
+            return self._trie(value)
+        if is_dataclass(value) and not isinstance(value, type):
+            return self._object(value)
+        return value
+
+    def _trie(self, root: StackTrieNode) -> StackTrieNode:
+        """A stack trie, copied without recursion (a log's stack can be thousands deep)."""
+        top = StackTrieNode(self.value(root.frame), [], self.value(root.compiles))
+        work = [(root, top)]
+        while work:
+            node, copy = work.pop()
+            for child in node.children:
+                made = StackTrieNode(self.value(child.frame), [], self.value(child.compiles))
+                self.memo[id(child)] = (child, made)
+                copy.children.append(made)
+                work.append((child, made))
+        return top
+
+    def _object(self, value: Any) -> Any:
+        params = getattr(type(value), "__dataclass_params__", None)
+        if params is not None and params.frozen and _plain(value):
+            return value  # a compile id: numbers only
+        copy = object.__new__(type(value))
+        for f in fields(value):
+            item = getattr(value, f.name)
+            if f.name in _KEPT_FIELDS:
+                shown = item
+            elif f.name in _RECORD_FIELDS:
+                shown = self.value(self._record(item))
+            else:
+                shown = self.value(item)
+            object.__setattr__(copy, f.name, shown)
+        return copy
+
+    def _record(self, item: Any) -> Any:
+        """A record's JSON object masked as one JSON text: a value whose name (another
+        field's) says it is secret is found; the fields are then masked one by one too."""
+        if not isinstance(item, (dict, list)) or not item:
+            return item
+        try:
+            text = json.dumps(item, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return item
+        shown = self.mask(text)
+        if shown == text:
+            return item
+        try:
+            return json.loads(shown)
+        except ValueError:
+            return item  # masked where it stands, field by field
+
+
+def learn_environment(trace: Trace, masker: SecretMasker) -> None:
+    """Teach ``masker`` every value the trace's text compares with an environment variable.
+
+    A log's scan keeps its first :data:`~..trace.secrets.MAX_FOUND` findings: a guard past
+    them is not among the values its masker learned, and a quote of its value elsewhere
+    would be shown.  Where a rank's scan counted more, every text of the model (strings,
+    then payloads, each whole) is looked at again for such values."""
+
+    def look(text: str) -> str:
+        if "environ" in text or "\\" in text:  # the rule's word, or an escape spelling it
+            for secret in mask_secrets.findings(text):
+                if secret.name:
+                    masker.learn(secret)
+        return text
+
+    walk = _Masking(look)
+    walk.value(trace)
+    for payload in walk.payloads:
+        look(Payload.text(payload))
+
+
+def _plain(value: Any) -> bool:
+    """Whether a frozen dataclass holds numbers (and None) only."""
+    return all(
+        getattr(value, f.name) is None or isinstance(getattr(value, f.name), (bool, int, float))
+        for f in fields(value)
+    )
