@@ -103,3 +103,14 @@ def test_long_names_of_the_trace_may_break(make_site: SiteMaker, name: str) -> N
     printed = re.findall(f"(?:{re.escape(BREAK)})?".join(chars), tex)
     assert printed, f"{name} is not in the LaTeX"
     assert all(BREAK in p for p in printed), f"{name} is printed without break points"
+
+
+def test_with_a_published_site_the_line_links_it(make_site: SiteMaker) -> None:
+    """``html_baseurl`` set: each left-out payload links the published page and anchor."""
+    tex = _tex(_build(make_site, "latex", html_baseurl="https://example.org/docs/"))
+    links = re.findall(r"not printed: the HTML build of these pages shows them at (\\\S+)", tex)
+    assert len(links) >= 20
+    for link in links:
+        assert re.match(
+            r"\\sphinx(?:url|href)\{https://example\.org/docs/torchtrace/train/\S+\.html", link
+        )
