@@ -15,6 +15,7 @@ render for a log that a crash cut short.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 #: Kernel kinds, for readers and tests; ``extern`` is a library call, not generated code.
@@ -54,6 +55,28 @@ class Kernel:
     # ``extern_kernels.addmm`` is its own site (a linear layer), not one kernel.
     call_nodes: list[list[str]] = field(default_factory=list)
     backend: str = ""
+    #: Inductor's ``# kernel path:`` comment above the definition: the file the kernel was
+    #: written to (what tritonparse and a profiler's source view name); None where the code
+    #: has none (C++ kernels, older torch).
+    path: str | None = None
+    #: Per launch line, the function of the output code it is in when that is a subgraph's
+    #: (``partitioned_fw_subgraph_0_1``: a nested compile region, a ``cond`` branch), ""
+    #: in the wrapper's own ``call``.
+    launch_functions: list[str] = field(default_factory=list)
+    #: Per launch line, how many places of the code reach it: 1 in ``call``; in a subgraph's
+    #: function, the places that call that function (a region reused four times: 4).
+    launch_reach: list[int] = field(default_factory=list)
+
+    @property
+    def calls(self) -> int:
+        """The places of the code that launch it, a repeated subgraph's launches counted
+        once per call of the subgraph (the lines alone undercount a reused region)."""
+        return sum(self.launch_reach) if self.launch_reach else len(self.launch_lines)
+
+    @property
+    def subgraphs(self) -> list[str]:
+        """The subgraph functions it is launched from, in order."""
+        return [f for f in dict.fromkeys(self.launch_functions) if f]
 
 
 # `# Topologically Sorted Source Nodes: [a, b], Original ATen: [aten.x]` (older
@@ -78,6 +101,15 @@ _PLAIN_CALL = re.compile(r"^\s+(?:(?:[\w,\[\]][\w\s,\[\]]*|(?<=\s\s))=\s*)?([A-Z
 _PY_EXTERN = re.compile(
     r"^\s+(?:(?:[\w,\[\]][\w\s,\[\]]*|(?<=\s\s))=\s*)?((?:extern_kernels|torch\.ops|aten)\.[\w.]+)\("
 )
+# `# kernel path: /tmp/torchinductor_user/u7/cu7mirw....py` above a Triton kernel.
+_KERNEL_PATH = re.compile(r"^\s*#\s*kernel path:\s*(\S[^\n]*?)\s*$")
+# A function of the wrapper module at top level: a subgraph's (`def partitioned_fw_subgraph_0_1(
+# args):`), or the wrapper's own `call` in older torch.
+_TOP_DEF = re.compile(r"^def\s+([A-Za-z_]\w*)\s*\(")
+#: Top-level functions that are the wrapper's own, not a subgraph's.
+_WRAPPER_FUNCTIONS = frozenset({"call", "benchmark_compiled_module", "get_args"})
+#: Depth to which calls of subgraph functions from other subgraph functions are followed.
+_MAX_NESTING = 16
 _AOTI_EXTERN = re.compile(
     r"\b(aoti_torch_(?:cpu|cuda|xpu|mps)_\w+|aoti_torch_proxy_executor_call_function)\("
 )
@@ -196,6 +228,10 @@ def _split(code: str) -> list[Kernel]:
     pending: tuple[list[str], list[str]] | None = None  # last unconsumed Source Nodes comment
     current: _Open | None = None
     declared_only: set[str] = set()  # C++ functions seen only as a declaration so far
+    pending_path: str | None = None  # the last `# kernel path:` comment, for the next kernel
+    function = ""  # the subgraph function being read ("" in the wrapper's own code)
+    functions: set[str] = set()  # subgraph functions defined at top level
+    callers: dict[str, list[str]] = {}  # a function called -> the function of each call
 
     def close(op: _Open, end: int) -> None:
         """Finish a definition whose last line is ``lines[end]`` (0-based)."""
@@ -255,6 +291,9 @@ def _split(code: str) -> list[Kernel]:
         if not stripped:
             continue
         if stripped.startswith("#") or stripped.startswith("//"):
+            if "kernel path:" in stripped:
+                pm = _KERNEL_PATH.match(line)
+                pending_path = pm.group(1) if pm else pending_path
             if "Source Nodes:" in stripped:
                 m = _SOURCE_NODES.match(line)
                 if m:
@@ -268,7 +307,8 @@ def _split(code: str) -> list[Kernel]:
             if m:
                 name, backend = m.group(1), m.group(2)
                 kind = "triton" if backend == "triton" else _backend_kind(backend)
-                k = Kernel(name, kind, "", i + 1, backend=backend)
+                k = Kernel(name, kind, "", i + 1, backend=backend, path=pending_path)
+                pending_path = None
                 op = _Open(k, i, "quote")
                 op.indent = len(line) - len(stripped)
                 if pending is not None:
@@ -295,6 +335,13 @@ def _split(code: str) -> list[Kernel]:
                 continue
         if not indented:
             pending = None  # a comment never reaches past the statement or function it heads
+            pending_path = None
+            function = ""
+            if line.startswith("def "):
+                dm = _TOP_DEF.match(line)
+                if dm and dm.group(1) not in _WRAPPER_FUNCTIONS:
+                    function = dm.group(1)
+                    functions.add(function)
             if line.startswith("extern"):
                 m = _AOTI_EXTERN_C_DEF.match(line)
                 if m:
@@ -330,6 +377,9 @@ def _split(code: str) -> list[Kernel]:
                 target = kernels.get(name)
                 if target is None and name.startswith("call_"):
                     target = kernels.get(name[5:])
+                if target is None and name in functions:  # a subgraph called
+                    callers.setdefault(name, []).append(function)
+                    continue
         if target is None:
             ext_name: str | None = None
             if "extern_kernels." in line or "torch.ops." in line or "aten." in line:
@@ -347,6 +397,7 @@ def _split(code: str) -> list[Kernel]:
                     externs[ext_name] = target
         if target is not None:
             target.launch_lines.append(i + 1)
+            target.launch_functions.append(function)
             if target.kind == "extern":
                 target.call_nodes.append(list(pending[0]) if pending is not None else [])
             if pending is not None:
@@ -357,4 +408,34 @@ def _split(code: str) -> list[Kernel]:
 
     if current is not None:  # truncated in the middle of a definition: keep what there is
         close(current, len(lines) - 1)
-    return [*kernels.values(), *externs.values()]
+    found = [*kernels.values(), *externs.values()]
+    if functions:
+        reach = _reach(callers)
+        for k in found:
+            k.launch_reach = [reach(f) for f in k.launch_functions]
+    return found
+
+
+def _reach(callers: dict[str, list[str]]) -> Callable[[str], int]:
+    """How many places of the code reach a function: 1 for the wrapper's own code; for a
+    subgraph's, the sum over its calls of the places reaching the caller.  A function no
+    call of which was found counts once (its launches are not hidden); calls in a cycle or
+    nested past :data:`_MAX_NESTING` count once."""
+    known: dict[str, int] = {}
+    busy: set[str] = set()
+
+    def reach(function: str, depth: int = 0) -> int:
+        if not function or function in busy or depth > _MAX_NESTING:
+            return 1
+        if function in known:
+            return known[function]
+        sites = callers.get(function)
+        if not sites:
+            return 1
+        busy.add(function)
+        total = sum(reach(site, depth + 1) for site in sites)
+        busy.discard(function)
+        known[function] = total
+        return total
+
+    return reach

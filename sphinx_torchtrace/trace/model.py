@@ -71,6 +71,12 @@ class Artifact:
     node_count: int | None = None
     known: bool = True
     kernels: list[Kernel] = field(default_factory=list)  # for generated code
+    #: The envelope's ``subgraph_name``: the region regional Inductor was compiling when
+    #: the record was logged (``repeated_subgraph0``, ``__marked_inductor_submod0``).
+    subgraph: str | None = None
+    #: For a graph: its ``invoke_subgraph`` calls, per region identifier (``subgraph_0``,
+    #: ``fw_subgraph_0``), in order: one region called four times is ``{"subgraph_0": 4}``.
+    region_calls: dict[str, int] = field(default_factory=dict)
 
     @property
     def size(self) -> int:

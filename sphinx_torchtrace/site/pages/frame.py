@@ -73,6 +73,7 @@ from .cudagraphs import cudagraphs_section, text_log_section
 from .diffs import folded_diff, sizes_diff, sizes_only_blocks, whole_text
 from .graph import inline_graph
 from .kernel import code_link, graph_nodes_of, inline_kernel
+from .regions import regions_section
 from .vllm import unknown_page_note
 
 UNKNOWN_COMPILE_TEXT = (
@@ -239,6 +240,7 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
         runtime.frame_section(plan, frame),
         cudagraphs_section(c),
         _artifacts_section(view),
+        regions_section(plan, frame),
         _kernels_section(view),
         _provenance_section(view),
         _stack_section(view),
@@ -1109,8 +1111,10 @@ def _graph_title(view: _Frame, graph: GraphPlan) -> str:
     same_name = c.artifacts_named(a.name)
     has_backward = bool(c.artifacts_named("aot_backward_graph"))
     if has_backward and len(same_name) == 2 and a.name not in NOT_PHASED:
-        return f"{a.name} ({'forward' if a is same_name[0] else 'backward'})"
-    return shown_name(graph.name[len(view.frame.name) + 1 :])
+        title = f"{a.name} ({'forward' if a is same_name[0] else 'backward'})"
+    else:
+        title = shown_name(graph.name[len(view.frame.name) + 1 :])
+    return f"{title} [{a.subgraph}]" if a.subgraph is not None else title  # regional Inductor
 
 
 def _raw_download(graph: GraphPlan) -> Download:
@@ -1174,6 +1178,7 @@ def _kernels_section(view: _Frame) -> Section | None:
         else ["output code"]
     )
     short = {id(a): n for a, n in zip(codes, names, strict=True)}  # narrow: rows stay short
+    short.update({id(a): f"{short[id(a)]} [{a.subgraph}]" for a in codes if a.subgraph})
     rows = [
         row
         for k in kernels
@@ -1281,10 +1286,11 @@ def _kernel_rows(
             ]
         ]
     # a library (extern) kernel: one row however often the code calls it, its calls counted
-    calls = len(kernel.launch_lines)
+    calls = kernel.calls  # a repeated subgraph's line counted once per call of it
+    sites = len(kernel.launch_lines)
     lines = ", ".join(str(n) for n in kernel.launch_lines[:EXTERN_LINES])
-    more = f" and {calls - EXTERN_LINES} more" if calls > EXTERN_LINES else ""
-    where: Inlines = [code, f" line{'s' if calls > 1 else ''} {lines}{more}"] if calls else [code]
+    more = f" and {sites - EXTERN_LINES} more" if sites > EXTERN_LINES else ""
+    where: Inlines = [code, f" line{'s' if sites > 1 else ''} {lines}{more}"] if sites else [code]
     nodes = ", ".join(dict.fromkeys(n for call in kernel.call_nodes for n in call))
     nodes = nodes or ", ".join(kernel.source_nodes)
     kind = f"extern, {calls} calls" if calls > 1 else "extern"

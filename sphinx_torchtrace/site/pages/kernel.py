@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ...trace import Artifact, Kernel
 from ...trace.analyses.provenance import ProvenanceView, kernel_stack_traces
+from ...trace.analyses.regions import tritonparse_name
 from ..artifacts import group_nodes, language_of
 from ..blocks import (
     AnchorLink,
@@ -47,6 +48,7 @@ from .graph import (
     node_list,
     operator_names,
 )
+from .regions import kernel_region_facts
 
 KERNEL_KIND_MEANINGS = {
     "triton_pointwise": (
@@ -186,11 +188,27 @@ def _facts(frame: FramePlan, kernel: KernelPlan) -> list[list[Inline]]:
     if others:
         links: list[Inlines] = [[place_link(o.docname, o.anchor, o.artifact.name)] for o in others]
         lines.append(fact("Also in", *joined(links)))
+    lines.extend(fact(label, *value) for label, value in kernel_region_facts(k, kernel.artifact))
+    lines.extend(fact(label, *value) for label, value in _key_facts(frame, k))
     if k.source_nodes:
         lines.append(fact("Source nodes", *names(k.source_nodes)))
     if k.aten_ops:
         lines.append(fact("ATen operators", *operator_names(k.aten_ops)))
     return lines
+
+
+def _key_facts(frame: FramePlan, k: Kernel) -> list[tuple[str, Inlines]]:
+    """The names other tools give the kernel, so that their output leads here: the file
+    Inductor wrote it to (its ``# kernel path:`` comment, which a profiler's source view and
+    tritonparse's trace name) and tritonparse's name for its compile's file."""
+    facts: list[tuple[str, Inlines]] = []
+    if k.path:
+        facts.append(("Kernel path", [Code(k.path)]))
+    if k.kind != "extern" and k.backend in ("triton", "aoti_triton"):
+        name = tritonparse_name(frame.compile.id)
+        if name is not None:
+            facts.append(("tritonparse", [Code(f"{name}.ndjson"), ", kernel ", Code(k.name)]))
+    return facts
 
 
 # -- graph nodes ----------------------------------------------------------------------------

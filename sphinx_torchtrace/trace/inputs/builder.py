@@ -77,6 +77,9 @@ GRAPH_ARTIFACTS = frozenset(
         "aot_inference_graph_after_hop_passes",
     }
 )
+#: ``artifact`` names whose compile id is in their payload's ``compile_id`` (torch's
+#: ``0/1`` form) and not in their envelope: compile workers' reports (torch 2.14+).
+PAYLOAD_COMPILE_IDS = frozenset({"compile_worker_status"})
 #: Event kinds whose payload is generated code, split into kernels.
 CODE_EVENTS = frozenset({"inductor_output_code"})
 CODE_DUMPS = frozenset({"inductor_aot_wrapper_code", "inductor_aot_kernel_code"})
@@ -118,6 +121,9 @@ KNOWN_EVENTS = (
 # An FX node line of print_readable(): `    name: "f32[4]" = torch.ops...` or `    name = ...`.
 # Anchored on a literal newline rather than re.M's ^: twice as fast on big graphs.
 _NODE_LINE = re.compile(rb'\n[ \t]+[A-Za-z_]\w*(?:: "[^"\n]*")? = ')
+# A call of a nested compile region in a readable graph:
+# `torch.ops.higher_order.invoke_subgraph(subgraph_0, 'subgraph_0', l_x_)`.
+_INVOKE_SUBGRAPH = re.compile(rb"\binvoke_subgraph\(\s*[A-Za-z_]\w{0,200}\s*,\s*'([^'\n]{1,200})'")
 _USER_LOCATION = re.compile(r"(?:user code at|File \")\s*([^\s\"]+?)[:\"](?:, line )?(\d+)")
 #: ``artifact`` names whose payload the model decodes as JSON, whatever their encoding says.
 JSON_ARTIFACTS = frozenset(
@@ -142,6 +148,16 @@ JSON_SHAPES: dict[str, type] = {
 }
 
 Handler = Callable[["RankBuilder", Record, Compile | None], None]
+
+
+def invoke_subgraph_calls(body: bytes) -> dict[str, int]:
+    """A graph's calls of nested compile regions, per identifier (the call's second
+    argument), in order of first call: ``invoke_subgraph(subgraph_1, 'subgraph_0', x)``."""
+    calls: dict[str, int] = {}
+    for match in _INVOKE_SUBGRAPH.finditer(body):
+        name = match.group(1).decode("utf-8", "replace")
+        calls[name] = calls.get(name, 0) + 1
+    return calls
 
 
 def graph_node_count(body: bytes) -> int:
@@ -186,6 +202,9 @@ class RankBuilder:
                 self._intern(record)
                 continue
             compile_id = CompileId.from_envelope(envelope)
+            if compile_id.is_unknown and kind == "artifact" and record.body is not None:
+                if _artifact_name(envelope) in PAYLOAD_COMPILE_IDS:
+                    compile_id = self._payload_compile_id(record) or compile_id
             if kind == "chromium_event" and record.payload is not None:
                 self._check_json(record, "chromium event")
                 rank.chromium_events.append(ChromiumEvent(record.line, compile_id, record.payload))
@@ -271,6 +290,27 @@ class RankBuilder:
         self.rank.compiles.append(new)
         return new
 
+    def _payload_compile_id(self, record: Record) -> CompileId | None:
+        """The compile a record names in its payload rather than its envelope (a compile
+        worker's report, logged from a thread with no compile context), at the attempt of
+        that compile being read now; None where the payload names none this reader knows."""
+        try:
+            value = load_json(record.body or b"")
+        except ValueError:
+            return None
+        named = value.get("compile_id") if isinstance(value, dict) else None
+        if not isinstance(named, str) or len(named) > 64:
+            return None
+        try:
+            found = CompileId.parse(named)
+        except ValueError:
+            return None
+        if found.is_unknown:
+            return None
+        attempts = self._attempts.get(_key(found)[:3], [])
+        latest = max((c.id.attempt for c in attempts), default=0)
+        return CompileId(found.compiled_autograd_id, found.frame_id, found.frame_compile_id, latest)
+
     # -- helpers used by handlers ----------------------------------------
 
     def _artifact(
@@ -284,8 +324,11 @@ class RankBuilder:
         encoding = metadata.get("encoding") if kind == "artifact" else None
         node_count = None
         body = record.body
+        region_calls: dict[str, int] = {}
         if body is not None and _is_graph(kind, name, encoding):
             node_count = graph_node_count(body)
+            if b"invoke_subgraph(" in body:
+                region_calls = invoke_subgraph_calls(body)
         read_by_name = name in JSON_ARTIFACTS or name in JSON_SHAPES  # whatever its encoding
         if kind == "artifact" and (encoding == "json" or read_by_name):
             if not self._check_json(record, f"artifact {quote(name)}") and name in JSON_SHAPES:
@@ -300,6 +343,8 @@ class RankBuilder:
             metadata=metadata,
             node_count=node_count,
             known=known,
+            subgraph=_subgraph_name(record.envelope),
+            region_calls=region_calls,
         )
         self._ordinal += 1
         compile_.artifacts.append(artifact)
@@ -605,6 +650,14 @@ def _is_graph(kind: str, name: str, encoding: Any) -> bool:
 def _looks_like_json(text: str) -> bool:
     """Text that is a JSON object or array, as configs inside metrics are."""
     return text.lstrip(" \t\r\n")[:1] in ("{", "[")
+
+
+def _subgraph_name(envelope: dict[str, Any]) -> str | None:
+    """The envelope's ``subgraph_name`` as text (a value of another type shown as its JSON)."""
+    value = envelope.get("subgraph_name")
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value)[:200]
 
 
 def _artifact_name(envelope: dict[str, Any]) -> str | None:

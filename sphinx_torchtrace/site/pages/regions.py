@@ -1,0 +1,234 @@
+"""Compile regions on a frame page and at a glance: the nested compile regions a graph
+calls (and how often one traced region is reused), the output code's subgraph functions
+with the kernels they launch, and the records regional Inductor logged under each
+``subgraph_name`` (:mod:`...trace.analyses.regions`).
+
+Kept apart from the frame view (one call there): most compiles log no region.
+"""
+
+from __future__ import annotations
+
+from ...trace import Artifact, Kernel
+from ...trace.analyses.regions import DYNAMO_GRAPH, Regions, RegionUse, compile_regions
+from ..blocks import (
+    Block,
+    Code,
+    Dropdown,
+    Inline,
+    Inlines,
+    ObjectLink,
+    Paragraph,
+    Section,
+    Table,
+    capped_joined,
+    joined,
+    place_link,
+)
+from ..plan import FramePlan, TracePlan
+from ..words import _
+
+#: Graphs whose region calls are listed, in pipeline order: the user's (Dynamo's) and AOT
+#: autograd's; the passes between log the same calls again.
+REGION_GRAPHS = (
+    DYNAMO_GRAPH,
+    "aot_joint_graph",
+    "aot_forward_graph",
+    "aot_backward_graph",
+    "aot_inference_graph",
+)
+#: Rows shown unfolded; a longer table is folded whole.
+FOLDED_ROWS = 8
+#: Compiles named on the glance line, at most.
+GLANCE_COMPILES = 4
+
+INTRO_TEXT = (
+    "Nested compile regions (torch.compiler.nested_compile_region, the invoke_subgraph "
+    "operator): Dynamo traces a region once and calls it again wherever the same identifier "
+    "is called, so calls past the first are reuses of one traced region."
+)
+FUNCTIONS_TEXT = (
+    "The output code's subgraph functions: a kernel launched inside one is launched once per "
+    "call of its function, and the kernel counts below count it so."
+)
+GROUPS_TEXT = (
+    "Records logged while regional Inductor compiled one subgraph on its own, grouped by "
+    "their subgraph_name (the envelope's key):"
+)
+
+
+def regions_section(plan: TracePlan, frame: FramePlan) -> Section | None:
+    """A frame's compile regions; None when it logged none."""
+    found = compile_regions(frame.compile)
+    if found is None:
+        return None
+    blocks: list[Block] = []
+    uses = _listed_uses(found)
+    if uses:
+        blocks.append(Paragraph([INTRO_TEXT]))
+        blocks.extend(_reuse_sentences(frame, found))
+        rows: list[list[Inlines]] = [
+            [
+                [_graph_link(frame, u.graph)],
+                [Code(u.identifier)],
+                [str(u.calls)],
+                [str(u.reused)] if u.reused else ["—"],
+            ]
+            for u in uses
+        ]
+        blocks.append(_folded(Table([_("Graph"), _("Region"), _("Calls"), _("Reused")], rows)))
+    if found.functions:
+        blocks.append(Paragraph([FUNCTIONS_TEXT]))
+        rows = [
+            [
+                [_graph_link(frame, f.code)],
+                [Code(f.function)],
+                [_places(f.calls)],
+                capped_joined([[_kernel_link(frame, f.code, k)] for k in f.kernels]),
+            ]
+            for f in found.functions
+        ]
+        header = [_("Output code"), _("Subgraph function"), _("Called from"), _("Kernels")]
+        blocks.append(_folded(Table(header, rows)))
+    if found.groups:
+        blocks.append(Paragraph([GROUPS_TEXT]))
+        for group in found.groups:
+            kernels = group.kernels
+            first, last = group.artifacts[0].line, group.artifacts[-1].line
+            said: list[Inline] = [
+                Code(group.name),
+                f": {len(group.artifacts)} record{'s' if len(group.artifacts) > 1 else ''}, "
+                f"lines {first} to {last} of the log"
+                if first != last
+                else f": 1 record, line {first} of the log",
+            ]
+            if kernels:
+                said += [
+                    f"; {len(kernels)} kernel{'s' if len(kernels) > 1 else ''}: ",
+                    *capped_joined([[_kernel_link(frame, a, k)] for a, k in kernels]),
+                ]
+            blocks.append(Paragraph(said))
+            rows = [
+                [[_graph_link(frame, a)], [str(a.line)], [str(len(a.kernels))] if a.kernels else []]
+                for a in group.artifacts
+            ]
+            table = Table([_("Record"), _("Line"), _("Kernels")], rows)
+            blocks.append(_folded(table, f"records under {group.name}"))
+    return Section([_("Compile regions")], blocks, anchor="compile-regions")
+
+
+def glance_line(plan: TracePlan) -> list[Inline] | None:
+    """``Compile regions:`` for the glance: each region a compile reuses (how often), and
+    the subgraphs regional Inductor compiled; None when no compile logged any."""
+    parts: list[Inlines] = []
+    for frame in plan.frames:
+        if frame.same_as is not None:  # a rank that repeats another: said once
+            continue
+        found = compile_regions(frame.compile)
+        if found is None:
+            continue
+        link: Inline = ObjectLink("frame", frame.name)
+        for use in found.reused:
+            parts.append(
+                [
+                    Code(use.identifier),
+                    f" called {use.calls} times in ",
+                    link,
+                    f" (one traced region, reused {use.reused} time"
+                    f"{'s' if use.reused > 1 else ''})",
+                ]
+            )
+        if found.groups:
+            names = [[Code(g.name)] for g in found.groups]
+            n = len(found.groups)
+            parts.append(
+                [
+                    f"{n} subgraph{'s' if n > 1 else ''} compiled by regional Inductor in ",
+                    link,
+                    " (",
+                    *capped_joined(names),
+                    ")",
+                ]
+            )
+    if not parts:
+        return None
+    line: list[Inline] = [_("Compile regions:"), " ", *joined(parts[:GLANCE_COMPILES], "; ")]
+    if len(parts) > GLANCE_COMPILES:
+        line.append(f"; and {len(parts) - GLANCE_COMPILES} more")
+    return line
+
+
+def kernel_region_facts(kernel: Kernel, code: Artifact) -> list[tuple[str, Inlines]]:
+    """A kernel page's facts on regions: the subgraph functions it is launched from and how
+    many places reach it, and the ``subgraph_name`` its code was logged under."""
+    facts: list[tuple[str, Inlines]] = []
+    subgraphs = kernel.subgraphs
+    if subgraphs:
+        reach = dict(zip(kernel.launch_functions, kernel.launch_reach, strict=False))
+        named: list[Inlines] = [
+            [Code(f), f" (called from {_places(reach.get(f, 1))})"] for f in subgraphs
+        ]
+        facts.append(("In subgraph", joined(named)))
+        n = kernel.calls
+        facts.append(
+            (
+                "Launched",
+                [
+                    f"{n} time{'s' if n > 1 else ''} per run of the code, each call of its "
+                    "subgraph counted"
+                ],
+            )
+        )
+    if code.subgraph is not None:
+        facts.append(("Compiled under", [Code(code.subgraph), " (subgraph_name)"]))
+    return facts
+
+
+def _listed_uses(found: Regions) -> list[RegionUse]:
+    """The uses in :data:`REGION_GRAPHS`' graphs (first of each name), else every use."""
+    listed = [u for u in found.uses if u.graph.name in REGION_GRAPHS]
+    return listed or found.uses
+
+
+def _reuse_sentences(frame: FramePlan, found: Regions) -> list[Block]:
+    sentences: list[Block] = []
+    for use in found.reused:
+        sentences.append(
+            Paragraph(
+                [
+                    Code(use.identifier),
+                    f" is called {use.calls} times in ",
+                    _graph_link(frame, use.graph),
+                    f" (line {use.graph.line}): one traced region, reused {use.reused} time"
+                    f"{'s' if use.reused > 1 else ''}.",
+                ]
+            )
+        )
+    return sentences
+
+
+def _places(n: int) -> str:
+    return f"{n} place{'s' if n != 1 else ''}"
+
+
+def _graph_link(frame: FramePlan, artifact: Artifact) -> Inline:
+    """The artifact's name, a link where its graph is shown (a page or its frame page)."""
+    graph = frame.graph_for(artifact)
+    if graph is not None:
+        shown = graph.same_as or graph.numbers_of or graph
+        return place_link(shown.docname, shown.anchor, artifact.name)
+    return Code(artifact.name)
+
+
+def _kernel_link(frame: FramePlan, code: Artifact, kernel: Kernel) -> Inline:
+    for k in frame.kernels:
+        if k.artifact is code and k.kernel is kernel:
+            shown = k.same_as or k.numbers_of or k
+            return place_link(shown.docname, shown.anchor, kernel.name)
+    return Code(kernel.name)
+
+
+def _folded(table: Table, what: str = "") -> Block:
+    """The table, or past :data:`FOLDED_ROWS` rows folded whole under its count."""
+    if len(table.rows) <= FOLDED_ROWS:
+        return table
+    return Dropdown([f"The table of {len(table.rows)} {what or 'rows'}"], [table])

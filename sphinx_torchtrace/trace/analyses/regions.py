@@ -1,0 +1,116 @@
+"""Compile regions: nested compile regions (``torch.compiler.nested_compile_region``, the
+``invoke_subgraph`` operator) and the subgraphs regional Inductor compiles on their own.
+
+Three things the log records, each read as logged:
+
+* a graph's ``invoke_subgraph(subgraph_1, 'subgraph_0', ...)`` calls (the builder counts
+  them per identifier, :attr:`.Artifact.region_calls`): Dynamo traced a region once and
+  called it again with the same identifier, so ``subgraph_0`` called four times in
+  ``dynamo_output_graph`` is one region reused three times; AOT autograd's graphs call the
+  partitioned ``fw_subgraph_0`` / ``bw_subgraph_0_1`` the same way;
+* the output code's subgraph functions (``def partitioned_fw_subgraph_0_1(args)``) and
+  the places that call them (:attr:`.Kernel.launch_reach`): a kernel inside a repeated
+  subgraph is reached once per call;
+* the envelope's ``subgraph_name`` (:attr:`.Artifact.subgraph`): the records logged while
+  regional Inductor compiled one subgraph (``__marked_inductor_submod0``,
+  ``repeated_subgraph0``), grouped under it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..compile_id import CompileId
+from ..kernels import Kernel
+from ..model import Artifact, Compile
+
+#: The graph whose region calls are the user's own (Dynamo's): its reuse is the model's.
+DYNAMO_GRAPH = "dynamo_output_graph"
+
+
+@dataclass(slots=True)
+class RegionUse:
+    """One graph's calls of one region identifier."""
+
+    graph: Artifact
+    identifier: str
+    calls: int
+
+    @property
+    def reused(self) -> int:
+        """Calls past the first: the times the traced region was used again."""
+        return max(self.calls - 1, 0)
+
+
+@dataclass(slots=True)
+class CodeSubgraph:
+    """A subgraph function of an output code, the places reaching it and its kernels."""
+
+    code: Artifact
+    function: str
+    calls: int
+    kernels: list[Kernel] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SubgraphGroup:
+    """The records logged under one ``subgraph_name``, in log order."""
+
+    name: str
+    artifacts: list[Artifact] = field(default_factory=list)
+
+    @property
+    def kernels(self) -> list[tuple[Artifact, Kernel]]:
+        return [(a, k) for a in self.artifacts for k in a.kernels]
+
+
+@dataclass(slots=True)
+class Regions:
+    """What a compile logged of compile regions."""
+
+    uses: list[RegionUse]
+    functions: list[CodeSubgraph]
+    groups: list[SubgraphGroup]
+
+    @property
+    def reused(self) -> list[RegionUse]:
+        """The regions the user's graph (Dynamo's) calls more than once."""
+        return [u for u in self.uses if u.graph.name == DYNAMO_GRAPH and u.calls > 1]
+
+
+def compile_regions(c: Compile) -> Regions | None:
+    """The compile's regions; None when it logged none."""
+    uses: list[RegionUse] = []
+    seen: set[str] = set()
+    for a in c.artifacts:
+        if a.region_calls and a.name not in seen:  # a graph logged again (pre-grad) adds none
+            seen.add(a.name)
+            uses.extend(RegionUse(a, name, n) for name, n in a.region_calls.items())
+    functions: list[CodeSubgraph] = []
+    for a in c.artifacts:
+        found: dict[str, CodeSubgraph] = {}
+        for k in a.kernels:
+            for function, reach in zip(k.launch_functions, k.launch_reach, strict=False):
+                if not function:
+                    continue
+                sub = found.setdefault(function, CodeSubgraph(a, function, reach))
+                if not any(other is k for other in sub.kernels):
+                    sub.kernels.append(k)
+        functions.extend(found.values())
+    groups: dict[str, SubgraphGroup] = {}
+    for a in c.artifacts:
+        if a.subgraph is not None:
+            groups.setdefault(a.subgraph, SubgraphGroup(a.subgraph)).artifacts.append(a)
+    if not uses and not functions and not groups:
+        return None
+    return Regions(uses, functions, list(groups.values()))
+
+
+def tritonparse_name(compile_id: CompileId) -> str | None:
+    """The name tritonparse gives a compile's kernels' file (``f0_fc1_a0_cai-``, its
+    ``trace_processor._determine_output_fname`` less ``.ndjson``): frame id, frame compile
+    id, attempt, compiled-autograd id or ``-``.  None for records of no frame."""
+    if compile_id.frame_id is None or compile_id.frame_compile_id is None:
+        return None
+    cai = "-" if compile_id.compiled_autograd_id is None else compile_id.compiled_autograd_id
+    return f"f{compile_id.frame_id}_fc{compile_id.frame_compile_id}_a{compile_id.attempt}_cai{cai}"

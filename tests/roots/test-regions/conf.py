@@ -1,0 +1,3 @@
+project = "regions"
+extensions = ["sphinx_torchtrace"]
+exclude_patterns = ["_build"]
