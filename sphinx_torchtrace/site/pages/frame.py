@@ -75,6 +75,7 @@ from .graph import inline_graph
 from .kernel import code_link, graph_nodes_of, inline_kernel
 from .regions import regions_section
 from .vllm import unknown_page_note
+from .workers import workers_section
 
 UNKNOWN_COMPILE_TEXT = (
     "Records logged outside any compilation (the PyTorch version, ahead-of-time compilation, "
@@ -241,6 +242,7 @@ def frame_page(plan: TracePlan, frame: FramePlan, settings: PageSettings) -> Pag
         cudagraphs_section(c),
         _artifacts_section(view),
         regions_section(plan, frame),
+        workers_section(plan, frame),
         _kernels_section(view),
         _provenance_section(view),
         _stack_section(view),

@@ -21,7 +21,7 @@ from ...plan import PageSettings, TracePlan
 from ...source import maybe_strip
 from ...statuses import STATUS_ORDER
 from ...words import _
-from .. import regions, runtime, vllm
+from .. import regions, runtime, vllm, workers
 from .ranks import divergence
 from .view import CELL_COMPILES, Overview, in_all_ranks
 
@@ -152,6 +152,8 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         lines.append(piecewise)
     if (regional := regions.glance_line(plan)) is not None:
         lines.append(regional)
+    if (stuck := workers.glance_line(plan)) is not None:
+        lines.append(stuck)
     ran = runtime.glance_line(plan, settings.shows("runtime"))
     if ran is not None:
         lines.append(ran)
