@@ -34,7 +34,8 @@ def test_a_sample_of_generated_programs_agrees_with_what_we_publish() -> None:
     assert report.programs == 30
     assert report.failed == [], text.getvalue()
     kinds = {k.split(":")[0] for k in report.situations}
-    assert {"guard", "limit", "break", "dynamic"} <= kinds, text.getvalue()
+    assert {"guard", "limit", "break", "dynamic", "error_on_recompile", "user_raise"} <= kinds
+    assert {"backend_error_raised", "backend_error_suppressed"} <= kinds
     assert report.compile_ids >= 100
     unknown = {cls for cls in report.classes if cls not in KNOWN_CLASSES}
     assert unknown == set(), text.getvalue()
@@ -43,4 +44,14 @@ def test_a_sample_of_generated_programs_agrees_with_what_we_publish() -> None:
 #: Disagreements the campaign still finds, each class named, so that no other may appear;
 #: issue 52 stays open until this is empty (``nox -s programs`` reports them all, with the
 #: programs kept by ``--keep``).
-KNOWN_CLASSES: set[str] = set()
+KNOWN_CLASSES = {
+    # GLOBAL_STATE changed: default_dtype, said as "grad mode, autocast, deterministic ..."
+    "guard words wrong for default_dtype",
+    # a closure cell's guard (``k == 2``) said to be "an argument or local"
+    "guard words wrong for closure_cell",
+    # a reset renumbers the frame: the versions before it left out of the function's count
+    "versions per function miscounted across a reset",
+    # ``list(dict.keys(d))[0] == 'a'`` and ``self.flag == False`` said to be "a Python number"
+    "guard words wrong for dict_keys",
+    "guard words wrong for module_attribute",
+}
