@@ -17,7 +17,7 @@ import random
 import re
 import string
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from sphinx.testing.util import SphinxTestApp
@@ -310,3 +310,56 @@ def test_tokens_in_metrics_fields_cut_linked_or_titled_are_masked(
     assert left(app, AWS_SECRET) == []
     assert left(app, URL_PASSWORD) == []
     assert shown(app, r"deploy:\[secret masked\]&#64;db\.internal")
+
+
+# -- 4. a TORCH_LOGS text log ---------------------------------------------------------------
+
+#: A line of a campaign key that no rule finds alone (it reads as words to the rule for a
+#: key's line away from its header).
+WORDY_LINE = "dyJgLhaboftq0d3jvtbg+l6OYWHjrpav9JZr2AIYf+neL5y1C8WvkfVJAiO0"
+_GLOG = "V1127 21:04:54.696000 24679 torch/_dynamo/guards.py:2025] "
+_WARN = "W1127 21:04:55.285000 24679 torch/_dynamo/convert_frame.py:2415] "
+
+
+def text_log(key: str, before: Sequence[str] = ()) -> str:
+    """The text log with lines as a program prints them: a guard line whose text is a
+    private key (its lines without a prefix), a token in a failure, an address."""
+    lines = TEXT_LOG.read_text(encoding="utf-8").split("\n")
+    header, *rest = key.split("\n")
+    planted = [
+        f"{_GLOG}[0/0] [__guards]     {header}",
+        *rest,
+        f"{_WARN}    login with {web_token(4)} failed",
+        f"{_WARN}RuntimeError: {DATABASE_URL}",
+    ]
+    return "\n".join([*before, *lines[:20], *planted, *lines[20:]])
+
+
+def _key_with_a_wordy_line(seed: int) -> str:
+    key = private_key(seed).split("\n")
+    return "\n".join([key[0], WORDY_LINE, *key[1:]])
+
+
+def test_a_text_logs_private_key_its_lines_apart_from_its_header(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    """The reader puts the key's header (a guard line) and its lines (no prefix) in
+    different messages, each shown on its own: every line is masked, as are a token a
+    failure's excerpt cuts and an address a page would link."""
+    key = _key_with_a_wordy_line(5)
+    app = build(make_site, tmp_path, {"torch_logs.log": text_log(key)}, "torch_logs.log")
+    assert left(app, key_body(key)) == []
+    assert left(app, web_token(4)) == []
+    assert left(app, URL_PASSWORD) == []
+
+
+def test_a_text_logs_private_key_past_a_thousand_findings(
+    make_site: SiteMaker, tmp_path: Path
+) -> None:
+    """Past the findings a scan keeps, the log is read again: the key's lines are masked."""
+    key = _key_with_a_wordy_line(6)
+    tokens = [f"{_WARN}token hf_{i:04d}" + "Ab1" * 10 for i in range(1000)]
+    log = text_log(key, tokens)
+    app = build(make_site, tmp_path, {"torch_logs.log": log}, "torch_logs.log")
+    assert "and 100" in warnings_of(app)  # a thousand tokens and more
+    assert left(app, key_body(key)) == []

@@ -9,7 +9,8 @@ counts the others, never quoting a value.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..site.published import learn_environment
@@ -17,20 +18,30 @@ from ..trace.inputs.debug_dir import DebugDir
 from ..trace.model import Trace
 from ..trace.secrets import Secret, SecretMasker, SecretScan, unkept
 from .config import TorchTraceConfig
+from .masker import TraceMasker, read_again
 from .warnings import warn
 
 
-def trace_masker(config: TorchTraceConfig, traces: Iterable[Trace] = ()) -> SecretMasker:
+def trace_masker(
+    config: TorchTraceConfig,
+    traces: Iterable[Trace] = (),
+    logs: Sequence[str | os.PathLike[str]] = (),
+) -> SecretMasker:
     """The masker of the pages of these traces: the user's keeps, the traces' findings (of
-    every rank: a value one rank's guard compares is masked where another rank quotes it),
-    every environment value included where a log held more findings than its scan keeps."""
+    every rank: a value one rank's guard compares is masked where another rank quotes it,
+    a private key's lines wherever a page shows them).  Where a log held more findings
+    than its scan keeps, its ``logs`` are read again for the values and keys past them
+    (without them, the model's texts are looked at again for environment values)."""
     traces = list(traces)
-    masker = SecretMasker(
+    masker = TraceMasker(
         config.secrets_keep, (s for t in traces for r in t.ranks for s in r.secrets.found)
     )
-    for trace in traces:
-        if any(r.secrets.more for r in trace.ranks):
-            learn_environment(trace, masker)
+    if any(r.secrets.more for t in traces for r in t.ranks):
+        if logs:
+            read_again(masker, logs, config.max_log_bytes)
+        else:
+            for trace in traces:
+                learn_environment(trace, masker)
     return masker
 
 

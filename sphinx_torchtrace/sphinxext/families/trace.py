@@ -188,7 +188,8 @@ class TraceKind:
                 warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else f"{d.path}:")
         label = request.label()
         _say_which_logs(request, label, options)
-        masker = trace_masker(config, [trace])
+        logs = resolve_logs_safely(request.path, options.latest, options.ranks)
+        masker = trace_masker(config, [trace], [*logs, *loaded.extra_logs])
         warn_trace_secrets(label, trace, masker)
         shown = published_trace(trace, masker)  # what the pages show, masked by record
         plan = plan_trace(label, shown, context.gen_dir, config.max_frames, config.fold_bytes)
