@@ -441,6 +441,7 @@ def _summary(args: argparse.Namespace) -> int:
         "recompiled_functions": len(t.recompiled_by_function),  # each once, on any rank
         "compiled_again": t.compiled_again,  # after a failed version: not recompiles
         "limit_hits": len(t.limit_hits),  # refused past the recompile limit: no version
+        "error_on_recompile": len(t.error_on_recompile),  # refused: RecompileError raised
         "errors": t.errors,
         "distinct_errors": t.distinct_errors,
         "error_kinds": t.error_kinds,

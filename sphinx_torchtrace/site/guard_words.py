@@ -15,9 +15,18 @@ GUARD_WORDS: dict[str, str] = {
     "global_state": "global state (grad mode, autocast, deterministic algorithms ...) changed",
     "object": "a different Python object was passed",
     "type": "an input has a different Python type",
-    "length": "a list, tuple or dict has a different length",
+    "length": "a list or tuple has a different length",
+    "dict_keys": "a dict has other keys",
     "dict_version": "a dict or module attribute was modified",
-    "value": "a Python number or shape the code was specialized on has a new value",
+    "closure": "a variable of an enclosing function (a closure cell) has a new value",
+    "global": "a global variable has a new value",
+    "module_attribute": "an attribute of the module (self) has a new value",
+    "attribute": "an attribute of an argument has a new value",
+    "size_range": "an input size is outside the range the compiled code assumed",
+    "declared_range": "an input size is outside the range declared for it (mark_dynamic min/max)",
+    "guard_raised": "the guard could not be evaluated: reading its source raised an error "
+    "(no check failed)",
+    "value": "a Python value the code was specialized on (an argument or local) has a new value",
     "other": "a check recorded at compile time (a guard) no longer holds",
 }
 

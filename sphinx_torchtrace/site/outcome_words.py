@@ -5,7 +5,7 @@ sentence says so."""
 
 from __future__ import annotations
 
-from ..trace.analyses.outcome import FailureOutcome, Outcome, Rule
+from ..trace.analyses.outcome import FailureOutcome, Outcome, Refusal, Rule
 
 #: A few words for a table cell.
 OUTCOME_WORDS: dict[Outcome, str] = {
@@ -49,3 +49,25 @@ def because(found: FailureOutcome) -> str:
         "the frame eagerly.",
     }
     return words[rule]
+
+
+#: Why torch made no new version (:func:`~..trace.analyses.outcome.refusal`), as a
+#: sentence's start.
+REFUSAL_WORDS: dict[Refusal, str] = {
+    "limit": 'The recompile limit was hit (an Unsupported "recompile limit exceeded")',
+    "limit_raised": "The recompile limit was hit under fullgraph=True or "
+    "fail_on_recompile_limit_hit (FailOnRecompileLimitHit)",
+    "error_on_recompile": "error_on_recompile was set (RecompileError)",
+}
+
+
+def refusal_outcome(kind: Refusal | str, outcome: Outcome | str) -> str:
+    """What followed a refusal, as its record decides (:func:`.because`'s rules): the
+    calls ran on with the versions torch had, or the error reached the program."""
+    if kind == "limit":
+        return "torch ran the versions it had, or the frame eagerly where none fit"
+    if outcome == "raised":
+        return "the error was raised to the program"
+    if outcome == "suppressed":
+        return "suppress_errors was true: the error was logged and the frame ran eagerly"
+    return "the log does not record whether the error reached the program"

@@ -20,7 +20,7 @@ from ..trace.analyses.break_registry import BreakRegistry
 from ..trace.analyses.graph_breaks import BreakMessage
 from ..trace.analyses.provenance import provenance_sources
 from ..trace.analyses.status import attempts_status
-from ..trace.analyses.summary import failure_groups, rank_number, trie_lines
+from ..trace.analyses.summary import compiled_function, failure_groups, rank_number, trie_lines
 from ..trace.analyses.vllm import has_vllm
 from ..trace.inputs.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.inputs.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
@@ -303,7 +303,9 @@ class TracePlan:
         default=None, repr=False, compare=False
     )
     _position: dict[int, int] | None = field(default=None, repr=False, compare=False)
-    _paged: list[FramePlan] | None = field(default=None, repr=False, compare=False)
+    _groups: dict[tuple[object, ...], list[FramePlan]] | None = field(
+        default=None, repr=False, compare=False
+    )
     _sidebar: tuple[int | None, set[int]] | None = field(default=None, repr=False, compare=False)
     _shared: dict[str, list[tuple[str, str, str]]] | None = field(
         default=None, repr=False, compare=False
@@ -531,16 +533,25 @@ class TracePlan:
         return attempts_status(frame.rank, c) if c.id.attempt == 0 else c.status
 
     def neighbours(self, frame: FramePlan) -> tuple[FramePlan | None, FramePlan | None]:
-        """The frame pages before and after this one, in compile order (the plan's order)."""
-        if self._paged is None or self._position is None:  # once: twice a page is quadratic
-            self._paged = self.listed_frames
-            self._position = {id(f): i for i, f in enumerate(self._paged)}
-        paged = self._paged
+        """The compiles before and after this one among its own function's versions on its
+        own rank, in compile order: never another function's, nor another rank's (a page an
+        alike rank shares is reached through the frame it stands for, whose ``docname`` is
+        the shared page)."""
+        if self._groups is None or self._position is None:  # once: twice a page is quadratic
+            groups: dict[tuple[object, ...], list[FramePlan]] = {}
+            for f in self.frames:
+                if not f.compile.id.is_unknown:
+                    groups.setdefault(_function_key(f), []).append(f)
+            self._groups = groups
+            self._position = {id(f): i for group in groups.values() for i, f in enumerate(group)}
+        group = (
+            self._groups.get(_function_key(frame), []) if not frame.compile.id.is_unknown else []
+        )
         i = self._position.get(id(frame))
-        if i is None or paged[i] is not frame:
+        if i is None or i >= len(group) or group[i] is not frame:
             return None, None
-        before = paged[i - 1] if i > 0 else None
-        after = paged[i + 1] if i + 1 < len(paged) else None
+        before = group[i - 1] if i > 0 else None
+        after = group[i + 1] if i + 1 < len(group) else None
         return before, after
 
     def title_parts(self, frame: FramePlan) -> list[str]:
@@ -708,6 +719,15 @@ def plan_trace(
     if any(has_vllm(rank) for rank in trace.ranks):
         plan.vllm_docname = _claim(taken, posixpath.join(root, "vllm"))
     return plan
+
+
+def _function_key(frame: FramePlan) -> tuple[object, ...]:
+    """One function's compiles on one rank: its rank, compiled-autograd and frame ids, and
+    the function the records name (:func:`.summary.compiled_function`: a reset reuses frame
+    ids for other functions)."""
+    c = frame.compile
+    name, place = compiled_function(frame.rank, c)
+    return (id(frame.rank), c.id.compiled_autograd_id, c.id.frame_id, name, place)
 
 
 def _shown_compile(planned: dict[int, FramePlan], compile_: Compile) -> Compile:

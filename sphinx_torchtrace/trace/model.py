@@ -293,6 +293,23 @@ class ExportReport:
     def empty(self) -> bool:
         return not any(getattr(self, f.name) for f in fields(self))
 
+    @property
+    def exported(self) -> bool:
+        """Whether ``torch.export`` itself logged here: an exported program, or a record only
+        draft export writes (a fake kernel it found missing or wrong, the provenance of a
+        data-dependent value it ran for real).  Unbacked symbols, guards and data-dependent
+        errors are logged by ``torch.compile`` too: alone, they are no export."""
+        return bool(
+            self.exported_programs
+            or self.missing_fake_kernels
+            or self.mismatched_fake_kernels
+            or any(e.kind == EXPORT_ONLY_PROVENANCE for e in self.data_dependent_errors)
+        )
+
+
+#: The record draft export writes for a data-dependent value it ran for real.
+EXPORT_ONLY_PROVENANCE = "propagate_real_tensors_provenance"
+
 
 @dataclass
 class RankTrace:

@@ -17,7 +17,7 @@ from ...trace import Artifact, Compile, Failure, Metrics, StackFrame
 from ...trace.analyses import compare
 from ...trace.analyses import summary as trace_summary
 from ...trace.analyses.graph_breaks import BreakMessage, failure_places, named_place, parse_message
-from ...trace.analyses.outcome import failure_outcome
+from ...trace.analyses.outcome import failure_outcome, refusal
 from ...trace.analyses.provenance import provenance_views
 from ...trace.analyses.status import attempts_status
 from ...trace.analyses.timings import MAX_SECONDS, plausible
@@ -62,7 +62,7 @@ from ..blocks import (
     place_link,
 )
 from ..naming import shown_name
-from ..outcome_words import OUTCOME_WORDS, because
+from ..outcome_words import OUTCOME_WORDS, REFUSAL_WORDS, because
 from ..plan import TITLE_SEPARATOR, FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..rank_sharing import SET_ASIDE
 from ..source import maybe_strip
@@ -332,6 +332,9 @@ def _status_paragraph(view: _Frame) -> Paragraph:
         content.append(f" {RESTARTED_TEXT}")
     content += _whole_frame_status(view)
     content += _outcome(view)
+    kind = refusal(c)
+    if kind is not None:
+        content.append(f" No version was made: {REFUSAL_WORDS[kind]}.")
     breaks = sum(f.kind == "graph_break" for f in c.failures)
     if c.status == "ok" and breaks:
         content += [
@@ -390,10 +393,28 @@ def _facts(view: _Frame, fn_name: str | None, fn_where: Inline | None) -> Lines:
         facts.append(("Attempts", joined(marks, " → ")))
     if view.previous is not None:
         what_changed = view.anchor_link("changed", "what changed")
-        facts.append(("Compiled before", [view.frame_link(view.previous), " (", what_changed, ")"]))
+        made = compare.made_version(frame.rank, frame.rank.first_attempt(view.previous))
+        facts.append(
+            (
+                "Compiled before" if made else "Compile before",
+                [
+                    view.frame_link(view.previous),
+                    *([] if made else [_no_version(view.previous)]),
+                    " (",
+                    what_changed,
+                    ")",
+                ],
+            )
+        )
     next_ = compare.next_compile(frame.rank, c)
     if next_ is not None:
-        facts.append(("Compiled again", [view.frame_link(next_)]))
+        made = compare.made_version(frame.rank, frame.rank.first_attempt(next_))
+        facts.append(
+            (
+                "Compiled again" if made else "Next compile",
+                [view.frame_link(next_), *([] if made else [_no_version(next_)])],
+            )
+        )
     facts += _metric_facts(view)
     if c.cache_events:
         facts.append(("Caches", [", ".join(f"{ev.cache} {ev.result}" for ev in c.cache_events)]))
@@ -401,6 +422,11 @@ def _facts(view: _Frame, fn_name: str | None, fn_where: Inline | None) -> Lines:
         facts.append(("Kernels", [view.anchor_link("kernels", str(len(frame.kernels)))]))
     facts.append(("Chromium events", [str(c.chromium_event_count)]))
     return Lines([[f"{label}: ", *value] for label, value in facts], classes=["torchtrace-facts"])
+
+
+def _no_version(compile_: Compile) -> str:
+    """Beside a neighbour that made no version: refused, or failed."""
+    return " (refused: no version made)" if compare.is_refused(compile_) else " (no version made)"
 
 
 def _metric_facts(view: _Frame) -> list[tuple[str, Inlines]]:
@@ -446,7 +472,7 @@ def _counts(pairs: Sequence[tuple[object, str]]) -> str:
 
 def _changed_section(view: _Frame) -> Section | None:
     c, previous = view.compile, view.previous
-    if previous is None and not c.recompile_reasons:
+    if previous is None and not compare.logged_reasons(c):
         return None
     blocks: list[Block] = []
     if previous is not None:
@@ -478,13 +504,16 @@ def _changed_section(view: _Frame) -> Section | None:
         blocks.append(BulletList(items))
     if previous is not None:
         blocks += _diff_blocks(view, previous)
-    return Section([_("Why it compiled again")], blocks, anchor="changed")
+    refused = compare.is_refused(c)
+    title = _("Why it was asked for a new version") if refused else _("Why it compiled again")
+    return Section([title], blocks, anchor="changed")
 
 
 def _reasons_record(compile_: Compile) -> str:
-    """`` (recompile_reasons, line 3210 of the log)``: the record the guards are read from."""
-    records = compile_.artifacts_named("recompile_reasons")
-    return f" (recompile_reasons, line {records[0].line} of the log)" if records else ""
+    """`` (recompile_reasons, line 3210 of the log)``: the record the guards are read from
+    (a ``RecompileError``'s own ``fail_reason`` lists them where torch raised it instead)."""
+    found = compare.reasons_record(compile_)
+    return f" ({found[0]}, line {found[1]} of the log)" if found else ""
 
 
 def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
@@ -504,19 +533,46 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
                 ]
             )
         ]
+    found = trace_summary.recompile_of(view.frame.rank, view.compile)
+    first = found.headline
     guard = compare.failed_guard(view.compile, previous)
+    if first is not None and first.previous is not None and first.kind != "other":
+        guard = compare.failed_guard(view.compile, first.previous) or guard
+        if guard and first.previous is not previous:
+            before = view.frame_link(first.previous)
+    if guard and first is not None and first.kind == "guard_raised":
+        return [
+            Paragraph(
+                [
+                    "Checking the guards of ",
+                    before,
+                    " raised an error while reading the value a guard checks, so no check "
+                    "failed; torch's words",
+                    _reasons_record(view.compile),
+                    ":",
+                ]
+            ),
+            CodeBlock(view.strip(guard), "text"),
+        ]
     if guard:
+        context = (
+            [" (the latest version compiled in the same grad mode and autocast state)"]
+            if first is not None and first.previous is not previous
+            else []
+        )
         return [
             Paragraph(
                 [
                     "The code compiled for ",
                     before,
+                    *context,
                     " did not fit the new inputs; the guard that failed",
                     _reasons_record(view.compile),
                     ":",
                 ]
             ),
             CodeBlock(view.strip(guard), "text"),
+            *_same_graph_blocks(found),
         ]
     if not compare.left_code(previous):
         record = next((m for m in previous.compilation_metrics if m.fail_type), None)
@@ -546,6 +602,23 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
                 before,
                 ". The log records no reason for this recompile "
                 "(no recompile reasons, no failed guard).",
+            ]
+        )
+    ]
+
+
+def _same_graph_blocks(found: trace_summary.Recompile) -> list[Block]:
+    """A recompile that made the same graph again, every cache lookup a hit: said as such."""
+    first = found.headline
+    if not found.same_graph_cached or first is None or first.previous is None:
+        return []
+    hits = ", ".join(f"{e.cache} hit" for e in found.compile.cache_events)
+    return [
+        Paragraph(
+            [
+                f"This recompile made the same Dynamo graph as {first.previous.label}, and "
+                f"every cache lookup hit ({hits}): the new version differs from it only in "
+                "its guards."
             ]
         )
     ]
@@ -1214,6 +1287,7 @@ def _kernels_section(view: _Frame) -> Section | None:
         if k.kernel.kind != "extern" and k.numbers_of is None and not graph_nodes_of(view.frame, k)
     )
     if unknown:  # say why the column is empty, and how to fill it
+        version = trace_summary.torch_version(view.frame.rank)  # the log's own, never ours
         blocks.append(
             Paragraph(
                 [
@@ -1221,8 +1295,9 @@ def _kernels_section(view: _Frame) -> Section | None:
                     f"kernel{'s' if unknown > 1 else ''} were not logged: "
                     "Inductor names them in a ",
                     Code("Source Nodes"),
-                    " comment for some "
-                    "kernels only (not for C++ kernels in torch 2.13). Captured with ",
+                    " comment for some kernels only, and this log"
+                    + (f" (torch {version})" if version else "")
+                    + f" has none for {'these' if unknown > 1 else 'this one'}. Captured with ",
                     Code("torch._inductor.config.trace.provenance_tracking_level = 1"),
                     ", a compile logs which nodes each kernel computes, and this table shows them.",
                 ]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import difflib
 import re
 
-from ..model import Compile, RankTrace
-from .outcome import failure_outcome
+from ..model import Compile, Metrics, RankTrace
+from .outcome import refusal
 
 #: The graph compared between compiles: what Dynamo captured, before any backend ran.
 DIFF_ARTIFACT = "dynamo_output_graph"
@@ -26,7 +26,8 @@ def previous_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
     """The compile this one replaced or came after, for the same frame; None for a first compile.
 
     * ``[x/n]`` with ``n > 0``: the closest earlier compile of frame ``x`` with a smaller
-      ``n`` (its last attempt, the one that produced code), in log order.
+      ``n`` (its last attempt, the one that produced code), in log order; refused compiles
+      (:func:`is_refused`) compiled nothing and are passed over.
     * ``[x/0_a] #k`` (the same id again after ``torch._dynamo.reset()``): the same attempt
       in occurrence ``k - 1``, when both compiled the same function (frame ids restart after a
       reset, so the same number may name another function).
@@ -45,6 +46,8 @@ def previous_compile(rank: RankTrace, compile_: Compile) -> Compile | None:
     same_frame = (c for c in earlier if c.id.frame_compile_id is not None)
     if cid.frame_compile_id > 0:
         for before in same_frame:
+            if is_refused(before):
+                continue  # torch compiled nothing there: the version before it is replaced
             before_fcid = before.id.frame_compile_id or 0
             if before_fcid < cid.frame_compile_id:
                 return before
@@ -70,31 +73,70 @@ def left_code(compile_: Compile) -> bool:
     return all(m.data.get("has_guarded_code") is not False for m in compile_.compilation_metrics)
 
 
+def made_version(rank: RankTrace, compile_: Compile) -> bool:
+    """The one definition of a version: a compile id (one occurrence, counted on its first
+    attempt) whose compile produced guarded code torch can run again.
+
+    Its attempts' compilation metrics decide: none failed and none says
+    ``has_guarded_code: false``.  A refusal (:func:`is_refused`), a raised or suppressed
+    error, made no version.  A text log (no metrics) decides from its failure lines.
+    """
+    if compile_.id.is_unknown:
+        return False
+    members = rank.attempts(compile_) or [compile_]
+    if compile_ is not min(members, key=lambda c: c.id.attempt):
+        return False  # one version per compile id: counted on its first attempt
+    if any(is_refused(c) for c in members):
+        return False
+    metrics = [m for c in members for m in c.compilation_metrics]
+    if not metrics:
+        return not any(f.kind == "failure" for c in members for f in c.failures)
+    if any(m.fail_type for m in metrics):
+        return False
+    return all(m.data.get("has_guarded_code") is not False for m in metrics)
+
+
 def is_recompile(rank: RankTrace, compile_: Compile) -> bool:
     """The one definition of a recompile, every count and page uses it.
 
-    A compile is a recompile when torch logged why (its ``recompile_reasons``: a guard of
-    each cached version failed), or when it is ``[x/n]``, ``n > 0`` (its first attempt)
-    and the version it follows left guarded code (or is not in the log).  A compile after a
-    version that failed is *compiled again*, not recompiled: the failed version left no
-    guards, so no guard can have failed, and the log records no reason.  A compile refused
-    past the recompile limit (:func:`hit_limit`) made no new version: not a recompile.
+    A recompile is a new version (:func:`made_version`) of a function that had one: torch
+    logged why (its ``recompile_reasons``: a guard of each cached version failed), or it is
+    ``[x/n]``, ``n > 0`` (its first attempt), and the version it follows left guarded code
+    (or is not in the log).  A compile after a version that failed is *compiled again*, not
+    recompiled: the failed version left no guards, so no guard can have failed, and the log
+    records no reason.  A refused compile (:func:`is_refused`) or one that failed made no
+    new version: not a recompile.
     """
-    if compile_.id.is_unknown or hit_limit(compile_):
+    if compile_.id.is_unknown or compile_.id.attempt or not made_version(rank, compile_):
         return False
     if compile_.recompile_reasons:
         return True
-    if not (compile_.id.frame_compile_id or 0) > 0 or compile_.id.attempt:
+    if not (compile_.id.frame_compile_id or 0) > 0:
         return False
     previous = previous_compile(rank, compile_)
     return previous is None or left_code(previous)
 
 
+def is_refused(compile_: Compile) -> bool:
+    """The one definition of a refusal (:func:`.outcome.refusal`): past the recompile
+    limit (run on, or raised under ``fullgraph``) or under ``error_on_recompile``, torch
+    compiled nothing."""
+    return refusal(compile_) is not None
+
+
 def hit_limit(compile_: Compile) -> bool:
-    """A compile torch refused past the recompile limit: no new version (its reasons are
-    logged, but nothing was compiled; :mod:`.outcome` reads the record that says so)."""
-    found = failure_outcome(compile_)
-    return found is not None and found.outcome == "limit"
+    """A compile torch refused past the recompile limit, whether the call then ran on or
+    raised ``FailOnRecompileLimitHit``: no new version (its reasons are logged, but nothing
+    was compiled)."""
+    return refusal(compile_) in ("limit", "limit_raised")
+
+
+def is_failed_recompile(rank: RankTrace, compile_: Compile) -> bool:
+    """A compile torch started because guards failed (its ``recompile_reasons``) that then
+    failed for another reason than a refusal: no new version, not a recompile."""
+    if compile_.id.is_unknown or compile_.id.attempt or not compile_.recompile_reasons:
+        return False
+    return not is_refused(compile_) and not made_version(rank, compile_)
 
 
 def is_compiled_again(rank: RankTrace, compile_: Compile) -> bool:
@@ -102,7 +144,7 @@ def is_compiled_again(rank: RankTrace, compile_: Compile) -> bool:
     logged: torch compiled the function again; no guard failed, so no recompile."""
     if compile_.id.is_unknown or compile_.recompile_reasons or compile_.id.attempt:
         return False
-    if hit_limit(compile_):
+    if is_refused(compile_):
         return False
     if not (compile_.id.frame_compile_id or 0) > 0:
         return False
@@ -164,10 +206,53 @@ def failed_guard(compile_: Compile, previous: Compile) -> str | None:
     return None
 
 
+#: ``    - 1/0: tensor 'x' size mismatch ...``: a failed guard as ``RecompileError``'s message
+#: (``error_on_recompile``) lists it, after "triggered by the following guard failure(s):".
+_MESSAGE_GUARD = re.compile(r"^\s*-\s(!?\d+/(?:\d+/)?\d+:\s?.*)$")
+_MESSAGE_HEAD = "triggered by the following guard failure"
+#: Characters of a fail_reason read for the guard failures it lists.
+_MESSAGE_CHARS = 200_000
+
+
+def logged_reasons(compile_: Compile) -> list[str]:
+    """The failed guards the log records for a compile: its ``recompile_reasons``, else the
+    ones its own ``fail_reason`` lists (``error_on_recompile`` raises ``RecompileError``
+    with them instead of logging ``recompile_reasons``).  [] where it records none."""
+    if compile_.recompile_reasons:
+        return [str(r) for r in compile_.recompile_reasons]
+    record = _reasons_metrics(compile_)
+    if record is None:
+        return []
+    text = str(record.data.get("fail_reason"))[:_MESSAGE_CHARS]
+    lines = text.split(_MESSAGE_HEAD, 1)[1].splitlines()[1:]
+    return [m.group(1) for line in lines if (m := _MESSAGE_GUARD.match(line))]
+
+
+def reasons_record(compile_: Compile) -> tuple[str, int] | None:
+    """(record, line) the failed guards of :func:`logged_reasons` are read from:
+    ``recompile_reasons`` or ``compilation_metrics`` (its ``fail_reason``)."""
+    records = compile_.artifacts_named("recompile_reasons")
+    if compile_.recompile_reasons and records:
+        return "recompile_reasons", records[0].line
+    record = _reasons_metrics(compile_)
+    if record is not None and logged_reasons(compile_):
+        return f"{record.kind} fail_reason", record.line
+    return None
+
+
+def _reasons_metrics(compile_: Compile) -> Metrics | None:
+    for m in compile_.compilation_metrics:
+        reason = m.data.get("fail_reason")
+        if isinstance(reason, str) and _MESSAGE_HEAD in reason[:_MESSAGE_CHARS]:
+            return m
+    return None
+
+
 def recompile_reason_entries(compile_: Compile) -> list[tuple[str | None, str]]:
-    """``recompile_reasons`` split into (cache entry such as ``0/3`` or None, failed guard)."""
+    """The logged failed guards (:func:`logged_reasons`) split into (cache entry such as
+    ``0/3`` or None, failed guard)."""
     out: list[tuple[str | None, str]] = []
-    for reason in compile_.recompile_reasons:
+    for reason in logged_reasons(compile_):
         text = str(reason)
         match = _REASON_ENTRY.match(text)
         if match is None:

@@ -47,6 +47,15 @@ _EAGER_WORDS = (
     "skip tracing the frame",
 )
 _LIMIT_WORDS = ("recompile limit exceeded", "cache_size_limit reached", "cache limit")
+#: Failure types that are torch refusing a recompile (``convert_frame._compile``): past the
+#: limit under ``fullgraph=True`` or ``fail_on_recompile_limit_hit`` it raises
+#: ``FailOnRecompileLimitHit``; under ``error_on_recompile`` it raises ``RecompileError``
+#: before compiling.  Neither compiled anything.
+LIMIT_RAISED = "FailOnRecompileLimitHit"
+ERROR_ON_RECOMPILE = "RecompileError"
+
+#: Why torch made no new version of a function where it was asked for one.
+Refusal = Literal["limit", "limit_raised", "error_on_recompile"]
 
 
 #: Which of torch's rules decided the outcome (the module's docstring lists them); the pages
@@ -87,6 +96,33 @@ def _failed_record(compile_: Compile) -> Metrics | None:
     for m in compile_.compilation_metrics:
         if m.fail_type:
             return m
+    return None
+
+
+def refusal(compile_: Compile) -> Refusal | None:
+    """The one definition of a refused compile: torch was asked for a new version of a
+    function and made none because of a setting, not because compiling failed.
+
+    ``limit``: past the recompile limit (an ``Unsupported`` "recompile limit exceeded",
+    or ``RecompileLimitExceeded``), the calls run the versions it has or eagerly;
+    ``limit_raised``: the same, raised as ``FailOnRecompileLimitHit`` (``fullgraph=True`` or
+    ``fail_on_recompile_limit_hit``); ``error_on_recompile``: ``RecompileError``, raised
+    instead of recompiling.  None for any other compile, failed or not.
+    """
+    record = _failed_record(compile_)
+    if record is None:
+        return None
+    fail_type = str(record.fail_type)
+    if fail_type == LIMIT_RAISED:
+        return "limit_raised"
+    if fail_type == ERROR_ON_RECOMPILE:
+        return "error_on_recompile"
+    if fail_type == "RecompileLimitExceeded":
+        return "limit"
+    if fail_type in GRAPH_BREAK_TYPES or fail_type.endswith("Unsupported"):
+        reason = str(record.data.get("fail_reason") or "").lower()
+        if any(w in reason for w in _LIMIT_WORDS):
+            return "limit"
     return None
 
 

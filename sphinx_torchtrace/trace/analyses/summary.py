@@ -23,10 +23,15 @@ from ..model import Compile, RankTrace, StackFrame, StackTrieNode, Trace
 from ..reader import json_list, load_json
 from .compare import (
     entry_compile,
+    graph_text,
     hit_limit,
     is_compiled_again,
     is_recompile,
+    is_refused,
+    logged_reasons,
+    made_version,
     previous_compile,
+    recompile_reason_entries,
 )
 from .event_lines import event_lines, events_with_lines
 from .graph_breaks import EventGroup, break_counts, break_events, event_groups, parse_message
@@ -373,22 +378,41 @@ def function_name(compile_: Compile) -> str | None:
 
 def compiled_function(rank: RankTrace, compile_: Compile) -> tuple[str | None, str | None]:
     """(name, ``file:line``) of the function a compile compiled, from the records that say:
-    its metrics, else its other attempts', else the version it follows (a compile torch gave
-    up on early, past the recompile limit say, logs no code name), else its stack."""
+    its metrics, else its other attempts', else the versions its recompile reasons name,
+    else the compiles it follows (a compile torch refused, past the recompile limit or
+    under ``error_on_recompile``, logs no code name), else its stack."""
     source = function_source(rank, compile_)
     if source is not None:
         return function_name(source), function_place(source)
     return function_name(compile_), function_place(compile_)
 
 
+#: How far back a compile's predecessors are followed for its function's name: a run of
+#: refusals names none, but each refusal's reasons name a version, which does.
+_PREDECESSORS = 64
+
+
 def function_source(rank: RankTrace, compile_: Compile) -> Compile | None:
-    """The compile whose metrics name ``compile_``'s function: itself, another attempt, or
-    the version it follows; None where none does (then its stack names it, if anything)."""
+    """The compile whose metrics name ``compile_``'s function: itself, another attempt, a
+    version its recompile reasons name (a guard of it failed: the same function), or the
+    nearest compile it follows (same frame id) that names one; None where none does (then
+    its stack names it, if anything).  One definition of which function a compile is."""
     candidates = [compile_, *rank.attempts(compile_)]
-    previous = previous_compile(rank, compile_)
-    if previous is not None:
-        candidates.append(previous)
-    return next((c for c in candidates if _metrics_data(c).get("co_name")), None)
+    found = next((c for c in candidates if _metrics_data(c).get("co_name")), None)
+    if found is not None:
+        return found
+    for entry, _ in recompile_reason_entries(compile_):
+        named = entry_compile(rank, compile_, entry) if entry else None
+        if named is not None and _metrics_data(named).get("co_name"):
+            return named
+    before = previous_compile(rank, compile_)
+    for _ in range(_PREDECESSORS):
+        if before is None:
+            break
+        if _metrics_data(before).get("co_name"):
+            return before
+        before = previous_compile(rank, before)
+    return None
 
 
 def function_label(rank: RankTrace, compile_: Compile) -> str | None:
@@ -483,7 +507,14 @@ def failure_groups(compiles: Iterable[Compile]) -> list[EventGroup]:
 
 #: What a failed guard checks, from fixed patterns of torch's guard code (the first that
 #: matches): a key, never trace text.  The pages say each in words (``site/guard_words.py``).
+#: Where the guard compares a value, the kind is read from its source, the expression
+#: compared: ``G['x']`` a global, ``self.x`` (``L['self'].x``) a module attribute,
+#: ``__closure__`` / ``cell_contents`` a closure cell, ``len(...)`` a length,
+#: ``dict.keys(...)`` a dict's keys; a bare name is an argument or local.
 GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
+    # torch could not evaluate the guard: reading its source raised (the guard manager's
+    # own words); no check failed
+    (re.compile(r"^\s*(?:getattr failed on source|KeyError on|IndexError on)\b"), "guard_raised"),
     (re.compile(r"size mismatch"), "shape"),
     (re.compile(r"dtype mismatch"), "dtype"),
     (re.compile(r"rank mismatch"), "dimensions"),
@@ -494,15 +525,94 @@ GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"GLOBAL_STATE|grad_mode|global state", re.I), "global_state"),
     (re.compile(r"___check_obj_id|ID_MATCH|id\("), "object"),
     (re.compile(r"___check_type_id|TYPE_MATCH|type\("), "type"),
+    (re.compile(r"__closure__|cell_contents"), "closure"),
+    (re.compile(r"dict\.keys\(|___dict_keys|\.keys\(\)"), "dict_keys"),
+    # a size or stride compared with bounds: a range, not one value
+    (
+        re.compile(
+            r"\.(?:size|stride)\(\)\[\d+\]\s*(?:<=?|>=?)|(?:<=?|>=?)\s*\S*\.(?:size|stride)\(\)\["
+        ),
+        "size_range",
+    ),
+    (re.compile(r"\.size\(\)\[\d+\]\s*[!=]="), "shape"),
     (re.compile(r"\blen\("), "length"),
     (re.compile(r"dict_version|DICT_VERSION|dict_tag"), "dict_version"),
+    (re.compile(r"^\s*(?:not\s+)?G\["), "global"),
+    (re.compile(r"^\s*(?:not\s+)?(?:L\[['\"]self['\"]\]|self)\.\w"), "module_attribute"),
+    (
+        re.compile(r"^\s*(?:not\s+)?(?:L\[['\"]\w+['\"]\]|\w+)(?:\.\w+)+\s*(?:[!=]=|<|>|\bis\b)"),
+        "attribute",
+    ),
     (re.compile(r"==|!=|<=|>=|<|>"), "value"),
 ]
 
+#: Kinds decided with the version's own records, not its guard's text alone: a size range
+#: the user declared (``mark_dynamic(..., min=, max=)``: the symbol was created with it), a
+#: ``len(...)`` of a dict (its guards hold a ``DictGuardManager`` for the source).
+REFINED_KINDS = ("declared_range",)
+#: Every kind a failed guard can be given.
+GUARD_KIND_NAMES = (*dict.fromkeys(kind for _, kind in GUARD_KINDS), *REFINED_KINDS, "other")
 
-def guard_kind(guard: str) -> str:
-    """The kind of check a failed guard is (:data:`GUARD_KINDS`), ``other`` when none."""
-    return next((kind for pattern, kind in GUARD_KINDS if pattern.search(guard)), "other")
+
+def guard_kind(guard: str, version: Compile | None = None) -> str:
+    """The kind of check a failed guard is (:data:`GUARD_KINDS`), ``other`` when none;
+    with the version whose guard it is, a size range that version's symbol was created with
+    is the range the user declared, and ``len(...)`` of a dict source is its keys."""
+    kind = next((kind for pattern, kind in GUARD_KINDS if pattern.search(guard)), "other")
+    if version is None:
+        return kind
+    if kind == "size_range" and _declared_range(guard, version):
+        return "declared_range"
+    if kind == "length" and _dict_length(guard, version):
+        return "dict_keys"
+    return kind
+
+
+_SIZE_SOURCE = re.compile(r"((?:L\[['\"]\w+['\"]\]|\w+)(?:\.\w+)*\.size\(\)\[\d+\])")
+_BOUND = re.compile(r"(-?\d+)\s*<=?\s*\S+?\.size\(\)\[\d+\](?:\s*<=?\s*(-?\d+))?")
+_LEN_OF = re.compile(r"\blen\(\s*(?:L\[['\"](\w+)['\"]\]|(\w+))\s*\)")
+
+
+def _local_source(text: str) -> str:
+    """``x.size()[0]`` as torch names the source in a version's records, ``L['x'].size()[0]``
+    (recompile reasons strip ``L[...]``)."""
+    return re.sub(r"^(\w+)", lambda m: f"L['{m.group(1)}']", text) if text[:2] != "L[" else text
+
+
+def _declared_range(guard: str, version: Compile) -> bool:
+    """Whether the size range a guard checks is the one the version created its symbol
+    with, other than torch's own ``[2, int_oo]``: a range the program declared."""
+    found = _SIZE_SOURCE.search(guard)
+    bound = _BOUND.search(guard)
+    if found is None or bound is None:
+        return False
+    source = _local_source(found.group(1))
+    low, high = bound.group(1), bound.group(2)
+    for event in version.shape_events:
+        if event.kind != "create_symbol" or event.data.get("source") != source:
+            continue
+        vr = str(event.data.get("vr") or "")
+        if vr == "[2, int_oo]":
+            return False
+        return vr == f"[{low}, {high if high is not None else 'int_oo'}]"
+    return False
+
+
+def _dict_length(guard: str, version: Compile) -> bool:
+    """Whether ``len(d)`` checks a dict: the version's guards keep one for ``L['d']``."""
+    found = _LEN_OF.search(guard)
+    if found is None:
+        return False
+    name = found.group(1) or found.group(2)
+    wanted = f"DictGuardManager: source=L['{name}']"
+    for artifact in version.artifacts_named("dynamo_cpp_guards_str"):
+        if wanted in artifact.text()[:GUARD_TEXT_CHARS]:
+            return True
+    return False
+
+
+#: Characters of a version's guards read to tell a dict's length from a list's.
+GUARD_TEXT_CHARS = 2_000_000
 
 
 _PREVIOUS = re.compile(r"^\s*(\d+)/(\d+)\s*:\s*")
@@ -522,10 +632,27 @@ class GuardFailure:
     kind: str  # what it checks: a key of GUARD_KINDS, or "other"
 
 
+#: Kinds of failed check that say the calling context differed (grad mode, autocast ...),
+#: not the inputs: a version compiled in another context fails on them whatever the inputs.
+CONTEXT_KINDS = frozenset({"global_state", "dispatch_keys"})
+
+
 @dataclass
 class Recompile:
     compile: Compile
     reasons: list[GuardFailure]
+    #: Its Dynamo graph is the one of the version whose guard failed first, and every cache
+    #: lookup it made hit: torch made the same code again, only the guards differ.
+    same_graph_cached: bool = False
+
+    @property
+    def headline(self) -> GuardFailure | None:
+        """The failed check to name first: the one against a version compiled in the same
+        context (grad mode, autocast ...), whose failure says what changed in the inputs;
+        torch lists the most recent version first, which may be of another context."""
+        same_context = [r for r in self.reasons if r.kind not in CONTEXT_KINDS]
+        found = same_context or self.reasons
+        return found[0] if found else None
 
 
 @dataclass
@@ -537,6 +664,9 @@ class RecompiledFunction:
     versions: int
     recompiles: list[Recompile] = field(default_factory=list)
     place: str | None = None  # "file.py:12", where the function starts
+    #: Compiles torch refused (:func:`.compare.is_refused`), each with the guards that
+    #: failed: past the recompile limit, or under ``error_on_recompile``; no version made.
+    refused: list[Recompile] = field(default_factory=list)
     shown: str = ""  # its name as pages show it: with its place where two share a name
     #: Runs of its compile ids: the ids start again after ``torch._dynamo.reset()``, and
     #: ``versions`` adds up every run's.
@@ -556,7 +686,7 @@ def _guard_failure(rank: RankTrace, reason: str, compile_: Compile) -> GuardFail
     head, *comment = _GUARD_COMMENT.split(text[:GUARD_SCAN_CHARS], maxsplit=1)
     guard = head.strip() if comment else text.strip()
     return GuardFailure(
-        label, previous, guard or text, guard_kind((guard or text)[:GUARD_SCAN_CHARS])
+        label, previous, guard or text, guard_kind((guard or text)[:GUARD_SCAN_CHARS], previous)
     )
 
 
@@ -564,46 +694,91 @@ def _guard_failure(rank: RankTrace, reason: str, compile_: Compile) -> GuardFail
 GUARD_SCAN_CHARS = 10_000
 
 
-#: (compiled autograd id, frame id, function name): one function's compiles.
-_FunctionKey = tuple[int | None, int | None, str | None]
+#: One function's compiles: (compiled autograd id, name, place, frame id where no record
+#: names the function).  Not the frame id: ``torch._dynamo.reset()`` numbers frames again,
+#: so one function may compile as ``[0/*]`` and later ``[1/*]``, and ``[0/*]`` of the next
+#: run may be another function.
+_FunctionKey = tuple[int | None, str | None, str | None, int | None]
 
 
-def _functions_of(rank: RankTrace, known: list[Compile]) -> set[_FunctionKey]:
-    """The functions compiled, each once: by frame id and name, as recompiles are told
-    apart (frame ids start again after ``torch._dynamo.reset()``, so one id may name two)."""
-    return {
-        (c.id.compiled_autograd_id, c.id.frame_id, compiled_function(rank, c)[0]) for c in known
-    }
-
-
-def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
-    """Per frame that recompiled, each recompile with its guard failures."""
-    # By frame id and function: frame ids start again after torch._dynamo.reset().  A
-    # compile that names no function (one torch gave up on) is its frame's latest one's.
+def function_keys(rank: RankTrace) -> dict[int, _FunctionKey]:
+    """The one definition of which function each compile (by ``id()``) belongs to: the
+    function its records name (:func:`compiled_function`: its metrics, its attempts', the
+    versions its recompile reasons name, the compiles it follows), by name and place; a
+    compile none names is its frame id's latest named one's."""
     keys: dict[int, _FunctionKey] = {}
-    latest: dict[tuple[int | None, int | None], str | None] = {}
-    counts: Counter[_FunctionKey] = Counter()
+    latest: dict[tuple[int | None, int | None], _FunctionKey] = {}
     for c in rank.compiles:
         if c.id.is_unknown:
             continue
         frame = (c.id.compiled_autograd_id, c.id.frame_id)
-        name = latest[frame] = function_name(c) or latest.get(frame)
-        keys[id(c)] = (*frame, name)
-        if not c.id.attempt and not hit_limit(c):  # a version torch made
-            counts[keys[id(c)]] += 1
+        name, place = compiled_function(rank, c)
+        if name is not None:
+            key: _FunctionKey = (frame[0], name, place, None)
+        else:
+            key = latest.get(frame, (frame[0], None, None, frame[1]))
+        latest[frame] = key
+        keys[id(c)] = key
+    return keys
+
+
+def _functions_of(rank: RankTrace, known: list[Compile]) -> set[_FunctionKey]:
+    """The functions compiled, each once (:func:`function_keys`)."""
+    keys = function_keys(rank)
+    return {keys[id(c)] for c in known if id(c) in keys}
+
+
+def recompile_of(rank: RankTrace, compile_: Compile) -> Recompile:
+    """A compile with the guard failures the log records for it (:func:`.compare.logged_reasons`),
+    and whether it remade the graph of the version whose guard failed from the caches."""
+    found = Recompile(
+        compile_, [_guard_failure(rank, r, compile_) for r in logged_reasons(compile_)]
+    )
+    first = found.headline
+    before = first.previous if first is not None else None
+    found.same_graph_cached = before is not None and same_graph_cached(compile_, before)
+    return found
+
+
+def same_graph_cached(compile_: Compile, before: Compile) -> bool:
+    """Whether every cache lookup of ``compile_`` hit (at least one) and its Dynamo graph is
+    ``before``'s, text for text: a recompile that made the same code again."""
+    events = compile_.cache_events
+    if not events or any(e.result != "hit" for e in events):
+        return False
+    mine, theirs = graph_text(compile_), graph_text(before)
+    return mine is not None and mine == theirs
+
+
+def recompiled_functions(rank: RankTrace) -> list[RecompiledFunction]:
+    """Per function that recompiled or was refused a recompile, each recompile and each
+    refusal with its guard failures."""
+    keys = function_keys(rank)
+    counts: Counter[_FunctionKey] = Counter()
+    frames: dict[_FunctionKey, list[str]] = {}  # its frame ids as "[0/*]", in log order
+    for c in rank.compiles:
+        if c.id.is_unknown:
+            continue
+        key = keys[id(c)]
+        if made_version(rank, c):  # a compile that produced guarded code
+            counts[key] += 1
+        ca = "" if c.id.compiled_autograd_id is None else f"!{c.id.compiled_autograd_id}/"
+        label = f"[{ca}{c.id.frame_id}/*]"
+        if label not in frames.setdefault(key, []):
+            frames[key].append(label)
     by_frame: dict[_FunctionKey, RecompiledFunction] = {}
     for c in rank.compiles:
-        if not is_recompile(rank, c):
+        recompiled = is_recompile(rank, c)
+        if not recompiled and not (is_refused(c) and not c.id.attempt):
             continue
         key = keys[id(c)]
         entry = by_frame.get(key)
         if entry is None:
-            ca = "" if key[0] is None else f"!{key[0]}/"
+            source = function_source(rank, c) or c
             entry = by_frame[key] = RecompiledFunction(
-                key[2], f"[{ca}{key[1]}/*]", counts[key], place=function_place(c)
+                key[1], ", ".join(frames[key]), counts[key], place=function_place(source)
             )
-        reasons = [_guard_failure(rank, r, c) for r in c.recompile_reasons if isinstance(r, str)]
-        entry.recompiles.append(Recompile(c, reasons))
+        (entry.recompiles if recompiled else entry.refused).append(recompile_of(rank, c))
     firsts: Counter[_FunctionKey] = Counter()  # the runs: each first version is one
     for c in rank.compiles:
         if not c.id.is_unknown and c.id.frame_compile_id == 0 and not c.id.attempt:
@@ -1498,8 +1673,11 @@ class Triage:
     #: Compiles of a function after a version that failed, with no reason logged: compiled
     #: again, not recompiled (:func:`.compare.is_compiled_again`).
     compiled_again: int = 0
-    #: Compiles torch refused past the recompile limit (no new version, not recompiles).
+    #: Compiles torch refused past the recompile limit (no new version, not recompiles),
+    #: whether the call ran on or raised ``FailOnRecompileLimitHit``.
     limit_hits: list[Compile] = field(default_factory=list)
+    #: Compiles refused under ``error_on_recompile`` (``RecompileError`` raised instead).
+    error_on_recompile: list[Compile] = field(default_factory=list)
     graph_break_kinds: int = 0  # distinct kinds of graph break (:class:`BreakCounts`)
     error_kinds: int = 0  # distinct kinds of compile error
     #: (distinct places named in the user's code, events with no place logged)
@@ -1529,6 +1707,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
     ranks = trace_or_rank.ranks if isinstance(trace_or_rank, Trace) else [trace_or_rank]
     compile_ids = attempts = ok_with_breaks = compiled_again = 0
     limit_hits: list[Compile] = []
+    error_on_recompile: list[Compile] = []
     per_rank: list[int] = []
     groups: list[EventGroup] = []
     statuses: Counter[str] = Counter()
@@ -1550,7 +1729,9 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         groups += failure_groups(known)
         own = [fn for fn in recompiled_functions(rank) if fn.recompiles]
         compiled_again += sum(is_compiled_again(rank, c) for c in known)
-        limit_hits += [c for c in known if hit_limit(c)]
+        refused = [c for c in known if not c.id.attempt and is_refused(c)]
+        limit_hits += [c for c in refused if hit_limit(c)]
+        error_on_recompile += [c for c in refused if not hit_limit(c)]
         recompiled.extend(own)
         nth: Counter[str] = Counter()  # two functions one rank shows alike stay two
         for fn in own:
@@ -1586,6 +1767,7 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         ok_with_breaks=ok_with_breaks,
         compiled_again=compiled_again,
         limit_hits=limit_hits,
+        error_on_recompile=error_on_recompile,
         graph_break_kinds=counts.break_kinds,
         error_kinds=counts.error_kinds,
         graph_break_places=(counts.break_places, counts.break_unplaced),

@@ -90,7 +90,7 @@ def _sidebar_note(plan: TracePlan, listed: int, settings: PageSettings) -> Parag
         [
             f"The sidebar lists the first page of {listed} functions of the "
             f"{len(plan.listed_frames)} frame pages; each page links the previous and next "
-            "compile",
+            "compile of its function",
             *where,
         ]
     )

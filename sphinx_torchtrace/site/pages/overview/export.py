@@ -11,7 +11,8 @@ from .view import Overview, Row
 
 
 def section(view: Overview) -> list[Block]:
-    exporting = [r for r in view.trace.ranks if not r.export.empty]
+    # only where torch.export logged: torch.compile logs unbacked symbols and guards too
+    exporting = [r for r in view.trace.ranks if r.export.exported]
     if not exporting:
         return []
     intro = Paragraph(

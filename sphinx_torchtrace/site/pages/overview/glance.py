@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ....trace import Compile
 from ....trace.analyses import summary
+from ....trace.analyses.outcome import refusal
 from ...blocks import (
     AnchorLink,
     Badge,
@@ -100,21 +102,26 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
         recompiles += [f"{in_all}: ", *joined(per_function)]
         if len(by_function) > 8:
             recompiles.append(f" and {len(by_function) - 8} more functions")
+    names = summary.FrameNames(plan.frames)
     if t.limit_hits:  # counted apart: past the limit torch made no new version
         n = len(t.limit_hits)
-        names = summary.FrameNames(plan.frames)
-        refused = joined(
-            [
-                [ObjectLink("frame", name) if (name := names(c)) else Code(c.label)]
-                for c in t.limit_hits[:CELL_COMPILES]
-            ]
+        raised = sum(refusal(c) == "limit_raised" for c in t.limit_hits)
+        how = (
+            f", {'each' if raised == n else str(raised)} raised as FailOnRecompileLimitHit"
+            if raised
+            else ""
         )
-        more = f" and {n - CELL_COMPILES} more" if n > CELL_COMPILES else ""
         recompiles += [
             f"; the recompile limit refused {n} more (",
-            *refused,
-            more,
-            "): no new version",
+            *_compile_links(names, t.limit_hits),
+            f"): no new version{how}",
+        ]
+    if t.error_on_recompile:  # refused too: RecompileError raised instead of compiling
+        n = len(t.error_on_recompile)
+        recompiles += [
+            f"; error_on_recompile refused {n} more (",
+            *_compile_links(names, t.error_on_recompile),
+            "): RecompileError raised, no new version",
         ]
     if t.compiled_again:  # counted apart: after a failed version no guard failed
         n = t.compiled_again
@@ -165,6 +172,19 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
             blocks.append(Paragraph([_divergence_none_text(t.ranks)]))
     blocks.append(Lines(lines, classes=["torchtrace-facts", "torchtrace-triage"]))
     return [Section([_("At a glance")], blocks, anchor="at-a-glance")] if titled else blocks
+
+
+def _compile_links(names: summary.FrameNames, compiles: list[Compile]) -> list[Inline]:
+    """The first few compiles as links to their pages (their labels where none), and how
+    many more."""
+    n = len(compiles)
+    links = joined(
+        [
+            [ObjectLink("frame", name) if (name := names(c)) else Code(c.label)]
+            for c in compiles[:CELL_COMPILES]
+        ]
+    )
+    return [*links, f" and {n - CELL_COMPILES} more" if n > CELL_COMPILES else ""]
 
 
 def _recompile_counts(fn: summary.FunctionRecompiles, ranks: int) -> str:

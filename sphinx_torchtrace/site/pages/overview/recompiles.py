@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ....trace import Compile, RankTrace
 from ....trace.analyses import summary
+from ....trace.analyses.outcome import Outcome, Refusal, failure_outcome, refusal
 from ...blocks import (
     Block,
     Code,
@@ -20,6 +21,7 @@ from ...blocks import (
     joined,
 )
 from ...guard_words import guard_words
+from ...outcome_words import REFUSAL_WORDS, refusal_outcome
 from ...source import maybe_strip
 from ...words import _
 from .view import Overview, Row
@@ -42,14 +44,40 @@ def section(view: Overview) -> list[Block]:
             "shape or dtype, so PyTorch compiles one more version of it. Each version costs "
             "compile time; after ",
             Code("recompile_limit"),
-            f" versions ({limit_text}) PyTorch compiles no new version of the function: a "
-            "call that fits none of its versions runs eagerly. Each row names the earlier "
-            "version whose check failed, where the log records it.",
+            f" versions ({limit_text}) PyTorch compiles no new version of the function. ",
+            *_refusals_text(view),
+            " Each row names the earlier version whose check failed, where the log records it.",
             *_accumulated_limit(view),
         ]
     )
     bodies = view.for_ranks(view.trace.ranks, lambda r: _recompiles_of(view, r))
     return [Section([_("Recompiles explained")], [intro, *bodies], anchor="recompiles-explained")]
+
+
+def _refusals_text(view: Overview) -> list[Inline]:
+    """What the log shows this run did where torch made no new version: each kind of
+    refusal with what followed, as the records say; that none occurred, where none did."""
+    groups: dict[tuple[Refusal, Outcome], list[Compile]] = {}
+    for rank in view.trace.ranks:
+        for fn in summary.recompiled_functions(rank):
+            for rc in fn.refused:
+                kind = refusal(rc.compile)
+                found = failure_outcome(rc.compile)
+                if kind is not None:
+                    ended: Outcome = found.outcome if found is not None else "not_recorded"
+                    groups.setdefault((kind, ended), []).append(rc.compile)
+    if not groups:
+        return ["In this run no function was refused a new version."]
+    said: list[Inline] = []
+    for (refused, outcome), compiles in groups.items():
+        n = len(compiles)
+        calls = f"{n} call{'s' if n > 1 else ''}"
+        said += [
+            f"{REFUSAL_WORDS[refused]}: at {calls} (",
+            *view.links(compiles),
+            f") torch made no new version; {refusal_outcome(refused, outcome)}. ",
+        ]
+    return said[:-1] + [str(said[-1]).rstrip()]
 
 
 def _accumulated_limit(view: Overview) -> list[Inline]:
@@ -73,24 +101,28 @@ def _recompiles_of(view: Overview, rank: RankTrace) -> list[Block]:
     blocks: list[Block] = []
     for fn in functions:
         n = len(fn.recompiles)
-        versions = max(fn.versions, n + 1)  # a recompile has an earlier version, logged or not
+        versions = max(fn.versions, n + 1) if n else fn.versions  # a recompile has an earlier
         frame: list[Inline] = [" (", Code(fn.frame_label), ")"] if fn.function else []
+        refused = len(fn.refused)
         blocks.append(
             Paragraph(
                 [
                     Strong(maybe_strip(fn.shown, view.settings.no_source)),
                     *frame,
-                    f": {versions} versions"
+                    f": {versions} version{'s' if versions != 1 else ''}"
                     + (
                         f" in {fn.runs} runs of its compile ids (they start again after a reset)"
                         if fn.runs > 1
                         else ""
                     )
-                    + f", {n} recompile{'s' if n != 1 else ''}.",
+                    + f", {n} recompile{'s' if n != 1 else ''}"
+                    + (f"; {refused} refused (no version made)" if refused else "")
+                    + ".",
                 ]
             )
         )
         rows = [row for rc in fn.recompiles for row in _recompile_rows(view, rc)]
+        rows += [row for rc in fn.refused for row in _recompile_rows(view, rc, refused=True)]
         header = ["New version", "Did not fit", "Failed check (guard)", "In plain words"]
         blocks.append(Table(header, rows, widths=[1, 1, 4, 3]))
     merged = _recompiles_by_reason(view, functions)
@@ -108,10 +140,13 @@ def _recompiles_by_reason(
     groups: dict[str, tuple[list[Compile], Counter[str]]] = {}
     for fn in functions:
         for rc in fn.recompiles:
-            reason = guard_words(rc.reasons[0].kind) if rc.reasons else "no reason logged"
+            first = rc.headline
+            reason = guard_words(first.kind) if first is not None else "no reason logged"
             compiles, names = groups.setdefault(reason, ([], Counter()))
             compiles.append(rc.compile)
             names[maybe_strip(fn.shown, view.settings.no_source)] += 1
+    if not groups:
+        return []
     rows: list[Row] = []
     for reason, (compiles, names) in sorted(groups.items(), key=lambda kv: -len(kv[1][0])):
         per_function: list[list[Inline]] = [
@@ -122,7 +157,8 @@ def _recompiles_by_reason(
             [[reason], [str(len(compiles))], [*joined(per_function), more], view.links(compiles)]
         )
     header = [
-        "Why (the most recent version's failed check)",
+        "Why (the failed check of the latest version compiled in the same grad mode and "
+        "autocast state)",
         "Recompiles",
         "Functions",
         "New versions",
@@ -131,14 +167,21 @@ def _recompiles_by_reason(
     return [table]
 
 
-def _recompile_rows(view: Overview, recompile: summary.Recompile) -> list[Row]:
+def _recompile_rows(
+    view: Overview, recompile: summary.Recompile, refused: bool = False
+) -> list[Row]:
+    first: list[Inline] = [view.link(recompile.compile)]
+    if refused:
+        first.append(" (refused: no version)")
+    elif recompile.same_graph_cached:  # the same code made again: only the guards differ
+        first.append(" (the same graph again, every cache lookup a hit)")
     if not recompile.reasons:
-        return [[[view.link(recompile.compile)], ["—"], ["—"], ["no reason logged"]]]
+        return [[first, ["—"], ["—"], ["no reason logged"]]]
     rows: list[Row] = []
     for i, reason in enumerate(recompile.reasons[:8]):
         rows.append(
             [
-                [view.link(recompile.compile)] if i == 0 else [],
+                first if i == 0 else [],
                 _previous_cell(view, reason),
                 [Code(reason.guard)] if reason.guard else ["—"],
                 [guard_words(reason.kind)],
