@@ -8,7 +8,9 @@ program's own account of every call in ``program-output.events``):
 - ``guard_sources``: one recompile per kind of guard source (a global, a module attribute,
   a closure cell, a list length, dict keys, grad mode, a declared ``mark_dynamic`` range, a
   guard whose source raised, an identical graph remade from the caches);
-- ``unbacked_no_export``: unbacked symbols from ``torch.compile``, no ``torch.export``.
+- ``unbacked_no_export``: unbacked symbols from ``torch.compile``, no ``torch.export``;
+- ``reset_functions``: after ``torch._dynamo.reset()`` one function compiles under
+  another frame id.
 """
 
 from __future__ import annotations
@@ -126,6 +128,20 @@ def test_versions_and_refusals_count_what_the_program_saw() -> None:
     data = json.loads(out.stdout)
     assert (data["frames"], data["recompiles"], data["limit_hits"]) == (3, 3, 5)
     assert data["error_on_recompile"] == 1
+
+
+def test_one_function_across_a_reset_is_one_function() -> None:
+    """After ``torch._dynamo.reset()`` f2 took frame id 0 and f1 came back as [1/*]: f1 was
+    counted as two functions, with 3 versions where it made 4."""
+    path = CAPTURED / "reset_functions"
+    events = _program(path)
+    compiled = Counter(fn for what, _, fn in events if what == "compiled")
+    assert compiled == {"f1": 4, "f2": 1}
+    t = summary.triage(_trace(path))
+    assert t.frames == 2 and t.recompiles == 2 and len(t.limit_hits) == 1
+    (f1,) = summary.recompiled_functions(_trace(path).ranks[0])
+    assert (f1.function, f1.frame_label, f1.versions, f1.runs) == ("f1", "[0/*], [1/*]", 4, 2)
+    assert "f1 ( [0/*], [1/*] ) : 4 versions in 2 runs of its compile ids" in _overview(path)
 
 
 def test_a_refused_compile_is_never_compiled_again_nor_before() -> None:
