@@ -50,6 +50,7 @@ from .trace.comparing.trend import MAX_RUNS, trend, unread_runs
 from .trace.inputs.debug_dir import load_debug_dir
 from .trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
 from .trace.inputs.loading import load_input
+from .trace.inputs.no_records import has_records, no_records_message
 from .trace.reader import record_lines
 from .trace.secrets import SecretMasker, mask_secrets, secret_name
 from .version import __version__
@@ -315,14 +316,15 @@ def _load(path: str, *, compared: bool = False) -> Trace:
     bar = _Bar(f"reading {Path(path).name[:40] or path}") if _Bar.wanted() else None
     try:
         trace = load_input(path, kind, progress=bar).trace
-    except (TraceReadError, OSError, ValueError) as e:
+    except TraceReadError as e:  # it names the log: the words a build's warning says
+        raise InputError(str(e)) from None
+    except (OSError, ValueError) as e:
         raise InputError(f"{path}: cannot read: {e}") from None
     finally:
         if bar is not None:
             bar.close()
-    if not trace.ranks or not any(sum(r.stats.values()) for r in trace.ranks):
-        what = "TORCH_LOGS lines" if kind == TORCH_LOGS else "TORCH_TRACE records"
-        raise InputError(f"{path}: no {what} found")
+    if not has_records(trace):
+        raise InputError(no_records_message(path, kind))
     return trace
 
 

@@ -40,6 +40,7 @@ from ..site.characters import console_text
 from ..trace import TraceReadError
 from ..trace.folders import inside, real_root, refusal
 from ..trace.inputs.loader import choose_logs
+from .built import built
 from .cache_dirs import cache_home
 from .config import torchtrace_config
 
@@ -97,6 +98,7 @@ def build_site(
                 verbosity=0,
             )
             _connect_progress(app, say, started)
+            unshown = _connect_problems(app)
             app.build()
     except SphinxError as e:
         raise StandaloneBuildError(f"build failed: {e}") from None
@@ -104,6 +106,8 @@ def build_site(
         warnings.flush()
     if app.statuscode:
         raise StandaloneBuildError("build failed (see the messages above)")
+    if unshown:  # a site without a report of some input is no all-clear (summary refuses it)
+        raise StandaloneBuildError("; ".join(warnings.user_text(m) for m in unshown))
     _remove_stale_pages(app, out, project / "pages.json")
     return _first_page(app, out, names)
 
@@ -365,6 +369,20 @@ def _connect_progress(app: Sphinx, say: Callable[[str], None], started: float) -
     app.connect("build-finished", finished)
 
 
+def _connect_problems(app: Sphinx) -> list[str]:
+    """Why each input got no report (no trace record, nothing readable), in page order,
+    filled in at build-finished (before the registry is forgotten)."""
+    found: list[str] = []
+
+    def finished(_app: Sphinx, error: BaseException | None) -> None:
+        if error is None:
+            problems = built(app).problems
+            found.extend(problems[k].message for k in sorted(problems))
+
+    app.connect("build-finished", finished, priority=100)
+    return found
+
+
 class _UserPaths(io.TextIOBase):
     """The warning stream, with the project's paths (page sources, links to the logs)
     written as the paths the user gave: a warning names a file they know."""
@@ -375,7 +393,8 @@ class _UserPaths(io.TextIOBase):
         # longest first: an absolute path before the relative one it ends with
         names = sorted(paths, key=len, reverse=True)
         alternatives = "|".join(re.escape(n) for n in names)
-        self._pattern = re.compile(f"(?:{alternatives})(?![0-9])") if names else None
+        # a line of a generated page means nothing to the user: their path alone
+        self._pattern = re.compile(f"({alternatives})(:[0-9]+)?(?![0-9])") if names else None
         self._paths = {n: console_text(p) for n, p in paths.items()}
         self._src = os.fspath(src) + os.sep
 
@@ -395,9 +414,17 @@ class _UserPaths(io.TextIOBase):
     def isatty(self) -> bool:
         return self._stream.isatty()
 
+    def user_text(self, text: str) -> str:
+        """``text`` naming the user's paths, as a warning line is written."""
+        return self._rewrite(text)
+
+    def _shown(self, m: re.Match[str]) -> str:
+        name, line = m.group(1), m.group(2) or ""
+        return self._paths[name] + ("" if name.endswith(".rst") else line)
+
     def _rewrite(self, line: str) -> str:
         if self._pattern is not None:
-            line = self._pattern.sub(lambda m: self._paths[m.group()], line)
+            line = self._pattern.sub(self._shown, line)
         # the command line has no conf.py: its advice names the option that sets the rule
         line = _CONF_ADVICE.sub(
             "give --rewrite PATH=NAME for each (--rewrite /srv/ci/checkout=<project>)", line

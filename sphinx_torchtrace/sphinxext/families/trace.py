@@ -39,6 +39,7 @@ from ...trace.folders import real_root, refusal
 from ...trace.inputs.kinds import TRACE, detect_kind
 from ...trace.inputs.loader import choose_logs, rank_logs
 from ...trace.inputs.loading import load_input
+from ...trace.inputs.no_records import has_records, no_records_message
 from ...trace.runtime import MAX_PROFILES, RUNTIME_DIR, meta_file, profile_files, profile_lines
 from ...version import __version__
 from ..config import torchtrace_config
@@ -182,6 +183,15 @@ class TraceKind:
             )
             return []
         trace = loaded.trace
+        if not has_records(trace):  # no report that reads "no problems": one warning here
+            context.fail(
+                request,
+                DIRECTIVE,
+                no_records_message(request.path, kind, request.argument),
+                "read",
+                resolve_logs_safely(request.path, options.latest, options.ranks),
+            )
+            return []
         for d in trace.diagnostics:
             if d.kind != "mixed_runs":  # said at the directive, which can choose (notes)
                 # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
