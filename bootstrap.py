@@ -22,10 +22,13 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import urllib.parse
 import urllib.request
 import venv
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
@@ -104,6 +107,56 @@ def make_venv() -> None:
             )
 
 
+#: Seconds a step may go without printing before a line says it is still running.
+QUIET_S = 30.0
+
+
+def shown(command: list[str]) -> str:
+    """A command as the user would type it (``.venv/bin/python``, not the whole path)."""
+    return " ".join(os.path.relpath(c, ROOT) if c.startswith(str(ROOT)) else c for c in command)
+
+
+def run(command: list[str], what: str) -> int:
+    """Run one step, saying what it runs, that it is still running when it has printed
+    nothing for :data:`QUIET_S` seconds (a pip install, a slow test), and how long it took.
+    Its output is passed on as it comes (unbuffered: a log file or CI page sees it at once)."""
+    say(f"{what}: {shown(command)}")
+    started = time.monotonic()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    assert process.stdout is not None
+    last = [time.monotonic()]
+
+    def relay(pipe: IO[bytes]) -> None:
+        out = sys.stdout.buffer
+        while chunk := os.read(pipe.fileno(), 1 << 16):
+            out.write(chunk)
+            out.flush()
+            last[0] = time.monotonic()
+
+    thread = threading.Thread(target=relay, args=(process.stdout,), daemon=True)
+    thread.start()
+    try:
+        while process.poll() is None:
+            time.sleep(1.0)
+            if time.monotonic() - last[0] >= QUIET_S:
+                say(f"{what}: still running, {minutes(time.monotonic() - started)} so far")
+                last[0] = time.monotonic()
+    except KeyboardInterrupt:
+        process.wait()
+        raise
+    thread.join(timeout=5)
+    status = "done" if process.returncode == 0 else f"failed (exit {process.returncode})"
+    say(f"{what}: {status} in {minutes(time.monotonic() - started)}")
+    return process.returncode
+
+
+def minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
@@ -113,10 +166,11 @@ def main(argv: list[str]) -> int:
         rest = rest[1:]
     make_venv()
     if not imports("nox"):
-        say("installing nox into .venv/")
-        subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "nox"], check=True)
+        status = run([str(PYTHON), "-m", "pip", "install", "--quiet", "nox"], "installing nox")
+        if status:
+            return status
     command = [str(PYTHON), "-m", "nox", "-s", session, *(["--", *rest] if rest else [])]
-    return subprocess.run(command, cwd=ROOT).returncode
+    return run(command, f"nox session {session!r}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-pytest_plugins = ("sphinx.testing.fixtures",)
+pytest_plugins = ("sphinx.testing.fixtures", "tests.progress")
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"

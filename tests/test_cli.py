@@ -6,6 +6,7 @@ Exit codes are the contract a CI job relies on: 0 no regression, 1 a listed regr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -331,6 +332,25 @@ def test_run_serve_previews_the_report(tmp_path: Path) -> None:
         server.wait(timeout=30)
 
 
+def _as_in_a_terminal() -> None:
+    """A command's SIGINT as a terminal's foreground job has it: a background job (``&``,
+    ``nohup``, a CI runner) ignores SIGINT, and a process that starts ignoring it never
+    installs Python's Ctrl+C handler, so the test that sends it would wait in vain."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _stop_group(process: subprocess.Popen[str]) -> None:
+    """Whatever happened in the test, no process of the command's group is left running."""
+    import signal
+
+    with contextlib.suppress(ProcessLookupError):  # the group: the command and its children
+        os.killpg(process.pid, signal.SIGKILL)
+    if process.poll() is None or process.returncode is None:
+        process.communicate(timeout=60)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="Ctrl+C is a signal to the process group")
 def test_run_ctrl_c_stops_the_program_and_still_reports(tmp_path: Path) -> None:
     """Ctrl+C reaches the program as in a shell; its partial trace still gets a report and
@@ -365,11 +385,15 @@ def test_run_ctrl_c_stops_the_program_and_still_reports(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_as_in_a_terminal,
     )
-    assert command.stdout is not None
-    assert command.stdout.readline() == "training\n"
-    os.killpg(command.pid, signal.SIGINT)  # what a terminal's Ctrl+C does
-    rest, err = command.communicate(timeout=300)
+    try:
+        assert command.stdout is not None
+        assert command.stdout.readline() == "training\n"
+        os.killpg(command.pid, signal.SIGINT)  # what a terminal's Ctrl+C does
+        rest, err = command.communicate(timeout=300)
+    finally:
+        _stop_group(command)
     assert command.returncode == 130, err
     overview = Path(rest.splitlines()[-1])
     assert overview.parent.parent == out / "torchtrace" and overview.is_file()
@@ -397,11 +421,15 @@ def test_ctrl_c_on_serve_exits_quietly_with_130(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_as_in_a_terminal,
     )
-    assert server.stdout is not None
-    assert "http://127.0.0.1:" in server.stdout.readline()
-    os.killpg(server.pid, signal.SIGINT)
-    _, err = server.communicate(timeout=60)
+    try:
+        assert server.stdout is not None
+        assert "http://127.0.0.1:" in server.stdout.readline()
+        os.killpg(server.pid, signal.SIGINT)
+        _, err = server.communicate(timeout=60)
+    finally:
+        _stop_group(server)
     assert server.returncode == 130
     assert "error" not in err, err
 
