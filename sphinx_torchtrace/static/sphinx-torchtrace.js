@@ -23,8 +23,8 @@
   }
 })();
 
-// A table wider than the column it sits in (a phone, a narrow theme) is cut at the edge
-// and read by scrolling sideways.  Such a table is stacked instead: each row a block,
+// On a narrow screen (a phone, up to 50em), a table wider than the column it sits in is
+// cut at the edge and read by scrolling sideways.  Such a table is stacked instead: each row a block,
 // each cell a line led by its column's heading (data-label, copied from the table's own
 // header row), so every value is in view.  Measured on load, on resize and when a fold
 // opens or a tab is shown (a table in a closed fold or a hidden tab has no width).  Without scripts, tables scroll inside
@@ -32,6 +32,8 @@
 (function () {
   "use strict";
   var STACKED = "torchtrace-stacked";
+  // wider screens keep tables whole, a wide one scrolling inside its box: easier to scan
+  var NARROW = window.matchMedia ? window.matchMedia("(max-width: 50em)") : null;
   function label(table) {
     if (table.dataset.torchtraceLabelled || !table.tHead || !table.tHead.rows.length) {
       return;
@@ -66,7 +68,7 @@
     if (!table.offsetWidth) {
       return; // hidden (a closed fold): measured when it opens
     }
-    if (table.scrollWidth > room(table) + 1) {
+    if (NARROW && NARROW.matches && table.scrollWidth > room(table) + 1) {
       table.classList.add(STACKED);
     }
   }
