@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .render.diff_formats import FORMATS, Report, render
+from .render.summary_text import answer_lines, wants_colour
 from .share_cli import ShareError, add_share_commands
 from .site.characters import console_json, console_text
 from .site.count_words import kinds_text
@@ -33,6 +34,7 @@ from .site.divergence_words import divergence_words
 from .site.rank_sharing import rank_classes
 from .trace import Trace, TraceReadError
 from .trace.analyses import compile_time
+from .trace.analyses.answers import answers
 from .trace.analyses.rank_digest import number_ranges
 from .trace.analyses.summary import divergence as summary_divergence
 from .trace.analyses.summary import diverging_kinds, triage
@@ -148,10 +150,14 @@ def _parser() -> argparse.ArgumentParser:
 
     summary = commands.add_parser(
         "summary",
-        help="print the triage numbers of a trace",
-        description="Frames, compile ids, graph breaks, recompiles, errors and compile time "
-        "of a TORCH_TRACE log or folder, or a TORCH_LOGS text log; the runs, graph folders "
-        "and kernels of a TORCH_COMPILE_DEBUG folder.",
+        help="print what a trace's compiles did, and where to act",
+        description="Which log was read (of a folder: the file chosen and why); frames, "
+        "compile ids, graph breaks, recompiles, errors and compile time; then each compile "
+        "error and graph break with torch's reason, its place in your code and its record "
+        "(LOG:LINE, for show), each recompiled function with the guard that failed, and "
+        "the slowest compiles; of a TORCH_TRACE log or folder, or a TORCH_LOGS text log.  "
+        "The runs, graph folders and kernels of a TORCH_COMPILE_DEBUG folder.  Colour on a "
+        "terminal only (NO_COLOR, FORCE_COLOR).",
     )
     summary.add_argument(
         "path",
@@ -160,6 +166,12 @@ def _parser() -> argparse.ArgumentParser:
         "TORCH_COMPILE_DEBUG folder",
     )
     summary.add_argument("--json", action="store_true", help="print them as JSON")
+    summary.add_argument(
+        "--all",
+        action="store_true",
+        help="list every failure, recompiled function and compile (the text shows the first "
+        "ones of each list; --json always has every one)",
+    )
     summary.set_defaults(run=_summary)
 
     build = commands.add_parser(
@@ -468,6 +480,11 @@ def _summary(args: argparse.Namespace) -> int:
             data["slowest_rank"] = {"rank": t.slowest[0], "compile_seconds": t.slowest[1]}
     tree = compile_time.compile_time_tree(trace)  # where the compile time went (issue 55)
     data["compile_time"] = compile_time.summary_data(tree)
+    found = answers(trace, args.path)  # which breaks, recompiles and compiles, and where
+    data["log"] = found.log.as_json()
+    data["failures"] = [f.as_json() for f in found.failures]
+    data["recompiled"] = [fn.as_json() for fn in found.recompiled]
+    data["slowest_compiles"] = [s.as_json() for s in found.slowest]
     refused = [d for d in trace.diagnostics if d.kind == "skipped"]
     # figures that leave out entries of the folder are no all-clear: exit 2, as diff does
     status = 2 if refused else 0
@@ -504,9 +521,9 @@ def _summary(args: argparse.Namespace) -> int:
         ("compile time", seconds),
     ]
     rows += [("vllm", summary_text(view)) for _, view in vllm]
-    rows += compile_time.summary_rows(tree)
+    read: list[tuple[str, str]] = []  # what of the input was left out: said by the log's row
     if trace.not_shown:  # earlier runs in the folder: the figures are the newest run's
-        rows.append(
+        read.append(
             (
                 "not shown",
                 f"{len(trace.not_shown)} other log(s) without a rank in "
@@ -514,16 +531,24 @@ def _summary(args: argparse.Namespace) -> int:
             )
         )
     for d in refused[:SKIPPED_SHOWN]:
-        rows.append(("not read", f"{d.path}: {d.message}"))
+        read.append(("not read", f"{d.path}: {d.message}"))
     if len(refused) > SKIPPED_SHOWN:
-        rows.append(("not read", f"and {len(refused) - SKIPPED_SHOWN} more entries"))
-    if trace.is_multi_rank:
+        read.append(("not read", f"and {len(refused) - SKIPPED_SHOWN} more entries"))
+    if trace.is_multi_rank:  # the glance says first whether the ranks diverge
         shown = " | ".join(number_ranges(c) for c in classes[:CLASSES_SHOWN])
         more = f" and {len(classes) - CLASSES_SHOWN} more" if len(classes) > CLASSES_SHOWN else ""
         rows.append(("rank classes", f"{len(classes)}: {shown}{more}"))
         rows.append(("diverging", ", ".join(diverging) or "nothing"))
-    for label, value in rows:
-        _say(f"{label + ':':<15} {value}")
+    colour = wants_colour(sys.stdout.isatty(), os.environ)
+    lines = answer_lines(
+        found,
+        [*read, *rows],
+        compile_time.summary_rows(tree),
+        colour=colour,
+        everything=args.all,
+    )
+    for line in lines:
+        print(line)  # each input segment escaped by answer_lines, colour codes its own
     return status
 
 

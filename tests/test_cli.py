@@ -676,7 +676,7 @@ def test_reading_draws_a_progress_bar_on_a_terminal_only() -> None:
     total = sum(p.stat().st_size for p in folder.glob("dedicated_log_torch_trace_rank_*.log"))
     env = {"TERM": "xterm", "CI": ""}
     status, out, screen = _on_a_terminal("summary", folder, env=env)
-    assert status == 0 and out.startswith("ranks:"), (out, screen)
+    assert status == 0 and out.startswith("log:"), (out, screen)
     assert "sphinx-torchtrace: reading " in screen and "100%" in screen
     assert f"/{total / 1e6:.1f} MB" in screen  # the bar counts every rank's log
     assert screen.endswith("\r\x1b[K")  # erased: nothing of it stays on the screen
