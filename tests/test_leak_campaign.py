@@ -70,12 +70,6 @@ def _known_breach(breach: str) -> bool:
 #: What the sample still finds, each class named (output, shape, place) so that nothing else
 #: may survive; issue 51 stays open until this is empty (``nox -s leaks`` reports them all).
 KNOWN_GAPS = {
-    # a private key's line that a page shows apart from both its header and other key lines
-    ("build", "pem private key", "envelope: metrics field (json after an escape)"),
-    ("build", "pem private key", "graph payload line"),
-    # an environment value quoted (spelled with escapes) in an artifact's name, its guard
-    # in another rank's log: a page's masker learns the values of its own rank's log
-    ("build", "env value quoted again", "envelope: artifact name (json escaped)"),
     # a home folder whose user's name is cut by an escape the path rules do not decode
     ("check", "home /data/users", "interned str (json after an escape)"),
     ("redact", "home /data/users", "interned str (json after an escape)"),
