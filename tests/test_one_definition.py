@@ -9,6 +9,7 @@ program's own account of every call in ``program-output.events``):
   a closure cell, a list length, dict keys, grad mode, a declared ``mark_dynamic`` range, a
   guard whose source raised, an identical graph remade from the caches);
 - ``unbacked_no_export``: unbacked symbols from ``torch.compile``, no ``torch.export``;
+- ``global_settings``: recompiles on the default dtype and deterministic algorithms;
 - ``reset_functions``: after ``torch._dynamo.reset()`` one function compiles under
   another frame id.
 """
@@ -231,7 +232,7 @@ def test_guard_words_follow_the_guards_source() -> None:
         "closure_fn": ["value"],  # its own free variable, read as a local
         "list_fn": ["length"],
         "dict_fn": ["dict_keys"],
-        "grad_fn": ["global_state", "shape"],
+        "grad_fn": ["grad_mode", "shape"],
         "dyn_fn": ["declared_range"],
         "cell_fn": ["closure"],
         "same_fn": ["global"],
@@ -247,6 +248,22 @@ def test_guard_words_follow_the_guards_source() -> None:
         "an input size is outside the range declared for it (mark_dynamic min/max)",
     ):
         assert words in overview, words
+
+
+def test_a_global_setting_is_named_as_the_log_names_it() -> None:
+    """ "GLOBAL_STATE changed: default_dtype" read "global state (grad mode, autocast,
+    deterministic algorithms ...) changed": three other settings, not the one logged."""
+    path = CAPTURED / "global_settings"
+    rank = _trace(path).ranks[0]
+    kinds = {
+        fn.function: [g.kind for rc in fn.recompiles for g in rc.reasons]
+        for fn in summary.recompiled_functions(rank)
+    }
+    assert kinds == {"dt_fn": ["default_dtype"], "det_fn": ["deterministic"]}
+    overview = _overview(path)
+    assert "the default dtype changed (torch.set_default_dtype)" in overview
+    assert "the deterministic-algorithms setting changed" in overview
+    assert "global state (grad mode" not in overview
 
 
 def test_the_guard_named_first_is_against_the_version_of_the_same_grad_mode() -> None:

@@ -12,7 +12,14 @@ GUARD_WORDS: dict[str, str] = {
     "device": "an input tensor is on a different device",
     "requires_grad": "an input tensor's requires_grad flag changed",
     "dispatch_keys": "a tensor's dispatch keys changed (for example grad mode or autocast)",
-    "global_state": "global state (grad mode, autocast, deterministic algorithms ...) changed",
+    "global_state": "a global setting torch checks changed (the guard names which)",
+    "grad_mode": "grad mode changed (torch.no_grad or enable_grad)",
+    "default_dtype": "the default dtype changed (torch.set_default_dtype)",
+    "autocast": "autocast changed",
+    "deterministic": "the deterministic-algorithms setting changed",
+    "matmul_precision": "a matmul precision setting changed (TF32 or reduced-precision reductions)",
+    "num_threads": "the number of threads changed (torch.set_num_threads)",
+    "torch_function": "the torch function mode changed",
     "object": "a different Python object was passed",
     "type": "an input has a different Python type",
     "length": "a list or tuple has a different length",
@@ -26,7 +33,8 @@ GUARD_WORDS: dict[str, str] = {
     "declared_range": "an input size is outside the range declared for it (mark_dynamic min/max)",
     "guard_raised": "the guard could not be evaluated: reading its source raised an error "
     "(no check failed)",
-    "value": "a Python value the code was specialized on (an argument or local) has a new value",
+    "value": "a Python value the code was specialized on has a new value (a name the frame "
+    "reads: an argument, a local or a variable of an enclosing function)",
     "other": "a check recorded at compile time (a guard) no longer holds",
 }
 

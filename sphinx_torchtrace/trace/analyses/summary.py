@@ -522,6 +522,19 @@ GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"device mismatch"), "device"),
     (re.compile(r"requires_grad mismatch"), "requires_grad"),
     (re.compile(r"dispatch key set mismatch"), "dispatch_keys"),
+    # the global state torch checks: the setting it names, where it names one it knows
+    *(
+        (re.compile(rf"GLOBAL_STATE changed:\s*(?:{names})\s*$"), kind)
+        for names, kind in (
+            ("grad_mode", "grad_mode"),
+            ("default_dtype", "default_dtype"),
+            ("autocast(?:_state)?", "autocast"),
+            ("deterministic_algorithms(?:_warn_only)?", "deterministic"),
+            ("allow_tf32|allow_fp16_reduce|allow_bf16_reduce", "matmul_precision"),
+            ("num_threads", "num_threads"),
+            ("torch_function(?:_all_disabled)?", "torch_function"),
+        )
+    ),
     (re.compile(r"GLOBAL_STATE|grad_mode|global state", re.I), "global_state"),
     (re.compile(r"___check_obj_id|ID_MATCH|id\("), "object"),
     (re.compile(r"___check_type_id|TYPE_MATCH|type\("), "type"),
@@ -634,7 +647,19 @@ class GuardFailure:
 
 #: Kinds of failed check that say the calling context differed (grad mode, autocast ...),
 #: not the inputs: a version compiled in another context fails on them whatever the inputs.
-CONTEXT_KINDS = frozenset({"global_state", "dispatch_keys"})
+CONTEXT_KINDS = frozenset(
+    {
+        "global_state",
+        "dispatch_keys",
+        "grad_mode",
+        "default_dtype",
+        "autocast",
+        "deterministic",
+        "matmul_precision",
+        "num_threads",
+        "torch_function",
+    }
+)
 
 
 @dataclass
