@@ -483,7 +483,12 @@ def _changed_section(view: _Frame) -> Section | None:
             Paragraph(
                 [
                     "Dynamo tried every cached entry of this frame, most recent first, "
-                    "and each had a failing guard",
+                    + (
+                        "and none fit: for each, the guard that failed, or the value of a "
+                        "guard torch could not read (no check failed there)"
+                        if any(trace_summary.guard_kind(r) == "guard_raised" for _, r in entries)
+                        else "and each had a failing guard"
+                    ),
                     _reasons_record(c),
                     ":",
                 ]
