@@ -193,6 +193,7 @@ def test_latex_holds_every_page(built_site: BuiltSite) -> None:
     app = built_site("multi", "latex")
     assert app.warning.getvalue() == ""
     tex = next(Path(app.outdir).glob("*.tex")).read_text(encoding="utf-8")
+    tex = tex.replace("\\sphinxtorchtracebreak{}", "")  # where a long name may break
     pages = generated_pages(app)
     assert any("/graph-" in p for p in pages) and any("/kernel-" in p for p in pages)
     for docname in pages:
