@@ -5,8 +5,10 @@ characters, characters no font sets up, line breaks inside inline literals), so
 this builds the PDF for real with the TeX set CI installs.  Marked ``latexpdf``;
 without ``latexmk`` it is skipped, except in CI, where it fails.
 
-A built PDF is also read as a reader of the printed book would: no link points at
-nothing (TeX's "undefined reference": a fold only HTML has), no word of a table
+A built PDF is also read as a reader of the printed book would: no line runs into
+the margin by more than a few points (TeX's "Overfull \\hbox": a kernel name, a
+digest), no link points at nothing (TeX's "undefined reference": a fold only HTML
+has), no word of a table
 heading is hyphenated ("Sta-tus"), no sentence offers a download a book cannot
 hold, the answer at a glance is printed once, and the pages of compile config come
 after the status legend, not before it.  The words on the page are read with
@@ -139,9 +141,22 @@ def hyphenated(text: str, words: set[str]) -> list[str]:
     return sorted(found)
 
 
+#: How far a line may run into the margin: TeX reports boxes a hair too wide, which no
+#: reader sees; a name running off the page is tens or hundreds of points.
+OVERFULL_PT = 5.0
+
+
+def overfull(book: Book) -> list[str]:
+    """Lines TeX could not keep inside the margin by more than :data:`OVERFULL_PT`, with
+    what they hold (TeX's next log line)."""
+    boxes = re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)[^\n]*\n([^\n]*)", book.log)
+    return [f"{w}pt: {what[:120]}" for w, what in boxes if float(w) > OVERFULL_PT]
+
+
 def check_print(book: Book) -> None:
     """What a reader of the printed book would notice, for any trace."""
     assert undefined_references(book) == []
+    assert overfull(book) == []
     assert "multiply defined" not in book.log
     words = book.text if book.text is not None else book.tex
     assert "is a download" not in words and "script to download" not in words
@@ -161,12 +176,20 @@ def test_training_trace_makes_a_pdf(tmp_path: Path) -> None:
     # no word offers a file: the record is a line of the log, the timeline the HTML's
     assert "download" not in book.text.lower()
     assert "The whole compilation_metrics record is line 4785 of the log." in book.text
-    # the glance once, then the header, the legend, and the compile config after them
+    # the glance once, then the header, the legend, and the compile config after them: a
+    # line saying where the HTML shows it (torchtrace_latex_payloads = "summary")
     glance = "Compiled: 5 functions (5 compile ids, 7 attempts): 2 ok, 3 empty"
     assert book.text.count(glance) == 1
     legend = book.text.index("Status legend\n")
     assert book.text.index("Full compile configuration follows") < legend
-    assert legend < book.text.index('"dynamo_config"')
+    config = book.text.index("Full compile configuration\n")
+    assert legend < config
+    assert '"dynamo_config"' not in book.text
+    assert re.match(
+        r"[\d,]+ lines \([\d.]+ KiB\), not printed", book.text[config:].split("\n", 2)[1]
+    )
+    # a trace's answers in a few dozen pages, not the 144 of its payloads printed
+    assert book.pages < 80, book.pages
 
 
 def test_table_headings_are_checked_for_hyphens() -> None:
@@ -179,14 +202,29 @@ def test_table_headings_are_checked_for_hyphens() -> None:
     assert hyphenated(paragraph, {"PyTorch"}) == []
 
 
+@pytest.mark.parametrize(
+    ("name", "most_pages"),
+    # 41 and 129 pages with their payloads printed (torchtrace_latex_payloads = "all")
+    [("aoti_mlp", 25), ("scan_errors", 90)],
+)
+def test_corpus_traces_print_inside_the_margin(tmp_path: Path, name: str, most_pages: int) -> None:
+    """Kernel names (``aoti_mlp``: ``cpp_fused__adaptive_avg_pool2d__native_batch_norm_
+    legit_no_training_relu_1`` in a table cell), exception names in a narrow column
+    (``scan_errors``: ``UncapturedHigherOrderOpError``) and the log's sha256 break inside
+    the margin: no overfull box a reader would see, the whole corpus in ``corpus_slow``."""
+    book = _pdf(tmp_path, next((CORPUS / name).glob("*.log*")))
+    check_print(book)
+    assert book.pages <= most_pages, book.pages
+
+
 @pytest.mark.corpus_slow
 @pytest.mark.parametrize("log", LARGEST, ids=lambda p: p.parent.name)
 def test_the_largest_traces_make_a_pdf_of_sane_length(tmp_path: Path, log: Path) -> None:
-    """Long code is printed as an excerpt with a note (the whole text is in the HTML build
-    and the log): about a thousand pages for a 25 MB log, not tens of thousands, and TeX's
-    memory is never exceeded."""
+    """Large payloads are a line saying where the HTML build shows them, and long code in
+    an answer an excerpt with a note: hundreds of pages for a 25 MB log at most, not tens
+    of thousands, and TeX's memory is never exceeded."""
     book = _pdf(tmp_path, log)
-    assert 100 < book.pages < 3000, book.pages
+    assert 10 < book.pages < 1000, book.pages
     check_print(book)
 
 
