@@ -8,10 +8,9 @@ without ``latexmk`` it is skipped, except in CI, where it fails.
 A built PDF is also read as a reader of the printed book would: no line runs into
 the margin by more than a few points (TeX's "Overfull \\hbox": a kernel name, a
 digest), no link points at nothing (TeX's "undefined reference": a fold only HTML
-has), no word of a table
-heading is hyphenated ("Sta-tus"), no sentence offers a download a book cannot
-hold, the answer at a glance is printed once, and the pages of compile config come
-after the status legend, not before it.  The words on the page are read with
+has), no word of a table heading is hyphenated ("Sta-tus"), no sentence offers a
+download a book cannot hold, the answer at a glance is printed once, and the
+compile config comes after the status legend, not before it.  The words on the page are read with
 ``pdftotext`` (poppler-utils) where it is installed, the ``.tex`` otherwise.
 """
 
