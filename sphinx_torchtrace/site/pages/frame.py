@@ -478,7 +478,8 @@ def _changed_section(view: _Frame) -> Section | None:
     if previous is not None:
         blocks += _previous_blocks(view, previous)
     entries = compare.recompile_reason_entries(c)
-    if len(entries) > 1 or (entries and previous is None):
+    unnamed = previous is None or compare.failed_guard(c, previous) is None
+    if len(entries) > 1 or (entries and unnamed):
         blocks.append(
             Paragraph(
                 [
@@ -578,6 +579,18 @@ def _previous_blocks(view: _Frame, previous: Compile) -> list[Block]:
             ),
             CodeBlock(view.strip(guard), "text"),
             *_same_graph_blocks(found),
+        ]
+    if compare.logged_reasons(view.compile):  # reasons, none about ``previous``: say so
+        return [
+            Paragraph(
+                [
+                    "Compiled after ",
+                    before,
+                    "; the guards torch records as failed",
+                    _reasons_record(view.compile),
+                    " are those of other cached versions, listed below.",
+                ]
+            )
         ]
     if not compare.left_code(previous):
         record = next((m for m in previous.compilation_metrics if m.fail_type), None)
