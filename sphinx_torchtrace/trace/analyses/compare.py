@@ -132,11 +132,18 @@ def hit_limit(compile_: Compile) -> bool:
 
 
 def is_failed_recompile(rank: RankTrace, compile_: Compile) -> bool:
-    """A compile torch started because guards failed (its ``recompile_reasons``) that then
-    failed for another reason than a refusal: no new version, not a recompile."""
-    if compile_.id.is_unknown or compile_.id.attempt or not compile_.recompile_reasons:
+    """A later compile of a function (``[x/n]``, ``n > 0``, or one with recompile reasons;
+    its first attempt) that failed for another reason than a refusal, and not after a
+    failed version (that is :func:`is_compiled_again`): no new version, not a recompile.
+    With :func:`is_recompile`, :func:`is_compiled_again` and :func:`is_refused`, every
+    later compile is exactly one of the four."""
+    if compile_.id.is_unknown or compile_.id.attempt:
         return False
-    return not is_refused(compile_) and not made_version(rank, compile_)
+    if not (compile_.recompile_reasons or (compile_.id.frame_compile_id or 0) > 0):
+        return False
+    if is_refused(compile_) or made_version(rank, compile_):
+        return False
+    return not is_compiled_again(rank, compile_)
 
 
 def is_compiled_again(rank: RankTrace, compile_: Compile) -> bool:
