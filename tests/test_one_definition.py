@@ -153,7 +153,7 @@ def test_a_refused_compile_is_never_compiled_again_nor_before() -> None:
     assert "Compiled again" not in page and "records no reason" not in page
     assert "Compiled before: frame t/[0/2]" in page
     assert "The code compiled for frame t/[0/2] did not fit the new inputs" in page
-    assert "No version was made: The recompile limit was hit under fullgraph=True" in page
+    assert "No version was made: the recompile limit was hit under fullgraph=True" in page
     assert "Why it was asked for a new version" in page
     before = _page(LIMIT, "[0/2]")
     assert "Next compile: frame t/[0/3] (refused: no version made)" in before

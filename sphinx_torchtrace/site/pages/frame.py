@@ -334,7 +334,8 @@ def _status_paragraph(view: _Frame) -> Paragraph:
     content += _outcome(view)
     kind = refusal(c)
     if kind is not None:
-        content.append(f" No version was made: {REFUSAL_WORDS[kind]}.")
+        words = REFUSAL_WORDS[kind]
+        content.append(f" No version was made: {words[:1].lower()}{words[1:]}.")
     breaks = sum(f.kind == "graph_break" for f in c.failures)
     if c.status == "ok" and breaks:
         content += [
