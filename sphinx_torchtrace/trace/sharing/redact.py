@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import tempfile
+import zlib
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
@@ -364,13 +365,13 @@ def scan_log(path: Path, redactor: TextRedactor) -> LogReport:
     except (OSError, EOFError) as e:
         raise TraceReadError(str(path), str(e)) from e
     if redactor.options.secrets:
-        names = [("name", os.fspath(path))]
+        names = [("the name", os.fspath(path))]
         if compressed:
-            names.append(("gzip header's file name", _gzip_name(path)))
+            names += _gzip_names(path)
         for where, name in names:
             report.add(
                 [
-                    Change(0, "secrets", f"the {where} holds {s.describe()}")
+                    Change(0, "secrets", f"{where} holds {s.describe()}")
                     for s in name_findings(name, redactor.masker)
                 ],
                 1,
@@ -378,21 +379,91 @@ def scan_log(path: Path, redactor: TextRedactor) -> LogReport:
     return report
 
 
-def _gzip_name(path: Path) -> str:
-    """The file name a gzip header keeps (``FNAME``), or "" (RFC 1952: after the 10 bytes
-    of the header and an ``FEXTRA`` field, a name ended by a zero byte)."""
+#: Bytes of one gzip header field (a name, a comment) read, at most.
+MAX_GZIP_FIELD = 1 << 16
+#: gzip members whose headers are read, at most (a log written in pieces has a few).
+MAX_GZIP_MEMBERS = 10_000
+
+
+class _Stream:
+    """A file's bytes with the ones read too far pushed back (a member's end is known only
+    once its deflate stream is read)."""
+
+    def __init__(self, f: IO[bytes]) -> None:
+        self.f = f
+        self.buf = b""
+
+    def take(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            data = self.f.read(max(n - len(self.buf), 1 << 16))
+            if not data:
+                break
+            self.buf += data
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def some(self) -> bytes:
+        out, self.buf = (self.buf, b"") if self.buf else (self.f.read(1 << 20), b"")
+        return out
+
+    def field(self) -> bytes:
+        """A zero-ended header field (its first :data:`MAX_GZIP_FIELD` bytes)."""
+        out = b""
+        while True:
+            data = self.take(4096)
+            if not data:
+                return out[:MAX_GZIP_FIELD]
+            end = data.find(b"\0")
+            if end >= 0:
+                self.buf = data[end + 1 :] + self.buf
+                return (out + data[:end])[:MAX_GZIP_FIELD]
+            out = (out + data)[: MAX_GZIP_FIELD + 1]
+
+
+def _gzip_names(path: Path) -> list[tuple[str, str]]:
+    """The names and comments the headers of a gzip file keep (``FNAME``, ``FCOMMENT``), of
+    every member (RFC 1952: a log written in pieces, ``cat a.gz b.gz``, is one gzip file
+    of several members, each with its header), as (which field, its text).  Each member's
+    deflate stream is read through to find the next header, its output dropped a MiB at a
+    time: bounded memory."""
+    found: list[tuple[str, str]] = []
     try:
         with open(path, "rb") as f:
-            head = f.read(10 + 2 + 65535 + 4096)
-    except OSError:
-        return ""
-    if len(head) < 10 or not head[3] & 0x08:
-        return ""
-    at = 10
-    if head[3] & 0x04:
-        at += 2 + int.from_bytes(head[10:12], "little")
-    end = head.find(b"\0", at)
-    return head[at : end if end >= 0 else len(head)].decode("latin-1")
+            src = _Stream(f)
+            for member in range(MAX_GZIP_MEMBERS):
+                head = src.take(10)
+                if len(head) < 10 or head[:3] != _GZIP_MAGIC + b"\x08":
+                    break  # the end, or bytes gzip itself ignores after the last member
+                flags = head[3]
+                if flags & 0x04:
+                    src.take(int.from_bytes(src.take(2), "little"))
+                which = "the gzip header's" if member == 0 else f"gzip member {member + 1}'s"
+                if flags & 0x08:
+                    found.append((f"{which} file name", src.field().decode("latin-1")))
+                if flags & 0x10:
+                    found.append((f"{which} comment", src.field().decode("latin-1")))
+                if flags & 0x02:
+                    src.take(2)
+                if not _skip_deflate(src):
+                    break
+                src.take(8)  # CRC32 and size
+    except (OSError, zlib.error):
+        pass  # reading the log says why it cannot be read
+    return found
+
+
+def _skip_deflate(src: _Stream) -> bool:
+    """Read one member's deflate stream through; whether it ended."""
+    stream = zlib.decompressobj(-zlib.MAX_WBITS)
+    while not stream.eof:
+        data = src.some()
+        if not data:
+            return False
+        out = stream.decompress(data, 1 << 20)
+        while not stream.eof and (stream.unconsumed_tail or len(out) == 1 << 20):
+            out = stream.decompress(stream.unconsumed_tail, 1 << 20)
+    src.buf = stream.unused_data + src.buf
+    return True
 
 
 def redact_log(path: Path, dest: Path, redactor: TextRedactor) -> LogReport:
