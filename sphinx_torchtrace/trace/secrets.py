@@ -594,6 +594,19 @@ def _decode(text: str, outer: _Decoded | None = None) -> _Decoded | None:
     return _Decoded("".join(pieces), decoded, raw, outer)
 
 
+def json_views(text: str, levels: int = ESCAPE_LEVELS) -> Iterator[_Decoded]:
+    """``text`` as a reader decodes its JSON escapes, one level after another (JSON in a
+    JSON string), each view's ``where`` taking its offsets back to ``text``; none when it
+    holds no escape.  For other finders (machine paths) that must read what a reader
+    reads, as the rules here do."""
+    view = _decode(text)
+    for _ in range(levels):
+        if view is None:
+            return
+        yield view
+        view = _decode(view.text, view)
+
+
 def _raw_replacement(f: _Found, raw: str) -> str:
     """A finding's replacement in the text's own encoding: a private key's lines masked
     where they stand (its line breaks, real or escaped, kept); another finding's

@@ -13,8 +13,11 @@ projects' files (:data:`ROOTS`) or at a Windows drive; the random folders Python
 
 from __future__ import annotations
 
+import json
 import re
 from typing import NamedTuple
+
+from ..secrets import json_views
 
 #: Paths gathered from one text, at most (:func:`surviving_paths`).
 SHOWN_MAX = 20
@@ -44,7 +47,7 @@ HOME_ROOTS = r"(?:private/|export/|(?:private/)?var/)?home\d*|Users|media"
 # run of prose between two paths (``a/b.py lorem … cwd=/home/…``) is no folder.
 _SEGMENT = r"[^/\s\"<>&:=](?:[^/\n\"<>&:=]{0,253}[^/\s\"<>&:=])?/"  # no ":": not into a URL
 _POSIX = re.compile(rf"/(?:{ROOTS})/(?:{_SEGMENT})+[^\s\"'<>&]+")
-_BARE_HOME = re.compile(rf"/(?:{HOME_ROOTS}|data/users)/[^/\s\"'<>&:\\]+")
+_BARE_HOME = re.compile(rf"/(?:{HOME_ROOTS}|data/users)/(?:[^/\s\"'<>&:\\]|\\u[0-9a-fA-F]{{4}})+")
 _WINDOWS = re.compile(r":\\{1,2}[^\s\\/\"'<>:&]+\\{1,2}[^\s\"'<>&]+")
 _ROOT_NAMED = re.compile(rf"/(?:{ROOTS})/|:\\")
 _TAG = re.compile(r"<[^<>]*>")
@@ -66,6 +69,7 @@ class PathSpan(NamedTuple):
     end: int
     path: str
     windows: bool
+    escaped: int = 0  # levels of JSON escapes the path is written under (0: as it reads)
 
 
 #: A home folder (it names its user), POSIX or Windows, as :func:`mask_homes` hides it.
@@ -88,7 +92,29 @@ def harmless(path: str) -> bool:
 
 
 def path_spans(text: str) -> list[PathSpan]:
-    """The machine paths in ``text``, in order, with their places (harmless ones left out)."""
+    """The machine paths in ``text``, in order, with their places (harmless ones left out):
+    found in the text as it stands and, where a JSON escape could hide or cut one, in what
+    a reader decodes (:func:`~..secrets.json_views`: ``\\/home\\/alice``, a name with a
+    ``\\u`` escape, JSON in a JSON string), each span in ``text``'s offsets; a span found
+    only decoded says how many levels of escapes its text is under (``escaped``)."""
+    spans = _spans(text)
+    if _HIDING.search(text):
+        for level, view in enumerate(json_views(text), 1):
+            for span in _spans(view.text):
+                start, end = view.where(span.start), view.where(span.end)
+                if end > start:
+                    spans.append(span._replace(start=start, end=end, escaped=level))
+        if len(spans) > 1:
+            spans.sort(key=lambda s: (s.start, -s.end, s.escaped))
+            kept: list[PathSpan] = []
+            for span in spans:
+                if not kept or span.start >= kept[-1].end:
+                    kept.append(span)
+            spans = kept
+    return spans
+
+
+def _spans(text: str) -> list[PathSpan]:
     if not _ROOT_NAMED.search(text):
         return []
     matches = sorted(
@@ -107,6 +133,22 @@ def path_spans(text: str) -> list[PathSpan]:
         if path and not harmless(path):
             spans.append(PathSpan(start, start + len(path), path, windows))
     return spans
+
+
+#: An escape that can hide a path or cut it from the rules (only then is a text decoded):
+#: one that spells an ASCII character (``\\/``, ``\\u0068``), an escaped backslash before
+#: a slash, another backslash or such an escape (JSON in a JSON string: ``\\\\/``).  A
+#: name's other letters escaped (``\\u00e9``) are part of a path as it stands.
+_HIDING = re.compile(r"\\(?:u00[2-7][0-9a-fA-F]|/|\\(?=[/\\]|u00[2-7]))")
+
+
+def escape_levels(text: str, levels: int) -> str:
+    """``text`` written as it must stand under ``levels`` levels of JSON escapes (a path's
+    new name put where a decoded path was): a backslash, a quote or a control character
+    escaped once for each."""
+    for _ in range(levels):
+        text = json.dumps(text, ensure_ascii=False)[1:-1]
+    return text
 
 
 #: A JSON escape that spells a printable ASCII character but a quote or a backslash
@@ -146,16 +188,18 @@ def surviving_paths(text: str) -> list[str]:
 def _starts_a_path(text: str, start: int, *, posix: bool) -> bool:
     """Whether a match at ``start`` begins a path: not inside a word, URL or another path.
 
-    A Windows match starts at its ``:``; the drive letter before it must stand alone.
+    A Windows match starts at its ``:``; the drive letter before it must stand alone.  A
+    backslash before a path is no part of it (``\\\\/home/alice`` in a JSON string reads
+    ``\\/home/alice``: the user's name shows).
     """
     if posix:
         before = text[start - 1] if start else " "
         if start >= 2 and text[start - 2] == "\\" and before in "nrtbf":
             return True  # after a line break or TAB escaped in a JSON string
-        return not (before.isalnum() or before in "_.~/\\-")
+        return not (before.isalnum() or before in "_.~/-")
     if start < 1 or not text[start - 1].isascii() or not text[start - 1].isalpha():
         return False
     before = text[start - 2] if start > 1 else " "
     if start >= 3 and text[start - 3] == "\\" and before in "nrtbf":
         return True
-    return not (before.isalnum() or before in "_\\")
+    return not (before.isalnum() or before == "_")

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..secrets import ENVIRONMENT, SecretMasker
-from .private import ESCAPED_SLASH, HOME_ROOTS, path_spans, plain_slashes
+from .private import ESCAPED_SLASH, HOME_ROOTS, escape_levels, path_spans, plain_slashes
 from .source_lines import JsonAt, SourceFinder
 
 PATHS, NAMES, SECRETS, SOURCE = "paths", "names", "secrets", "source"
@@ -270,13 +270,14 @@ class TextRedactor:
         ``json_at(offset)``: whether the line at that offset of ``text`` is JSON."""
         changes: list[Change] = []
         o = self.options
+        original = text
         if "\\" in text:  # JSON that spells a character with an escape: read as written
             text = _plain_slashes(text, json_at)
         if o.secrets:
             text = self._secrets(text, changes, lines)
         if o.source:
             at = _Lines(text) if lines else None
-            text, edits = self.source.remove(text, json_at)
+            text, edits = self.source.remove(text, _same_lines(json_at, original, text))
             changes += [
                 Change(at.line(e.start) if at else 0, SOURCE, f"a line of source code {e.shape}")
                 for e in edits
@@ -338,7 +339,7 @@ class TextRedactor:
                 else:
                     folder, sep, base = _split_last(span.path)
                     mapped = self.paths.map(folder, span.windows) + sep + base
-                pieces += (text[pos : span.start], mapped)
+                pieces += (text[pos : span.start], escape_levels(mapped, span.escaped))
                 pos = span.end
                 changes.append(Change(at.line(span.start) if at else 0, PATHS, span.path))
             pieces.append(text[pos:])
@@ -418,6 +419,25 @@ class TextRedactor:
     def learned(self) -> tuple[list[str], list[tuple[str, str]]]:
         """The names and environment values learned so far (to seed another log's pass)."""
         return sorted(self.names), [(p.pattern, n) for p, n in self.masker._learned]
+
+
+def _same_lines(json_at: JsonAt, original: str, text: str) -> JsonAt:
+    """``json_at`` (offsets of ``original``) for offsets of ``text``, an edit of it that
+    kept its lines (no replacement adds or removes a line break): a masked secret or a
+    plain slash moves what follows on its line, so an offset is taken to its line's start
+    in ``original``, where ``json_at`` answers for the whole line."""
+    if not callable(json_at) or text is original:
+        return json_at
+    at = json_at
+    new_breaks = [m.start() for m in re.finditer("\n", text)]
+    old_starts = [0, *(m.start() + 1 for m in re.finditer("\n", original))]
+    if len(new_breaks) + 1 != len(old_starts):  # pragma: no cover - a rule broke a line
+        return json_at  # the chunk's check refuses the log (its record structure changed)
+
+    def moved(offset: int) -> bool:
+        return at(old_starts[bisect.bisect_left(new_breaks, offset)])
+
+    return moved
 
 
 def _plain_slashes(text: str, json_at: JsonAt) -> str:
