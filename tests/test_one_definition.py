@@ -9,6 +9,8 @@ program's own account of every call in ``program-output.events``):
   a closure cell, a list length, dict keys, grad mode, a declared ``mark_dynamic`` range, a
   guard whose source raised, an identical graph remade from the caches);
 - ``unbacked_no_export``: unbacked symbols from ``torch.compile``, no ``torch.export``;
+- ``more_guards``: recompiles on autocast, a list element, a dict value, strides and
+  requires_grad;
 - ``global_settings``: recompiles on the default dtype and deterministic algorithms;
 - ``reset_functions``: after ``torch._dynamo.reset()`` one function compiles under
   another frame id.
@@ -264,6 +266,26 @@ def test_a_global_setting_is_named_as_the_log_names_it() -> None:
     assert "the default dtype changed (torch.set_default_dtype)" in overview
     assert "the deterministic-algorithms setting changed" in overview
     assert "global state (grad mode" not in overview
+
+
+def test_autocast_and_elements_are_named_as_the_log_names_them() -> None:
+    """ "GLOBAL_STATE changed: autocast(cpu)_enabled" read as global state in general, and
+    ``xs[0] == 2`` / ``d['k'] == 2`` as a value the code was specialized on, like a bare
+    argument."""
+    path = CAPTURED / "more_guards"
+    rank = _trace(path).ranks[0]
+    kinds = {
+        fn.function: [g.kind for rc in fn.recompiles for g in rc.reasons]
+        for fn in summary.recompiled_functions(rank)
+    }
+    assert kinds == {
+        "mm_fn": ["autocast"],
+        "item_fn": ["item"],
+        "value_fn": ["item"],
+        "stride_fn": ["strides"],
+        "grad_flag_fn": ["requires_grad"],
+    }
+    assert "an element of a list, tuple or dict the code reads has a new value" in _overview(path)
 
 
 def test_the_guard_named_first_is_against_the_version_of_the_same_grad_mode() -> None:

@@ -29,6 +29,7 @@ GUARD_WORDS: dict[str, str] = {
     "global": "a global variable has a new value",
     "module_attribute": "an attribute of the module (self) has a new value",
     "attribute": "an attribute of an argument has a new value",
+    "item": "an element of a list, tuple or dict the code reads has a new value",
     "size_range": "an input size is outside the range the compiled code assumed",
     "declared_range": "an input size is outside the range declared for it (mark_dynamic min/max)",
     "guard_raised": "the guard could not be evaluated: reading its source raised an error "

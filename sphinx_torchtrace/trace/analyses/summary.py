@@ -528,7 +528,7 @@ GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
         for names, kind in (
             ("grad_mode", "grad_mode"),
             ("default_dtype", "default_dtype"),
-            ("autocast(?:_state)?", "autocast"),
+            (r"autocast\S*", "autocast"),
             ("deterministic_algorithms(?:_warn_only)?", "deterministic"),
             ("allow_tf32|allow_fp16_reduce|allow_bf16_reduce", "matmul_precision"),
             ("num_threads", "num_threads"),
@@ -555,6 +555,13 @@ GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(r"^\s*(?:not\s+)?(?:L\[['\"]\w+['\"]\]|\w+)(?:\.\w+)+\s*(?:[!=]=|<|>|\bis\b)"),
         "attribute",
+    ),
+    # an element of a list, tuple or dict the frame reads: ``xs[0] == 2``, ``d['k'] == 2``
+    (
+        re.compile(
+            r"^\s*(?:not\s+)?(?:L\[['\"]\w+['\"]\]|\w+)(?:\[[^\]]+\])+\s*(?:[!=]=|<|>|\bis\b)"
+        ),
+        "item",
     ),
     (re.compile(r"==|!=|<=|>=|<|>"), "value"),
 ]
