@@ -24,10 +24,14 @@ import pytest
 
 from sphinx_torchtrace import cli
 from sphinx_torchtrace.render.summary_text import wants_colour
+from sphinx_torchtrace.trace.analyses.answers import answers
+from sphinx_torchtrace.trace.analyses.summary import compile_seconds, triage
+from sphinx_torchtrace.trace.inputs.loader import recorded_time
+from sphinx_torchtrace.trace.inputs.loading import load_input
 from sphinx_torchtrace.trace.reader import record_lines
 
 from .conftest import DATA, SIMPLE_LOG
-from .test_console_output import HOSTILE, assert_console_safe, hostile_copy
+from .test_console_output import HOSTILE, assert_console_safe, broken_rank_folder, hostile_copy
 from .tools.hostile_log import write_hostile_log
 
 CORPUS = DATA / "corpus"
@@ -300,3 +304,73 @@ def test_colour_on_a_terminal_only(capsys: pytest.CaptureFixture[str]) -> None:
 )
 def test_colour_conventions(tty: bool, env: dict[str, str], colour: bool) -> None:
     assert wants_colour(tty, env) is colour
+
+
+#: Corpus traces of every kind of answer: errors raised and suppressed, chained breaks,
+#: restarts, recompiles refused past the limit, several ranks, a folder of two runs.
+CONSISTENT = (
+    "fullgraph_failures",
+    "recompile_limit",
+    "automatic_dynamic",
+    "optimizer_compile",
+    "data_dependent",
+    "custom_ops",
+    "failures_raised_suppressed",
+    "chained_break_loop",
+    "explain",
+    "decode_recompile_limit",
+    "ddp_4ranks",
+    "two_runs_one_folder",
+)
+
+
+@pytest.mark.parametrize("name", CONSISTENT)
+def test_the_answers_add_up_to_the_figures_and_point_at_records(name: str) -> None:
+    """Each list says which of what the figures count, no more and no fewer, and each
+    ``log:line`` is a record's first line (the line ``show`` takes), in a log read."""
+    path = str(CORPUS / name)
+    trace = load_input(path).trace
+    t = triage(trace)
+    found = answers(trace, path)
+    by_category: dict[str, int] = {}
+    for f in found.failures:
+        by_category[f.category] = by_category.get(f.category, 0) + f.count
+        assert f.count == len(f.records) and f.compiles
+    assert by_category.get("graph_break", 0) == t.graph_breaks
+    assert by_category.get("error", 0) == t.errors
+    assert by_category.get("restart", 0) == t.restarts
+    assert sum(len(fn.recompiles) for fn in found.recompiled) == t.recompiles
+    refused = sum(len(fn.refused) for fn in found.recompiled)
+    assert refused == len(t.limit_hits) + len(t.error_on_recompile)
+    timed = sum(compile_seconds(c) is not None for r in trace.ranks for c in r.compiles)
+    assert len(found.slowest) == timed
+    assert [s.seconds for s in found.slowest] == sorted(
+        (s.seconds for s in found.slowest), reverse=True
+    )
+    assert found.log.logs == [r.path for r in trace.ranks]
+    records = [r for f in found.failures for r in f.records]
+    records += [g.record for fn in found.recompiled for g in fn.recompiles + fn.refused if g.record]
+    records += [s.record for s in found.slowest if s.record]
+    for record in records:
+        assert record.log in found.log.logs
+        first = record_lines(record.log, record.line, 0)[0]
+        assert not first.startswith("\t") and "{" in first, (record, first)  # a record's head
+
+
+def test_a_folder_of_two_runs_names_the_newest(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = CORPUS / "two_runs_one_folder"
+    data = summary_json(capsys, folder)
+    (read,) = data["log"]["read"]
+    newest = max(folder.glob("*.log*"), key=recorded_time)
+    assert read == str(newest) and len(data["not_shown"]) == 1
+    assert data["log"]["why"] == "the newest of the folder's 2 logs by recorded time"
+
+
+def test_a_hostile_log_name_in_a_folder_is_escaped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = broken_rank_folder(tmp_path)
+    status, out = summary(capsys, folder)
+    assert status == 0
+    assert_console_safe(out)
+    assert "                read " in out and "\\x1b[32mOK\\u202e\\x0a::error" in out
