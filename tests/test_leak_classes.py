@@ -166,3 +166,28 @@ def test_a_users_line_after_a_frame_goes_the_first_time(tmp_path: Path) -> None:
     again = tmp_path / "again.log"
     assert run("redact", out, "-o", again).returncode == 0
     assert again.read_bytes() == out.read_bytes()
+
+
+def test_a_path_in_a_removed_line_of_source_is_listed_and_its_user_masked(
+    tmp_path: Path,
+) -> None:
+    """The user's code under a frame names a file in another user's home: the line goes as
+    source, check lists the path at its line too, and the name goes wherever else it is."""
+    record = PREFIX + json.dumps(
+        {"artifact": {"name": "note", "encoding": "string"}, "has_payload": "0" * 32}
+    )
+    payload = [
+        '\t  File "/home/aliceq/proj/train.py", line 7, in forward',
+        '\t    data = open("/home/bobq11/data/x.csv")',
+    ]
+    later = PREFIX + json.dumps({"artifact": {"name": "owner bobq11", "encoding": "string"}})
+    log = tmp_path / "code.log"
+    log.write_text(_plant_records([record, *payload, later]), encoding="utf-8")
+    done = run("check", "--json", log)
+    findings = json.loads(done.stdout)["logs"][0]["findings"]
+    at_code = {(f["class"], f["what"]) for f in findings if f["line"] == 4}
+    assert ("paths", "/home/bobq11/data/x.csv") in at_code, findings
+    out = tmp_path / "out.log"
+    assert run("redact", log, "-o", out).returncode == 0
+    text = out.read_text(encoding="utf-8")
+    assert "bobq11" not in text and "aliceq" not in text

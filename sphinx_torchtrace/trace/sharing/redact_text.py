@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 from ..secrets import ENVIRONMENT, SecretMasker
 from .private import ESCAPED_SLASH, HOME_ROOTS, escape_levels, path_spans, plain_slashes
-from .source_lines import JsonAt, SourceFinder
+from .source_lines import Edit, JsonAt, SourceFinder
 
 PATHS, NAMES, SECRETS, SOURCE = "paths", "names", "secrets", "source"
 CONSTANTS = "constants"
@@ -141,6 +141,12 @@ class PathMap:
             self._learn_name(home["name"])
         mapped = self._mapped(norm, home_dir)
         return mapped.replace("/", sep) if windows else mapped
+
+    def home_name(self, path: str, windows: bool) -> str:
+        """The user's name a path under a home folder holds, or ""."""
+        norm = _SEPARATOR.sub("/", path) if windows else path
+        home = (_WINDOWS_HOME if windows else _HOME).match(norm)
+        return (home["name"] or "") if home is not None else ""
 
     def is_home(self, path: str, windows: bool) -> bool:
         """Whether ``path`` is a home folder itself (``/home/alice``, ``C:\\Users\\bob``):
@@ -277,11 +283,14 @@ class TextRedactor:
             text = self._secrets(text, changes, lines)
         if o.source:
             at = _Lines(text) if lines else None
+            quoted = text
             text, edits = self.source.remove(text, _same_lines(json_at, original, text))
             changes += [
                 Change(at.line(e.start) if at else 0, SOURCE, f"a line of source code {e.shape}")
                 for e in edits
             ]
+            if edits and (o.paths or o.names):
+                self._paths_in_source(quoted, edits, changes, at)
         if o.names or o.paths:
             text = self._inductor(text, changes, lines)
         if o.paths:
@@ -304,6 +313,20 @@ class TextRedactor:
             at = _Lines(text) if lines else None
             changes += [Change(at.line(i) if at else 0, SECRETS, s.describe()) for i, s in found]
         return masked
+
+    def _paths_in_source(
+        self, text: str, edits: list[Edit], changes: list[Change], at: _Lines | None
+    ) -> None:
+        """The machine paths a removed line of source held (a comment naming a file): gone
+        with the line, still listed as paths, and a home folder's user name learned, to be
+        masked wherever else the log writes it."""
+        for e in edits:
+            for span in path_spans(text[e.start : e.end]):
+                if self.options.paths:
+                    changes.append(Change(at.line(e.start) if at else 0, PATHS, span.path))
+                name = self.paths.home_name(span.path, span.windows)
+                if self.options.names and name and usable_name(name):
+                    self.names.add(name)
 
     def _inductor(self, text: str, changes: list[Change], lines: bool) -> str:
         if "/torchinductor_" not in text:
