@@ -93,6 +93,10 @@ Checkout
 
 .. torchtrace:: runs/debug/torch_compile_debug
    :name: debug
+
+.. torchtrace-captures::
+
+.. torchtrace-graph-breaks::
 """
 
 

@@ -49,6 +49,17 @@ def short_frame_name(name: str) -> str:
     return short
 
 
+def trace_of_frame(name: str) -> str:
+    """The trace label of a frame object's name (``train`` for ``train/rank1/[0/1]``)."""
+    head = name.rpartition("/[")[0]
+    folder, _, last = head.rpartition("/")
+    return folder if folder and re.fullmatch(r"rank(?:m?\d+|-none)(?:-\d+)?", last) else head
+
+
+#: Where a resolved tree keeps the traces each of its pages links frames of.
+_PAGE_TRACES = "_torchtrace_page_traces"
+
+
 class FrameRole(XRefRole):
     """``:torchtrace:frame:`[0/1]``` and friends: a link whose badge shows the status."""
 
@@ -142,12 +153,35 @@ class TorchTraceDomain(Domain):
         if typ == "frame" and status:
             contnode["classes"].extend(["torchtrace-badge", f"torchtrace-status-{status}"])
             if not node.get("refexplicit"):
-                contnode.children[:] = [nodes.Text(short_frame_name(name))]
+                # the trace's label too where the page links frames of several traces: a
+                # bare [0/1] names none of them in text, man or PDF (no hover title there)
+                several = len(self._page_traces(node)) > 1
+                shown = name if several else short_frame_name(name)
+                contnode.children[:] = [nodes.Text(shown)]
         # The status in the title too: color alone must not carry it (WCAG 1.4.1).
         title = f"{name} ({status})" if typ == "frame" and status else name
         if typ == "gb" and status:
             title = f"{name}: {status}"
         return make_refnode(builder, fromdocname, docname, node_id, contnode, title)
+
+    def _page_traces(self, node: addnodes.pending_xref) -> set[str]:
+        """The traces whose frames the page holding ``node`` links to (by the role's
+        ``refdoc``: a book assembles pages into one tree).  Counted once per tree and
+        page, before any link is resolved (each resolved one leaves the tree)."""
+        root: Node = node
+        while root.parent is not None:
+            root = root.parent
+        counted: dict[str, set[str]] | None = getattr(root, _PAGE_TRACES, None)
+        if counted is None:
+            counted = {}
+            for xref in root.findall(addnodes.pending_xref):
+                if xref.get("refdomain") == self.name and xref.get("reftype") == "frame":
+                    found = self.find("frame", xref.get("reftarget", ""))
+                    if found is not None:
+                        page = counted.setdefault(xref.get("refdoc", ""), set())
+                        page.add(trace_of_frame(found[0]))
+            setattr(root, _PAGE_TRACES, counted)
+        return counted.get(node.get("refdoc", ""), set())
 
     def resolve_any_xref(
         self,
