@@ -207,6 +207,10 @@ def test_a_folder_says_which_log_was_read_and_why(
     }
     _, text = summary(capsys, SIMPLE_LOG)
     assert text.startswith(f"log:            {SIMPLE_LOG}\nranks:")
+    text_log = DATA / "captured" / "torch_logs" / "plus_dynamo.log"
+    _, text = summary(capsys, text_log)
+    why = "a TORCH_LOGS text log: what its lines say, no compilation metrics"
+    assert text.startswith(f"log:            {text_log} ({why})\nranks:")
 
 
 def test_hostile_names_reasons_and_places_are_escaped(

@@ -107,7 +107,8 @@ def log_rows(out: Lines, answers: Answers) -> None:
     """Which log was read, first: a folder's chosen file and why it was chosen."""
     read = answers.log
     if not read.folder:
-        out.row("log", (read.path, "cyan"))
+        named = read.why == "the file named"  # else say what kind of log it is
+        out.row("log", (read.path, "cyan"), *([] if named else [f" ({read.why})"]))
         return
     shown, more = bounded(read.logs, 4)
     out.row("log", (read.path, "cyan"), f": {read.why}")

@@ -278,7 +278,9 @@ def log_read(trace: Trace, path: str) -> LogRead:
     """Which logs were read for ``path``, and why those (as the folder rule chose them)."""
     logs = [r.path for r in trace.ranks]
     folder = os.path.isdir(path)
-    if not folder:
+    if trace.ranks and all(r.source == "torch_logs" for r in trace.ranks):
+        why = "a TORCH_LOGS text log: what its lines say, no compilation metrics"
+    elif not folder:
         why = "the file named"
     elif trace.chosen_by == "ranks" or len(logs) > 1:
         why = f"the folder's {len(logs)} rank log{'' if len(logs) == 1 else 's'}"
