@@ -17,12 +17,10 @@ to TeX's hyphenation; the user's own pages are untouched.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
-from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.writers.latex import LaTeXTranslator
 
 from ..site.naming import generated_prefix
@@ -69,29 +67,36 @@ def split_text(text: str) -> list[str]:
     return pieces
 
 
-class LatexWordBreaks(SphinxPostTransform):
-    """Break points in the long words of the extension's pages and directive output."""
+def add_word_breaks(app: Sphinx, document: nodes.document, docname: str) -> None:
+    """doctree-resolved, last: break points in the long words of the extension's pages and
+    directive output, once every link's text is made (a frame role's names its trace)."""
+    if app.builder.format != "latex":
+        return
+    prefix = generated_prefix(torchtrace_config(app.config).generated_dir)
+    # walked from the top, not up from each text: LaTeX's one tree, and nodes some passes
+    # copy, leave children whose ``parent`` is another node, or none
+    stack: list[nodes.Element] = list(_ours(document, prefix))
+    while stack:
+        element = stack.pop()
+        if isinstance(element, _SKIP):
+            continue
+        for at in reversed(range(len(element.children))):
+            child = element.children[at]
+            if isinstance(child, nodes.Element):
+                stack.append(child)
+            elif isinstance(child, nodes.Text):
+                pieces = split_text(str(child))
+                if len(pieces) > 1:
+                    element[at : at + 1] = _with_breaks(pieces)
 
-    builders = ("latex",)
-    default_priority = 450  # after the payloads are summarized and long lines cut
 
-    def run(self, **kwargs: Any) -> None:
-        prefix = generated_prefix(torchtrace_config(self.config).generated_dir)
-        for root in _ours(self.document, prefix):
-            for text in list(root.findall(nodes.Text)):
-                parent = text.parent
-                if parent is None or _skipped(parent):
-                    continue
-                pieces = split_text(str(text))
-                if len(pieces) < 2:
-                    continue
-                new: list[nodes.Node] = []
-                for piece in pieces:
-                    if new:
-                        new.append(word_break())
-                    new.append(nodes.Text(piece))
-                at = parent.index(text)
-                parent[at : at + 1] = new
+def _with_breaks(pieces: list[str]) -> list[nodes.Node]:
+    out: list[nodes.Node] = []
+    for piece in pieces:
+        if out:
+            out.append(word_break())
+        out.append(nodes.Text(piece))
+    return out
 
 
 def _ours(document: nodes.document, prefix: str) -> list[nodes.Element]:
@@ -113,14 +118,6 @@ def _ours(document: nodes.document, prefix: str) -> list[nodes.Element]:
     return found
 
 
-def _skipped(node: nodes.Node | None) -> bool:
-    while node is not None:
-        if isinstance(node, _SKIP):
-            return True
-        node = node.parent
-    return False
-
-
 def _visit_break(self: LaTeXTranslator, node: word_break) -> None:
     self.body.append(r"\sphinxtorchtracebreak{}")
     raise nodes.SkipNode
@@ -128,4 +125,4 @@ def _visit_break(self: LaTeXTranslator, node: word_break) -> None:
 
 def setup_word_breaks(app: Sphinx) -> None:
     app.add_node(word_break, latex=(_visit_break, None))
-    app.add_post_transform(LatexWordBreaks)
+    app.connect("doctree-resolved", add_word_breaks, priority=950)
