@@ -18,6 +18,7 @@ from .grammar import BUILDERS, Situation, Step
 
 HARNESS = '''\
 import json
+import threading
 import torch
 from torch._dynamo.utils import counters
 from torch._dynamo.callback import callback_handler
@@ -66,6 +67,23 @@ def _call(step, function, code, thunk, planted):
     print("@@CALL " + json.dumps(record), flush=True)
 
 
+def _threaded(thunk):
+    """The call made from a thread of its own, its error raised to the caller."""
+    box = []
+
+    def run():
+        try:
+            thunk()
+        except Exception as e:
+            box.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if box:
+        raise box[0]
+
+
 def _reset(step):
     torch._dynamo.reset()  # clears the callbacks too
     _count_starts()
@@ -97,6 +115,7 @@ class Program:
             | {s["backend"] for s in self.situations}
             | ({"fullgraph"} if any(s["fullgraph"] for s in self.situations) else set())
             | ({"reset"} if self.resets else set())
+            | ({"thread"} if any(p.get("thread") for p in self.planted.values()) else set())
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -163,13 +182,19 @@ def generate(seed: int, index: int, inductor_share: float = 0.05) -> Program:
             lines.append(f"_reset({step})")
             resets.append(step)
         lines.extend(st.pre)
+        # a call from a thread of its own (not one under a ``with``: grad mode and autocast
+        # are the thread's own, so the change would not reach it)
+        thread = st.thread or (st.ctx is None and rng.random() < 0.12)
+        thunk = f"_threaded(lambda: {st.call})" if thread else st.call
         call = (
-            f"_call({step}, {s.function!r}, {s.code}, lambda: {st.call}, "
+            f"_call({step}, {s.function!r}, {s.code}, lambda: {thunk}, "
             f"json.loads({json.dumps(st.planted)!r}))"
         )
         lines += [f"with {st.ctx}:", f"    {call}"] if st.ctx else [call]
         lines.extend(st.post)
         planted[step] = {"situation": i, "function": s.function, **st.planted}
+        if thread:
+            planted[step]["thread"] = True
         step += 1
     text = "\n".join(lines) + "\n"
     return Program(

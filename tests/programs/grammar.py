@@ -23,6 +23,7 @@ GUARD_SOURCES = (
     "shape",
     "stride",
     "dtype",
+    "device",
     "requires_grad",
     "grad_mode",
     "default_dtype",
@@ -55,6 +56,8 @@ class Step:
     pre: list[str] = field(default_factory=list)
     post: list[str] = field(default_factory=list)
     ctx: str | None = None
+    #: Made from a thread of its own (started and joined: the order stays the program's).
+    thread: bool = False
     #: What this call changes or crosses, e.g. {"guard": "dtype"}, {"limit": 2},
     #: {"error_on_recompile": True}, {"backend_error": "suppressed"}.
     planted: dict[str, object] = field(default_factory=dict)
@@ -111,7 +114,7 @@ def guard_situation(rng: random.Random, name: str, backend: str, fullgraph: bool
     steps: list[Step] = []
     code = f"{name}.__code__"
     function = name
-    if source in ("shape", "stride", "dtype", "requires_grad"):
+    if source in ("shape", "stride", "dtype", "device", "requires_grad"):
         defs = [f"def {name}(x):", "    return x.sin() * 2 + 1", compiled]
         values = {
             "shape": ["torch.ones(4)", "torch.ones(6)", "torch.ones(8)", "torch.ones(10)"],
@@ -123,6 +126,9 @@ def guard_situation(rng: random.Random, name: str, backend: str, fullgraph: bool
                 "torch.ones(4, dtype=torch.bfloat16)",
             ],
             "requires_grad": ["torch.ones(4)", "torch.ones(4, requires_grad=True)"],
+            # the only other device of a CPU machine: torch logs the move as a dispatch
+            # key set mismatch (CPU keys, then Meta keys)
+            "device": ["torch.ones(4)", 'torch.ones(4, device="meta")'],
         }[source]
         seq = _variants(rng, values)
         steps = [
@@ -195,6 +201,28 @@ def guard_situation(rng: random.Random, name: str, backend: str, fullgraph: bool
         seq = _variants(rng, ["False", "True"])
         steps = [
             Step(f"c_{name}(torch.ones(4))", pre=[f"{obj}.flag = {v}"], planted=p)
+            for v, p in zip(seq, _plant(seq, source), strict=True)
+        ]
+    elif source == "closure_cell" and rng.random() < 0.5:
+        # the compiled function calls a closure: torch guards the cell through its source,
+        # ``G['g_f0'].__closure__[0].cell_contents`` (a cell the log names as such)
+        defs = [
+            f"def make_g_{name}():",
+            "    k = 2",
+            "    def g(x):",
+            "        return x * k if k > 2 else x + k",
+            "    def set_k(v):",
+            "        nonlocal k",
+            "        k = v",
+            "    return g, set_k",
+            f"g_{name}, set_{name} = make_g_{name}()",
+            f"def {name}(x):",
+            f"    return g_{name}(x) * 2",
+            compiled,
+        ]
+        seq = _variants(rng, ["2", "3"])
+        steps = [
+            Step(f"c_{name}(torch.ones(4))", pre=[f"set_{name}({v})"], planted=p)
             for v, p in zip(seq, _plant(seq, source), strict=True)
         ]
     elif source == "closure_cell":
@@ -415,6 +443,13 @@ def break_situation(rng: random.Random, name: str, backend: str, fullgraph: bool
     for step in steps:  # -ones(4) and ones(4) differ only in data: a reuse, or another branch
         if step.call.endswith("(-torch.ones(4))") and step.planted.get("guard"):
             step.planted = {"data": True}
+    tags = {f"break:{k}" for k in kinds}
+    if fullgraph and rng.random() < 0.5:
+        # suppress_errors does not suppress a graph break under fullgraph: still raised
+        for step in steps:
+            step.pre = ["torch._dynamo.config.suppress_errors = True"]
+            step.post = ["torch._dynamo.config.suppress_errors = False"]
+        tags.add("suppressed_fullgraph_break")
     return Situation(
         "break:" + "+".join(kinds),
         name,
@@ -424,7 +459,7 @@ def break_situation(rng: random.Random, name: str, backend: str, fullgraph: bool
         breaks=breaks,
         fullgraph=fullgraph,
         backend=backend,
-        tags={f"break:{k}" for k in kinds},
+        tags=tags,
     )
 
 
@@ -496,6 +531,73 @@ def dynamic_situation(rng: random.Random, name: str, backend: str, fullgraph: bo
     )
 
 
+def region_situation(rng: random.Random, name: str, backend: str, fullgraph: bool) -> Situation:
+    """A nested compile region (``torch.compiler.nested_compile_region``) called 2 to 4
+    times with alike inputs in one function: one traced region, the other calls reuses."""
+    uses = rng.randint(2, 4)
+    region = f"region_{name}"
+    body = " + ".join(f"{region}(x * {i + 1})" for i in range(uses))
+    defs = [
+        "@torch.compiler.nested_compile_region",
+        f"def {region}(x):",
+        "    return x.sin() * 3",
+        f"def {name}(x):",
+        f"    return {body}",
+        _compiled(name, name, backend, fullgraph, "False"),
+    ]
+    seq = _variants(rng, ["torch.ones(4)", "torch.ones(6)", "torch.ones(8)"])
+    steps = [
+        Step(f"c_{name}({v})", planted={**p, "region_calls": uses})
+        for v, p in zip(seq, _plant(seq, "shape"), strict=True)
+    ]
+    return Situation(
+        "region",
+        name,
+        f"{name}.__code__",
+        defs,
+        steps,
+        fullgraph=fullgraph,
+        backend=backend,
+        tags={"nested_compile_region"},
+    )
+
+
+def stance_situation(rng: random.Random, name: str, backend: str, fullgraph: bool) -> Situation:
+    """A stance that runs a call eagerly instead of compiling: ``force_eager`` (any call),
+    ``eager_on_recompile`` (a call that needs a new version); torch logs nothing for it, so
+    no version, no recompile and no failed compile may be published for it."""
+    stance = rng.choice(["force_eager", "eager_on_recompile"])
+    on = f'torch.compiler.set_stance("{stance}")'
+    off = 'torch.compiler.set_stance("default")'
+
+    def eager(call: str) -> Step:
+        if rng.random() < 0.5:  # the stance as a context manager, or set and set back
+            return Step(call, ctx=on, planted={"stance": stance})
+        return Step(call, pre=[on], post=[off], planted={"stance": stance})
+
+    defs = [
+        f"def {name}(x):",
+        "    return x.tan() + 1",
+        _compiled(name, name, backend, fullgraph, "False"),
+    ]
+    steps = [Step(f"c_{name}(torch.ones(4))")]
+    if stance == "force_eager" and rng.random() < 0.5:
+        steps.insert(0, eager(f"c_{name}(torch.ones(4))"))  # before any compile
+    steps.append(eager(f"c_{name}(torch.ones(6))"))
+    if rng.random() < 0.6:  # the stance gone: the new shape compiles now
+        steps.append(Step(f"c_{name}(torch.ones(6))", planted={"guard": "shape"}))
+    return Situation(
+        f"stance:{stance}",
+        name,
+        f"{name}.__code__",
+        defs,
+        steps,
+        fullgraph=fullgraph,
+        backend=backend,
+        tags={f"stance_{stance}"},
+    )
+
+
 #: Builders and their weights in a program.
 BUILDERS: list[tuple[Builder, int]] = [
     (guard_situation, 8),
@@ -505,4 +607,6 @@ BUILDERS: list[tuple[Builder, int]] = [
     (user_raise_situation, 1),
     (break_situation, 3),
     (dynamic_situation, 2),
+    (region_situation, 1),
+    (stance_situation, 1),
 ]

@@ -52,6 +52,7 @@ GUARD_EXPECTED: dict[str, str] = {
     "shape": r"shape|size",
     "stride": r"stride|layout",
     "dtype": r"dtype|data type",
+    "device": r"device",
     "requires_grad": r"requires_grad",
     "grad_mode": r"grad",
     "autocast": r"autocast",
@@ -202,6 +203,10 @@ def truth_of(program: Program, run: Run) -> Truth:
             failed.append(f"raised:{torch_raised}" if torch_raised else "eager")
         elif not new and call["compiles"] and torch_raised:
             failed.append(f"raised:{torch_raised}")  # torch started a compile, then raised
+        elif not new and torch_raised and planted.get("error_on_recompile") == "config":
+            # error_on_recompile: torch logs the compile it refuses (its RecompileError)
+            # before the start callbacks run; the stance raises before logging anything
+            failed.append(f"raised:{torch_raised}")
         elif not new and call["compiles"] and planted.get("backend_error") == "suppressed":
             failed.append("eager")  # the failing backend, its error suppressed
         elif not new and call["compiles"] and call["frames"] > call["frames_ok"]:
@@ -430,6 +435,7 @@ def compare(program: Program, run: Run, full_pages: bool = True) -> Result:
         out.append(Disagreement("export section without torch.export", "overview"))
     if full_pages:
         _frame_pages(program, truth, plan, settings, by_fn, out)
+        _regions(program, plan, settings, by_fn, out)
     _graph_breaks(program, t, rank, out)
     return result
 
@@ -492,6 +498,44 @@ def _frame_pages(
                                 f"{fn_name} {c.label}: {sentence[:200]!r}",
                             )
                         )
+
+
+def _regions(
+    program: Program,
+    plan: Any,
+    settings: PageSettings,
+    by_fn: dict[str, list[Any]],
+    out: list[Disagreement],
+) -> None:
+    """A nested compile region the function calls N times: each version's frame page lists
+    one region of the user's graph called N times, reused N - 1 times."""
+    planted = {
+        p["function"]: int(p["region_calls"])
+        for p in program.planted.values()
+        if p.get("region_calls")
+    }
+    for fn_name, uses in planted.items():
+        for c in by_fn.get(fn_name, []):
+            if failure_outcome(c) is not None or not c.artifacts_named("dynamo_output_graph"):
+                continue  # no graph made
+            frame = plan.frame_for(c)
+            page = frame_page(plan, frame, settings) if frame is not None else None
+            rows = [
+                [inline_text(cell) for cell in row]
+                for b in _walk(page.blocks if page is not None else [])
+                if isinstance(b, Table) and "Region" in [inline_text(h) for h in b.header]
+                for row in b.rows
+                if inline_text(row[0]) == "dynamo_output_graph"
+            ]
+            want = [str(uses), str(uses - 1)]
+            if [r[2:4] for r in rows] != [want]:
+                out.append(
+                    Disagreement(
+                        "region calls misstated",
+                        f"{fn_name} {c.label}: rows {rows}, the program calls one region "
+                        f"{uses} times",
+                    )
+                )
 
 
 def _graph_breaks(program: Program, t: Any, rank: Any, out: list[Disagreement]) -> None:
