@@ -10,6 +10,8 @@ GUARD_WORDS: dict[str, str] = {
     "dimensions": "an input tensor has a different number of dimensions",
     "strides": "an input tensor has a different memory layout (strides)",
     "device": "an input tensor is on a different device",
+    "device_keys": "an input tensor is on a different device (its dispatch keys name another "
+    "backend)",
     "requires_grad": "an input tensor's requires_grad flag changed",
     "dispatch_keys": "a tensor's dispatch keys changed (for example grad mode or autocast)",
     "global_state": "a global setting torch checks changed (the guard names which)",

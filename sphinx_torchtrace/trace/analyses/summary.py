@@ -569,7 +569,7 @@ GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
 #: Kinds decided with the version's own records, not its guard's text alone: a size range
 #: the user declared (``mark_dynamic(..., min=, max=)``: the symbol was created with it), a
 #: ``len(...)`` of a dict (its guards hold a ``DictGuardManager`` for the source).
-REFINED_KINDS = ("declared_range",)
+REFINED_KINDS = ("declared_range", "device_keys")
 #: Every kind a failed guard can be given.
 GUARD_KIND_NAMES = (*dict.fromkeys(kind for _, kind in GUARD_KINDS), *REFINED_KINDS, "other")
 
@@ -579,6 +579,8 @@ def guard_kind(guard: str, version: Compile | None = None) -> str:
     with the version whose guard it is, a size range that version's symbol was created with
     is the range the user declared, and ``len(...)`` of a dict source is its keys."""
     kind = next((kind for pattern, kind in GUARD_KINDS if pattern.search(guard)), "other")
+    if kind == "dispatch_keys" and _other_backend(guard):
+        return "device_keys"
     if version is None:
         return kind
     if kind == "size_range" and _declared_range(guard, version):
@@ -586,6 +588,30 @@ def guard_kind(guard: str, version: Compile | None = None) -> str:
     if kind == "length" and _dict_length(guard, version):
         return "dict_keys"
     return kind
+
+
+#: The backends a dispatch key names (``CPU``, ``AutogradCPU``, ``SparseCUDA`` ...): a tensor
+#: on another device has keys of another backend.  Autocast keys are a mode, not a device.
+_BACKENDS = (
+    "CPU|CUDA|HIP|XLA|MPS|IPU|XPU|HPU|VE|Lazy|MTIA|MAIA|Meta|PrivateUse1|PrivateUse2|PrivateUse3"
+)
+_BACKEND_KEY = re.compile(rf"^(?:Autograd|Sparse|SparseCsr|Quantized|NestedTensor)?({_BACKENDS})$")
+_KEY_SETS = re.compile(r"expected DispatchKeySet\(([^)]*)\),\s*actual DispatchKeySet\(([^)]*)\)")
+
+
+def _backends(keys: str) -> set[str]:
+    return {m.group(1) for k in keys.split(",") if (m := _BACKEND_KEY.match(k.strip()))}
+
+
+def _other_backend(guard: str) -> bool:
+    """Whether a dispatch key mismatch is a tensor on another device: the two key sets the
+    guard quotes name different backends (``CPU`` expected, ``Meta`` actual); torch checks
+    dispatch keys before the device, so a move between backends is logged so."""
+    found = _KEY_SETS.search(guard)
+    if found is None:
+        return False
+    expected, actual = _backends(found.group(1)), _backends(found.group(2))
+    return bool(expected) and bool(actual) and expected != actual
 
 
 _SIZE_SOURCE = re.compile(r"((?:L\[['\"]\w+['\"]\]|\w+)(?:\.\w+)*\.size\(\)\[\d+\])")

@@ -6,7 +6,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
-ALL=(limit_fullgraph guard_sources unbacked_no_export reset_functions global_settings more_guards)
+ALL=(limit_fullgraph guard_sources unbacked_no_export reset_functions global_settings more_guards device_and_cells)
 if [ $# -gt 0 ]; then SCENARIOS=("$@"); else SCENARIOS=("${ALL[@]}"); fi
 VENV="$("$PYTHON" -c 'import sys; print(sys.prefix)')"
 BASE="$("$PYTHON" -c 'import sys; print(sys.base_prefix)')"
