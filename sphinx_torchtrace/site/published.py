@@ -20,6 +20,7 @@ the profiler's own names, from files beside the log).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
@@ -30,6 +31,7 @@ from ..trace.diagnostics import Diagnostic
 from ..trace.reader import Payload
 from ..trace.runtime import RuntimeProfile
 from ..trace.secrets import SecretMasker, SecretScan, mask_secrets
+from ..trace.sharing.private import HOME_ROOTS
 
 _T = TypeVar("_T")
 
@@ -62,10 +64,28 @@ class ShownPayload(Payload):
         return text if self.mask is None else self.mask(text)
 
 
-def published_trace(trace: Trace, mask: Callable[[str], str]) -> Trace:
+#: A home folder that ends a path (``HOME=/home/alice``, ``cwd=C:\\Users\\bob``).
+_BARE_HOME = re.compile(
+    rf"/(?:{HOME_ROOTS}|data/users)/[^/\s\"'<>\\]+(?![^\s\"'<>])"
+    r"|(?<![A-Za-z0-9_])[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/)[^\\/\s\"'<>]+(?![^\s\"'<>])"
+)
+
+
+def published_trace(trace: Trace, mask: Callable[[str], str], homes: bool = True) -> Trace:
     """A copy of ``trace`` whose every text a page can show is masked by ``mask`` (the
-    trace's masker), each record as a whole; ``trace`` itself is left as it is."""
-    return _Masking(mask).value(trace)
+    trace's masker), each record as a whole; ``trace`` itself is left as it is.
+
+    ``homes``: a home folder that ends a path is written ``~`` too, as the pages' path
+    rule writes it, before a page keeps a path's last part (a title names a function's
+    file by it) and would show the user's name apart from its root."""
+    if not homes:
+        return _Masking(mask).value(trace)
+
+    def masked(text: str) -> str:
+        shown = mask(text)
+        return _BARE_HOME.sub("~", shown) if "/" in shown or "\\" in shown else shown
+
+    return _Masking(masked).value(trace)
 
 
 class _Masking:

@@ -201,7 +201,8 @@ class TraceKind:
         logs = resolve_logs_safely(request.path, options.latest, options.ranks)
         masker = trace_masker(config, [trace], [*logs, *loaded.extra_logs])
         warn_trace_secrets(label, trace, masker)
-        shown = published_trace(trace, masker)  # what the pages show, masked by record
+        # what the pages show, masked by record
+        shown = published_trace(trace, masker, homes=config.default_path_rewrites)
         plan = plan_trace(label, shown, context.gen_dir, config.max_frames, config.fold_bytes)
         settings = PageSettings(
             no_source=options.no_source,
