@@ -521,8 +521,8 @@ def test_a_debug_folder_masks_a_secret_torch_wrote_in_a_repro_script(
     at = next(i for i, line in enumerate(lines) if line.startswith("os.environ["))
     lines.insert(at, "os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = 'pw-hunter2-remote'\n")
     runnable.write_text("".join(lines), encoding="utf-8")
-    app = make_site("simple", "text", srcdir=srcdir)
-    (download,) = (srcdir / "torchtrace").rglob("fx_graph_runnable.py")  # offered raw
+    app = make_site("simple", "html", srcdir=srcdir)
+    (download,) = Path(app.outdir).glob("_downloads/*/fx_graph_runnable.py")  # offered raw
     masked = "os.environ['TORCHINDUCTOR_REDIS_PASSWORD'] = '[secret masked]'"
     assert masked in download.read_text(encoding="utf-8")
     parts = (b"pw-hunter2-remote",)

@@ -24,6 +24,7 @@ from sphinx.environment import BuildEnvironment
 from ..render.highlight import is_fast
 from ..site import blocks as b
 from ..site.characters import one_line, printable, short_words
+from .downloads import SCHEME
 from .fold import PRINT_LAST, fold, fold_title
 from .latex import CODE_CLASS
 from .patches.fast_code import FAST_CLASS
@@ -198,7 +199,7 @@ class DoctreeBuilder:
                 nodes.literal(value, value, classes=["xref", "download"]),
                 refdomain="",
                 reftype="download",
-                reftarget="/" + piece.path,
+                reftarget=SCHEME + piece.path,  # written into the output: :mod:`.downloads`
                 refdoc=self.docname,
                 refexplicit=True,
                 refwarn=False,

@@ -97,16 +97,7 @@ def write_all(root: Path, wanted: dict[Path, Content]) -> list[str]:
         if rel[path] not in written and path.exists() and not _ours(path):
             theirs.append(rel[path])  # never overwrite a file the user keeps there
             continue
-        if not isinstance(text, str):
-            _write_pieces_if_changed(path, text())
-            continue
-        try:
-            if path.read_text(encoding="utf-8") == text:
-                continue
-        except (OSError, ValueError):
-            pass
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="replace")
+        write_content(path, text)
     made = {rel[p] for p in wanted} - set(theirs)
     removed: list[str] = []
     if root.exists():
@@ -143,6 +134,21 @@ def write_all(root: Path, wanted: dict[Path, Content]) -> list[str]:
         lines = [_IGNORE_HEADER, f"/{MANIFEST}", f"/{_IGNORE}"] + [f"/{n}" for n in listed]
         write_if_changed(ignore, "\n".join(lines) + "\n")
     return removed
+
+
+def write_content(path: Path, text: str | Callable[[], Iterable[str]]) -> None:
+    """Write one generated file, unless it holds that text already (a function's text is
+    made piece by piece, compared by digest)."""
+    if not isinstance(text, str):
+        _write_pieces_if_changed(path, text())
+        return
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, ValueError):
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", errors="replace")
 
 
 def _manifest(path: Path) -> set[str]:

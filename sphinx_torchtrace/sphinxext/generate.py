@@ -21,6 +21,7 @@ from .built import built
 from .cache_dirs import settle_caches
 from .captures_table import note_tables
 from .config import torchtrace_config
+from .downloads import write_downloads
 from .families.base import Context
 from .files import stub_format, write_all
 from .moved import note_moved
@@ -64,6 +65,7 @@ def generate_pages(app: Sphinx) -> None:
     note_moved(app, registry)
     added = any(path.suffix == suffix and not path.exists() for path in context.wanted)
     removed = write_all(Path(app.srcdir) / config.generated_dir, context.wanted)
+    write_downloads(app, context.caches, context.downloads)
     registry.pages_changed = added or any(r.endswith(suffix) for r in removed)
     _remove_outputs(app, config.generated_dir, suffix, removed)
 
@@ -87,7 +89,7 @@ def _remove_outputs(app: Sphinx, gen_dir: str, suffix: str, removed: list[str]) 
     outdir = Path(app.outdir).resolve()
     for relpath in removed:
         if not relpath.endswith(suffix):
-            continue  # a download: its copy in _downloads/ is named by a hash, kept
+            continue  # not a page (a download of an earlier version)
         docname = f"{gen_dir}/{relpath[: -len(suffix)]}"
         for path in (
             Path(outfile(docname)),

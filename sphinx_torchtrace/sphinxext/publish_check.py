@@ -37,9 +37,9 @@ from ..site.naming import generated_prefix
 from ..trace.diagnostics import quote
 from ..trace.secrets import Secret, SecretMasker, looks_secret, secret_name
 from ..trace.sharing.private import SHOWN_MAX, surviving_paths
+from . import downloads
 from .config import torchtrace_config
 from .doctree import OUTPUT_MARK
-from .files import MANIFEST
 from .warnings import warn
 
 #: Bytes of one file scanned, at most.
@@ -255,36 +255,19 @@ def written_pages(app: Sphinx, findings: _Findings) -> Iterator[tuple[Path, str]
 
 
 def written_downloads(app: Sphinx, since: float) -> Iterator[tuple[Path, str]]:
-    """The downloads the extension wrote during this build, as its manifest lists them.
+    """The downloads the extension wrote into the output during this build, as its
+    manifest lists them (:mod:`.downloads`), each with the location a warning names.
 
-    Each with the location a warning names.  Pages are scanned as they are written
-    (:func:`check_page`); a download is copied out as it is, so its source is read.
+    Pages are scanned as they are written (:func:`check_page`); a download is written
+    straight to the output, so it is read there.
     """
-    root = Path(app.srcdir) / torchtrace_config(app.config).generated_dir
-    try:
-        listed = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return
-    if not isinstance(listed, list):
-        return
-    suffixes = set(_source_suffixes(app))
-    for name in listed:
-        if not isinstance(name, str):
-            continue
-        source = root / name
-        if source.suffix in suffixes:
-            continue
+    for path in downloads.written_downloads(app):
         try:
-            written = source.is_file() and source.stat().st_mtime >= since - 1
+            written = path.is_file() and path.stat().st_mtime >= since - 1
         except OSError:
             continue
         if written:
-            yield source, f"{source}:1"
-
-
-def _source_suffixes(app: Sphinx) -> list[str]:
-    suffixes = app.config.source_suffix
-    return list(suffixes) if isinstance(suffixes, (dict, list, tuple)) else [str(suffixes)]
+            yield path, f"{path}:1"
 
 
 def paths_in_file(path: Path) -> list[str]:

@@ -15,6 +15,7 @@ from .captures_table import CapturesTable
 from .config import TorchTraceConfig, add_config_values
 from .doctree import chart_node, plain_when_missing
 from .domain import TorchTraceDomain
+from .downloads import place_downloads
 from .fold import setup_folds
 from .generate import generate_pages, rewrite_navigation
 from .glance import setup_glance
@@ -80,6 +81,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_single_page(app)
     app.connect("builder-inited", install_translations)
     app.connect("builder-inited", generate_pages)
+    app.connect("doctree-read", place_downloads, priority=600)  # after Sphinx's collector
     app.connect("env-updated", rewrite_navigation)
     app.connect("builder-inited", add_assets)
     app.connect("config-inited", remember_static_path)

@@ -30,6 +30,7 @@ from ..built import Built, Generated, Key, Problem, content_digest, key
 from ..cache_dirs import MODEL_CACHE
 from ..config import TorchTraceConfig
 from ..doctree import DoctreeBuilder
+from ..downloads import output_path
 from ..files import Content, stub
 from ..scan import DirectiveRequest
 
@@ -61,6 +62,8 @@ class Context:
     caches: Path
     detail_toctree: bool  # builders of one document list graph and kernel pages too
     wanted: dict[Path, Content] = field(default_factory=dict)  # file -> text (None: keep)
+    #: Downloads, by path relative to the sources: written into the output (:mod:`..downloads`).
+    downloads: dict[str, Content] = field(default_factory=dict)
     #: The folder of each input's pages (docname), and the directive that claimed it.
     folders: dict[str, DirectiveRequest] = field(default_factory=dict)
     _digests: dict[int, str] = field(default_factory=dict)  # by id() of a Generated
@@ -107,8 +110,13 @@ class Context:
 
     def add_file(self, relpath: str, text: Content) -> None:
         """A download (``None``: an unchanged file, kept as it is; a function: made when
-        it is written, so that downloads are in memory one at a time)."""
-        self.wanted[self.srcdir / relpath] = text
+        it is written, so that downloads are in memory one at a time), named by its path
+        relative to the sources, though it is written into the output only."""
+        self.downloads[relpath] = text
+
+    def has_download(self, relpath: str) -> bool:
+        """Whether the output holds the download ``relpath`` (from an earlier build)."""
+        return output_path(self.app, relpath).is_file()
 
     def claim_label(self, request: DirectiveRequest, directive: str) -> bool:
         """Whether ``request`` gets pages of its own under its label.

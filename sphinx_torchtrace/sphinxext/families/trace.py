@@ -389,7 +389,7 @@ class _DownloadStamp:
         self.key = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
         name = f"downloads-{label_segment(generated.plan.label)}.json"
         self.path = Path(context.cache_dir) / name
-        self.srcdir = context.srcdir
+        self.context = context
 
     def unchanged_files(self) -> list[str] | None:
         try:
@@ -401,7 +401,7 @@ class _DownloadStamp:
         files = saved.get("files")
         if saved.get("key") != self.key or not isinstance(files, list):
             return None
-        if not all(isinstance(f, str) and (self.srcdir / f).is_file() for f in files):
+        if not all(isinstance(f, str) and self.context.has_download(f) for f in files):
             return None
         return files
 
