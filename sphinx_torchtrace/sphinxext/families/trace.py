@@ -30,7 +30,7 @@ from ...site.naming import label_segment
 from ...site.pages import build_page
 from ...site.pages.overview import triage_blocks
 from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
-from ...site.published import ShownPayload, published_trace
+from ...site.published import published_trace
 from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError
 from ...trace.analyses import summary
@@ -40,8 +40,6 @@ from ...trace.inputs.kinds import TRACE, detect_kind
 from ...trace.inputs.loader import choose_logs, rank_logs
 from ...trace.inputs.loading import load_input
 from ...trace.inputs.no_records import has_records, no_records_message
-from ...trace.model import Artifact
-from ...trace.reader import Payload
 from ...trace.runtime import MAX_PROFILES, RUNTIME_DIR, meta_file, profile_files, profile_lines
 from ...version import __version__
 from ..config import torchtrace_config
@@ -342,15 +340,6 @@ def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
     def text_of(make: Callable[[], str]) -> Callable[[], list[str]]:
         return lambda: [shown(make())]
 
-    def payload_of(artifact: Artifact) -> Callable[[], list[str]]:
-        """A payload's download: read as logged and masked once, by the rewriter, with the
-        masker its published copy masks with (read masked, it was scanned twice); with
-        ``:no-source:``, masked before the code lines go, as its page shows it."""
-        payload = artifact.payload
-        if isinstance(payload, ShownPayload) and not no_source:
-            return text_of(partial(Payload.text, payload))
-        return text_of(artifact.text)
-
     out: dict[str, Content] = {}
     for rank_plan in plan.ranks:
         if plan.own_events(rank_plan):
@@ -366,9 +355,9 @@ def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
         for graph in frame.graphs:
             if graph.same_as is not None or not graph.raw_path:  # another's file, or shown whole
                 continue
-            out[graph.raw_path] = payload_of(graph.artifact)
+            out[graph.raw_path] = text_of(graph.artifact.text)
         for raw in frame.downloads:  # too large to show on the frame page
-            out[raw.raw_path] = payload_of(raw.artifact)
+            out[raw.raw_path] = text_of(raw.artifact.text)
         for record in frame.compile.metrics:  # records too long to show whole
             path = frame.record_download(record)
             if path is not None:
