@@ -403,8 +403,9 @@ def check_nothing_hidden(site: Site, label: str) -> None:
         shown = frame.same_as if frame.same_as is not None else frame
         page = _article(_read(site.outdir / f"{shown.docname}.html"))
         table = _section(page, "artifacts")
-        rows = Counter(  # "inductor_output_code (backward)", "fx_graph_runnable#2": the name
-            re.split(r" \(|#\d+$", _text(cells[0]))[0]
+        rows = Counter(  # "inductor_output_code (backward)", "fx_graph_runnable#2",
+            # "after_joint_graph#2 [subgraph_0]" (regional Inductor): the name
+            re.split(r" \(| \[|#\d+", _text(cells[0]))[0]
             for r in _ROW.findall(table)
             if (cells := _CELL.findall(r))
         )
