@@ -34,6 +34,10 @@ CHUNK = 8
 _WORD = re.compile(rf"\S{{{MIN_WORD},}}")
 _AFTER = "_./:,;=-)]"
 _RUN = re.compile(rf"[A-Za-z0-9]{{{CHUNK + 4},}}")
+#: In a table cell's code, a run of letters this long or longer may break every
+#: :data:`CELL_CHUNK` characters: an eight-column table's columns hold 9 characters of code.
+CELL_CHUNK = 6
+_CELL_RUN = re.compile(rf"[A-Za-z0-9]{{{CELL_CHUNK + 3},}}")
 #: Text under these is printed as written (verbatim, raw, math), or is no text.
 _SKIP = (nodes.FixedTextElement, nodes.raw, nodes.math, nodes.target, addnodes.index)
 
@@ -45,22 +49,28 @@ class word_break(nodes.Inline, nodes.Element):  # noqa: N801 - docutils names no
         return ""
 
 
-def break_points(word: str) -> list[int]:
-    """Offsets inside ``word`` where a line may break."""
+def break_points(word: str, narrow: bool = False) -> list[int]:
+    """Offsets inside ``word`` where a line may break; ``narrow``: a name in a table cell,
+    which may be a narrow column: any run of letters may break too."""
     points = {i + 1 for i, c in enumerate(word[:-1]) if c in _AFTER}
     points |= {i for i in range(1, len(word)) if word[i - 1].islower() and word[i].isupper()}
     for run in _RUN.finditer(word):
         if any(c.isdigit() for c in run.group()):
             points |= set(range(run.start() + CHUNK, run.end() - 2, CHUNK))
+    if narrow:  # each piece between those points, cut again where it is long
+        bounds = sorted({0, len(word), *points})
+        for start, end in zip(bounds, bounds[1:], strict=False):
+            for run in _CELL_RUN.finditer(word, start, end):
+                points |= set(range(run.start() + CELL_CHUNK, run.end() - 2, CELL_CHUNK))
     return sorted(p for p in points if 0 < p < len(word))
 
 
-def split_text(text: str) -> list[str]:
+def split_text(text: str, narrow: bool = False) -> list[str]:
     """``text`` in the pieces between its break points (one piece if it has none)."""
     pieces: list[str] = []
     start = 0
     for word in _WORD.finditer(text):
-        for point in break_points(word.group()):
+        for point in break_points(word.group(), narrow):
             pieces.append(text[start : word.start() + point])
             start = word.start() + point
     pieces.append(text[start:])
@@ -75,17 +85,21 @@ def add_word_breaks(app: Sphinx, document: nodes.document, docname: str) -> None
     prefix = generated_prefix(torchtrace_config(app.config).generated_dir)
     # walked from the top, not up from each text: LaTeX's one tree, and nodes some passes
     # copy, leave children whose ``parent`` is another node, or none
-    stack: list[nodes.Element] = list(_ours(document, prefix))
+    stack: list[tuple[nodes.Element, bool, bool]] = [
+        (root, False, False) for root in _ours(document, prefix)
+    ]
     while stack:
-        element = stack.pop()
+        element, in_cell, in_code = stack.pop()
         if isinstance(element, _SKIP):
             continue
+        in_cell = in_cell or isinstance(element, nodes.entry)
+        in_code = in_code or isinstance(element, nodes.literal)
         for at in reversed(range(len(element.children))):
             child = element.children[at]
             if isinstance(child, nodes.Element):
-                stack.append(child)
+                stack.append((child, in_cell, in_code))
             elif isinstance(child, nodes.Text):
-                pieces = split_text(str(child))
+                pieces = split_text(str(child), narrow=in_cell and in_code)
                 if len(pieces) > 1:
                     element[at : at + 1] = _with_breaks(pieces)
 
