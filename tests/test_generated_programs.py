@@ -1,12 +1,14 @@
 """A sample of the generated-programs campaign (``tests/programs``; the whole: ``nox -s programs``).
 
-Thirty torch programs composed from compile situations (guard sources, recompile limits with
-and without ``fullgraph``, ``error_on_recompile`` and the ``fail_on_recompile`` stance, a
-backend that raises or is suppressed, the program's own errors, graph breaks, declared,
-checked and unbacked sizes, resets) run under ``TORCH_TRACE``; each prints what torch did
-per call.  What ``summary --json``, the recompile table and every frame page say must agree:
-functions, versions and recompiles per function, refusals, raised versus eager, which guard
-changed, where the graph breaks are.  Marked ``torch`` (``nox -s tests-torch``).
+Thirty torch programs composed from compile situations (guard sources, a device move among
+them, recompile limits with and without ``fullgraph``, ``error_on_recompile`` and the
+``fail_on_recompile``, ``force_eager`` and ``eager_on_recompile`` stances, a backend that
+raises or is suppressed, the program's own errors, graph breaks, declared, checked and
+unbacked sizes, nested compile regions, resets, calls from threads) run under
+``TORCH_TRACE``; each prints what torch did per call.  What ``summary --json``, the
+recompile table and every frame page say must agree: functions, versions and recompiles per
+function, refusals, raised versus eager, which guard changed, where the graph breaks are,
+how often a nested compile region is called.  Marked ``torch`` (``nox -s tests-torch``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def test_a_sample_of_generated_programs_agrees_with_what_we_publish() -> None:
     from .programs.campaign import campaign, parse_args, print_report
 
     args = parse_args(
-        ["--programs", "30", "--seed", "52", "--workers", "2", "--inductor", "0", "--quiet"]
+        ["--programs", "30", "--seed", "67", "--workers", "2", "--inductor", "0", "--quiet"]
     )
     report = campaign(args)
     text = io.StringIO()
@@ -35,7 +37,18 @@ def test_a_sample_of_generated_programs_agrees_with_what_we_publish() -> None:
     assert report.failed == [], text.getvalue()
     kinds = {k.split(":")[0] for k in report.situations}
     assert {"guard", "limit", "break", "dynamic", "error_on_recompile", "user_raise"} <= kinds
-    assert {"backend_error_raised", "backend_error_suppressed"} <= kinds
+    assert {"backend_error_raised", "backend_error_suppressed", "region", "stance"} <= kinds
+    assert {
+        "device",
+        "closure_cell",
+        "thread",
+        "nested_compile_region",
+        "suppressed_fullgraph_break",
+        "fail_on_recompile_stance",
+        "stance_force_eager",
+        "stance_eager_on_recompile",
+        "reset",
+    } <= set(report.tags)
     assert report.compile_ids >= 100
     unknown = {cls for cls in report.classes if cls not in KNOWN_CLASSES}
     assert unknown == set(), text.getvalue()
