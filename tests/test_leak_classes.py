@@ -191,3 +191,31 @@ def test_a_path_in_a_removed_line_of_source_is_listed_and_its_user_masked(
     assert run("redact", log, "-o", out).returncode == 0
     text = out.read_text(encoding="utf-8")
     assert "bobq11" not in text and "aliceq" not in text
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        # an AWS secret after its name, a letter of it and its slash escaped (JSON in JSON)
+        r"{\"AccessKeyId\": \"ASIAWGKE097XTROGNJ7J\", "
+        r"\"SecretAccessKey\": \"gq02dqQO\u00426Um\/ZoND0nakUZOuw+pECFpM2qldSdT\"}",
+        r"\"api\": \"Zq8Xv2Lm4Np6Rt1Yw3Ks5Bd7Fg9Hj0Ac2UeAb12\"",  # a random quoted string
+    ],
+)
+def test_a_secret_at_every_cut_of_a_long_line_is_found_and_masked(
+    value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Wherever the reader's chunk ends inside the value or between it and its name, check
+    finds it and redact masks it the first time."""
+    chunk = 1 << 12
+    monkeypatch.setattr(redact_module, "CHUNK_SIZE", chunk)
+    head = PREFIX + '{"artifact": {"name": "big", "encoding": "string"}, "note": "'
+    pad = "lorem ipsum " * 1000
+    log = tmp_path / "long.log"
+    missed = []
+    for k in range(len(value) + 1):  # the first chunk ends k bytes into the value
+        line = head + pad[: chunk - k - len(head)] + value + pad[:3000] + '"}\n'
+        log.write_text(line, encoding="utf-8")
+        if scan_log(log, TextRedactor(Options(local_names=False))).counts["secrets"] < 1:
+            missed.append(k)
+    assert missed == []

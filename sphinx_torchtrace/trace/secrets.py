@@ -766,20 +766,57 @@ MAX_LINE_BYTES = 1 << 20
 
 
 def safe_cut(data: bytes) -> int:
-    """Where a piece of one long line may be cut without cutting a secret in two: after
+    """Where a piece of one long line may be cut without cutting a secret in two: before
     its last quote within the last :data:`MAX_PEM_CHARS` bytes (no rule's value holds
-    one), else after its last space, comma or TAB, else at its end (a run of that many
-    bytes without any is no value a rule finds)."""
+    one, and a quote may open one), else after its last space, comma or TAB, moved back
+    before a rule's match or a value's name across it (:func:`_clear_cut`); else at its
+    end (a run of that many bytes without any is no value a rule finds)."""
     low = max(0, len(data) - MAX_PEM_CHARS)
     for stops in (_QUOTES, _SPACES):
         at = max(data.rfind(c, low) for c in stops)
         if at > 0:
-            return at + 1
+            # before a quote (it may open a value), after a space
+            return _clear_cut(data, at if stops is _QUOTES else at + 1, low)
     return len(data)
 
 
 _QUOTES = (b'"', b"'")
 _SPACES = (b" ", b",", b"\t")
+#: Bytes before a cut looked at for a rule's match across it.
+_CUT_REACH = 4096
+#: What introduces a value a rule finds only with it (an AWS secret's name or key id):
+#: a cut this close after one would part them.
+_INTRO = re.compile(r"ccess_?[Kk]ey|CCESS_?KEY|A[KS]IA[A-Z0-9]{16}")
+_INTRO_REACH = 24
+
+
+def _clear_cut(data: bytes, cut: int, low: int) -> int:
+    """``cut``, moved back before any rule's match that runs across it or ends at it (a
+    name and its value: ``"SecretAccessKey": "`` and the key, ``environ[…] == '`` and the
+    value), in the bytes as they stand or as a reader decodes their JSON escapes; a quote
+    alone is no safe place (it may open the value)."""
+    for _ in range(8):
+        start = max(0, cut - _CUT_REACH)
+        text = data[start:].decode("latin-1")  # one character a byte: offsets kept
+        here = cut - start
+        hit = here
+        for view in (None, *json_views(text)):
+            seen = text if view is None else view.text
+            for m in _GATE.finditer(seen):
+                a, b = (m.start(), m.end()) if view is None else map(view.where, m.span())
+                if a < here <= b:
+                    hit = min(hit, a)
+            for m in _INTRO.finditer(seen):
+                a, b = (m.start(), m.end()) if view is None else map(view.where, m.span())
+                if a < here <= b + _INTRO_REACH:
+                    hit = min(hit, a)
+        if hit == here:
+            return cut
+        before = max(data.rfind(c, low, start + hit) for c in (*_QUOTES, *_SPACES))
+        if before <= low:
+            return cut
+        cut = before + 1 if data[before : before + 1] not in _QUOTES else before
+    return cut
 
 
 class SecretScanner:
