@@ -241,7 +241,16 @@ def _destinations(source: Path, logs: list[Path], out: Path) -> list[Path]:
     """Where each log goes: OUT itself for one log (inside it if it is a folder), OUT/name
     for the logs of a folder; never over a log read."""
     if source.is_dir() or out.is_dir():
-        dests = [out / _masked_name(log.name) for log in logs]
+        dests = []
+        taken: set[str] = set()
+        for log in logs:
+            # two names masked alike (``hf_….log``) stay two files: ``…_2.log``
+            name, n = _masked_name(log.name), 2
+            stem, dot, ext = name.partition(".")
+            while name in taken:
+                name, n = f"{stem}_{n}{dot}{ext}", n + 1
+            taken.add(name)
+            dests.append(out / name)
     else:
         dests = [out]
     for log, dest in zip(logs, dests, strict=True):

@@ -219,3 +219,15 @@ def test_a_secret_at_every_cut_of_a_long_line_is_found_and_masked(
         if scan_log(log, TextRedactor(Options(local_names=False))).counts["secrets"] < 1:
             missed.append(k)
     assert missed == []
+
+
+def test_two_logs_whose_names_mask_alike_stay_two_redacted_logs(tmp_path: Path) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for token in (TOKEN, TOKEN[:-4] + "Zz9Q"):
+        (folder / f"{token}.log").write_bytes(SIMPLE_LOG.read_bytes())
+    out = tmp_path / "out"
+    done = run("redact", folder, "-o", out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = sorted(p.name for p in out.iterdir())
+    assert len(written) == 2 and not any(TOKEN[3:12] in n for n in written), written
