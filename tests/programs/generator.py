@@ -183,8 +183,12 @@ def generate(seed: int, index: int, inductor_share: float = 0.05) -> Program:
             resets.append(step)
         lines.extend(st.pre)
         # a call from a thread of its own (not one under a ``with``: grad mode and autocast
-        # are the thread's own, so the change would not reach it)
+        # are the thread's own, so the change would not reach it; nor where the program
+        # sets torch._dynamo.config: in torch 2.13 a setting made in the main thread does
+        # not reach another, so what was planted, a captured .item() say, would not hold)
         thread = st.thread or (st.ctx is None and rng.random() < 0.12)
+        if thread and (config or any("torch._dynamo.config" in line for line in st.pre)):
+            thread = False
         thunk = f"_threaded(lambda: {st.call})" if thread else st.call
         call = (
             f"_call({step}, {s.function!r}, {s.code}, lambda: {thunk}, "
