@@ -230,9 +230,10 @@ def leaks(session: nox.Session) -> None:
 
 @nox.session
 def programs(session: nox.Session) -> None:
-    """500 generated torch programs (every guard source, recompile limits with and without
-    fullgraph, error_on_recompile, raised and suppressed errors, graph breaks, dynamic
-    sizes, resets) run under TORCH_TRACE: what summary, the recompile table and each frame
+    """500 generated torch programs (every guard source, a device move, closure cells,
+    recompile limits with and without fullgraph, error_on_recompile, stances, raised and
+    suppressed errors, graph breaks, dynamic sizes, nested compile regions, calls from
+    threads, resets) run under TORCH_TRACE: what summary, the recompile table and each frame
     page say must agree with what each program did (``tests/programs``; CI runs a sample).
 
     Not in the default sessions (an hour on two cores). A quick run: ``nox -s programs --
