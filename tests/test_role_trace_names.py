@@ -29,9 +29,10 @@ PAGES = {
 
 
 def _words(path: Path) -> str:
-    """The file's words; LaTeX's braces around brackets (``{[}0/0{]}``) and man's escapes
-    dropped."""
-    text = path.read_text(encoding="utf-8").replace("{[}", "[").replace("{]}", "]")
+    """The file's words; LaTeX's braces around brackets (``{[}0/0{]}``), its break points in
+    long names and man's escapes dropped."""
+    text = path.read_text(encoding="utf-8").replace("\\sphinxtorchtracebreak{}", "")
+    text = text.replace("{[}", "[").replace("{]}", "]")
     return " ".join(text.replace("\\", "").split())
 
 
