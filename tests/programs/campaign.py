@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import sys
 import tempfile
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .generator import generate
-from .oracle import compare, recheck, run_program
+from .oracle import compare, recheck, run_program, truth_of
 
 
 @dataclass
@@ -25,17 +26,25 @@ class Report:
     programs: int = 0
     calls: int = 0
     compile_ids: int = 0
+    #: The programs' own truth: functions compiled, versions made, recompiles, refusals.
+    functions: int = 0
+    versions: int = 0
+    recompiles: int = 0
+    refusals: int = 0
     situations: Counter[str] = field(default_factory=Counter)
     tags: Counter[str] = field(default_factory=Counter)
     #: class -> [(program "seed-index", calls, detail)]
     classes: dict[str, list[tuple[str, int, str]]] = field(default_factory=dict)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (program, why)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # the campaign's processes and every program they ran
 
     def add(self, part: dict[str, Any]) -> None:
         self.programs += 1
         self.calls += part["calls"]
         self.compile_ids += part["compile_ids"]
+        for key in ("functions", "versions", "recompiles", "refusals"):
+            setattr(self, key, getattr(self, key) + part.get(key, 0))
         self.situations.update(part["situations"])
         self.tags.update(part["tags"])
         for cls, detail in part["disagreements"]:
@@ -53,11 +62,16 @@ class Report:
             "programs": self.programs,
             "calls": self.calls,
             "compile_ids": self.compile_ids,
+            "functions": self.functions,
+            "versions": self.versions,
+            "recompiles": self.recompiles,
+            "refusals": self.refusals,
             "situations": dict(self.situations),
             "tags": dict(self.tags),
             "classes": self.classes,
             "failed": self.failed,
             "seconds": self.seconds,
+            "cpu_seconds": self.cpu_seconds,
         }
 
 
@@ -70,6 +84,7 @@ def _one(
     with tempfile.TemporaryDirectory(prefix="torchtrace-program-") as tmp:
         workdir = Path(tmp) / name
         run = run_program(program, workdir)
+        truth = truth_of(program, run) if run.returncode == 0 and run.calls else None
         try:
             result = compare(program, run, full_pages)
             found = [(d.cls, d.detail) for d in result.disagreements]
@@ -86,6 +101,10 @@ def _one(
         "name": name,
         "calls": len(run.calls),
         "compile_ids": ids,
+        "functions": len(truth.attempted) if truth else 0,
+        "versions": sum(truth.versions.values()) if truth else 0,
+        "recompiles": sum(truth.recompiles.values()) if truth else 0,
+        "refusals": truth.refusals if truth else 0,
         "situations": [s["kind"] for s in program.situations],
         "tags": sorted(program.tags),
         "disagreements": found,
@@ -113,7 +132,15 @@ def campaign(args: argparse.Namespace) -> Report:
             report.add(part)
             _progress(args, report, part)
     report.seconds = time.monotonic() - started
+    report.cpu_seconds = _cpu_seconds()
     return report
+
+
+def _cpu_seconds() -> float:
+    """User and system time of this process and every process it waited for."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _progress(args: argparse.Namespace, report: Report, part: dict[str, Any]) -> None:
@@ -130,7 +157,12 @@ def _progress(args: argparse.Namespace, report: Report, part: dict[str, Any]) ->
 def print_report(report: Report) -> None:
     print(
         f"{report.programs} programs (seed {report.seed}), {report.calls} calls, "
-        f"{report.compile_ids} compile ids, {report.seconds:.0f} s"
+        f"{report.compile_ids} compile ids, {report.seconds:.0f} s "
+        f"({report.cpu_seconds:.0f} CPU s)"
+    )
+    print(
+        f"truth: {report.functions} functions, {report.versions} versions, "
+        f"{report.recompiles} recompiles, {report.refusals} refusals"
     )
     print("situations: " + ", ".join(f"{k} {n}" for k, n in sorted(report.situations.items())))
     print("covered: " + ", ".join(f"{k} {n}" for k, n in sorted(report.tags.items())))
