@@ -1,0 +1,3 @@
+project = "autotuning"
+extensions = ["sphinx_torchtrace"]
+exclude_patterns = ["_build"]

@@ -1,0 +1,101 @@
+"""Autotuning per compile on a real log.
+
+``tests/data/captured/autotuning`` (``tests/capture/autotuning.py``, torch 2.13 CPU): an MLP
+compiled with ``mode="max-autotune"`` and freezing, each Linear a ``packed_linear`` template
+benchmarked against MKL with the choices' stats logged (``[0/0]``), then a matmul of two
+inputs that Inductor does not autotune (``[1/0]``).  The oracle reads the log's lines itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from sphinx_torchtrace.trace import RankTrace, load_trace
+from sphinx_torchtrace.trace.analyses.autotuning import autotuning, of_compile
+
+from .conftest import DATA
+
+LOG = DATA / "captured" / "autotuning" / "dedicated_log_torch_trace_y83871bt.log"
+
+
+@cache
+def _rank() -> RankTrace:
+    return load_trace(LOG).ranks[0]
+
+
+def _spans_in_log() -> list[dict[str, object]]:
+    """Each ``*_template_autotuning`` span as the log writes it: its two events' payloads."""
+    events: list[tuple[int, dict[str, object]]] = []
+    lines = LOG.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        if '"chromium_event"' not in line:
+            continue
+        payload = []
+        for following in lines[number:]:
+            if not following.startswith("\t"):
+                break
+            payload.append(following[1:])
+        data = json.loads("\n".join(payload))
+        if str(data["name"]).endswith("_template_autotuning"):
+            events.append((number, data))
+    spans = []
+    for (start_line, begin), (end_line, end) in zip(events[::2], events[1::2], strict=True):
+        assert (begin["ph"], end["ph"]) == ("B", "E")
+        stats = json.loads(str(end["args"]["autotune_choices_stats"]))  # type: ignore[index]
+        spans.append(
+            {
+                "seconds": (float(end["ts"]) - float(begin["ts"])) / 1e6,  # type: ignore[arg-type]
+                "lines": (start_line, end_line),
+                "best": stats["best_kernel"],
+                "choices": stats["num_choices"],
+                "best_ms": stats["best_time"],
+            }
+        )
+    return spans
+
+
+def test_each_benchmark_is_read_with_its_span_and_winner() -> None:
+    expected = _spans_in_log()
+    assert len(expected) == 2
+    [entry] = autotuning(_rank())
+    assert entry.compile.label == "[0/0]"
+    got = [
+        {
+            "seconds": b.seconds,
+            "lines": (b.start_line, b.line),
+            "best": b.best_kernel,
+            "choices": b.choices,
+            "best_ms": b.best_ms,
+        }
+        for b in entry.benchmarks
+    ]
+    assert got == expected
+    assert [b.operation for b in entry.benchmarks] == ["packed_linear", "packed_linear"]
+    assert entry.benchmarks[0].shapes == "64x256, 1459233x1, 512x256"
+
+
+def test_the_total_is_the_compiles_own_metric_and_its_share() -> None:
+    entry = of_compile(_rank(), _rank().compile("[0/0]"))
+    assert entry is not None
+    line = LOG.read_text(encoding="utf-8").splitlines()[entry.total_line - 1]  # type: ignore[operator]
+    assert '"compilation_metrics"' in line
+    micros = re.search(r'"compile_time_autotune_time_us": (\d+)', line)
+    frame = re.search(r'"entire_frame_compile_time_s": ([0-9.]+)', line)
+    assert micros and frame
+    assert entry.total_seconds == int(micros.group(1)) / 1e6
+    assert entry.share == entry.total_seconds / float(frame.group(1))
+    assert entry.notable  # 13.4 s of 62.8 s
+    # the metric adds the spans up (whole microseconds each): benchmarking and precompiling
+    spans = sum(b.seconds + (b.precompile_seconds or 0) for b in entry.benchmarks)
+    assert abs(spans - entry.total_seconds) <= 1e-6 * 2 * len(entry.benchmarks)
+
+
+def test_a_compile_that_autotuned_nothing_has_no_entry() -> None:
+    assert of_compile(_rank(), _rank().compile("[1/0]")) is None
+    # the corpus's other logs: a metric of 0 and no span is no autotuning
+    simple = next((DATA / "shared").rglob("simple/*.log"), None)
+    if simple is not None:
+        assert autotuning(load_trace(Path(simple)).ranks[0]) == []
