@@ -143,7 +143,8 @@ def _benchmarks(rank: RankTrace) -> dict[int, list[Benchmark]]:
             precompiled[(id(compile_), operation)] = seconds
             continue
         operation = name[: -len(_TUNING)]
-        args = data.get("args") if isinstance(data.get("args"), dict) else {}
+        raw_args = data.get("args")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         stats = _stats(args.get("autotune_choices_stats"))
         found[id(compile_)].append(
             Benchmark(
