@@ -217,11 +217,11 @@ def html_site(tmp_path_factory: pytest.TempPathFactory) -> SphinxTestApp:
 def test_html_build_has_no_provenance_warning(html_site: SphinxTestApp) -> None:
     assert "torchtrace.provenance" not in html_site.warning.getvalue()
     static = html_site.outdir / "_static"
-    assert (static / "sphinx-torchtrace-provenance.js").is_file()
-    assert (static / "sphinx-torchtrace-provenance.css").is_file()
+    assert (static / "sphinx-torchtrace.js").is_file()  # the viewer is in the one script
+    assert (static / "sphinx-torchtrace.css").is_file()
     page = (html_site.outdir / "index.html").read_text(encoding="utf-8")
-    assert "_static/sphinx-torchtrace-provenance.js" in page
-    assert "_static/sphinx-torchtrace-provenance.css" in page
+    assert "_static/sphinx-torchtrace.js" in page
+    assert "_static/sphinx-torchtrace.css" in page
 
 
 def resolves(outdir: Path, href: str) -> bool:

@@ -7,24 +7,32 @@ too (an unknown mimetype: ``-W -b epub`` fails).  Instead the web assets are wri
 into the output's ``_static/`` when the builder starts (only when their bytes differ,
 so a watcher such as sphinx-autobuild is not woken), and the LaTeX style goes to
 ``latex_additional_files`` of a LaTeX build alone.
+
+The web assets are one stylesheet and one script, and only the pages that show something
+of the extension (a class or raw block of its own: a report page, a role, a provenance
+block) load them: the user's other pages load nothing more than without the extension.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
 STATIC = Path(__file__).parent.parent / "static"
-#: (file, kind): the web assets every HTML page of a project gets.
+#: (file, kind): the web assets of a page that shows something of the extension.
 WEB_ASSETS = (
     ("sphinx-torchtrace.css", "css"),
-    ("sphinx-torchtrace.js", "js"),  # opens folds at anchors
-    ("sphinx-torchtrace-provenance.css", "css"),
-    ("sphinx-torchtrace-provenance.js", "js"),
+    ("sphinx-torchtrace.js", "js"),  # opens folds at anchors, stacks tables, provenance
 )
 LATEX_STYLE = "sphinxtorchtrace.sty"
+#: The prefix of every class the extension gives a node or writes in raw HTML.
+CLASS_PREFIX = "torchtrace"
+_RAW_CLASS = re.compile(rf'class="[^"]*\b{CLASS_PREFIX}')
 
 
 def add_assets(app: Sphinx) -> None:
@@ -40,12 +48,35 @@ def add_assets(app: Sphinx) -> None:
     if app.builder.format != "html":
         return
     static = Path(app.outdir) / "_static"
-    for name, kind in WEB_ASSETS:
+    for name, _kind in WEB_ASSETS:
         _copy_if_changed(STATIC / name, static / name)
+    app.connect("html-page-context", page_assets)
+
+
+def page_assets(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """html-page-context: the assets, on a page that shows something of the extension
+    (Sphinx adds a file given here to this page alone)."""
+    if not isinstance(doctree, nodes.Node) or not uses_extension(doctree):
+        return
+    for name, kind in WEB_ASSETS:
         if kind == "css":
             app.add_css_file(name)
         else:
             app.add_js_file(name, loading_method="defer")
+
+
+def uses_extension(doctree: nodes.Node) -> bool:
+    """Whether a page's doctree holds a node of the extension's classes or raw HTML
+    written with them."""
+    for node in doctree.findall(nodes.Element):
+        classes: list[str] = node.get("classes", [])
+        if any(str(c).startswith(CLASS_PREFIX) for c in classes):
+            return True
+        if isinstance(node, nodes.raw) and _RAW_CLASS.search(node.astext()):
+            return True
+    return False
 
 
 def settle_static_path(app: Sphinx) -> None:

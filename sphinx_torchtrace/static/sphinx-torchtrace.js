@@ -100,3 +100,277 @@
     fitAll();
   }
 })();
+
+/* sphinx-torchtrace provenance blocks: a line of one pane highlights the lines it is linked
+ * to in the other two (pre-grad -> post-grad -> code, code -> post-grad -> pre-grad,
+ * post-grad -> both).  Plain script, no network, no build step; every .torchtrace-provenance block
+ * on a page keeps its own state.  DOM contract: see sphinx_torchtrace/render/provenance_html.py. */
+(function () {
+  "use strict";
+
+  var PANES = ["pre", "post", "code"];
+  var NAMES = { pre: "pre-grad graph", post: "post-grad graph", code: "generated code" };
+
+  function listOf(map, key) {
+    var value = map && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : null;
+    return Array.isArray(value) ? value : [];
+  }
+
+  /* Union of map[k] for every k, sorted, without duplicates. */
+  function gather(map, keys) {
+    var seen = {};
+    var out = [];
+    keys.forEach(function (k) {
+      listOf(map, String(k)).forEach(function (n) {
+        if (!seen[n]) {
+          seen[n] = true;
+          out.push(n);
+        }
+      });
+    });
+    return out.sort(function (a, b) { return a - b; });
+  }
+
+  function reducedMotion() {
+    return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+
+  /* Scroll a pane (never the page) so that a line sits in its middle. */
+  function centre(body, line, smooth) {
+    if (!body || !line) return;
+    var top = line.offsetTop - body.clientHeight / 2 + line.offsetHeight / 2;
+    top = Math.max(0, top);
+    if (typeof body.scrollTo === "function") {
+      body.scrollTo({ top: top, behavior: smooth && !reducedMotion() ? "smooth" : "auto" });
+    } else {
+      body.scrollTop = top;
+    }
+  }
+
+  function init(block) {
+    if (block.getAttribute("data-torchtrace-ready")) return;
+    block.setAttribute("data-torchtrace-ready", "1");
+    var data;
+    try {
+      data = JSON.parse(block.querySelector("script.torchtrace-provenance-maps").textContent);
+    } catch (err) {
+      return;
+    }
+    var cpp = block.getAttribute("data-language") === "cpp";
+    var maps = {
+      preToPost: data.preToPost || {},
+      postToPre: data.postToPre || {},
+      codeToPost: (cpp ? data.cppCodeToPost : data.pyCodeToPost) || {},
+      postToCode: (cpp ? data.postToCppCode : data.postToPyCode) || {}
+    };
+    var panes = {};
+    var bodies = {};
+    var lines = {}; // pane -> {line number: element}
+    var mapped = {}; // pane -> [elements of linked lines, in order]
+    PANES.forEach(function (p) {
+      var pane = block.querySelector('.torchtrace-pane[data-pane="' + p + '"]');
+      panes[p] = pane;
+      bodies[p] = pane ? pane.querySelector(".torchtrace-pane-body") : null;
+      lines[p] = {};
+      mapped[p] = [];
+      if (!bodies[p]) return;
+      var all = bodies[p].querySelectorAll(".torchtrace-line");
+      for (var i = 0; i < all.length; i++) {
+        lines[p][all[i].getAttribute("data-line")] = all[i];
+        if (all[i].classList.contains("torchtrace-mapped")) mapped[p].push(all[i]);
+      }
+    });
+    var live = block.querySelector(".torchtrace-live");
+    var shown = [];
+    var pinned = null; // {pane, line: element}
+    var hovered = null;
+
+    function related(pane, n) {
+      var key = String(n);
+      var out = { pre: [], post: [], code: [] };
+      if (pane === "pre") {
+        out.post = listOf(maps.preToPost, key);
+        out.code = gather(maps.postToCode, out.post);
+      } else if (pane === "post") {
+        out.pre = listOf(maps.postToPre, key);
+        out.code = listOf(maps.postToCode, key);
+      } else {
+        out.post = listOf(maps.codeToPost, key);
+        out.pre = gather(maps.postToPre, out.post);
+      }
+      return out;
+    }
+
+    function clear() {
+      shown.forEach(function (el) {
+        el.classList.remove("torchtrace-hl", "torchtrace-selected");
+        el.removeAttribute("aria-current");
+      });
+      shown = [];
+    }
+
+    /* Highlight a line and its relatives; returns how many related lines were found. */
+    function show(pane, line, how) {
+      clear();
+      line.classList.add("torchtrace-selected");
+      if (how.pinned) line.setAttribute("aria-current", "true");
+      shown.push(line);
+      var rel = related(pane, line.getAttribute("data-line"));
+      var count = 0;
+      PANES.forEach(function (p) {
+        if (p === pane) return;
+        var found = [];
+        rel[p].forEach(function (n) {
+          var el = lines[p][String(n)];
+          if (el) {
+            el.classList.add("torchtrace-hl");
+            shown.push(el);
+            found.push(el);
+          }
+        });
+        count += found.length;
+        if (how.scroll && found.length) {
+          centre(bodies[p], found[Math.floor((found.length - 1) / 2)], true);
+        }
+      });
+      if (how.scrollSource) centre(bodies[pane], line, true);
+      return count;
+    }
+
+    function announce(text) {
+      if (live) live.textContent = text;
+    }
+
+    function pin(pane, line, scrollSource) {
+      pinned = { pane: pane, line: line };
+      var count = show(pane, line, { pinned: true, scroll: true, scrollSource: scrollSource });
+      announce(
+        count + (count === 1 ? " line related" : " lines related") +
+        ". Line " + line.getAttribute("data-line") + " of the " + NAMES[pane] + " selected."
+      );
+    }
+
+    function unpin() {
+      pinned = null;
+      hovered = null;
+      clear();
+      announce("");
+    }
+
+    function restore() {
+      hovered = null;
+      if (pinned) show(pinned.pane, pinned.line, { pinned: true, scroll: false });
+      else clear();
+    }
+
+    function paneOf(el) {
+      var pane = el.closest(".torchtrace-pane");
+      return pane ? pane.getAttribute("data-pane") : null;
+    }
+
+    function mappedLineAt(target) {
+      var line = target && target.closest ? target.closest(".torchtrace-line.torchtrace-mapped") : null;
+      return line && block.contains(line) ? line : null;
+    }
+
+    block.addEventListener("mouseover", function (event) {
+      var line = mappedLineAt(event.target);
+      if (line === hovered) return;
+      if (!line) {
+        if (hovered) restore();
+        return;
+      }
+      hovered = line;
+      show(paneOf(line), line, { pinned: pinned && pinned.line === line, scroll: true });
+    });
+    block.addEventListener("mouseleave", function () {
+      if (hovered) restore();
+    });
+    block.addEventListener("click", function (event) {
+      if (event.target.closest && event.target.closest("a")) return; // links navigate
+      var selection = window.getSelection ? String(window.getSelection()) : "";
+      if (selection) return; // the reader is selecting text to copy
+      var line = mappedLineAt(event.target);
+      if (line && !(pinned && pinned.line === line)) pin(paneOf(line), line, false);
+      else unpin();
+    });
+    document.addEventListener("click", function (event) {
+      if (pinned && !block.contains(event.target)) unpin();
+    });
+
+    PANES.forEach(function (p) {
+      var pane = panes[p];
+      if (!pane) return;
+      pane.addEventListener("keydown", function (event) {
+        if (event.altKey || event.ctrlKey || event.metaKey) return;
+        var key = event.key;
+        if (key === "Escape" || key === "Esc") {
+          if (pinned) {
+            unpin();
+            event.preventDefault();
+          }
+          return;
+        }
+        var step = 0;
+        if (key === "ArrowDown" || key === "Down" || key === "j") step = 1;
+        else if (key === "ArrowUp" || key === "Up" || key === "k") step = -1;
+        else if (key === "Home") step = -Infinity;
+        else if (key === "End") step = Infinity;
+        if (!step || !mapped[p].length) return;
+        var list = mapped[p];
+        var at = pinned && pinned.pane === p ? list.indexOf(pinned.line) : -1;
+        var next;
+        if (step === -Infinity) next = 0;
+        else if (step === Infinity) next = list.length - 1;
+        else if (at < 0) next = step > 0 ? 0 : list.length - 1;
+        else next = Math.min(list.length - 1, Math.max(0, at + step));
+        event.preventDefault();
+        hovered = null;
+        pin(p, list[next], true);
+      });
+    });
+
+    /* Expand: the block over the whole window, three panes side by side (CSS), so that
+     * whole lines show in a theme's narrow column; the button or Escape brings it back. */
+    var expand = block.querySelector("button.torchtrace-provenance-expand");
+    function setExpanded(on) {
+      block.classList.toggle("torchtrace-provenance-expanded", on);
+      expand.setAttribute("aria-pressed", on ? "true" : "false");
+      expand.textContent = on ? "Back to the page" : "Expand to the whole window";
+      if (document.documentElement) {
+        document.documentElement.classList.toggle("torchtrace-provenance-open", on);
+      }
+      if (pinned) centre(bodies[pinned.pane], pinned.line, false);
+    }
+    if (expand) {
+      expand.hidden = false;
+      expand.addEventListener("click", function () {
+        setExpanded(!block.classList.contains("torchtrace-provenance-expanded"));
+      });
+      block.addEventListener("keydown", function (event) {
+        var key = event.key;
+        if ((key === "Escape" || key === "Esc") && !event.defaultPrevented &&
+            block.classList.contains("torchtrace-provenance-expanded")) {
+          setExpanded(false);
+          expand.focus();
+        }
+      });
+    }
+
+    /* Open the code pane where the work happens (C++: run_impl, Python: call). */
+    var start = bodies.code ? bodies.code.getAttribute("data-initial-line") : null;
+    var first = start ? lines.code[start] : null;
+    if (first) bodies.code.scrollTop = Math.max(0, first.offsetTop - 8);
+  }
+
+  function initAll() {
+    var blocks = document.querySelectorAll(".torchtrace-provenance");
+    for (var i = 0; i < blocks.length; i++) init(blocks[i]);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", initAll);
+  } else {
+    initAll();
+  }
+})();
