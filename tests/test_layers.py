@@ -172,9 +172,10 @@ def test_no_layer_reaches_a_higher_one() -> None:
 
 
 #: Inside ``trace``, lowest first: the model's own modules (records, the dataclasses, compile
-#: ids, what ran), then what is worked out from them, then reading inputs into them, then
-#: comparing runs, then sharing.  ``nox -s lint`` checks the same with import-linter.
-TRACE_ROOMS = ["analyses", "inputs", "comparing", "sharing"]
+#: ids, statuses and digests, what ran), then reading inputs into them, then what is worked
+#: out from the model, then comparing runs, then sharing.  ``nox -s lint`` checks the same
+#: with import-linter.
+TRACE_ROOMS = ["inputs", "analyses", "comparing", "sharing"]
 
 
 def trace_room(module: str) -> int | None:
@@ -191,8 +192,8 @@ def test_trace_rooms_exist() -> None:
 
 
 def test_no_trace_room_imports_a_higher_one() -> None:
-    """Reading an input may use what is worked out from the model, never the comparison of
-    runs or sharing; the model's own modules import none of the rooms."""
+    """Reading an input builds the model and uses nothing worked out from it (analyses),
+    nor the comparison of runs or sharing; the model's own modules import none of the rooms."""
     broken = []
     for module in MODULES:
         own = trace_room(module)

@@ -25,7 +25,6 @@ import pytest
 from sphinx_torchtrace.trace import CompileId, read_log
 from sphinx_torchtrace.trace.analyses.provenance import (
     MAP_KEYS,
-    NodeMappings,
     Pane,
     ProvenanceView,
     cpp_kernel_lines,
@@ -36,6 +35,7 @@ from sphinx_torchtrace.trace.analyses.provenance import (
     tlparse_line_offset,
 )
 from sphinx_torchtrace.trace.model import Compile
+from sphinx_torchtrace.trace.node_mappings import NodeMappings
 
 DATA = Path(__file__).parent / "data"
 PINNED = DATA / "expected" / "tlparse"

@@ -145,7 +145,7 @@ def test_only_the_rank_s_own_number_is_left_out_wherever_a_case_blind_match_find
     out, and no other number: not ``lowrank=64``, not a peer's rank. The fast path for
     ASCII text finds what matching the text case-blind finds, on every text of the
     corpus's distributed logs and on text made to tell the two apart."""
-    from sphinx_torchtrace.trace.analyses.rank_digest import without_rank_numbers
+    from sphinx_torchtrace.trace.digests import without_rank_numbers
 
     blind = re.compile(r"(?<![a-z])(rank['\" _=:\-]{0,4})([0-9]{1,7})(?![0-9])", re.IGNORECASE)
 
@@ -207,7 +207,7 @@ def test_what_differs_between_any_two_processes_is_left_out_and_nothing_else() -
     them: left out of what ranks are compared on, each rule exact. A shape, any other
     number (a constant in hex, a seed, ``lowrank=64``), a graph line, the order of two ops
     or of two settings of one option are not."""
-    from sphinx_torchtrace.trace.analyses.rank_digest import comparable
+    from sphinx_torchtrace.trace.digests import comparable
 
     same = [
         (
@@ -320,7 +320,7 @@ def test_the_fast_path_leaves_out_what_the_expressions_leave_out() -> None:
     expression runs (a hundred milliseconds a rank, else): it must give what the
     expressions give, rule after rule, on every artifact text of the corpus's logs and on
     text made to tell them apart."""
-    from sphinx_torchtrace.trace.analyses.volatile import volatile_by_regex, without_volatile
+    from sphinx_torchtrace.trace.volatile import volatile_by_regex, without_volatile
 
     made = [
         "1234567890",

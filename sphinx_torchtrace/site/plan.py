@@ -158,7 +158,7 @@ class RankPlan:
     differences: list[str] = field(default_factory=list)
     changed_values: list[ValueDifference] = field(default_factory=list)
     #: For the first rank of a class: what comparing its ranks with each other and with
-    #: the first rank left out (:mod:`..trace.analyses.volatile`), one example a rule, by rule name.
+    #: the first rank left out (:mod:`..trace.volatile`), one example a rule, by rule name.
     set_aside: dict[str, str] = field(default_factory=dict)
 
 

@@ -3,7 +3,7 @@
 The ranks of a job log nearly the same: a rank that compiled one function for other shapes
 differs from the others in that frame only.  Sharing is decided frame by frame: a compile
 whose records equal (rank numbers, addresses and the like aside:
-:func:`~..trace.analyses.rank_digest.comparable`) those of the same compile id on an earlier rank
+:func:`~..trace.digests.comparable`) those of the same compile id on an earlier rank
 is shown on that rank's pages; a compile that differs gets pages of its own, which say
 what differs from the first rank's (its *counterpart*).  Ranks whose compiles are all
 alike form a *class*, shown as one line.  Everything is decided from digests (made once
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..trace import Compile, Trace
 from ..trace.analyses import compare
-from ..trace.analyses.rank_digest import class_key, comparable, compile_digest
+from ..trace.digests import class_key, comparable, compile_digest
 from ..trace.analyses.summary import function_name, rank_number
 from .naming import item_name, occurrences
 
@@ -39,7 +39,7 @@ class Sharing:
     #: Rank index -> index of the first rank of its class (ranks that logged alike).
     class_of: dict[int, int] = field(default_factory=dict)
     #: Index of a class's first rank -> what comparing its ranks' records left out, one
-    #: example a rule (:mod:`..trace.analyses.volatile`), by the rule's name.
+    #: example a rule (:mod:`..trace.volatile`), by the rule's name.
     set_aside: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def classes(self, count: int) -> list[list[int]]:
@@ -56,7 +56,7 @@ def share_frames(trace: Trace) -> Sharing:
 
     Each compile is digested once; nothing more is held than the first compile of each
     distinct (compile id, occurrence, digest).  Ranks of one class have one
-    :func:`~..trace.analyses.rank_digest.class_key`.
+    :func:`~..trace.digests.class_key`.
     """
     out = Sharing()
     firsts: dict[tuple[str, int, bytes], Compile] = {}
@@ -85,7 +85,7 @@ def share_frames(trace: Trace) -> Sharing:
 
 
 #: What comparing ranks leaves out of their records, as pages say it: what differs between
-#: any two processes (see :func:`~..trace.analyses.rank_digest.comparable`).
+#: any two processes (see :func:`~..trace.digests.comparable`).
 SET_ASIDE = (
     "each rank's own number, object addresses and ids as torch writes them, random "
     "ids, temporary folders, measured durations and the order of distinct config "

@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 from ..model import Artifact, Compile
-from ..reader import load_json
+from ..node_mappings import NodeMap, NodeMappings
 
 MAPPING_ARTIFACT = "inductor_provenance_tracking_node_mappings"
 #: Artifact names tried for each pane, in tlparse's order of preference.
@@ -56,52 +56,9 @@ MAP_KEYS = (
 Language = Literal["python", "cpp"]
 Pane = Literal["pre", "post", "python", "cpp"]
 LineMap = dict[int, list[int]]
-NodeMap = dict[str, list[str]]
 
 # `  cpp_fused_x_xnumel = 16;` declarations look like calls to the kernel; tlparse skips them.
 _XNUMEL_DECL = re.compile(r"^\s*\w+\s.*_xnumel(?:_\d+)?\s*=")
-
-
-@dataclass(slots=True)
-class NodeMappings:
-    """The node-level content of a node-mappings artifact, validated and typed."""
-
-    version: float = 1.0
-    pre_to_post: NodeMap = field(default_factory=dict)
-    post_to_pre: NodeMap = field(default_factory=dict)
-    kernel_to_post: NodeMap = field(default_factory=dict)  # JSON key cppCodeToPost
-    post_to_kernel: NodeMap = field(default_factory=dict)  # JSON key postToCppCode
-    valid: bool = True  # False when the payload was not a JSON object
-
-    @classmethod
-    def parse(cls, text: str) -> NodeMappings:
-        """Decode the JSON payload; anything malformed becomes empty maps, never an error."""
-        try:
-            data = load_json(text)
-        except ValueError:  # not JSON, or nested too deeply to decode
-            return cls(valid=False)
-        if not isinstance(data, dict):
-            return cls(valid=False)
-        version = data.get("version", 1.0)
-        if (
-            isinstance(version, bool)
-            or not isinstance(version, (int, float))
-            or not -1e6 < version < 1e6
-        ):  # NaN, infinities, a float() that overflows
-            version = 1.0
-        return cls(
-            version=float(version),
-            pre_to_post=_node_map(data.get("preToPost")),
-            post_to_pre=_node_map(data.get("postToPre")),
-            kernel_to_post=_node_map(data.get("cppCodeToPost")),
-            post_to_kernel=_node_map(data.get("postToCppCode")),
-        )
-
-    @property
-    def empty(self) -> bool:
-        return not (
-            self.pre_to_post or self.post_to_pre or self.kernel_to_post or self.post_to_kernel
-        )
 
 
 @dataclass
@@ -410,17 +367,6 @@ def _node_to_kernel(
 # -- small helpers ----------------------------------------------------------------
 
 
-def _node_map(value: Any) -> NodeMap:
-    """A ``{str: [str, ...]}`` object with anything else dropped."""
-    if not isinstance(value, dict):
-        return {}
-    return {
-        str(key): [v for v in targets if isinstance(v, str)]
-        for key, targets in value.items()
-        if isinstance(targets, list)
-    }
-
-
 def _lines(text: str) -> list[str]:
     """Lines as Rust's ``str::lines`` cuts them: on ``\\n``, one ``\\r`` before it dropped."""
     lines = text.split("\n")
@@ -460,7 +406,6 @@ def _sorted(result: dict[int, set[int]]) -> LineMap:
 __all__ = [
     "MAPPING_ARTIFACT",
     "MAP_KEYS",
-    "NodeMappings",
     "ProvenanceView",
     "cpp_kernel_lines",
     "node_lines",

@@ -24,8 +24,9 @@ from typing import Any
 
 from ..analyses.compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
 from ..analyses.graph_breaks import break_events
-from ..analyses.rank_digest import class_key, number_ranges
-from ..analyses.status import combined_status
+from ..analyses.rank_digest import number_ranges
+from ..compile_status import combined_status
+from ..digests import class_key
 from ..analyses.summary import (
     TIME_PHASES,
     cache_totals,

@@ -20,8 +20,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..analyses.status import attempt_status
 from ..compile_id import CompileId
+from ..compile_status import attempt_status
 from ..diagnostics import quote
 from ..kernels import split_output_code
 from ..model import (

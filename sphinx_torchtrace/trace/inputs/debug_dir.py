@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..analyses.provenance import NodeMappings
 from ..diagnostics import Diagnostic, DiagnosticKind, quote
 from ..folders import LEADS_OUT, NOT_A_FILE, UNREADABLE, real_root, refusal
 from ..kernels import Kernel, split_output_code
+from ..node_mappings import NodeMappings
 from ..reader import load_json
 from ..secrets import SecretScan, scan_text
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, TraceReadError
+from ..digests import compile_digest
 from ..folders import list_folder
 from ..model import RankTrace, Trace
 from ..reader import (
@@ -560,7 +561,6 @@ def read_log(
                 compile_digest(c, rank.rank)
         return rank
 
-    from ..analyses.rank_digest import compile_digest
     from .cache import load_cached
 
     if cache_dir is None:

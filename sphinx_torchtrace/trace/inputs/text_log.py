@@ -27,8 +27,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..analyses.status import text_status
 from ..compile_id import UNKNOWN, CompileId
+from ..compile_status import text_status
 from ..diagnostics import Diagnostic, TraceReadError, quote
 from ..kernels import split_output_code
 from ..model import Artifact, Compile, Failure, RankTrace, Trace

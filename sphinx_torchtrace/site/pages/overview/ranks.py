@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ....trace import STATUS_LEGEND
-from ....trace.analyses import summary, volatile
+from ....trace import STATUS_LEGEND, volatile
+from ....trace.analyses import summary
 from ....trace.analyses.rank_digest import number_ranges
 from ...blocks import (
     Admonition,
