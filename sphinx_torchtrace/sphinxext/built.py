@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -26,6 +26,9 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective
 
 from ..site.blocks import Page
+from .warnings import Note, WarningType
+
+T = TypeVar("T")
 
 
 class Generated(Protocol):
@@ -37,7 +40,7 @@ class Generated(Protocol):
         """The path rewrites applied to every text shown."""
 
     @property
-    def notes(self) -> list[tuple[str, str]]:
+    def notes(self) -> list[Note]:
         """(warning subtype, message) pairs, said at the directive's line."""
 
     @property
@@ -64,19 +67,8 @@ class Problem:
     the scan mistook for one, an example, stays silent)."""
 
     message: str
-    subtype: str  # a ``torchtrace.*`` warning subtype
+    subtype: WarningType
     logs: list[Path] = field(default_factory=list)  # a change to one reads the page again
-
-
-@dataclass(frozen=True)
-class CaptureRow:
-    """One ``torchtrace-capture`` of this build, for the ``torchtrace-captures`` table."""
-
-    docname: str
-    script: str  # as the directive names it
-    outcome: str  # "ran", "cached", "skipped" (no torch), "missing" (never mode, no match)
-    duration: float | None  # seconds the capture took (when it ran, in this build or before)
-    status: str  # "ok", "failed (exit status 1)", "timed out after 5 s", or why not run
 
 
 #: (docname of the page holding it, directive name, its argument with spaces collapsed)
@@ -93,7 +85,9 @@ class Built:
     #: The content digest of the inputs behind each page (generated, or holding a
     #: directive): a page is read again when it changes, not when a file's time does.
     digests: dict[str, str] = field(default_factory=dict)
-    captures: list[CaptureRow] = field(default_factory=list)  # in the order they were made
+    #: What a family keeps for its companion directives (the captures' table), by the
+    #: part's class: see :meth:`part`.
+    parts: dict[type, object] = field(default_factory=dict)
     #: Whether this build added or removed generated pages: every page's navigation lists
     #: them, so every page is written again (see :func:`.generate.rewrite_navigation`).
     pages_changed: bool = False
@@ -104,11 +98,19 @@ class Built:
     def clear(self) -> None:
         self.pages_changed = False
         self.detail_toctree = False
-        self.captures.clear()
+        self.parts.clear()
         self.directives.clear()
         self.pages.clear()
         self.problems.clear()
         self.digests.clear()
+
+    def part(self, cls: type[T]) -> T:
+        """A family's part of this build's registry (made empty on first use): what its
+        companion directives read when the pages are read, typed by its class."""
+        found = self.parts.get(cls)
+        if not isinstance(found, cls):
+            found = self.parts[cls] = cls()
+        return found
 
 
 _BUILT: dict[str, Built] = {}

@@ -22,7 +22,7 @@ from ..render.paths import DEFAULT_PATH_REWRITES
 from ..site.naming import DEFAULT_GENERATED_DIR, generated_folder
 from ..site.plan import DEFAULT_FOLD_BYTES, DEFAULT_MAX_FRAMES
 from ..trace.reader import DEFAULT_MAX_LOG_BYTES
-from .warnings import warn
+from .warnings import CONFIG, warn
 
 PREFIX = "torchtrace_"
 _CHECK = "torchtrace_check"
@@ -204,7 +204,7 @@ def check_config(config: Config, classes: Sequence[type]) -> None:
             try:
                 values[name] = check(getattr(config, name))
             except ValueError as err:
-                warn("config", f"{name} = {getattr(config, name)!r} {err}; using {default!r}")
+                warn(CONFIG, f"{name} = {getattr(config, name)!r} {err}; using {default!r}")
                 values[name] = default
                 setattr(config, name, default)
         checked[settings] = _typed(settings, values)

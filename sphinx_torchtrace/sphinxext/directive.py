@@ -20,7 +20,7 @@ from sphinx.util.docutils import SphinxDirective
 from .built import Problem, built, key
 from .doctree import mark_output
 from .options import AnyOption
-from .warnings import subtype_of, warn
+from .warnings import OPTION, diagnostic, warn
 
 
 class InputDirective(SphinxDirective):
@@ -37,7 +37,7 @@ class InputDirective(SphinxDirective):
         try:
             type(self).parse_options(self.options)
         except ValueError as err:
-            warn("option", str(err), location)
+            warn(OPTION, str(err), location)
             return []
         registry = built(self.env)
         name = self.options.get("name") or ""
@@ -52,14 +52,15 @@ class InputDirective(SphinxDirective):
         generated = registry.directives.get(found)
         if generated is None:
             problem = registry.problems.get(
-                found, Problem(f"no report was generated for {self.arguments[0]!r}", "read")
+                found,
+                Problem(f"no report was generated for {self.arguments[0]!r}", diagnostic("read")),
             )
             for log in problem.logs:
                 self.env.note_dependency(str(log))
-            warn(subtype_of(problem.subtype), problem.message, location)
+            warn(problem.subtype, problem.message, location)
             return []
         for subtype, message in generated.notes:  # read again by content: see .built
-            warn(subtype_of(subtype), message, location)
+            warn(subtype, message, location)
         return mark_output(generated.summary_nodes(self))
 
 

@@ -25,7 +25,7 @@ from sphinx.util.nodes import make_refnode
 from sphinx.util.typing import RoleFunction
 
 from ..site.characters import one_line
-from .warnings import warn
+from .warnings import AMBIGUOUS, DUPLICATE, warn
 
 OBJECT_TYPES = ("frame", "graph", "kernel", "gb")
 
@@ -93,7 +93,7 @@ class TorchTraceDomain(Domain):
         key = (objtype, name)
         if key in self.objects and self.objects[key][0] != self.env.docname:
             other = self.objects[key][0]
-            warn("duplicate", f"duplicate torchtrace {objtype} {name!r}, also in {other}", location)
+            warn(DUPLICATE, f"duplicate torchtrace {objtype} {name!r}, also in {other}", location)
         # a title (a graph break's type) is shown in links' titles and the break index
         self.objects[key] = (self.env.docname, node_id, one_line(status))
 
@@ -143,7 +143,7 @@ class TorchTraceDomain(Domain):
                 return None
             # like the Python domain: link the first, say which others there were
             warn(
-                "ambiguous",
+                AMBIGUOUS,
                 f"more than one torchtrace {typ} matches {target!r}: "
                 f"{', '.join(n for n, _ in hits)}; write more of the name",
                 node,

@@ -20,7 +20,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from ..version import __version__
-from .warnings import warn
+from .warnings import USER_FILES, warn
 
 
 def stub_format(app: Sphinx) -> tuple[str, str]:
@@ -116,7 +116,7 @@ def write_all(root: Path, wanted: dict[Path, Content]) -> list[str]:
     if theirs:
         shown = ", ".join(sorted(theirs)[:5]) + (" ..." if len(theirs) > 5 else "")
         warn(
-            "user_files",
+            USER_FILES,
             f"{root} holds {len(theirs)} files sphinx-torchtrace did not write ({shown}); "
             "they are left as they are (choose another torchtrace_generated_dir to keep "
             "generated pages apart)",

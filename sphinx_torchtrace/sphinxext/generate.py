@@ -19,13 +19,13 @@ from sphinx.environment import BuildEnvironment
 from . import families
 from .built import built
 from .cache_dirs import settle_caches
-from .captures_table import note_tables
 from .config import torchtrace_config
 from .downloads import write_downloads
 from .families.base import Context
 from .files import stub_format, write_all
 from .moved import note_moved
 from .scan import resolve_argument, scan_sources
+from .warnings import OPTION
 
 
 def generate_pages(app: Sphinx) -> None:
@@ -55,13 +55,15 @@ def generate_pages(app: Sphinx) -> None:
             try:
                 options = family.options.parse(request.raw_options)
             except ValueError as err:
-                context.fail(request, family.name, str(err), "option")
+                context.fail(request, family.name, str(err), OPTION)
                 continue
             kind = family.kind_for(request.path, options)
             requests.extend(kind.generate(context, request, options))
     for done in context.finish:
         done()
-    note_tables(app, registry, config.generated_dir)
+    for family in families.FAMILIES:
+        if family.finish is not None:
+            family.finish(context)
     note_moved(app, registry)
     added = any(path.suffix == suffix and not path.exists() for path in context.wanted)
     removed = write_all(Path(app.srcdir) / config.generated_dir, context.wanted)

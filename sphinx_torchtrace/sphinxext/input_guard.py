@@ -32,7 +32,7 @@ from sphinx.environment import BuildEnvironment
 from ..site.naming import generated_prefix
 from . import families
 from .scan import NamedPaths, input_paths, source_suffixes
-from .warnings import warn
+from .warnings import INPUT_SOURCES, warn
 
 #: How many entries of an input folder are looked at for source files (bounded work).
 LOOK_LIMIT = 20_000
@@ -173,7 +173,7 @@ def _warn_sources(guard: _Guard, folder: str, page: str, suffixes: tuple[str, ..
 
 def _warn(folder: str, page: str, count: int) -> None:
     warn(
-        "input_sources",
+        INPUT_SOURCES,
         f"{folder} is read by a directive and holds {count} source file(s) "
         "(.rst, .md ...): an input folder is data, so they are not published as pages",
         f"{page}:",

@@ -28,7 +28,7 @@ from ..site.characters import console_text
 from .built import Built
 from .config import torchtrace_config
 from .files import write_if_changed
-from .warnings import warn
+from .warnings import MOVED, warn
 
 #: Where the environment keeps each object name's meaning (pickled with it).
 _ENV_MEANINGS = "torchtrace_object_meanings"
@@ -60,7 +60,7 @@ def note_moved(app: Sphinx, registry: Built) -> None:
             if name in before and not same_function(before[name], meaning)
         ]
         if changed:
-            generated.notes.append(("moved", _message(changed, than)))
+            generated.notes.append((MOVED, _message(changed, than)))
     setattr(app.env, _ENV_MEANINGS, now)
 
 
@@ -105,7 +105,7 @@ def _published(app: Sphinx, source: str) -> dict[str, str] | None:
         return _objects(json.loads(raw))
     except (OSError, ValueError, RecursionError) as err:
         warn(
-            "moved",
+            MOVED,
             f"torchtrace_moved_baseline: cannot read {console_text(where)!r} "
             f"({console_text(str(err))[:200]}); compared with the last build instead",
         )

@@ -13,7 +13,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from .built import built
-from .warnings import warn
+from .warnings import PAGE, warn
 
 
 class TorchTracePage(SphinxDirective):
@@ -25,6 +25,6 @@ class TorchTracePage(SphinxDirective):
         docname = self.env.docname
         generated = built(self.env).pages.get(docname)
         if generated is None:
-            warn("page", f"no input of this build has a page {docname!r}", self.get_location())
+            warn(PAGE, f"no input of this build has a page {docname!r}", self.get_location())
             return []
         return generated.page_nodes(self, docname)  # read again by content: see .built

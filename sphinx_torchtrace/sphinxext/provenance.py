@@ -65,7 +65,7 @@ from .built import built
 from .doctree import label_of
 from .patches.compat import builder_format
 from .single_page import is_single_page, single_page
-from .warnings import warn
+from .warnings import PROVENANCE, warn
 
 logger = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ class ProvenanceDirective(SphinxDirective):
         argument = " ".join(self.arguments[0].split())
         found = find_frame(traces_of(self.env), argument)
         if isinstance(found, str):
-            warn("provenance", found, self.get_location())
+            warn(PROVENANCE, found, self.get_location())
             return []
         generated, frame = found
         for log in generated.logs:  # a page of the user's: read again when a log changes
@@ -157,13 +157,13 @@ def provenance_nodes(
     of its ``index``-th node mapping, or of the one :func:`choose_view` picks."""
     frame = next((f for f in generated.plan.frames if f.name == frame_name), None)
     if frame is None:
-        warn("provenance", f"no frame {frame_name!r}", directive.get_location())
+        warn(PROVENANCE, f"no frame {frame_name!r}", directive.get_location())
         return []
     views = provenance_views(frame.compile)
     view = views[index] if index is not None and index < len(views) else choose_view(frame.compile)
     if view is None:
         warn(
-            "provenance",
+            PROVENANCE,
             f"compile {frame.name!r} logged no provenance node mappings "
             "(run with INDUCTOR_PROVENANCE=1)",
             directive.get_location(),

@@ -40,7 +40,7 @@ from ..trace.sharing.private import SHOWN_MAX, surviving_paths
 from . import downloads
 from .config import torchtrace_config
 from .doctree import OUTPUT_MARK
-from .warnings import warn
+from .warnings import PATH, SECRET, warn
 
 #: Bytes of one file scanned, at most.
 MAX_SCAN_BYTES = 64 << 20
@@ -210,7 +210,7 @@ def check_published_paths(app: Sphinx, exception: BaseException | None) -> None:
     shown = ", ".join(quote(p, 80) for p in found[:SHOWN])
     more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
     warn(
-        "path",
+        PATH,
         f"{findings.files} published file(s) hold absolute paths that no rewrite hid: "
         f"{shown}{more}; add a rule for them to torchtrace_path_rewrites (a "
         f"{{regex: replacement}} dict, such as {{r'/srv/ci/checkout': '{PROJECT}'}})",
@@ -227,7 +227,7 @@ def _warn_variables(findings: _Findings) -> None:
         f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
     )
     warn(
-        "secret",
+        SECRET,
         f"{findings.variable_files} published file(s) hold the value of the build's "
         f"environment variable(s) {shown}: the trace quotes it where no rule masked it; "
         "capture without it, or name the variable in torchtrace_secrets_keep if it may be "

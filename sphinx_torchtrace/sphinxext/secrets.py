@@ -19,7 +19,7 @@ from ..trace.model import Trace
 from ..trace.secrets import Secret, SecretMasker, SecretScan, unkept
 from .config import TorchTraceConfig
 from .masker import TraceMasker, read_again
-from .warnings import warn
+from .warnings import SECRET, warn
 
 
 def trace_masker(
@@ -78,7 +78,7 @@ def _warn(label: str, scans: Iterable[tuple[str, SecretScan]], masker: SecretMas
         else ""
     )
     warn(
-        "secret",
+        SECRET,
         f"{label!r}: {secret.describe()} is masked on its pages and downloads (this line)"
         f"{others}; to publish a value you vouch for, give its variable's name or a pattern "
         "of it in torchtrace_secrets_keep",

@@ -11,7 +11,6 @@ from . import families
 from .assets import add_assets, remember_static_path, settle_static_path
 from .break_index import setup_break_index
 from .built import changed_inputs, forget_built
-from .captures_table import CapturesTable
 from .config import TorchTraceConfig, add_config_values
 from .doctree import chart_node, plain_when_missing
 from .domain import TorchTraceDomain
@@ -52,8 +51,7 @@ def setup_extension(app: Sphinx) -> None:
     setup_fast_code(app)
     app.add_domain(TorchTraceDomain)
     for family in families.FAMILIES:
-        family.setup(app)
-    app.add_directive("torchtrace-captures", CapturesTable)
+        family.setup(app)  # its directive and its companions
     app.add_directive("torchtrace-page", TorchTracePage)
     app.add_directive("torchtrace-warnings", WarningsTable)
     app.add_directive("torchtrace-options", OptionsTable)

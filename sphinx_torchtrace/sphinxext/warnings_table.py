@@ -1,4 +1,5 @@
-"""``.. torchtrace-warnings::``: the documentation's table of warnings, from the registry."""
+"""``.. torchtrace-warnings::``: the documentation's table of warnings, from the reader's,
+the extension's and every family's subtypes (:func:`.families.warning_types`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..site import blocks as b
 from .doctree import DoctreeBuilder
-from .warnings import WARNINGS
+from .families import warning_types
 
 
 class WarningsTable(SphinxDirective):
@@ -15,7 +16,7 @@ class WarningsTable(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         rows: list[list[b.Inlines]] = [
-            [[b.Code(f"torchtrace.{k}")], [meaning]] for k, meaning in WARNINGS.items()
+            [[b.Code(f"torchtrace.{w.name}")], [w.meaning]] for w in warning_types()
         ]
         table = b.Table(["Type", "Meaning"], rows, widths=[1, 3])
         return DoctreeBuilder(self.env, self.state.document, lambda s: s).blocks([table])

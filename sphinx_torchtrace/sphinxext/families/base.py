@@ -33,6 +33,7 @@ from ..doctree import DoctreeBuilder
 from ..downloads import output_path
 from ..files import Content, stub
 from ..scan import DirectiveRequest
+from ..warnings import LABEL, WarningType
 
 
 class InputKind(Protocol):
@@ -149,7 +150,7 @@ class Context:
             request,
             directive,
             f"trace label {label!r} is used twice (also in {other.docname}); {advice}",
-            "label",
+            LABEL,
         )
         return False
 
@@ -158,13 +159,13 @@ class Context:
         request: DirectiveRequest,
         directive: str,
         message: str,
-        subtype: str,
+        subtype: WarningType,
         logs: list[Path] | None = None,
     ) -> None:
         """No pages for this directive: it says why at its own line (the page holding it is
         read again when why changes, or when it had pages before)."""
         self.built.problems[request_key(request, directive)] = Problem(message, subtype, logs or [])
-        why = f"{directive}\0{subtype}\0{message}".encode("utf-8", "surrogatepass")
+        why = f"{directive}\0{subtype.name}\0{message}".encode("utf-8", "surrogatepass")
         self._page_digest(request.docname, hashlib.sha256(why).hexdigest())
 
 

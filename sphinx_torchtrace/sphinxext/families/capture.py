@@ -42,20 +42,30 @@ from ...trace.inputs.capture import (
 )
 from ...trace.runtime import parse_steps
 from ...trace.secrets import mask_secrets
-from ..built import CaptureRow, Generated, Problem
+from ..built import Generated, Problem
 from ..cache_dirs import CAPTURES
 from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
 from ..options import checked_options
 from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
+from ..warnings import Note, WarningType
 from .base import Context, request_key
+from .captures_table import CaptureRow, Captures, CapturesTable, note_tables
 from .family import Family, Options
 from .trace import TraceKind
 from .trace_options import DIRECTIVE as TRACE_DIRECTIVE
 from .trace_options import OPTION_SPEC, TraceOptions, from_directive
 
 DIRECTIVE = "torchtrace-capture"
+
+#: The family's own warning subtype (``Family.warnings``).
+CAPTURE = WarningType(
+    "capture",
+    "a torchtrace-capture script failed or timed out (the end of its stderr is "
+    "quoted; the trace it wrote so far is shown), is not a file inside the source folder, or "
+    "has no cached capture while torchtrace_capture = 'never'",
+)
 
 
 def args_option(value: str | None) -> tuple[str, ...]:
@@ -218,7 +228,7 @@ class CapturedTrace:
     capture: Capture | None  # None: not run (``reason`` says why)
     inner: Generated | None  # the trace kind's, when the capture wrote a log
     reason: str = ""
-    capture_notes: list[tuple[str, str]] = field(default_factory=list)
+    capture_notes: list[Note] = field(default_factory=list)
 
     @property
     def rewrite(self) -> Callable[[str], str]:
@@ -226,7 +236,7 @@ class CapturedTrace:
         return self.inner.rewrite if self.inner is not None else mask_secrets
 
     @property
-    def notes(self) -> list[tuple[str, str]]:
+    def notes(self) -> list[Note]:
         return self.capture_notes + (self.inner.notes if self.inner is not None else [])
 
     @property
@@ -312,61 +322,20 @@ class CaptureKind:
     def generate(
         self, context: Context, request: DirectiveRequest, options: CaptureOptions
     ) -> list[DirectiveRequest]:
-        srcdir = context.srcdir.resolve()
-        script = Path(request.path)
-        page_dir = context.source_dir(request)
-        if not _inside(script, srcdir) or not script.is_file():
-            self._fail(
-                context,
-                request,
-                f"no script at {request.argument!r} inside the "
-                "source folder: only scripts of the docs' sources are run",
-            )
+        """Check what the directive runs, find its capture (cached, or run now; none where
+        ``never`` finds none or torch is missing), then report it."""
+        script = self._script(context, request, options)
+        if script is None:
             return []
-        cwd = None
-        if options.cwd is not None:
-            cwd = Path(resolve_argument(options.cwd, page_dir, context.srcdir))
-            if not _inside(cwd, srcdir) or not cwd.is_dir():
-                self._fail(
-                    context, request, f":cwd: {options.cwd!r} is no folder inside the source folder"
-                )
-                return []
-        # the table names scripts from the source folder, whichever page runs them
-        listed = script.resolve().relative_to(srcdir).as_posix()
-        if options.depends is not None:
-            depends, outside = glob_depends(options.depends, page_dir, srcdir)
-            if outside:
-                self._fail(
-                    context,
-                    request,
-                    f":depends: {quote(outside[0])} names files "
-                    "outside the source folder: only files of the docs' sources "
-                    "decide a capture, so nothing runs",
-                )
-                return []
-        else:
-            depends = local_imports(script, srcdir)
         config = settings_of(context.app.config, CaptureSettings)
-        spec = CaptureSpec(
-            script=script.resolve(),
-            root=srcdir,
-            args=options.args,
-            env=options.env,
-            cwd=cwd.resolve() if cwd is not None else None,
-            timeout=options.timeout or config.capture_timeout,
-            depends=tuple(depends),
-            runtime=options.runtime,
-            steps=options.steps,
-        )
+        spec = _spec(script, context.srcdir.resolve(), options, config)
         cache = self._cache(context)
         interpreter = cache.interpreter(spec)
         capture_key = spec.key(interpreter)
         shown = " ".join(request.argument.split())
         capture: Capture | None
         if config.capture == "never":
-            # the same code captured by another Python or torch (CI's, on a docs host
-            # without torch) rather than nothing: the page says which torch made it
-            capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
+            capture = _cached(cache, spec, capture_key)
             if capture is None:
                 self._fail(
                     context,
@@ -377,36 +346,74 @@ class CaptureKind:
                     row="missing",
                 )
                 return []
-        elif not interpreter.has_torch and _imports_torch([script, *depends]):
-            capture = cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
+        elif not interpreter.has_torch and _imports_torch([script.path, *script.depends]):
+            capture = _cached(cache, spec, capture_key)
             if capture is None:
-                reason = (
-                    "imports torch, which the Python building these docs cannot "
-                    "import; with torch installed, this build would show its report."
-                )
-                refused = _refused_note(cache, capture_key, shown)
-                self._register(context, request, CapturedTrace(shown, None, None, reason, refused))
-                context.built.captures.append(
-                    CaptureRow(request.docname, listed, "skipped", None, "torch not installed")
-                )
+                self._skip(context, request, script, _refused_note(cache, capture_key, shown))
                 return []
         else:
-            ran: set[str] = context.shared.setdefault("captures-ran", set())
-            rerun = config.capture == "always" and capture_key not in ran
-            if rerun or cache.lookup(capture_key) is None:
-                _status(f"capturing {listed} (timeout {spec.timeout:g} s)")
-
-            def running(seconds: float) -> None:
-                _status(f"capturing {listed}: running for {seconds:.0f} s")
-
-            capture = cache.get_or_run(spec, capture_key, rerun=rerun, progress=running)
-            if not capture.cached:
-                ran.add(capture_key)
-                _status(
-                    f"captured {listed}: {capture.record.status} in {capture.record.duration:.1f} s"
-                )
+            capture = _run(context, cache, spec, capture_key, script.listed, config.capture)
         refused = _refused_note(cache, capture_key, shown, capture.refused)
-        return self._report(context, request, options, shown, listed, capture, refused)
+        return self._report(context, request, options, shown, script.listed, capture, refused)
+
+    def _script(
+        self, context: Context, request: DirectiveRequest, options: CaptureOptions
+    ) -> _Script | None:
+        """The script, its folder and the files that decide its capture, each inside the
+        source folder; None (the directive's warning said why) when one is not."""
+        srcdir = context.srcdir.resolve()
+        script = Path(request.path)
+        page_dir = context.source_dir(request)
+        if not _inside(script, srcdir) or not script.is_file():
+            self._fail(
+                context,
+                request,
+                f"no script at {request.argument!r} inside the "
+                "source folder: only scripts of the docs' sources are run",
+            )
+            return None
+        cwd = None
+        if options.cwd is not None:
+            cwd = Path(resolve_argument(options.cwd, page_dir, context.srcdir))
+            if not _inside(cwd, srcdir) or not cwd.is_dir():
+                self._fail(
+                    context, request, f":cwd: {options.cwd!r} is no folder inside the source folder"
+                )
+                return None
+        # the table names scripts from the source folder, whichever page runs them
+        listed = script.resolve().relative_to(srcdir).as_posix()
+        if options.depends is None:
+            return _Script(script, cwd, local_imports(script, srcdir), listed)
+        depends, outside = glob_depends(options.depends, page_dir, srcdir)
+        if outside:
+            self._fail(
+                context,
+                request,
+                f":depends: {quote(outside[0])} names files "
+                "outside the source folder: only files of the docs' sources "
+                "decide a capture, so nothing runs",
+            )
+            return None
+        return _Script(script, cwd, list(depends), listed)
+
+    def _skip(
+        self,
+        context: Context,
+        request: DirectiveRequest,
+        script: _Script,
+        refused: list[Note],
+    ) -> None:
+        """A script that imports torch where the build's Python has none: not run, and the
+        directive says so in a note (a docs host without torch is not an error)."""
+        shown = " ".join(request.argument.split())
+        reason = (
+            "imports torch, which the Python building these docs cannot "
+            "import; with torch installed, this build would show its report."
+        )
+        self._register(context, request, CapturedTrace(shown, None, None, reason, refused))
+        context.built.part(Captures).rows.append(
+            CaptureRow(request.docname, script.listed, "skipped", None, "torch not installed")
+        )
 
     def _report(
         self,
@@ -416,10 +423,10 @@ class CaptureKind:
         shown: str,
         listed: str,
         capture: Capture,
-        refused: Sequence[tuple[str, str]] = (),
+        refused: Sequence[Note] = (),
     ) -> list[DirectiveRequest]:
         record = capture.record
-        notes: list[tuple[str, str]] = []
+        notes: list[Note] = []
         if record.status != "ok":
             # masked and its paths rewritten whole, as its page shows it (a key's lines
             # are masked as one), before its last lines are joined into the warning
@@ -434,7 +441,7 @@ class CaptureKind:
             cached = " (cached)" if capture.cached else ""
             notes.append(
                 (
-                    "capture",
+                    CAPTURE,
                     f"capture of {shown} {status_text(capture)}{cached} "
                     f"after {record.duration:.1f} s; {kept}; its stderr ends: {end}",
                 )
@@ -442,12 +449,12 @@ class CaptureKind:
         elif not capture.has_logs():
             notes.append(
                 (
-                    "capture",
+                    CAPTURE,
                     f"capture of {shown} ran but wrote no trace log (does it call torch.compile?)",
                 )
             )
         notes.extend(refused)  # after how it ended: a failure's warning names that first
-        context.built.captures.append(
+        context.built.part(Captures).rows.append(
             CaptureRow(
                 request.docname,
                 listed,
@@ -475,7 +482,7 @@ class CaptureKind:
                     if notes:  # one warning: how the capture ended, and why no report
                         problem = Problem(
                             f"{notes[0][1]}; its trace cannot be shown: {problem.message}",
-                            "capture",
+                            CAPTURE,
                             problem.logs,
                         )
                     context.built.problems[request_key(request, DIRECTIVE)] = problem
@@ -497,8 +504,10 @@ class CaptureKind:
         self, context: Context, request: DirectiveRequest, message: str, row: str = "not run"
     ) -> None:
         shown = " ".join(request.argument.split())
-        context.built.captures.append(CaptureRow(request.docname, shown, row, None, message))
-        context.fail(request, DIRECTIVE, message, "capture")
+        context.built.part(Captures).rows.append(
+            CaptureRow(request.docname, shown, row, None, message)
+        )
+        context.fail(request, DIRECTIVE, message, CAPTURE)
 
     def _cache(self, context: Context) -> CaptureCache:
         folder = settings_of(context.app.config, CaptureSettings).capture_cache
@@ -511,6 +520,64 @@ class CaptureKind:
             # once a build, after every lookup: entries no build used for a month
             context.finish.append(cache.prune)
         return cache
+
+
+@dataclass(frozen=True)
+class _Script:
+    """What a directive runs, checked: every path inside the source folder."""
+
+    path: Path
+    cwd: Path | None  # None: the script's folder
+    depends: list[Path]  # the files whose bytes decide its capture
+    listed: str  # as the captures' table names it (from the source folder)
+
+
+def _spec(
+    script: _Script, srcdir: Path, options: CaptureOptions, config: CaptureSettings
+) -> CaptureSpec:
+    """What decides a capture: the script, its arguments, environment and files."""
+    return CaptureSpec(
+        script=script.path.resolve(),
+        root=srcdir,
+        args=options.args,
+        env=options.env,
+        cwd=script.cwd.resolve() if script.cwd is not None else None,
+        timeout=options.timeout or config.capture_timeout,
+        depends=tuple(script.depends),
+        runtime=options.runtime,
+        steps=options.steps,
+    )
+
+
+def _cached(cache: CaptureCache, spec: CaptureSpec, capture_key: str) -> Capture | None:
+    """The cached capture of this very run, else of the same code captured by another
+    Python or torch (CI's, on a docs host without torch): the page says which torch."""
+    return cache.lookup(capture_key) or cache.lookup_source(spec.source_key())
+
+
+def _run(
+    context: Context,
+    cache: CaptureCache,
+    spec: CaptureSpec,
+    capture_key: str,
+    listed: str,
+    mode: str,
+) -> Capture:
+    """The capture, from the cache or run now (``always``: run once a build), saying in
+    the build's status lines what runs and how it ended."""
+    ran: set[str] = context.shared.setdefault("captures-ran", set())
+    rerun = mode == "always" and capture_key not in ran
+    if rerun or cache.lookup(capture_key) is None:
+        _status(f"capturing {listed} (timeout {spec.timeout:g} s)")
+
+    def running(seconds: float) -> None:
+        _status(f"capturing {listed}: running for {seconds:.0f} s")
+
+    capture = cache.get_or_run(spec, capture_key, rerun=rerun, progress=running)
+    if not capture.cached:
+        ran.add(capture_key)
+        _status(f"captured {listed}: {capture.record.status} in {capture.record.duration:.1f} s")
+    return capture
 
 
 def _damaged(cache: CaptureCache) -> str:
@@ -529,23 +596,21 @@ def _damaged(cache: CaptureCache) -> str:
     return said
 
 
-def _refused_note(
-    cache: CaptureCache, key: str, shown: str, replaced: str = ""
-) -> list[tuple[str, str]]:
+def _refused_note(cache: CaptureCache, key: str, shown: str, replaced: str = "") -> list[Note]:
     """A warning when the entry of this very capture was refused (``replaced``: why the
     one this build's run replaced was): the build says its cache held what is not a
     capture, whatever it shows instead."""
     if replaced:
         return [
             (
-                "capture",
+                CAPTURE,
                 f"the cached capture of {shown} was refused, not read, and run again: {replaced}",
             )
         ]
     why = cache.refused.get(key)
     if why is None:
         return []
-    return [("capture", f"the cached capture of {shown} was refused, not read: {why}")]
+    return [(CAPTURE, f"the cached capture of {shown} was refused, not read: {why}")]
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -581,4 +646,7 @@ FAMILY = Family(
     options=Options(CAPTURE_OPTION_SPEC, parse_capture_options),
     kinds=(CaptureKind(),),
     settings=(CaptureSettings,),
+    warnings=(CAPTURE,),
+    companions={"torchtrace-captures": CapturesTable},
+    finish=note_tables,
 )

@@ -32,7 +32,7 @@ from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import debug_masker, warn_debug_secrets
 from ..targets import object_target
-from ..warnings import warn
+from ..warnings import Note, diagnostic, warn
 from .base import Context, page_section
 from .trace_options import DIRECTIVE, TraceOptions, ineffective_notes
 
@@ -48,7 +48,7 @@ class GeneratedDebugDir:
     settings: PageSettings
     rewrite: PathRewriter
     companions: list[DirectiveRequest] = field(default_factory=list)  # trace logs of the run
-    notes: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     @property
     def logs(self) -> list[Path]:
@@ -109,7 +109,11 @@ class DebugDirKind:
         debug = load_debug_dir(request.path)
         for d in debug.diagnostics:
             # a path alone would be taken for a docname: a node with a source says "path:"
-            warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else _whole_file(d.path))
+            warn(
+                diagnostic(d.kind),
+                d.message,
+                f"{d.path}:{d.line}" if d.line else _whole_file(d.path),
+            )
         plan = plan_debug_dir(label, debug, context.gen_dir)
         source_dir = context.source_dir(request)
         companions: list[DirectiveRequest] = []

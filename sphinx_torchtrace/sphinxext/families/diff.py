@@ -39,7 +39,7 @@ from ..options import checked_options, name_option
 from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
-from ..warnings import subtype_of, warn
+from ..warnings import LABEL, OPTION, Note, WarningType, diagnostic, warn
 from .base import Context, missing_input, page_section, resolve_logs_safely
 from .family import Family, Options
 from .trace import GeneratedTrace, runtime_inputs
@@ -47,6 +47,50 @@ from .trace_options import DEBUG_FOLDER, TEXT_LOG, TRACE_FOLDER, TRACE_LOG
 
 DIRECTIVE = "torchtrace-diff"
 PAGE_KIND = "diff-frame"
+
+
+#: The family's own warning subtypes (``Family.warnings``): the runs could not be
+#: compared like for like, and what got worse (``torchtrace_regressions`` says which count;
+#: ``:no-regressions:`` turns them off for one comparison).
+COMPARABILITY = WarningType(
+    "comparability",
+    "torchtrace-diff: the runs were made differently (PyTorch, Python, "
+    "compile configs or ranks differ), or nothing could be compared (no rank or no frame in "
+    "common)",
+)
+#: By regression kind (:data:`...trace.comparing.diff.REGRESSION_KINDS`, in its order).
+REGRESSIONS: dict[str, WarningType] = {
+    "error": WarningType(
+        "regression_error",
+        "torchtrace-diff: the new run has a compile error the baseline has not",
+    ),
+    "graph_break": WarningType(
+        "regression_graph_break",
+        "torchtrace-diff: the new run has a graph break (reason and user "
+        "location) the baseline has not",
+    ),
+    "recompile": WarningType(
+        "regression_recompile",
+        "torchtrace-diff: a frame compiles more times in the new run, or for a new reason",
+    ),
+    "compile_time": WarningType(
+        "regression_compile_time",
+        "torchtrace-diff: total compile time grew past the ratio set in "
+        "torchtrace_regressions (off by default: timings are noisy)",
+    ),
+    "kernels": WarningType(
+        "regression_kernels",
+        "torchtrace-diff: a frame generates more kernels in the new run (a "
+        "fusion lost; off by default)",
+    ),
+    "runtime": WarningType(
+        "regression_runtime",
+        "torchtrace-diff: a frame's compiled code takes longer per call in "
+        "the new run past the ratio set in torchtrace_regressions (both runs captured with run "
+        "--runtime; off by default: timings are noisy)",
+    ),
+}
+READ = diagnostic("read")
 
 
 #: The ``torchtrace-diff`` directive's options (checked by the scan and the directive alike).
@@ -125,7 +169,7 @@ class GeneratedDiff:
     plan: DiffPlan
     logs: list[Path]
     rewrite: PathRewriter
-    notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message) to warn
+    notes: list[Note] = field(default_factory=list)  # (subtype, message) to warn
     runs: tuple[Trace, Trace] | None = None  # the baseline, the new run
 
     def page(self, docname: str) -> Page:
@@ -148,32 +192,32 @@ class GeneratedDiff:
         location = directive.get_location()
         if plan.diff.nothing_compared:
             warn(
-                "comparability",
+                COMPARABILITY,
                 f"{plan.label}: nothing compared: {plan.diff.nothing_compared}",
                 location,
             )
         if plan.diff.unread:
             warn(
-                "comparability",
+                COMPARABILITY,
                 f"{plan.label}: not read, so not compared: " + "; ".join(plan.diff.unread),
                 location,
             )
         if lost:
             warn(
-                "comparability",
+                COMPARABILITY,
                 f"{plan.label}: not compared: " + "; ".join(lost),
                 location,
             )
         if plan.diff.setup:
             warn(
-                "comparability",
+                COMPARABILITY,
                 f"{plan.label}: not like for like: " + "; ".join(plan.diff.setup),
                 location,
             )
         if not options.no_regressions:
             for r in found:
                 where = f"rank {r.rank}: " if plan.multi_rank else ""
-                warn(subtype_of(r.subtype), f"{plan.label}: {where}{r.message}", location)
+                warn(REGRESSIONS[r.kind], f"{plan.label}: {where}{r.message}", location)
         builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
         out = builder.blocks(
             comparison_blocks(plan, found, warned=not options.no_regressions, uncompared=lost)
@@ -207,7 +251,7 @@ class DiffKind:
                 DIRECTIVE,
                 f"comparison label {plan.label!r} is used twice "
                 f"(also in {other.docname}); give one a :name:",
-                "label",
+                LABEL,
             )
             return []
         clash = [
@@ -219,7 +263,7 @@ class DiffKind:
                 DIRECTIVE,
                 f"comparison pages {clash[0]!r} clash with a "
                 "trace's pages; give the comparison another :name:",
-                "label",
+                LABEL,
             )
             return []
         context.folders[plan.root] = request
@@ -236,7 +280,7 @@ def _generate(context: Context, request: DirectiveRequest, options: DiffOptions)
         raise ValueError(
             f"{DIRECTIVE} takes two paths, the baseline run's and the new run's, not "
             f"{len(paths)} ({request.argument!r})",
-            "option",
+            OPTION,
         )
     source_dir = context.source_dir(request)
     sides: list[tuple[Trace, GeneratedTrace | None, str]] = []
@@ -286,7 +330,7 @@ def _traces(context: Context) -> list[GeneratedTrace]:
 def read_side(context: Context, argument: str, path: str) -> tuple[Trace, GeneratedTrace | None]:
     """A run's trace: the site's own when a ``torchtrace`` directive shows it, else read."""
     if not os.path.exists(path):
-        raise ValueError(missing_input(argument, path), "read")
+        raise ValueError(missing_input(argument, path), READ)
     for generated in _traces(context):
         if generated.request.path == path and not generated.options.ranks:
             if all(r.source == "trace" for r in generated.trace.ranks):  # not a text log's
@@ -295,14 +339,14 @@ def read_side(context: Context, argument: str, path: str) -> tuple[Trace, Genera
         raise ValueError(
             f"{argument!r} is a TORCH_COMPILE_DEBUG folder; compare its run's TORCH_TRACE "
             "logs instead",
-            "read",
+            READ,
         )
     if detect_kind(path) == TORCH_LOGS:
         raise ValueError(
             f"{argument!r} is a TORCH_LOGS text log, which does not say which function each "
             "compile ran (frames are matched by file and function); compare the run's "
             "TORCH_TRACE logs instead",
-            "read",
+            READ,
         )
     try:
         trace = load_trace(
@@ -312,9 +356,9 @@ def read_side(context: Context, argument: str, path: str) -> tuple[Trace, Genera
             max_bytes=context.config.max_log_bytes,
         )
     except (TraceReadError, OSError) as err:
-        raise ValueError(f"{argument!r}: {err}", "read") from None
+        raise ValueError(f"{argument!r}: {err}", READ) from None
     if not any(sum(r.stats.values()) for r in trace.ranks):
-        raise ValueError(f"{argument!r}: no TORCH_TRACE records found", "read")
+        raise ValueError(f"{argument!r}: no TORCH_TRACE records found", READ)
     return trace, None
 
 
@@ -346,4 +390,5 @@ FAMILY = Family(
     kinds=(DiffKind(),),
     input_paths=input_paths,
     settings=(DiffSettings,),
+    warnings=(COMPARABILITY, *REGRESSIONS.values()),
 )

@@ -3,8 +3,10 @@
 A family says its directive's name, the paths its argument names, its options (the
 spec both the scan and the directive check, the type they become, what each does on
 each kind of input: the docs' table), the kinds of input it reads, in the order they
-are asked, and any configuration values of its own; :meth:`Family.setup` registers
-it with Sphinx.  The rest of the extension loops over :data:`..FAMILIES` and knows no
+are asked, any configuration values of its own, its warning subtypes (the docs' table
+lists them), its companion directives (a table of what the family did in this build)
+and the step that finishes its build's generation; :meth:`Family.setup` registers it
+with Sphinx.  The rest of the extension loops over :data:`..FAMILIES` and knows no
 family by name: a new directive is its model, its page views and a module here that
 declares a :class:`Family`, plus its line in :data:`..FAMILIES`.
 """
@@ -15,10 +17,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
 
 from ..directive import InputDirective, input_directive
-from .base import InputKind
+from ..warnings import WarningType
+from .base import Context, InputKind
 
 #: An option's check: the option's text (None for a flag) -> its value, or ValueError.
 OptionCheck = Callable[[str | None], Any]
@@ -57,12 +61,21 @@ class Family:
     #: classes of configuration values of its own (``torchtrace_<field>``: see
     #: :func:`..config.setting`)
     settings: tuple[type, ...] = ()
+    #: the ``torchtrace.<name>`` subtypes its directive warns with, its own (the reader's
+    #: and the extension's are :mod:`..warnings`'): the docs' table lists them after those
+    warnings: tuple[WarningType, ...] = ()
+    #: other directives it adds (name -> class), such as a table of its build's work
+    companions: Mapping[str, type[Directive]] = field(default_factory=dict)
+    #: called once every directive of the build is generated (what its companions need)
+    finish: Callable[[Context], None] | None = None
 
     def directive(self) -> type[InputDirective]:
         return input_directive(self.name, self.summary, self.options.spec, self.options.parse)
 
     def setup(self, app: Sphinx) -> None:
         app.add_directive(self.name, self.directive())
+        for name, companion in self.companions.items():
+            app.add_directive(name, companion)
 
     def kind_for(self, path: str, options: object) -> InputKind:
         """The kind that reads ``path``: the first that accepts it, else the last."""

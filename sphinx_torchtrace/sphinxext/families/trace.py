@@ -38,7 +38,7 @@ from ...trace.analyses.break_registry import installed_registry
 from ...trace.folders import real_root, refusal
 from ...trace.inputs.kinds import TRACE, detect_kind
 from ...trace.inputs.loader import choose_logs, rank_logs
-from ...trace.inputs.loading import load_input
+from ...trace.inputs.loading import LoadNote, load_input
 from ...trace.inputs.no_records import has_records, no_records_message
 from ...trace.runtime import MAX_PROFILES, RUNTIME_DIR, meta_file, profile_files, profile_lines
 from ...version import __version__
@@ -51,7 +51,7 @@ from ..provenance import provenance_nodes
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..targets import object_target
-from ..warnings import logger, warn
+from ..warnings import OPTION, Note, WarningType, diagnostic, logger, warn
 from .base import Context, build_date, missing_input, page_section, resolve_logs_safely
 from .debug_dir import DebugDirKind
 from .family import Family, Options
@@ -66,6 +66,22 @@ from .trace_options import (
     parse_options,
 )
 
+#: The family's own warning subtypes (``Family.warnings``).
+UNMATCHED = WarningType(
+    "unmatched",
+    "a text log given with :with: names compiles its trace has not (a log of "
+    "another run?): their lines are shown under [-/-]",
+)
+DIVERGENCE = WarningType(
+    "divergence",
+    "the ranks of a trace diverge (compile ids, statuses, caches, graph shapes, "
+    "collective schedules, tensor metadata or execution order); only with "
+    "torchtrace_warn_divergence = True",
+)
+READ = diagnostic("read")
+#: The subtype of each note of :func:`...trace.inputs.loading.load_input`.
+LOAD_NOTES: dict[LoadNote, WarningType] = {"read": READ, "option": OPTION, "unmatched": UNMATCHED}
+
 
 @dataclass
 class GeneratedTrace:
@@ -77,7 +93,7 @@ class GeneratedTrace:
     plan: TracePlan
     settings: PageSettings
     rewrite: PathRewriter
-    notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message) to warn
+    notes: list[Note] = field(default_factory=list)  # (subtype, message) to warn
     extra_logs: list[Path] = field(default_factory=list)  # ``:with:`` files read
     #: The paths whose ``runtime/`` profiles the trace read (the trace log's or folder).
     runtime_from: list[str] = field(default_factory=list)
@@ -157,7 +173,7 @@ class TraceKind:
         if not context.claim_label(request, DIRECTIVE):
             return []
         if not os.path.exists(request.path):
-            context.fail(request, DIRECTIVE, missing_input(request.argument, request.path), "read")
+            context.fail(request, DIRECTIVE, missing_input(request.argument, request.path), READ)
             return []
         config = context.config
         kind = options.format or detect_kind(request.path)
@@ -178,7 +194,7 @@ class TraceKind:
                 request,
                 DIRECTIVE,
                 str(e),
-                "read",
+                READ,
                 resolve_logs_safely(request.path, options.latest, options.ranks),
             )
             return []
@@ -188,14 +204,16 @@ class TraceKind:
                 request,
                 DIRECTIVE,
                 no_records_message(request.path, kind, request.argument),
-                "read",
+                READ,
                 resolve_logs_safely(request.path, options.latest, options.ranks),
             )
             return []
         for d in trace.diagnostics:
             if d.kind != "mixed_runs":  # said at the directive, which can choose (notes)
                 # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
-                warn(d.kind, d.message, f"{d.path}:{d.line}" if d.line else f"{d.path}:")
+                warn(
+                    diagnostic(d.kind), d.message, f"{d.path}:{d.line}" if d.line else f"{d.path}:"
+                )
         label = request.label()
         _say_which_logs(request, label, options)
         logs = resolve_logs_safely(request.path, options.latest, options.ranks)
@@ -225,18 +243,18 @@ class TraceKind:
         )
         context.register(request, DIRECTIVE, generated)
         generated.notes.extend(ineffective_notes(request.path, kind, options))
-        generated.notes.extend(loaded.notes)
+        generated.notes.extend((LOAD_NOTES[kind], message) for kind, message in loaded.notes)
         generated.notes.extend(
-            (d.kind, d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
+            (diagnostic(d.kind), d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
         )
         if plan.past_limit:
-            generated.notes.append(("limit", _past_limit_note(plan)))
+            generated.notes.append((diagnostic("limit"), _past_limit_note(plan)))
         if config.warn_divergence and trace.is_multi_rank:
             diverging = divergence_words(summary.diverging_kinds(summary.divergence(trace)))
             if diverging:
                 generated.notes.append(
                     (
-                        "divergence",
+                        DIVERGENCE,
                         "the ranks diverge in " + ", ".join(diverging) + " (see the overview)",
                     )
                 )
@@ -252,7 +270,7 @@ class TraceKind:
             known = ", ".join(str(r) for r in sorted(r for r in found if r is not None))
             generated.notes.append(
                 (
-                    "option",
+                    OPTION,
                     f":ranks: {', '.join(map(str, lacking))} not in the trace "
                     f"(its ranks: {known or 'none'})",
                 )
@@ -419,4 +437,5 @@ FAMILY = Family(
     options=Options(OPTION_SPEC, parse_options, OPTION_KINDS, OPTION_EFFECTS),
     kinds=(DebugDirKind(), TraceKind()),  # the catch-all last
     input_paths=input_paths,
+    warnings=(UNMATCHED, DIVERGENCE),
 )

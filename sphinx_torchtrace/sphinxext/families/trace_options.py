@@ -18,6 +18,7 @@ from ...trace.inputs.kinds import DEBUG_DIR as DEBUG_DIR_KIND
 from ...trace.inputs.kinds import INPUT_KINDS
 from ...trace.inputs.kinds import TORCH_LOGS as TORCH_LOGS_KIND
 from ..options import NO_EFFECT, checked_options, name_option
+from ..warnings import OPTION, Note
 
 DIRECTIVE = "torchtrace"
 
@@ -168,11 +169,11 @@ def ineffective_options(options: TraceOptions, kind: str) -> list[str]:
     return [o for o, on in given.items() if on and OPTION_EFFECTS[o][kind] == NO_EFFECT]
 
 
-def ineffective_notes(path: str, kind: str, options: TraceOptions) -> list[tuple[str, str]]:
+def ineffective_notes(path: str, kind: str, options: TraceOptions) -> list[Note]:
     """An ``option`` note for each option given that does nothing on this kind of input."""
     table_kind = option_kind(kind, os.path.isdir(path))
     return [
-        ("option", f":{option}: has no effect on {table_kind}; it is ignored")
+        (OPTION, f":{option}: has no effect on {table_kind}; it is ignored")
         for option in ineffective_options(options, table_kind)
     ]
 

@@ -28,8 +28,9 @@ from ..options import checked_options
 from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
+from ..warnings import OPTION, Note
 from .base import Context, resolve_logs_safely
-from .diff import read_side
+from .diff import COMPARABILITY, read_side
 from .family import Family, Options
 from .trace import runtime_inputs
 
@@ -69,7 +70,7 @@ class GeneratedTrend:
     trend: Trend
     logs: list[Path]
     rewrite: PathRewriter
-    notes: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # of every run, the oldest included
 
     def page(self, docname: str) -> Page:
@@ -129,7 +130,7 @@ class TrendKind:
                 f"{DIRECTIVE} takes 2 to {MAX_RUNS} paths, oldest "
                 f"first, and as many :labels: ({len(paths)} paths, {len(labels)} "
                 "labels)",
-                "option",
+                OPTION,
             )
             return []
         source_dir = context.source_dir(request)
@@ -159,12 +160,10 @@ class TrendKind:
         generated = GeneratedTrend(request, result, logs, rewrite, unread=missed)
         if missed:
             generated.notes.append(
-                ("comparability", "not read, so not compared: " + "; ".join(missed))
+                (COMPARABILITY, "not read, so not compared: " + "; ".join(missed))
             )
         if result.setup:
-            generated.notes.append(
-                ("comparability", "not like for like: " + "; ".join(result.setup))
-            )
+            generated.notes.append((COMPARABILITY, "not like for like: " + "; ".join(result.setup)))
         context.register(request, DIRECTIVE, generated)
         return []
 

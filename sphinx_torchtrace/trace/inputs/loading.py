@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from ..diagnostics import TraceReadError
 from ..model import Trace
@@ -24,6 +25,9 @@ from .kinds import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
 from .loader import display_path, load_trace
 from .text_log import attach_text_log, load_text_log
 
+#: The warning subtypes of what :func:`load_input` notes (``:with:`` files).
+LoadNote = Literal["read", "option", "unmatched"]
+
 
 @dataclass
 class LoadedInput:
@@ -31,7 +35,7 @@ class LoadedInput:
 
     trace: Trace
     extra_logs: list[Path] = field(default_factory=list)  # ``:with:`` files read
-    notes: list[tuple[str, str]] = field(default_factory=list)  # (subtype, message)
+    notes: list[tuple[LoadNote, str]] = field(default_factory=list)  # (subtype, message)
     #: the ranks a text log (the base) holds, before ``:ranks:`` chose; None for a trace base
     text_ranks: set[int | None] | None = None
 
@@ -58,7 +62,7 @@ def load_input(
             display_path(path, display_root),
             "a TORCH_COMPILE_DEBUG folder, not a log (read it with trace.debug_dir.load_debug_dir)",
         )
-    notes: list[tuple[str, str]] = []
+    notes: list[tuple[LoadNote, str]] = []
     traces: list[str] = [path] if kind == TRACE else []
     texts: list[str] = [path] if kind == TORCH_LOGS else []
     for other in others:

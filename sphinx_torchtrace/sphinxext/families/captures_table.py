@@ -1,8 +1,10 @@
 """``.. torchtrace-captures::``: every capture of this build, as myst-nb's ``nb-exec-table``
 lists executed notebooks: page, script, run or cached, duration, how it ended.
 
-The rows are made at ``builder-inited`` (:mod:`.families.capture`); a page holding the
-table is read again when they change (:func:`note_tables`), not on every build.
+The capture family's companion directive and finishing step (:mod:`.capture` declares
+both): the rows are made at ``builder-inited``, kept in the build's registry as the
+family's part (:class:`Captures`); a page holding the table is read again when they
+change (:func:`note_tables`), not on every build.
 """
 
 from __future__ import annotations
@@ -10,18 +12,37 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from docutils import nodes
-from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from ..site import blocks as b
-from .built import Built, built
-from .doctree import DoctreeBuilder, mark_output
+from ...site import blocks as b
+from ..built import built
+from ..doctree import DoctreeBuilder, mark_output
+from .base import Context
 
 DIRECTIVE = "torchtrace-captures"
 _USE = re.compile(r"(?:\.\.[ \t]+torchtrace-captures::|\{torchtrace-captures\})")
+
+
+@dataclass(frozen=True)
+class CaptureRow:
+    """One ``torchtrace-capture`` of this build, for the ``torchtrace-captures`` table."""
+
+    docname: str
+    script: str  # as the directive names it
+    outcome: str  # "ran", "cached", "skipped" (no torch), "missing" (never mode, no match)
+    duration: float | None  # seconds the capture took (when it ran, in this build or before)
+    status: str  # "ok", "failed (exit status 1)", "timed out after 5 s", or why not run
+
+
+@dataclass
+class Captures:
+    """The capture family's part of a build's registry (:meth:`..built.Built.part`)."""
+
+    rows: list[CaptureRow] = field(default_factory=list)  # in the order they were made
 
 
 class CapturesTable(SphinxDirective):
@@ -29,7 +50,7 @@ class CapturesTable(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         rows: list[list[b.Inlines]] = []
-        for row in built(self.env).captures:
+        for row in built(self.env).part(Captures).rows:
             duration = "-" if row.duration is None else f"{row.duration:.1f} s"
             rows.append(
                 [
@@ -55,16 +76,17 @@ class CapturesTable(SphinxDirective):
         return mark_output(builder.blocks(blocks))
 
 
-def note_tables(app: Sphinx, registry: Built, generated: str) -> None:
-    """Pages holding the table depend on its rows: their digest is the rows'."""
-    if not registry.captures:
+def note_tables(context: Context) -> None:
+    """The family's finishing step: pages holding the table depend on its rows, so their
+    digest is the rows'."""
+    registry = context.built
+    captures = registry.part(Captures).rows
+    if not captures:
         return
-    rows = json.dumps(
-        [(r.docname, r.script, r.outcome, r.duration, r.status) for r in registry.captures]
-    )
+    rows = json.dumps([(r.docname, r.script, r.outcome, r.duration, r.status) for r in captures])
     digest = hashlib.sha256(rows.encode()).hexdigest()
-    env = app.env
-    prefix = generated.rstrip("/") + "/"
+    env = context.app.env
+    prefix = context.gen_dir.rstrip("/") + "/"
     for docname in sorted(env.found_docs):
         if docname.startswith(prefix):
             continue
