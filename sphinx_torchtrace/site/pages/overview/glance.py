@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ....trace import Compile
-from ....trace.analyses import summary
+from ....trace.analyses.glance import FunctionRecompiles, Triage, triage
+from ....trace.analyses.naming import FrameNames
 from ....trace.analyses.outcome import refusal
 from ...blocks import (
     AnchorLink,
@@ -33,138 +36,25 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     for several ranks, whether they diverge before anything else.  Also shown by the
     directive on the user's own page (``titled=False``: no section of ours in their page;
     its links go to the overview)."""
-    t = summary.triage(plan.trace)
-    index = plan.index_docname
-
-    def to(section: str, anchor: str, text: str) -> Inline:
-        return AnchorLink(index, anchor, text) if settings.shows(section) else text
-
-    def plural(n: int, noun: str, nouns: str | None = None) -> str:
-        return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
-
-    # Several ranks: the figures add up every rank's, and say so (the ranks compile the
-    # same functions: "320 functions compiled" would read as 320 of them).
-    several = plan.trace.is_multi_rank
-    in_all = in_all_ranks(t.ranks) if several else ""
-    lines: list[list[Inline]] = []
-    if several:
-        fewest, most = t.frames_per_rank
-        each = str(most) if fewest == most else f"{fewest} to {most}"
-        noun = f"{each} function{'' if most == 1 else 's'}"
-        compiled: list[Inline] = [
-            to("directory", "compile-directory", noun),
-            f" on each of the {t.ranks} ranks ({plural(t.compile_ids, 'compile id')}, "
-            f"{plural(t.attempts, 'attempt')}{in_all})",
-        ]
-    else:
-        compiled = [
-            # "functions", not "functions compiled": the statuses after it say how many
-            # compiled, and an error left its function uncompiled
-            to("directory", "compile-directory", plural(t.frames, "function")),
-            f" ({plural(t.compile_ids, 'compile id')}, {plural(t.attempts, 'attempt')})",
-        ]
-    statuses = [s for s in STATUS_ORDER if t.statuses.get(s)]
-    if statuses:
-        compiled.append(": ")
-        counts: list[list[Inline]] = [[f"{t.statuses[s]} ", Badge(s)] for s in statuses]
-        if (ok := vllm.missing_explained(plan)) and ok[0] == t.statuses.get("missing"):
-            counts[statuses.index("missing")] = [f"{ok[0]} {vllm.MISSING_TEXT} {ok[1]})"]
-        if t.ok_with_breaks:  # never plain ok beside a break it logged
-            n = t.ok_with_breaks
-            counts[statuses.index("ok")].append(
-                f" ({n} of them with a graph break torch resumed from, no restart)"
-            )
-        compiled += joined(counts)
-    lines.append([_("Compiled:"), " ", *compiled])
-    breaks: list[Inline] = [_("none")]
-    if t.graph_breaks:
-        total = plural(t.graph_breaks, "graph break")
-        breaks = [to("failures", "failures-and-restarts", total)]
-        kinds = kinds_text(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)
-        breaks.append(in_all + kinds)
-    if t.restarts:  # a restart of the analysis with no graph break is said apart
-        n = t.restarts
-        breaks.append(
-            f" ({n} restart{'s' if n > 1 else ''} of Dynamo's analysis with no graph break)"
-        )
-    lines.append([_("Graph breaks:"), " ", *breaks])
-    recompiles: list[Inline] = [
-        to("recompiles", "recompiles-explained", plural(t.recompiles, "recompile"))
-        if t.recompiles
-        else _("none")
+    g = _Glance(plan, settings, triage(plan.trace))
+    lines = [
+        [_("Compiled:"), " ", *_compiled(g)],
+        [_("Graph breaks:"), " ", *_graph_breaks(g)],
+        [_("Recompiles:"), " ", *_recompiles(g)],
+        [_("Compile errors:"), " ", *_errors(g)],
+        *_cache_line(g),
+        *_compile_time_line(g),
     ]
-    if t.recompiled:
-        by_function = t.recompiled_by_function
-        per_function: list[list[Inline]] = [
-            [Code(maybe_strip(fn.shown, settings.no_source)), _recompile_counts(fn, t.ranks)]
-            for fn in by_function[:8]
-        ]
-        recompiles += [f"{in_all}: ", *joined(per_function)]
-        if len(by_function) > 8:
-            recompiles.append(f" and {len(by_function) - 8} more functions")
-    names = summary.FrameNames(plan.frames)
-    if t.limit_hits:  # counted apart: past the limit torch made no new version
-        n = len(t.limit_hits)
-        raised = sum(refusal(c) == "limit_raised" for c in t.limit_hits)
-        how = (
-            f", {'each' if raised == n else str(raised)} raised as FailOnRecompileLimitHit"
-            if raised
-            else ""
-        )
-        recompiles += [
-            f"; the recompile limit refused {n} more (",
-            *_compile_links(names, t.limit_hits),
-            f"): no new version{how}",
-        ]
-    if t.error_on_recompile:  # refused too: RecompileError raised instead of compiling
-        n = len(t.error_on_recompile)
-        recompiles += [
-            f"; error_on_recompile refused {n} more (",
-            *_compile_links(names, t.error_on_recompile),
-            "): RecompileError raised, no new version",
-        ]
-    if t.compiled_again:  # counted apart: after a failed version no guard failed
-        n = t.compiled_again
-        recompiles.append(
-            f"; {n} compile{'s' if n > 1 else ''} of a function again after a "
-            "version that failed (not a recompile: no guard failed)"
-        )
-    lines.append([_("Recompiles:"), " ", *recompiles])
-    errors: list[Inline] = [_("none")]
-    if t.errors:
-        total = plural(t.errors, "compile error")
-        errors = [to("failures", "failures-and-restarts", total)]
-        errors.append(in_all + kinds_text(t.errors, t.error_kinds, *t.error_places))
-    lines.append([_("Compile errors:"), " ", *errors])
-    if t.cache:
-        cache_text = ", ".join(
-            plural(n, result, result + "es" if result.endswith("s") else None)
-            for result, n in t.cache.items()
-        )
-        lines.append([_("Cache lookups:"), " ", to("cache", "compile-caches", cache_text), in_all])
-    if (by_vllm := vllm.compile_seconds(plan)) is not None:  # the metrics say 0.002 s
-        spent_vllm = PageLink(plan.vllm_docname, f"{by_vllm[0]:.1f} s ({by_vllm[1]})")
-        lines.append([_("Compile time:"), " ", spent_vllm])
-    elif t.compile_seconds is not None:
-        spent: list[Inline] = [
-            _("Compile time:"),
-            " ",
-            to("times", "compile-time", f"{t.compile_seconds:.1f} s{in_all or ' in all'}"),
-        ]
-        if t.slowest is not None:
-            number, seconds = t.slowest
-            spent.append(f"; {seconds:.1f} s on rank {number}, the slowest")
-        lines.append(spent)
-    if (piecewise := vllm.glance_line(plan)) is not None:
-        lines.append(piecewise)
-    if (regional := regions.glance_line(plan)) is not None:
-        lines.append(regional)
-    if (stuck := workers.glance_line(plan)) is not None:
-        lines.append(stuck)
-    ran = runtime.glance_line(plan, settings.shows("runtime"))
-    if ran is not None:
-        lines.append(ran)
+    for line in (
+        vllm.glance_line(plan),
+        regions.glance_line(plan),
+        workers.glance_line(plan),
+        runtime.glance_line(plan, settings.shows("runtime")),
+    ):
+        if line is not None:
+            lines.append(line)
     blocks: list[Block] = []
+    t = g.t
     if t.divergence is not None:
         if t.divergence.any:
             blocks.append(divergence(Overview(plan, settings)))
@@ -174,7 +64,182 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     return [Section([_("At a glance")], blocks, anchor="at-a-glance")] if titled else blocks
 
 
-def _compile_links(names: summary.FrameNames, compiles: list[Compile]) -> list[Inline]:
+@dataclass(frozen=True)
+class _Glance:
+    """What every line of the glance reads: the trace's figures, and where they link."""
+
+    plan: TracePlan
+    settings: PageSettings
+    t: Triage
+
+    @property
+    def in_all(self) -> str:
+        """Several ranks: the figures add up every rank's, and say so (the ranks compile
+        the same functions: "320 functions compiled" would read as 320 of them)."""
+        return in_all_ranks(self.t.ranks) if self.plan.trace.is_multi_rank else ""
+
+    def to(self, section: str, anchor: str, text: str) -> Inline:
+        """A link to the overview's section that explains a figure, where it is shown."""
+        shown = self.settings.shows(section)
+        return AnchorLink(self.plan.index_docname, anchor, text) if shown else text
+
+
+def _plural(n: int, noun: str, nouns: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
+
+
+def _compiled(g: _Glance) -> list[Inline]:
+    """How many functions, compile ids and attempts, and how many of each status."""
+    t = g.t
+    if g.plan.trace.is_multi_rank:
+        fewest, most = t.frames_per_rank
+        each = str(most) if fewest == most else f"{fewest} to {most}"
+        noun = f"{each} function{'' if most == 1 else 's'}"
+        compiled: list[Inline] = [
+            g.to("directory", "compile-directory", noun),
+            f" on each of the {t.ranks} ranks ({_plural(t.compile_ids, 'compile id')}, "
+            f"{_plural(t.attempts, 'attempt')}{g.in_all})",
+        ]
+    else:
+        compiled = [
+            # "functions", not "functions compiled": the statuses after it say how many
+            # compiled, and an error left its function uncompiled
+            g.to("directory", "compile-directory", _plural(t.frames, "function")),
+            f" ({_plural(t.compile_ids, 'compile id')}, {_plural(t.attempts, 'attempt')})",
+        ]
+    statuses = [s for s in STATUS_ORDER if t.statuses.get(s)]
+    if statuses:
+        compiled.append(": ")
+        counts: list[list[Inline]] = [[f"{t.statuses[s]} ", Badge(s)] for s in statuses]
+        if (ok := vllm.missing_explained(g.plan)) and ok[0] == t.statuses.get("missing"):
+            counts[statuses.index("missing")] = [f"{ok[0]} {vllm.MISSING_TEXT} {ok[1]})"]
+        if t.ok_with_breaks:  # never plain ok beside a break it logged
+            n = t.ok_with_breaks
+            counts[statuses.index("ok")].append(
+                f" ({n} of them with a graph break torch resumed from, no restart)"
+            )
+        compiled += joined(counts)
+    return compiled
+
+
+def _graph_breaks(g: _Glance) -> list[Inline]:
+    """How many graph breaks, of which kinds and where; restarts with no break apart."""
+    t = g.t
+    breaks: list[Inline] = [_("none")]
+    if t.graph_breaks:
+        total = _plural(t.graph_breaks, "graph break")
+        breaks = [g.to("failures", "failures-and-restarts", total)]
+        kinds = kinds_text(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)
+        breaks.append(g.in_all + kinds)
+    if t.restarts:  # a restart of the analysis with no graph break is said apart
+        n = t.restarts
+        breaks.append(
+            f" ({n} restart{'s' if n > 1 else ''} of Dynamo's analysis with no graph break)"
+        )
+    return breaks
+
+
+def _recompiles(g: _Glance) -> list[Inline]:
+    """How many recompiles and of which functions; then, counted apart, the compiles the
+    limit or ``error_on_recompile`` refused and those after a failed version."""
+    t = g.t
+    recompiles: list[Inline] = [
+        g.to("recompiles", "recompiles-explained", _plural(t.recompiles, "recompile"))
+        if t.recompiles
+        else _("none")
+    ]
+    if t.recompiled:
+        by_function = t.recompiled_by_function
+        per_function: list[list[Inline]] = [
+            [Code(maybe_strip(fn.shown, g.settings.no_source)), _recompile_counts(fn, t.ranks)]
+            for fn in by_function[:8]
+        ]
+        recompiles += [f"{g.in_all}: ", *joined(per_function)]
+        if len(by_function) > 8:
+            recompiles.append(f" and {len(by_function) - 8} more functions")
+    return recompiles + _refused(g)
+
+
+def _refused(g: _Glance) -> list[Inline]:
+    """The compiles that made no new version: refused past the recompile limit or by
+    ``error_on_recompile``, and compiles again after a version that failed."""
+    t = g.t
+    names = FrameNames(g.plan.frames)
+    refused: list[Inline] = []
+    if t.limit_hits:  # counted apart: past the limit torch made no new version
+        n = len(t.limit_hits)
+        raised = sum(refusal(c) == "limit_raised" for c in t.limit_hits)
+        how = (
+            f", {'each' if raised == n else str(raised)} raised as FailOnRecompileLimitHit"
+            if raised
+            else ""
+        )
+        refused += [
+            f"; the recompile limit refused {n} more (",
+            *_compile_links(names, t.limit_hits),
+            f"): no new version{how}",
+        ]
+    if t.error_on_recompile:  # refused too: RecompileError raised instead of compiling
+        n = len(t.error_on_recompile)
+        refused += [
+            f"; error_on_recompile refused {n} more (",
+            *_compile_links(names, t.error_on_recompile),
+            "): RecompileError raised, no new version",
+        ]
+    if t.compiled_again:  # counted apart: after a failed version no guard failed
+        n = t.compiled_again
+        refused.append(
+            f"; {n} compile{'s' if n > 1 else ''} of a function again after a "
+            "version that failed (not a recompile: no guard failed)"
+        )
+    return refused
+
+
+def _errors(g: _Glance) -> list[Inline]:
+    """How many compile errors, of which kinds and where."""
+    t = g.t
+    if not t.errors:
+        return [_("none")]
+    total = _plural(t.errors, "compile error")
+    return [
+        g.to("failures", "failures-and-restarts", total),
+        g.in_all + kinds_text(t.errors, t.error_kinds, *t.error_places),
+    ]
+
+
+def _cache_line(g: _Glance) -> list[list[Inline]]:
+    """The cache lookups by result, where the trace logged any."""
+    if not g.t.cache:
+        return []
+    cache_text = ", ".join(
+        _plural(n, result, result + "es" if result.endswith("s") else None)
+        for result, n in g.t.cache.items()
+    )
+    link = g.to("cache", "compile-caches", cache_text)
+    return [[_("Cache lookups:"), " ", link, g.in_all]]
+
+
+def _compile_time_line(g: _Glance) -> list[list[Inline]]:
+    """The time spent compiling: vLLM's own figure where it logged one (the metrics say
+    0.002 s), else the metrics' sum, and the slowest rank's."""
+    t = g.t
+    if (by_vllm := vllm.compile_seconds(g.plan)) is not None:
+        spent_vllm = PageLink(g.plan.vllm_docname, f"{by_vllm[0]:.1f} s ({by_vllm[1]})")
+        return [[_("Compile time:"), " ", spent_vllm]]
+    if t.compile_seconds is None:
+        return []
+    spent: list[Inline] = [
+        _("Compile time:"),
+        " ",
+        g.to("times", "compile-time", f"{t.compile_seconds:.1f} s{g.in_all or ' in all'}"),
+    ]
+    if t.slowest is not None:
+        number, seconds = t.slowest
+        spent.append(f"; {seconds:.1f} s on rank {number}, the slowest")
+    return [spent]
+
+
+def _compile_links(names: FrameNames, compiles: list[Compile]) -> list[Inline]:
     """The first few compiles as links to their pages (their labels where none), and how
     many more."""
     n = len(compiles)
@@ -187,7 +252,7 @@ def _compile_links(names: summary.FrameNames, compiles: list[Compile]) -> list[I
     return [*links, f" and {n - CELL_COMPILES} more" if n > CELL_COMPILES else ""]
 
 
-def _recompile_counts(fn: summary.FunctionRecompiles, ranks: int) -> str:
+def _recompile_counts(fn: FunctionRecompiles, ranks: int) -> str:
     """`` 4`` on one rank; over several, how many on each rank that recompiled it."""
     counts = fn.per_rank
     if ranks == 1:
