@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ....trace import STATUS_LEGEND, volatile
-from ....trace.analyses import summary
+from ....trace.analyses.divergence import Divergence, FunctionSplit, MissingIds, StatusSplit
+from ....trace.analyses.divergence import divergence as rank_divergence
+from ....trace.analyses.glance import RankRow, rank_rows
+from ....trace.analyses.naming import rank_number
 from ....trace.analyses.rank_digest import number_ranges
+from ....trace.analyses.rank_groups import RankGroup
 from ...blocks import (
     Admonition,
     Block,
@@ -50,7 +54,7 @@ def section(view: Overview) -> list[Block]:
         "Compile time",
         "Chromium events",
     ]
-    rows = [_rank_row(row) for row in summary.rank_rows(view.trace)]
+    rows = [_rank_row(row) for row in rank_rows(view.trace)]
     table: Block = Table(header, rows, widths=[1, 4, 1, 1, 2, 1, 1])
     if len(rows) > RANK_ROWS_SHOWN:  # a thousand ranks: their classes come first
         table = Dropdown([f"Every rank ({len(rows)})"], [table])
@@ -81,7 +85,7 @@ def _rank_classes(view: Overview) -> list[Block]:
     first_rank = plan.ranks[0]
     items: list[list[Block]] = []
     for members in classes.values():
-        numbers = [summary.rank_number(view.trace, r.rank) for r in members]
+        numbers = [rank_number(view.trace, r.rank) for r in members]
         word = "rank" if len(numbers) == 1 else "ranks"
         head: list[Inline] = [Strong(f"{word} {number_ranges(numbers)}")]
         if len(numbers) > 1:
@@ -149,7 +153,7 @@ def _shown_ranks(view: Overview, rank_plan: RankPlan) -> str:
         for f in view.plan.frames_of(rank_plan)
         if f.same_as is not None
     }
-    numbers = [summary.rank_number(view.trace, r) for r in shown.values()]
+    numbers = [rank_number(view.trace, r) for r in shown.values()]
     return f"{'rank' if len(numbers) == 1 else 'ranks'} {number_ranges(numbers)}"
 
 
@@ -163,10 +167,8 @@ def _repeating_ranks(view: Overview) -> list[Block]:
         return []
     lines: dict[tuple[int | None, tuple[str, ...]], list[int]] = {}
     for r in repeats:
-        m = summary.rank_number(view.trace, r.same_as.rank) if r.same_as else None
-        lines.setdefault((m, tuple(r.differences)), []).append(
-            summary.rank_number(view.trace, r.rank)
-        )
+        m = rank_number(view.trace, r.same_as.rank) if r.same_as else None
+        lines.setdefault((m, tuple(r.differences)), []).append(rank_number(view.trace, r.rank))
     items: list[list[Block]] = []
     for (m, differences), numbers in lines.items():
         same = f"same as rank {m}; " if m is not None else ""
@@ -188,7 +190,7 @@ def _value_spreads(view: Overview, repeats: Sequence[RankPlan]) -> Block:
     (the lowest and the highest, with their ranks, where they are numbers)."""
     spreads: dict[tuple[str, str, str, str], list[tuple[str, int]]] = {}
     for r in repeats:
-        n = summary.rank_number(view.trace, r.rank)
+        n = rank_number(view.trace, r.rank)
         for v in r.changed_values:
             key = (v.compile, v.record, v.key, v.original)
             if key in spreads or len(spreads) < VALUES_SHOWN:
@@ -244,7 +246,7 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _rank_row(row: summary.RankRow) -> Row:
+def _rank_row(row: RankRow) -> Row:
     statuses = ", ".join(f"{row.statuses[s]} {s}" for s in STATUS_LEGEND if row.statuses.get(s))
     return [
         [str(row.number)],
@@ -258,7 +260,9 @@ def _rank_row(row: summary.RankRow) -> Row:
 
 
 def divergence(view: Overview) -> Block:
-    d = summary.divergence(view.trace)
+    """Where the ranks diverge, one kind a bullet (compile ids, statuses, caches, shapes,
+    collectives, schedules, runtime estimates); or that they do not."""
+    d = rank_divergence(view.trace)
     if not d.any:
         return Paragraph(
             [
@@ -269,6 +273,13 @@ def divergence(view: Overview) -> Block:
                 "logged them."
             ]
         )
+    kinds = [*_compile_id_kinds(d), *_grouped_kinds(view, d), *_runtime_kinds(d)]
+    return Admonition("warning", [Paragraph(["The ranks diverge."]), BulletList(kinds)])
+
+
+def _compile_id_kinds(d: Divergence) -> list[list[Block]]:
+    """The ranks compiled different compile ids, different functions under one, or the
+    same compile id ended differently."""
     kinds: list[list[Block]] = []
     if d.missing_ids:
         details = [item(*_missing_ids(m)) for m in d.missing_ids]
@@ -292,6 +303,13 @@ def divergence(view: Overview) -> Block:
             item(Strong("Diverging statuses"), ": the same compile id ended differently.")
             + [BulletList(details)]
         )
+    return kinds
+
+
+def _grouped_kinds(view: Overview, d: Divergence) -> list[list[Block]]:
+    """The kinds said as groups of alike ranks: cache lookups, graph shapes, each
+    compile's collectives and Inductor's schedules."""
+    kinds: list[list[Block]] = []
     if d.cache_groups:
         kinds.append(
             _rank_groups(
@@ -344,25 +362,30 @@ def divergence(view: Overview) -> Block:
                 aside=True,
             )
         )
-    if d.runtime_differs:
-        spreads = [
-            item(
-                Code(s.label),
-                f": {s.delta_ns / 1e6:.3f} ms between rank {s.fastest} "
-                f"({s.fastest_ns / 1e6:.3f} ms) and rank {s.slowest} "
-                f"({s.slowest_ns / 1e6:.3f} ms)",
-            )
-            for s in d.runtimes
-            if s.delta_ns > 0
-        ]
-        kinds.append(
-            item(
-                Strong("Diverging runtime estimates"),
-                ": Inductor's estimate of each graph's runtime, fastest and slowest rank.",
-            )
-            + [BulletList(spreads)]
+    return kinds
+
+
+def _runtime_kinds(d: Divergence) -> list[list[Block]]:
+    """Inductor's runtime estimates that differ between ranks: fastest and slowest."""
+    if not d.runtime_differs:
+        return []
+    spreads = [
+        item(
+            Code(s.label),
+            f": {s.delta_ns / 1e6:.3f} ms between rank {s.fastest} "
+            f"({s.fastest_ns / 1e6:.3f} ms) and rank {s.slowest} "
+            f"({s.slowest_ns / 1e6:.3f} ms)",
         )
-    return Admonition("warning", [Paragraph(["The ranks diverge."]), BulletList(kinds)])
+        for s in d.runtimes
+        if s.delta_ns > 0
+    ]
+    return [
+        item(
+            Strong("Diverging runtime estimates"),
+            ": Inductor's estimate of each graph's runtime, fastest and slowest rank.",
+        )
+        + [BulletList(spreads)]
+    ]
 
 
 def _first_frame(view: Overview, label: str) -> list[Inline]:
@@ -374,15 +397,15 @@ def _first_frame(view: Overview, label: str) -> list[Inline]:
 def _rank_groups(
     view: Overview,
     head: list[Inline],
-    groups: Sequence[summary.RankGroup],
+    groups: Sequence[RankGroup],
     aside: bool = False,
 ) -> list[Block]:
     """One kind of divergence: what it is, then each group of ranks with what it says
     (``Ranks 0-2: ...``, or ``Ranks 0-2 (...)`` with ``aside``), and where a group differs
     from the first, its first rank's frames that differ, linked."""
-    by_number = {summary.rank_number(view.trace, r): r for r in view.trace.ranks}
+    by_number = {rank_number(view.trace, r): r for r in view.trace.ranks}
 
-    def line(g: summary.RankGroup) -> list[Inline]:
+    def line(g: RankGroup) -> list[Inline]:
         ranks = ranks_text(g.ranks).capitalize()
         said = rank_group_words(g.facts)
         out: list[Inline] = [f"{ranks} ({said})" if aside else f"{ranks}: {said}"]
@@ -395,7 +418,7 @@ def _rank_groups(
     return item(*head) + [BulletList([item(*line(g)) for g in groups])]
 
 
-def _missing_ids(missing: summary.MissingIds) -> list[Inline]:
+def _missing_ids(missing: MissingIds) -> list[Inline]:
     out = joined([[Code(label)] for label in missing.labels[:12]])
     if len(missing.labels) > 12:
         out.append(f" and {len(missing.labels) - 12} more")
@@ -403,7 +426,7 @@ def _missing_ids(missing: summary.MissingIds) -> list[Inline]:
     return out
 
 
-def _function_split(split: summary.FunctionSplit) -> list[Inline]:
+def _function_split(split: FunctionSplit) -> list[Inline]:
     parts: list[list[Inline]] = [
         [Code(name), f" on {ranks_text(numbers)}"]
         for name, numbers in split.ranks_by_function.items()
@@ -411,7 +434,7 @@ def _function_split(split: summary.FunctionSplit) -> list[Inline]:
     return [Code(split.label), ": ", *joined(parts, "; ")]
 
 
-def _status_split(split: summary.StatusSplit) -> list[Inline]:
+def _status_split(split: StatusSplit) -> list[Inline]:
     by_status = "; ".join(
         f"{status} on {ranks_text(numbers)}" for status, numbers in split.ranks_by_status.items()
     )
