@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 
-from ...trace.inputs.debug_dir import GRAPH_FILES, DebugFile
+from ...trace.inputs.debug_dir import GRAPH_FILES, DebugFile, SdscSpec
 from ..blocks import (
     CELL_ITEMS,
     TABLE_COLUMNS,
@@ -76,6 +76,8 @@ def build_debug_page(plan: DebugDirPlan, docname: str, settings: PageSettings) -
 
 
 def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
+    """The folder's overview: its graph folders, its debug logs, the trace log's report,
+    and the files it holds that torch does not write."""
     debug = plan.debug
     blocks: list[Block] = [
         Paragraph(
@@ -90,6 +92,30 @@ def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
             ]
         ),
     ]
+    blocks += _graph_folders_section(plan)
+    blocks += _debug_logs_section(plan)
+    if plan.trace_label is not None:
+        blocks.append(
+            Paragraph(
+                [
+                    "The trace log torch wrote in the same run has its own report: ",
+                    Code(plan.trace_label),
+                    ".",
+                ]
+            )
+        )
+    blocks += _unknown_files_section(plan)
+    blocks.append(
+        Toctree(
+            [g.docname for g in plan.graphs] + [log.docname for log in plan.logs],
+            caption="Graph folders",
+        )
+    )
+    return Page(plan.index_docname, [plan.label], blocks)
+
+
+def _graph_folders_section(plan: DebugDirPlan) -> list[Block]:
+    """A row per graph folder: its run, kind, kernels, sdsc files and frames."""
     rows: list[list[Inlines]] = []
     for g in plan.graphs:
         rows.append(
@@ -102,63 +128,58 @@ def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
                 capped_joined([[ObjectLink("frame", f)] for f in g.frames]) if g.frames else ["—"],
             ]
         )
-    if rows:
-        blocks.append(
-            Section(
-                [_("Graph folders")],
-                capped_table(
-                    ["graph folder", "run", "kind", "kernels", "sdsc", "frame of the trace log"],
-                    rows,
-                    where="the folder",
-                ),
-                anchor="graph-folders",
-            )
+    if not rows:
+        return []
+    return [
+        Section(
+            [_("Graph folders")],
+            capped_table(
+                ["graph folder", "run", "kind", "kernels", "sdsc", "frame of the trace log"],
+                rows,
+                where="the folder",
+            ),
+            anchor="graph-folders",
         )
-    if plan.logs:
-        blocks.append(
-            Section(
-                [_("Debug logs")],
-                [
-                    BulletList(
-                        [
-                            item(PageLink(log.docname, log.title), f" ({log.file.size} bytes)")
-                            for log in plan.logs
-                        ]
-                    )
-                ],
-                anchor="debug-logs",
-            )
+    ]
+
+
+def _debug_logs_section(plan: DebugDirPlan) -> list[Block]:
+    """The folder's debug logs, each linked to its page."""
+    if not plan.logs:
+        return []
+    return [
+        Section(
+            [_("Debug logs")],
+            [
+                BulletList(
+                    [
+                        item(PageLink(log.docname, log.title), f" ({log.file.size} bytes)")
+                        for log in plan.logs
+                    ]
+                )
+            ],
+            anchor="debug-logs",
         )
-    if plan.trace_label is not None:
-        blocks.append(
-            Paragraph(
-                [
-                    "The trace log torch wrote in the same run has its own report: ",
-                    Code(plan.trace_label),
-                    ".",
-                ]
-            )
-        )
+    ]
+
+
+def _unknown_files_section(plan: DebugDirPlan) -> list[Block]:
+    """The files and folders torch does not write, listed unread."""
+    debug = plan.debug
     unknown = list(debug.unknown) + [f"{r.name}/{u}" for r in debug.runs for u in r.unknown]
     unknown += [f"{g.graph.relpath}/{u}" for g in plan.graphs for u in g.graph.unknown]
-    if unknown:
-        blocks.append(
-            Section(
-                [_("Files not read")],
-                [
-                    Paragraph(["Files and folders TORCH_COMPILE_DEBUG does not write:"]),
-                    BulletList([item(Code(u)) for u in unknown[:200]]),
-                ],
-                anchor="unknown-files",
-            )
+    if not unknown:
+        return []
+    return [
+        Section(
+            [_("Files not read")],
+            [
+                Paragraph(["Files and folders TORCH_COMPILE_DEBUG does not write:"]),
+                BulletList([item(Code(u)) for u in unknown[:200]]),
+            ],
+            anchor="unknown-files",
         )
-    blocks.append(
-        Toctree(
-            [g.docname for g in plan.graphs] + [log.docname for log in plan.logs],
-            caption="Graph folders",
-        )
-    )
-    return Page(plan.index_docname, [plan.label], blocks)
+    ]
 
 
 def _file_section(
@@ -214,79 +235,24 @@ def _file_blocks(
 
 
 def debug_graph_page(plan: DebugDirPlan, g: DebugGraphPlan, settings: PageSettings) -> Page:
+    """A graph folder's page: its facts, then a section per file it holds, in the order the
+    compile wrote them (ATen graph, passes, repro, fusion, code, provenance, sdsc)."""
     graph = g.graph
-    blocks: list[Block] = [ObjectTarget("graph", g.name)]
-    facts: list[list[Inline]] = [
-        ["Folder: ", Code(graph.relpath)],
-        ["Run: ", g.run.name],
-        ["Graph: ", graph.kind, " (AOT graph id ", str(graph.aot_id), ")"],
-    ]
-    if g.frames:
-        facts.append(
-            ["Frame of the trace log: ", *joined([[ObjectLink("frame", f)] for f in g.frames])]
-        )
-    if graph.missing:
-        facts.append(["Missing files: ", *joined([[Code(m)] for m in graph.missing])])
-    blocks.append(Lines(facts))
+    blocks: list[Block] = [ObjectTarget("graph", g.name), _graph_facts(g)]
     blocks.append(Paragraph([PageLink(plan.index_docname, f"Back to {plan.label}")]))
-    readable = _file_section(
-        g, "fx_graph_readable.py", "ATen graph", "torchtrace-fx", settings, "aten-graph"
-    )
-    if readable is not None:
-        blocks.append(readable)
-    blocks.append(_passes_section(g, settings))
-    runnable = g.raw.get("fx_graph_runnable.py")
-    if runnable is not None:
-        blocks.append(
-            Section(
-                [_("Runnable repro")],
-                [
-                    Paragraph(
-                        [
-                            WebOnly(
-                                [Download(runnable, "Download fx_graph_runnable.py")],
-                                [Code("fx_graph_runnable.py"), " (in the graph's folder)"],
-                            ),
-                            ": a self-contained script that builds the graph's inputs and "
-                            "reruns it.",
-                        ]
-                    )
-                ],
-                anchor="repro",
-            )
-        )
-    fusion = _fusion_section(g, settings)
-    if fusion is not None:
-        blocks.append(fusion)
-    code = _code_section(g, settings)
-    if code is not None:
-        blocks.append(code)
-    provenance = _provenance_section(g)
-    if provenance is not None:
-        blocks.append(provenance)
-    if g.sdsc:
-        blocks.append(
-            Section(
-                [_("Kernel specs (sdsc)")],
-                capped_table(
-                    ["sdsc", "op", "ATen op", "cores", "kernel of the same index"],
-                    [
-                        [
-                            [PageLink(s.docname, f"sdsc_{s.spec.index}")],
-                            [s.spec.op],
-                            [s.spec.aten_op],
-                            [str(s.spec.cores) if s.spec.cores is not None else "—"],
-                            [PageLink(s.kernel.docname, s.kernel.kernel.name)]
-                            if s.kernel
-                            else ["—"],
-                        ]
-                        for s in g.sdsc
-                    ],
-                    where="the graph folder",
-                ),
-                anchor="sdsc",
-            )
-        )
+    for section in (
+        _file_section(
+            g, "fx_graph_readable.py", "ATen graph", "torchtrace-fx", settings, "aten-graph"
+        ),
+        _passes_section(g, settings),
+        _repro_section(g),
+        _fusion_section(g, settings),
+        _code_section(g, settings),
+        _provenance_section(g),
+        _sdsc_section(g),
+    ):
+        if section is not None:
+            blocks.append(section)
     if graph.unknown:
         blocks.append(
             Paragraph(
@@ -300,6 +266,70 @@ def debug_graph_page(plan: DebugDirPlan, g: DebugGraphPlan, settings: PageSettin
         Toctree([k.docname for k in g.kernels] + [s.docname for s in g.sdsc], hidden=True)
     )
     return Page(g.docname, [plan.label, SEPARATOR, graph.name], blocks, orphan=False)
+
+
+def _graph_facts(g: DebugGraphPlan) -> Lines:
+    """The graph folder at a glance: where it is, its run, its kind and frames, and the
+    files it lacks."""
+    graph = g.graph
+    facts: list[list[Inline]] = [
+        ["Folder: ", Code(graph.relpath)],
+        ["Run: ", g.run.name],
+        ["Graph: ", graph.kind, " (AOT graph id ", str(graph.aot_id), ")"],
+    ]
+    if g.frames:
+        facts.append(
+            ["Frame of the trace log: ", *joined([[ObjectLink("frame", f)] for f in g.frames])]
+        )
+    if graph.missing:
+        facts.append(["Missing files: ", *joined([[Code(m)] for m in graph.missing])])
+    return Lines(facts)
+
+
+def _repro_section(g: DebugGraphPlan) -> Section | None:
+    """The runnable repro, as a download."""
+    runnable = g.raw.get("fx_graph_runnable.py")
+    if runnable is None:
+        return None
+    return Section(
+        [_("Runnable repro")],
+        [
+            Paragraph(
+                [
+                    WebOnly(
+                        [Download(runnable, "Download fx_graph_runnable.py")],
+                        [Code("fx_graph_runnable.py"), " (in the graph's folder)"],
+                    ),
+                    ": a self-contained script that builds the graph's inputs and reruns it.",
+                ]
+            )
+        ],
+        anchor="repro",
+    )
+
+
+def _sdsc_section(g: DebugGraphPlan) -> Section | None:
+    """The graph's kernel specs (sdsc), each linked to its page and its kernel."""
+    if not g.sdsc:
+        return None
+    return Section(
+        [_("Kernel specs (sdsc)")],
+        capped_table(
+            ["sdsc", "op", "ATen op", "cores", "kernel of the same index"],
+            [
+                [
+                    [PageLink(s.docname, f"sdsc_{s.spec.index}")],
+                    [s.spec.op],
+                    [s.spec.aten_op],
+                    [str(s.spec.cores) if s.spec.cores is not None else "—"],
+                    [PageLink(s.kernel.docname, s.kernel.kernel.name)] if s.kernel else ["—"],
+                ]
+                for s in g.sdsc
+            ],
+            where="the graph folder",
+        ),
+        anchor="sdsc",
+    )
 
 
 def _passes_section(g: DebugGraphPlan, settings: PageSettings) -> Section:
@@ -499,6 +529,8 @@ def debug_kernel_page(
 
 
 def sdsc_page(plan: DebugDirPlan, g: DebugGraphPlan, s: SdscPlan) -> Page:
+    """An sdsc file's page: its facts, then a section per part of the spec it has
+    (tensors, compute, work division, allocations), then the file itself."""
     spec = s.spec
     blocks: list[Block] = [
         ObjectTarget("kernel", s.name),
@@ -508,7 +540,33 @@ def sdsc_page(plan: DebugDirPlan, g: DebugGraphPlan, s: SdscPlan) -> Page:
                 f"{spec.index} of this graph (in lowering order)."
             ]
         ),
+        _sdsc_facts(g, s),
     ]
+    if not spec.valid:
+        blocks.append(
+            Paragraph(["This file is not an sdsc this page can read; its text is below."])
+        )
+    for section in (
+        _tensors_section(spec),
+        _compute_section(spec),
+        _work_section(spec),
+        _allocations_section(spec),
+    ):
+        if section is not None:
+            blocks.append(section)
+    if spec.file.text is not None and len(spec.file.text) <= MAX_SHOWN:
+        blocks.append(Section([_("The file")], [CodeBlock(spec.file.text, "json")], anchor="file"))
+    return Page(
+        s.docname,
+        [plan.label, SEPARATOR, g.graph.name, SEPARATOR, f"sdsc_{spec.index}"],
+        blocks,
+        orphan=True,
+    )
+
+
+def _sdsc_facts(g: DebugGraphPlan, s: SdscPlan) -> Lines:
+    """The spec at a glance: its graph folder and kernel, its op, IR chain, cores, sizes."""
+    spec = s.spec
     facts: list[list[Inline]] = [["Graph folder: ", PageLink(g.docname, g.graph.name)]]
     if s.kernel is not None:
         facts.append(
@@ -526,83 +584,79 @@ def sdsc_page(plan: DebugDirPlan, g: DebugGraphPlan, s: SdscPlan) -> Page:
         facts.append(["Cores used: ", str(spec.cores)])
     if spec.sizes:
         facts.append(["Sizes: ", _pairs(spec.sizes)])
-    blocks.append(Lines(facts))
-    if not spec.valid:
-        blocks.append(
-            Paragraph(["This file is not an sdsc this page can read; its text is below."])
+    return Lines(facts)
+
+
+def _tensors_section(spec: SdscSpec) -> Section | None:
+    if not spec.layouts:
+        return None
+    return Section(
+        [_("Tensors")],
+        capped_table(
+            ["name", "role", "data format", "memories"],
+            [
+                [[Code(t.name)], [t.role], [t.data_format], [_listed(t.memories)]]
+                for t in spec.layouts
+            ],
+        ),
+        anchor="tensors",
+    )
+
+
+def _compute_section(spec: SdscSpec) -> Section | None:
+    if not spec.compute:
+        return None
+    return Section(
+        [_("Compute")],
+        capped_table(
+            ["unit", "function", "inputs", "outputs"],
+            [
+                [[unit], [Code(func)], [_listed(ins)], [_listed(outs)]]
+                for unit, func, ins, outs in spec.compute
+            ],
+        ),
+        anchor="compute",
+    )
+
+
+def _work_section(spec: SdscSpec) -> Section | None:
+    """How the work is sliced per dimension, and each core's slices."""
+    if not (spec.slices_per_dim or spec.core_slices):
+        return None
+    work: list[Block] = [
+        Paragraph(["Work slices per dimension: ", _pairs(spec.slices_per_dim) or "—"])
+    ]
+    if spec.core_slices:
+        # the columns: the first dimensions only (a file may name a thousand)
+        dims = list(spec.slices_per_dim) or sorted(
+            {d for v in list(spec.core_slices.values())[:TABLE_ROWS] for d in v}
         )
-    if spec.layouts:
-        blocks.append(
-            Section(
-                [_("Tensors")],
-                capped_table(
-                    ["name", "role", "data format", "memories"],
-                    [
-                        [[Code(t.name)], [t.role], [t.data_format], [_listed(t.memories)]]
-                        for t in spec.layouts
-                    ],
-                ),
-                anchor="tensors",
-            )
-        )
-    if spec.compute:
-        blocks.append(
-            Section(
-                [_("Compute")],
-                capped_table(
-                    ["unit", "function", "inputs", "outputs"],
-                    [
-                        [[unit], [Code(func)], [_listed(ins)], [_listed(outs)]]
-                        for unit, func, ins, outs in spec.compute
-                    ],
-                ),
-                anchor="compute",
-            )
-        )
-    if spec.slices_per_dim or spec.core_slices:
-        work: list[Block] = [
-            Paragraph(["Work slices per dimension: ", _pairs(spec.slices_per_dim) or "—"])
-        ]
-        if spec.core_slices:
-            # the columns: the first dimensions only (a file may name a thousand)
-            dims = list(spec.slices_per_dim) or sorted(
-                {d for v in list(spec.core_slices.values())[:TABLE_ROWS] for d in v}
-            )
-            cores = list(spec.core_slices.items())[:TABLE_ROWS]
-            header = ["core", *dims]
-            shown = header[:TABLE_COLUMNS]
-            work.extend(
-                capped_table(
-                    header,
-                    [
-                        [[core], *[[str(slices.get(d, ""))] for d in shown[1:]]]
-                        for core, slices in cores
-                    ],
-                    total_rows=len(spec.core_slices),
-                )
-            )
-        blocks.append(Section([_("Work division")], work, anchor="work-division"))
-    if spec.allocations:
-        blocks.append(
-            Section(
-                [_("Allocations")],
-                capped_table(
-                    ["allocation", "memory", "layout"],
-                    [
-                        [[Code(name)], [memory], [_listed(dims)]]
-                        for name, memory, dims in spec.allocations
-                    ],
-                ),
-                anchor="allocations",
+        cores = list(spec.core_slices.items())[:TABLE_ROWS]
+        header = ["core", *dims]
+        shown = header[:TABLE_COLUMNS]
+        work.extend(
+            capped_table(
+                header,
+                [
+                    [[core], *[[str(slices.get(d, ""))] for d in shown[1:]]]
+                    for core, slices in cores
+                ],
+                total_rows=len(spec.core_slices),
             )
         )
-    if spec.file.text is not None and len(spec.file.text) <= MAX_SHOWN:
-        blocks.append(Section([_("The file")], [CodeBlock(spec.file.text, "json")], anchor="file"))
-    return Page(
-        s.docname,
-        [plan.label, SEPARATOR, g.graph.name, SEPARATOR, f"sdsc_{spec.index}"],
-        blocks,
-        orphan=True,
+    return Section([_("Work division")], work, anchor="work-division")
+
+
+def _allocations_section(spec: SdscSpec) -> Section | None:
+    if not spec.allocations:
+        return None
+    return Section(
+        [_("Allocations")],
+        capped_table(
+            ["allocation", "memory", "layout"],
+            [[[Code(name)], [memory], [_listed(dims)]] for name, memory, dims in spec.allocations],
+        ),
+        anchor="allocations",
     )
 
 
