@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from ..trace.secrets import (
     MASK,
+    MAX_PASSES,
     PRIVATE_KEY,
     Secret,
     SecretMasker,
@@ -62,10 +63,16 @@ class TraceMasker(SecretMasker):
             self._joined = "\n".join(sorted(self._lines))
 
     def __call__(self, text: str) -> str:
-        masked = super().__call__(text)
-        if not self._joined or len(masked) < 16:
-            return masked
-        return _RUN.sub(self._line, masked)
+        """``text`` masked until masking it again changes nothing: a key's line masked can
+        leave a value beside it that the rules find alone."""
+        for _ in range(MAX_PASSES):
+            masked = super().__call__(text)
+            if self._joined and len(masked) >= 16:
+                masked = _RUN.sub(self._line, masked)
+            if masked == text:
+                break
+            text = masked
+        return text
 
     def _line(self, m: re.Match[str]) -> str:
         run = m.group()

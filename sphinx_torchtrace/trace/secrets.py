@@ -43,8 +43,9 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import NamedTuple
 
 #: What stands for a masked value.
@@ -421,7 +422,12 @@ def _mask_lines(body: str) -> str:
 #: A line that is nothing but 40 to 76 characters of base64: a private key's line away
 #: from its header (a text log keeps a key's lines as lines of their own, and a reader may
 #: show them apart from the record that holds the header).
-_KEY_LINE = re.compile(r"\n[\t ]{0,16}(?P<v>[A-Za-z0-9+/]{40,76}={0,2})[\t ]{0,16}(?=\r?\n|$)")
+_LINE_OF_KEY = r"[\t ]{0,16}(?P<v>[A-Za-z0-9+/]{40,76}={0,2})[\t ]{0,16}(?=\r?\n|$)"
+#: Such a line after a line break (the break is the literal the scan jumps to) …
+_KEY_LINE = re.compile(r"\n" + _LINE_OF_KEY)
+#: … or the text's first line: a text starts a line (a piece of a log the scan reads, a
+#: line a page shows alone, a log's last line without its break).
+_FIRST_KEY_LINE = re.compile(_LINE_OF_KEY)
 
 
 #: The line after a key's line: the key's last, shorter one.
@@ -431,13 +437,12 @@ _KEY_TAIL = re.compile(
 
 
 def _key_lines(text: str) -> Iterator[_Found]:
-    first = _KEY_LINE.match("\n" + text[:128].split("\n", 1)[0])  # the text's first line
-    shift = [(m, -1) for m in ([first] if first and "\n" not in text[:1] else [])]
-    for m, at in [*shift, *((m, 0) for m in _KEY_LINE.finditer(text))]:
+    first = _FIRST_KEY_LINE.match(text)
+    for m in [*([first] if first else []), *_KEY_LINE.finditer(text)]:
         value = m["v"]
         plain = value.rstrip("=").replace("/", "").replace("+", "")
         if len(plain) >= 32 and _MIXED.match(plain) and _random(plain):
-            start, end = m.start("v") + at, m.end("v") + at
+            start, end = m.span("v")
             yield _Found(start, end, MASK, Secret(0, PRIVATE_KEY, "", value), 1)
             tail = _KEY_TAIL.match(text, end)  # a key's last line is shorter
             if tail is not None:
@@ -556,6 +561,7 @@ def _plain_findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = 
     if (
         len(text) <= _GATED_CHARS
         and _GATE.search(text) is None
+        and _FIRST_KEY_LINE.match(text) is None
         and not any(pattern.search(text) for pattern, _ in learned)
     ):
         return []
@@ -679,6 +685,53 @@ def _findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) ->
     return kept
 
 
+#: Passes of masking, at most: a value masked can make another one (the closing quote of a
+#: value masked opens the next quoted value, a token beside an overlapping finding stands
+#: alone); on generated texts of overlapping pieces two or three passes are the most seen.
+MAX_PASSES = 8
+
+
+def _to_the_end(
+    text: str, find: Callable[[str], list[_Found]]
+) -> tuple[str, list[tuple[int, Secret]]]:
+    """``text`` masked until masking it again changes nothing (at most :data:`MAX_PASSES`
+    passes), and each value masked with its place in ``text``: what one pass leaves
+    beside a finding the next finds, so masking twice masks no more than once, and
+    ``check`` lists what a second ``redact`` would have masked."""
+    out: list[tuple[int, Secret]] = []
+    passes: list[tuple[list[int], list[tuple[int, int, int]]]] = []
+    for _ in range(MAX_PASSES):
+        found = find(text)
+        if not found:
+            break
+        pieces: list[str] = []
+        starts: list[int] = []
+        spans: list[tuple[int, int, int]] = []  # (new end, old start, old end)
+        pos = size = 0
+        for f in found:
+            out.append((_back(passes, f.start), f.secret))
+            size += f.start - pos
+            pieces += (text[pos : f.start], f.replacement)
+            starts.append(size)
+            size += len(f.replacement)
+            spans.append((size, f.start, f.end))
+            pos = f.end
+        pieces.append(text[pos:])
+        text = "".join(pieces)
+        passes.append((starts, spans))
+    return text, out
+
+
+def _back(passes: list[tuple[list[int], list[tuple[int, int, int]]]], offset: int) -> int:
+    """The offset in the text first masked of an offset in the text after ``passes``."""
+    for starts, spans in reversed(passes):
+        i = bisect.bisect_right(starts, offset) - 1
+        if i >= 0:
+            new_end, old_start, old_end = spans[i]
+            offset = old_start if offset < new_end else old_end + (offset - new_end)
+    return offset
+
+
 def looks_secret(value: str) -> bool:
     """Whether a value, alone, looks like a credential: a token of a known kind, a private
     key, a URL with a password, or a random string of 32 characters or more."""
@@ -733,7 +786,7 @@ class SecretMasker:
 
     def findings(self, text: str) -> list[Secret]:
         """What this masker masks in ``text``."""
-        return [f.secret for f in self._masked(text)]
+        return [secret for _, secret in self.masked(text)[1]]
 
     def _masked(self, text: str) -> list[_Found]:
         return [f for f in _findings(text, self._learned) if not self.keeps(f.secret)]
@@ -752,16 +805,9 @@ class SecretMasker:
 
     def masked(self, text: str) -> tuple[str, list[tuple[int, Secret]]]:
         """``text`` masked, and each value masked with its place in ``text``."""
-        found = self._masked(text) if len(text) >= 8 else []
-        if not found:
+        if len(text) < 8:
             return text, []
-        pieces: list[str] = []
-        pos = 0
-        for f in found:
-            pieces += (text[pos : f.start], f.replacement)
-            pos = f.end
-        pieces.append(text[pos:])
-        return "".join(pieces), [(f.start, f.secret) for f in found]
+        return _to_the_end(text, self._masked)
 
     def __call__(self, text: str) -> str:
         return self.masked(text)[0]
@@ -885,26 +931,27 @@ class SecretScanner:
 
     def _scan(self, data: bytes) -> None:
         text = data.decode("utf-8", "replace")
-        found = _findings(text, self._learned)
-        if self._learn(found):
-            found = _findings(text, self._learned)  # where this piece quotes them again
+        find = partial(_findings, learned=self._learned)
+        _, found = _to_the_end(text, find)
+        if self._learn(found):  # where this piece quotes them again
+            _, found = _to_the_end(text, find)
         pos, line = 0, self._line
-        for f in found:
-            line += text.count("\n", pos, f.start)
-            pos = f.start
-            f.secret.line = line
-            self.scan.add(f.secret)
+        for at, secret in sorted(found, key=lambda found: found[0]):
+            line += text.count("\n", pos, at)
+            pos = at
+            secret.line = line
+            self.scan.add(secret)
         self._line += data.count(b"\n")
 
-    def _learn(self, found: list[_Found]) -> bool:
+    def _learn(self, found: list[tuple[int, Secret]]) -> bool:
         """Keep the environment values first found here (to find them quoted elsewhere in
         the log); whether there were any."""
         known = {p.pattern for p, _ in self._learned}
         added = False
-        for f in found:
-            key = re.escape(f.secret.value)
-            if learnable(f.secret) and key not in known and len(self._learned) < MAX_LEARNED:
-                self._learned.append((re.compile(key), f.secret.name))
+        for _, secret in found:
+            key = re.escape(secret.value)
+            if learnable(secret) and key not in known and len(self._learned) < MAX_LEARNED:
+                self._learned.append((re.compile(key), secret.name))
                 known.add(key)
                 added = True
         return added
