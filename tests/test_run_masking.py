@@ -69,6 +69,6 @@ def test_a_program_that_cannot_run_is_named_masked(tmp_path: Path) -> None:
     ],
 )
 def test_what_is_masked_and_what_is_not(argv: list[str], shown: str) -> None:
-    from sphinx_torchtrace.cli import shown_command
+    from sphinx_torchtrace.cli.commands.run import shown_command
 
     assert shown in shown_command(argv)
