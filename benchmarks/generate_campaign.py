@@ -87,7 +87,7 @@ from sphinx_torchtrace.render.diff_formats import FORMATS  # noqa: E402
 from sphinx_torchtrace.site.pages import build_page  # noqa: E402
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace  # noqa: E402
 from sphinx_torchtrace.trace import Trace, load_trace  # noqa: E402
-from sphinx_torchtrace.trace.analyses.summary import SCHEDULE_ARTIFACTS  # noqa: E402
+from sphinx_torchtrace.trace.analyses.rank_groups import SCHEDULE_ARTIFACTS  # noqa: E402
 from sphinx_torchtrace.trace.inputs.builder import (  # noqa: E402
     GRAPH_ARTIFACTS,
     JSON_ARTIFACTS,

@@ -33,8 +33,11 @@ from sphinx_torchtrace.site.outcome_words import OUTCOME_WORDS, because
 from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import Compile, Trace, load_trace
-from sphinx_torchtrace.trace.analyses import compare, summary
+from sphinx_torchtrace.trace.analyses import compare
+from sphinx_torchtrace.trace.analyses.failures import failure_groups
+from sphinx_torchtrace.trace.analyses.glance import rank_rows, triage
 from sphinx_torchtrace.trace.analyses.graph_breaks import break_counts
+from sphinx_torchtrace.trace.analyses.naming import compiled_function, function_label
 from sphinx_torchtrace.trace.analyses.outcome import (
     ALWAYS_RAISED,
     INTERNAL,
@@ -43,6 +46,7 @@ from sphinx_torchtrace.trace.analyses.outcome import (
     Outcome,
     failure_outcome,
 )
+from sphinx_torchtrace.trace.analyses.recompiles import recompiled_functions
 from sphinx_torchtrace.trace.reader import record_lines
 
 from .conftest import DATA, SHARED
@@ -188,7 +192,7 @@ def test_no_outcome_contradicts_what_the_program_saw(rel: str) -> None:
     checked = 0
     for rank, c in _compiles(_trace(rel)):
         found = failure_outcome(c)
-        name, _ = summary.compiled_function(rank, c)
+        name, _ = compiled_function(rank, c)
         seen = events.get(name or "")
         if found is None or not seen:
             continue
@@ -207,7 +211,7 @@ def test_no_outcome_contradicts_what_the_program_saw(rel: str) -> None:
 def test_a_recompile_is_counted_only_where_the_log_shows_one(rel: str) -> None:
     trace = _trace(rel)
     for rank in trace.ranks:
-        functions = summary.recompiled_functions(rank)
+        functions = recompiled_functions(rank)
         counted = {id(r.compile) for fn in functions for r in fn.recompiles}
         # a version whose guard failed is a version of the same function, logged before
         # (after a reset, [0/2] of the function before is not this one's [0/2] #2)
@@ -216,8 +220,8 @@ def test_a_recompile_is_counted_only_where_the_log_shows_one(rel: str) -> None:
                 for g in r.reasons:
                     if g.previous is not None:
                         assert g.previous.first_line < r.compile.first_line, (rel, g)
-                        mine = summary.compiled_function(rank, r.compile)[0]
-                        theirs = summary.compiled_function(rank, g.previous)[0]
+                        mine = compiled_function(rank, r.compile)[0]
+                        theirs = compiled_function(rank, g.previous)[0]
                         assert mine == theirs, (rel, r.compile.label, g.previous_label)
         for c in rank.compiles:
             if id(c) not in counted:
@@ -239,7 +243,7 @@ def test_a_recompile_is_counted_only_where_the_log_shows_one(rel: str) -> None:
                     compare.is_failed_recompile(rank, c),  # failed otherwise: no version
                 ]
                 assert kinds.count(True) == 1, (rel, c.label, kinds)
-    t = summary.triage(trace)
+    t = triage(trace)
     assert not any(compare.hit_limit(r.compile) for fn in t.recompiled for r in fn.recompiles)
     assert t.compiled_again == sum(
         compare.is_compiled_again(r, c) for r in trace.ranks for c in r.compiles
@@ -297,8 +301,8 @@ def test_frame_pages_state_only_what_their_records_show(rel: str) -> None:
 @pytest.mark.parametrize("rel", _inputs())
 def test_every_surface_says_the_same_counts(rel: str) -> None:
     trace = _trace(rel)
-    t = summary.triage(trace)
-    groups = [g for r in trace.ranks for g in summary.failure_groups(r.compiles)]
+    t = triage(trace)
+    groups = [g for r in trace.ranks for g in failure_groups(r.compiles)]
     counts = break_counts(groups)
     assert (t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons) == (
         counts.graph_breaks,
@@ -315,7 +319,7 @@ def test_every_surface_says_the_same_counts(rel: str) -> None:
     )
     assert sum(t.statuses.values()) == t.compile_ids
     assert t.ok_with_breaks <= t.statuses.get("ok", 0)
-    rows = summary.rank_rows(trace)
+    rows = rank_rows(trace)
     assert sum(sum(r.statuses.values()) for r in rows) == t.compile_ids, rel
     # a recompile is what recompiled_functions lists, on the glance and the overview
     assert t.recompiles == sum(len(fn.recompiles) for fn in t.recompiled)
@@ -327,7 +331,7 @@ def test_a_failed_compile_compiled_again_is_no_recompile_and_its_page_says_so() 
     said "Compiled after [11/0], whose guards did not fit" and counted a recompile."""
     rel = "corpus/failures_raised_suppressed/dedicated_log_torch_trace_345bxx1q.log"
     trace = _trace(rel)
-    t = summary.triage(trace)
+    t = triage(trace)
     assert (t.recompiles, t.compiled_again) == (0, 1)
     plan = _plan(rel)
     frame = next(f for f in plan.frames if f.compile.label == "[11/1]")
@@ -346,7 +350,7 @@ def test_a_failure_in_torch_code_is_placed_at_the_user_s_line_first() -> None:
     trace = _trace("corpus/scan_errors/dedicated_log_torch_trace_7n_0euuv.log")
     rows = {
         tuple(c.label for c in g.compiles): g
-        for g in summary.failure_groups(trace.ranks[0].compiles)
+        for g in failure_groups(trace.ranks[0].compiles)
         if g.category == "error"
     }
     scan = rows[("[4/0]", "[5/0]")]  # compiled by the user, then by torch's own scan frame
@@ -360,7 +364,7 @@ def test_names_that_repeat_are_told_apart_by_their_place() -> None:
     titles, and a hundred ``<lambda>`` rows had no line."""
     trace = _trace("corpus/many_lambdas/dedicated_log_torch_trace_5x_1w1ey.log.gz")
     rank = trace.ranks[0]
-    titles = {summary.function_label(rank, c) for c in rank.compiles if not c.id.is_unknown}
+    titles = {function_label(rank, c) for c in rank.compiles if not c.id.is_unknown}
     assert {
         "inner many_lambdas.py:221",
         "inner many_lambdas.py:227",
@@ -371,7 +375,7 @@ def test_names_that_repeat_are_told_apart_by_their_place() -> None:
     # past the recompile limit torch logs no code name: the version before names it
     limit = _trace("corpus/decode_recompile_limit/dedicated_log_torch_trace_dke2he39.log")
     hit = next(c for c in limit.ranks[0].compiles if c.label == "[0/4]")
-    assert summary.compiled_function(limit.ranks[0], hit)[0] == "decode_step"
+    assert compiled_function(limit.ranks[0], hit)[0] == "decode_step"
 
 
 @pytest.mark.parametrize("rel", [r for r in _inputs() if _size(r) <= PAGE_BYTES])
@@ -405,9 +409,9 @@ def test_a_restart_with_no_graph_break_is_no_graph_break() -> None:
     has no graph-break record): the glance said "1 graph break" and the page "the frame is
     split there"."""
     trace = _trace("corpus/backends/dedicated_log_torch_trace_vgzg528h.log.gz")
-    t = summary.triage(trace)
+    t = triage(trace)
     assert (t.graph_breaks, t.restarts) == (0, 1)
-    (row,) = [g for g in summary.failure_groups(trace.ranks[0].compiles)]
+    (row,) = [g for g in failure_groups(trace.ranks[0].compiles)]
     assert row.category == "restart" and "TensorifyScalarRestartAnalysis" in row.message.text
 
 

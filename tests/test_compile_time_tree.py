@@ -19,7 +19,8 @@ from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses import compile_time as ct
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.glance import triage
+from sphinx_torchtrace.trace.analyses.phases import compile_seconds
 
 from .conftest import DATA, SiteMaker
 from .test_site_invariants import all_traces
@@ -33,12 +34,12 @@ METRICS_ONLY = DATA / "shared" / "tlparse-inputs" / "inputs" / "links.log"
 def test_the_root_is_the_glance_compile_time_and_every_compile_adds_up(rel: str) -> None:
     trace = load_trace(DATA / rel)
     root = ct.compile_time_tree(trace)
-    glance = summary.triage(trace).compile_seconds
+    glance = triage(trace).compile_seconds
     assert root.seconds == pytest.approx(glance or 0.0, abs=1e-9), rel
     compiles = [n for n in ct._walk(root) if n.kind == "compile"]
     for node in compiles:
         assert node.compile is not None
-        assert node.seconds == summary.compile_seconds(node.compile)  # the record's figure
+        assert node.seconds == compile_seconds(node.compile)  # the record's figure
         assert sum(leaf.seconds for leaf in node.children) == pytest.approx(node.seconds)
         for leaf in node.children:
             assert leaf.phase in ct.PHASE_WORDS and leaf.seconds >= 0
@@ -47,7 +48,7 @@ def test_the_root_is_the_glance_compile_time_and_every_compile_adds_up(rel: str)
         1
         for r in trace.ranks
         for c in r.compiles
-        if not c.id.is_unknown and summary.compile_seconds(c) is not None
+        if not c.id.is_unknown and compile_seconds(c) is not None
     )
 
 
@@ -145,7 +146,7 @@ def test_summary_json_carries_the_tree() -> None:
         code = main(["summary", str(WARM), "--json"])
     assert code in (0, None)
     tree = json.loads(buffer.getvalue())["compile_time"]
-    glance = summary.triage(load_trace(WARM)).compile_seconds
+    glance = triage(load_trace(WARM)).compile_seconds
     assert tree["tree"]["seconds"] == pytest.approx(glance, abs=1e-6)
     assert tree["seconds"] == pytest.approx(glance, abs=1e-6)
     assert tree["phases"]["cache"] > 0

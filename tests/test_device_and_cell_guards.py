@@ -15,7 +15,8 @@ from sphinx_torchtrace.site.guard_words import guard_words
 from sphinx_torchtrace.site.pages.overview import overview_page
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.guards import guard_kind
+from sphinx_torchtrace.trace.analyses.recompiles import RecompiledFunction, recompiled_functions
 
 from .conftest import DATA
 from .programs.oracle import page_text, recompile_words
@@ -29,9 +30,9 @@ def _compiled(path: Path) -> Counter[str]:
     return Counter(m[2] for line in lines if (m := EVENT.match(line)) and m[1] == "compiled")
 
 
-def _functions() -> dict[str, summary.RecompiledFunction]:
+def _functions() -> dict[str, RecompiledFunction]:
     rank = load_trace(PATH).ranks[0]
-    return {fn.function or "": fn for fn in summary.recompiled_functions(rank)}
+    return {fn.function or "": fn for fn in recompiled_functions(rank)}
 
 
 def test_a_tensor_moved_to_another_device_is_said_so() -> None:
@@ -53,7 +54,7 @@ def test_a_tensor_moved_to_another_device_is_said_so() -> None:
         "tensor 'x' dispatch key set mismatch. expected DispatchKeySet(CPU, AutogradCPU), "
         "actual DispatchKeySet(CPU, AutogradCPU, AutocastCPU)"
     )
-    assert summary.guard_kind(autocast_keys) == "dispatch_keys"
+    assert guard_kind(autocast_keys) == "dispatch_keys"
 
 
 def test_a_cell_the_log_names_is_a_closure_cell() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace.trace import Trace, load_trace
-from sphinx_torchtrace.trace.analyses.summary import TIME_PHASES
+from sphinx_torchtrace.trace.analyses.phases import TIME_PHASES
 from sphinx_torchtrace.trace.comparing.diff import (
     DEFAULT_REGRESSIONS,
     JSON_PHASE_NAMES,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sphinx_torchtrace.site.naming import break_object_name
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.failures import failure_groups
 
 from .conftest import SHARED, SiteMaker, inventory, warnings_of
 
@@ -48,7 +48,7 @@ def test_each_distinct_break_is_an_object_linked_by_its_role(
     ids = {
         p.registry_id
         for r in trace.ranks
-        for g in summary.failure_groups(r.compiles)
+        for g in failure_groups(r.compiles)
         if g.category == "graph_break"
         for p in g.message.parts[:1]
         if p.registry_id
@@ -141,9 +141,7 @@ def test_the_distinct_list_counts_every_graph_break(tmp_path: Path) -> None:
         words = _words(overview_page(plan, PageSettings()).blocks)
         listed = words.split("Distinct graph breaks", 1)[1].split("Distinct compile errors")[0]
         counted = sum(int(n) for n in re.findall(r": (\d+) times?\b", listed))
-        expected = sum(
-            break_counts(summary.failure_groups(r.compiles)).graph_breaks for r in trace.ranks
-        )
+        expected = sum(break_counts(failure_groups(r.compiles)).graph_breaks for r in trace.ranks)
         assert counted == expected > 0, (log.name, counted, expected)
 
 

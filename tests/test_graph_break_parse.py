@@ -7,7 +7,7 @@ each break's registry id, type and user line are pinned here, as the overview gr
 from __future__ import annotations
 
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.failures import failure_groups
 from sphinx_torchtrace.trace.analyses.graph_breaks import CHAIN_MARKER, MAX_FIELD, parse_message
 from sphinx_torchtrace.trace.inputs.text_log import load_text_log
 
@@ -59,13 +59,13 @@ def test_every_kind_of_break_of_the_capture_is_read_with_its_id() -> None:
             (g.location or "").rsplit("/", 1)[-1],
         )
         for r in trace.ranks
-        for g in summary.failure_groups(r.compiles)
+        for g in failure_groups(r.compiles)
     }
     assert rows == PINNED
     ids = {i for _, parts, _ in rows for i in parts}
     assert len(ids) >= 15
     for r in trace.ranks:
-        for g in summary.failure_groups(r.compiles):
+        for g in failure_groups(r.compiles):
             first = g.message.parts[0]
             assert first.type and first.explanation and first.url, first
             assert first.url.endswith(f"/{first.registry_id.lower()}.html")  # type: ignore[union-attr]
@@ -73,9 +73,7 @@ def test_every_kind_of_break_of_the_capture_is_read_with_its_id() -> None:
 
 def test_text_logs_give_the_same_structure() -> None:
     trace = load_text_log(TEXT_LOG)
-    parts = [
-        p for r in trace.ranks for g in summary.failure_groups(r.compiles) for p in g.message.parts
-    ]
+    parts = [p for r in trace.ranks for g in failure_groups(r.compiles) for p in g.message.parts]
     print_break = next(p for p in parts if p.registry_id == "GB0059")
     assert print_break.type == "Failed to trace builtin operator"
     assert any("print" in h for h in print_break.hints)

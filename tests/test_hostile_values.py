@@ -77,7 +77,7 @@ from sphinx_torchtrace.site.pages import build_page
 from sphinx_torchtrace.site.plan import PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.site.source import _without_graph_code
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.analyses.summary import _GUARD_COMMENT
+from sphinx_torchtrace.trace.analyses.guards import GUARD_COMMENT
 
 from .conftest import DATA, SHARED, SIMPLE_LOG
 
@@ -799,21 +799,21 @@ OWN_PATTERNS = [
     (":no-source:", "from sphinx_torchtrace.site.source import strip_source as f", "f(text)"),
     (
         "guard failures",
-        "from sphinx_torchtrace.trace.analyses import summary\n"
+        "from sphinx_torchtrace.trace.analyses.recompiles import recompiled_functions\n"
         "from sphinx_torchtrace.trace.model import Compile, RankTrace\n"
         "from sphinx_torchtrace.trace.compile_id import CompileId\n"
         "rank = RankTrace('x', None, 0)\n"
         "c = Compile(CompileId(None, 0, 1, 0), 1, 1)\n"
         "rank.compiles.append(c)",
-        "c.recompile_reasons[:] = [text, '0/0:' + text]; summary.recompiled_functions(rank)",
+        "c.recompile_reasons[:] = [text, '0/0:' + text]; recompiled_functions(rank)",
     ),
     (
         "failure reasons",
-        "from sphinx_torchtrace.trace.analyses import summary\n"
+        "from sphinx_torchtrace.trace.analyses.failures import failure_groups\n"
         "from sphinx_torchtrace.trace.model import Compile, Failure\n"
         "from sphinx_torchtrace.trace.compile_id import CompileId\n"
         "c = Compile(CompileId(None, 0, 0, 0), 1, 1)",
-        "c.failures[:] = [Failure('graph_break', text, 1)]; summary.failure_groups([c])",
+        "c.failures[:] = [Failure('graph_break', text, 1)]; failure_groups([c])",
     ),
 ]
 
@@ -954,7 +954,7 @@ def test_linear_patterns_agree_with_the_old_ones_on_any_text(text: str) -> None:
     assert all(graph_code_as_before(line) for line in text.split("\n"))
     line = text.replace("\n", " ")  # a guard is one line
     expected_guard = QUADRATIC_GUARD_COMMENT.split(line, maxsplit=1)[0]
-    assert _GUARD_COMMENT.split(line, maxsplit=1)[0] == expected_guard
+    assert GUARD_COMMENT.split(line, maxsplit=1)[0] == expected_guard
 
 
 def test_default_rewrites_still_hide_paths() -> None:

@@ -34,7 +34,10 @@ from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.pages.overview import overview_page
 from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import Trace, load_trace
-from sphinx_torchtrace.trace.analyses import compare, summary
+from sphinx_torchtrace.trace.analyses import compare
+from sphinx_torchtrace.trace.analyses.glance import triage
+from sphinx_torchtrace.trace.analyses.naming import compiled_function
+from sphinx_torchtrace.trace.analyses.recompiles import recompiled_functions
 
 from .conftest import DATA
 
@@ -103,19 +106,19 @@ def test_versions_and_refusals_count_what_the_program_saw() -> None:
     raised = Counter(exc for what, exc, _ in events if what == "raised")
     assert compiled == {"step": 3, "guarded": 1, "plain": 2}
     rank = _trace(LIMIT).ranks[0]
-    functions = {fn.function: fn for fn in summary.recompiled_functions(rank)}
+    functions = {fn.function: fn for fn in recompiled_functions(rank)}
     assert {
         name: (fn.versions, len(fn.recompiles), len(fn.refused)) for name, fn in functions.items()
     } == {"step": (3, 2, 4), "guarded": (1, 0, 1), "plain": (2, 1, 1)}
     for name, fn in functions.items():
         assert fn.versions == compiled[name]
-    t = summary.triage(_trace(LIMIT))
+    t = triage(_trace(LIMIT))
     assert t.frames == len(compiled)  # a refused compile that names no code is step's
     assert t.recompiles == sum(n - 1 for n in compiled.values())
     limit_raised = [c for c in t.limit_hits if compare.hit_limit(c)]
     assert len(limit_raised) == 5 and len(t.error_on_recompile) == raised["RecompileError"]
     assert raised["FailOnRecompileLimitHit"] == 4
-    named = {summary.compiled_function(rank, c)[0] for c in rank.compiles if not c.id.is_unknown}
+    named = {compiled_function(rank, c)[0] for c in rank.compiles if not c.id.is_unknown}
     assert named == {"step", "guarded", "plain"}
     glance = _overview(LIMIT)
     assert "3 functions" in glance and "3 recompiles" in glance
@@ -140,9 +143,9 @@ def test_one_function_across_a_reset_is_one_function() -> None:
     events = _program(path)
     compiled = Counter(fn for what, _, fn in events if what == "compiled")
     assert compiled == {"f1": 4, "f2": 1}
-    t = summary.triage(_trace(path))
+    t = triage(_trace(path))
     assert t.frames == 2 and t.recompiles == 2 and len(t.limit_hits) == 1
-    (f1,) = summary.recompiled_functions(_trace(path).ranks[0])
+    (f1,) = recompiled_functions(_trace(path).ranks[0])
     assert (f1.function, f1.frame_label, f1.versions, f1.runs) == ("f1", "[0/*], [1/*]", 4, 2)
     assert "f1 ( [0/*], [1/*] ) : 4 versions in 2 runs of its compile ids" in _overview(path)
 
@@ -226,7 +229,7 @@ def test_guard_words_follow_the_guards_source() -> None:
     rank = _trace(GUARDS).ranks[0]
     kinds = {
         fn.function: [rc.headline.kind for rc in fn.recompiles if rc.headline is not None]
-        for fn in summary.recompiled_functions(rank)
+        for fn in recompiled_functions(rank)
     }
     assert kinds == {
         "flag_fn": ["global"],
@@ -259,7 +262,7 @@ def test_a_global_setting_is_named_as_the_log_names_it() -> None:
     rank = _trace(path).ranks[0]
     kinds = {
         fn.function: [g.kind for rc in fn.recompiles for g in rc.reasons]
-        for fn in summary.recompiled_functions(rank)
+        for fn in recompiled_functions(rank)
     }
     assert kinds == {"dt_fn": ["default_dtype"], "det_fn": ["deterministic"]}
     overview = _overview(path)
@@ -276,7 +279,7 @@ def test_autocast_and_elements_are_named_as_the_log_names_them() -> None:
     rank = _trace(path).ranks[0]
     kinds = {
         fn.function: [g.kind for rc in fn.recompiles for g in rc.reasons]
-        for fn in summary.recompiled_functions(rank)
+        for fn in recompiled_functions(rank)
     }
     assert kinds == {
         "mm_fn": ["autocast"],
@@ -315,11 +318,11 @@ def test_a_guard_whose_source_raised_is_no_failed_guard() -> None:
 
 def test_a_recompile_to_the_same_graph_from_the_caches_is_named() -> None:
     rank = _trace(GUARDS).ranks[0]
-    same = next(fn for fn in summary.recompiled_functions(rank) if fn.function == "same_fn")
+    same = next(fn for fn in recompiled_functions(rank) if fn.function == "same_fn")
     assert [rc.same_graph_cached for rc in same.recompiles] == [True]
     others = [
         rc.same_graph_cached
-        for fn in summary.recompiled_functions(rank)
+        for fn in recompiled_functions(rank)
         if fn.function != "same_fn"
         for rc in fn.recompiles
     ]
@@ -372,8 +375,5 @@ def test_previous_and_next_stay_within_one_functions_versions(rel: str) -> None:
             assert other.rank is frame.rank, (rel, frame.docname, other.docname)
             r = rank[id(frame.rank)]
             assert other.compile.id.frame_id == frame.compile.id.frame_id
-            assert (
-                summary.compiled_function(r, other.compile)[0]
-                == summary.compiled_function(r, frame.compile)[0]
-            )
+            assert compiled_function(r, other.compile)[0] == compiled_function(r, frame.compile)[0]
     assert linked

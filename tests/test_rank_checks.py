@@ -12,7 +12,24 @@ import pytest
 from sphinx_torchtrace.site.divergence_words import DIVERGENCE_WORDS, divergence_words
 from sphinx_torchtrace.site.rank_group_words import rank_group_words
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.chromium import chromium_events_all_ranks
+from sphinx_torchtrace.trace.analyses.divergence import (
+    DIVERGENCE_KINDS,
+    divergence,
+    diverging_kinds,
+)
+from sphinx_torchtrace.trace.analyses.rank_groups import (
+    SCHEDULE_ARTIFACTS,
+    CacheLookups,
+    CollectiveDiffers,
+    Collectives,
+    GraphsLogged,
+    InputsDiffer,
+    RankGroup,
+    RankGroupFacts,
+    ReferenceShapes,
+    ShapesDiffer,
+)
 
 from .conftest import DATA, SiteMaker, warnings_of
 
@@ -21,7 +38,7 @@ GLOO = DATA / "captured" / "multi_rank_gloo"
 
 def test_one_timeline_holds_every_rank_one_process_each(make_site: SiteMaker) -> None:
     trace = load_trace(GLOO)
-    events = json.loads("".join(summary.chromium_events_all_ranks(trace)))
+    events = json.loads("".join(chromium_events_all_ranks(trace)))
     names = [e for e in events if e.get("ph") == "M"]
     assert [(e["pid"], e["args"]["name"]) for e in names] == [(0, "rank 0"), (1, "rank 1")]
     for rank in trace.ranks:
@@ -47,21 +64,21 @@ def test_ranks_are_grouped_by_the_shapes_their_graphs_were_compiled_for() -> Non
     """The capture's rank 3 gets a batch of 6 where the others get 8: a divergence of its
     own, naming the compile ids and inputs that differ and what rank 0 had; rank 2, which
     differs in compile ids only, is with the ranks whose shapes agree."""
-    groups = summary.divergence(load_trace(DIVERGENT)).shape_groups
+    groups = divergence(load_trace(DIVERGENT)).shape_groups
     assert [g.ranks for g in groups] == [[0, 1, 2], [3]]
-    assert groups[0].facts == summary.ReferenceShapes()
-    assert groups[1].facts == summary.ShapesDiffer(
+    assert groups[0].facts == ReferenceShapes()
+    assert groups[1].facts == ShapesDiffer(
         0,
         tuple(
-            summary.InputsDiffer(label, (("L_x_ f32[6, 16]", "f32[8, 16]"),))
+            InputsDiffer(label, (("L_x_ f32[6, 16]", "f32[8, 16]"),))
             for label in ("[0/0]", "[1/0]")
         ),
     )
     assert rank_group_words(groups[1].facts) == (
         "[0/0] L_x_ f32[6, 16] (rank 0: f32[8, 16]); [1/0] L_x_ f32[6, 16] (rank 0: f32[8, 16])"
     )
-    assert summary.divergence(load_trace(DATA / "corpus" / "ddp_4ranks")).shape_groups == []
-    assert summary.divergence(load_trace(GLOO)).shape_groups == []
+    assert divergence(load_trace(DATA / "corpus" / "ddp_4ranks")).shape_groups == []
+    assert divergence(load_trace(GLOO)).shape_groups == []
 
 
 def test_the_overview_says_the_shapes_diverge() -> None:
@@ -81,7 +98,7 @@ def test_a_compile_id_is_compared_over_its_attempts_and_its_functions() -> None:
     from sphinx_torchtrace.site.pages.overview import triage_blocks
     from sphinx_torchtrace.site.plan import PageSettings, plan_trace
 
-    d = summary.divergence(load_trace(DIVERGENT))
+    d = divergence(load_trace(DIVERGENT))
     assert [(x.label, x.ranks_by_status) for x in d.status_splits] == [
         ("[0/0]", {"ok": [0, 1, 3], "empty": [2]}),
         ("[1/0]", {"ok": [0, 1, 3], "break": [2]}),
@@ -99,7 +116,7 @@ def test_a_compile_id_is_compared_over_its_attempts_and_its_functions() -> None:
     )
     assert "[0/0]: ok on ranks 0-1, 3; empty on rank 2" in said
     for alike in (DATA / "corpus" / "ddp_4ranks", GLOO):
-        assert summary.divergence(load_trace(alike)).function_splits == []
+        assert divergence(load_trace(alike)).function_splits == []
     # a frame page compares a compile with the first rank's of its id only where both
     # compiled one function (rank 2's <lambda> was "logged differently" from forward)
     plan = plan_trace("ddp", load_trace(DIVERGENT), "torchtrace")
@@ -139,10 +156,10 @@ def test_collective_schedules_are_grouped_as_tlparse_groups_them() -> None:
         "graph_exec_order_tests": [[0], [1]],
     }
     for folder, groups in expected.items():
-        d = summary.divergence(load_trace(INPUTS / folder))
+        d = divergence(load_trace(INPUTS / folder))
         got = d.schedule_groups["inductor_collective_schedule"]
         assert sorted(g.ranks for g in got) == sorted(groups), folder
-    runtime = summary.divergence(load_trace(INPUTS / "inputs/multi_rank_runtime"))
+    runtime = divergence(load_trace(INPUTS / "inputs/multi_rank_runtime"))
     # tensor metadata: shapes, dtypes and strides (tlparse also splits ranks whose runtime
     # estimates alone differ; estimates are not metadata)
     assert [g.ranks for g in runtime.schedule_groups["inductor_runtime_and_tensor_meta"]] == [
@@ -150,9 +167,9 @@ def test_collective_schedules_are_grouped_as_tlparse_groups_them() -> None:
         [4],
         [5, 6],
     ]
-    order = summary.divergence(load_trace(INPUTS / "graph_exec_order_tests"))
+    order = divergence(load_trace(INPUTS / "graph_exec_order_tests"))
     assert [g.ranks for g in order.schedule_groups["graph_execution"]] == [[0], [1]]
-    assert summary.divergence(load_trace(INPUTS / "inputs/multi_rank_logs")).schedule_groups == {}
+    assert divergence(load_trace(INPUTS / "inputs/multi_rank_logs")).schedule_groups == {}
 
 
 def test_copied_logs_that_claim_one_rank_are_told_apart_by_their_file_names() -> None:
@@ -204,7 +221,7 @@ def test_collectives_parity_catches_an_order_that_tlparse_calls_consistent() -> 
     """Rank 3 all_reduces ``b`` before ``a`` (same kernels, other shapes): tlparse's
     collective schedule compares kernel names and finds nothing; the parity check reads
     each graph's collectives with their shapes and names the first that differs."""
-    d = summary.divergence(load_trace(ORDER))
+    d = divergence(load_trace(ORDER))
     groups = d.collective_groups["[0/0]"]
     assert [g.ranks for g in groups] == [[0, 1, 2], [3]]
     first = (
@@ -212,9 +229,9 @@ def test_collectives_parity_catches_an_order_that_tlparse_calls_consistent() -> 
         "all_reduce_ f32[8, 4] 'sum' '0'",
         "all_gather_into_tensor f32[16] 4 '0'",
     )
-    assert groups[0].facts == summary.Collectives(first)
+    assert groups[0].facts == Collectives(first)
     differs = groups[1].facts
-    assert isinstance(differs, summary.CollectiveDiffers)
+    assert isinstance(differs, CollectiveDiffers)
     assert (differs.index, differs.mine, differs.theirs, differs.first_rank) == (
         0,
         first[1],
@@ -227,46 +244,44 @@ def test_collectives_parity_catches_an_order_that_tlparse_calls_consistent() -> 
     )
     assert groups[1].labels == ["[0/0]"]  # linked: rank 3's frame
     assert list(d.collective_groups) == ["[0/0]"]  # [1/0]: one all_reduce of [16] everywhere
-    assert "collectives_parity" in summary.diverging_kinds(d)
-    assert "collectives parity" in divergence_words(summary.diverging_kinds(d))
+    assert "collectives_parity" in diverging_kinds(d)
+    assert "collectives parity" in divergence_words(diverging_kinds(d))
 
 
 def test_every_kind_of_divergence_has_words() -> None:
     """A kind the model tells apart that the pages cannot name would show its key."""
-    named = set(summary.DIVERGENCE_KINDS) | set(summary.SCHEDULE_ARTIFACTS)
+    named = set(DIVERGENCE_KINDS) | set(SCHEDULE_ARTIFACTS)
     assert named == set(DIVERGENCE_WORDS)
 
 
 #: One of each kind of facts a group of ranks is shown with, and its line.
-RANK_GROUP_LINES: list[tuple[summary.RankGroupFacts, str]] = [
-    (summary.CacheLookups(()), "no cache lookups"),
+RANK_GROUP_LINES: list[tuple[RankGroupFacts, str]] = [
+    (CacheLookups(()), "no cache lookups"),
     (
-        summary.CacheLookups((("fx_graph", (("hit", 2), ("miss", 1))), ("aotautograd", ()))),
+        CacheLookups((("fx_graph", (("hit", 2), ("miss", 1))), ("aotautograd", ()))),
         "fx_graph: 2 hit, 1 miss; aotautograd: ",
     ),
-    (summary.GraphsLogged(0), "nothing logged"),
-    (summary.GraphsLogged(1), "1 graph logged"),
-    (summary.GraphsLogged(3), "3 graphs logged"),
-    (summary.Collectives(()), "no collectives"),
-    (summary.Collectives(("a",)), "1 collective: a"),
-    (summary.Collectives(tuple("abcdef")), "6 collectives: a, b, c, d and 2 more"),
-    (summary.CollectiveDiffers(1, "x", "y", 0, 5), "collective 2 is x (rank 0: y); 5 in all"),
+    (GraphsLogged(0), "nothing logged"),
+    (GraphsLogged(1), "1 graph logged"),
+    (GraphsLogged(3), "3 graphs logged"),
+    (Collectives(()), "no collectives"),
+    (Collectives(("a",)), "1 collective: a"),
+    (Collectives(tuple("abcdef")), "6 collectives: a, b, c, d and 2 more"),
+    (CollectiveDiffers(1, "x", "y", 0, 5), "collective 2 is x (rank 0: y); 5 in all"),
     (
-        summary.CollectiveDiffers(2, None, "y", 4, 2),
+        CollectiveDiffers(2, None, "y", 4, 2),
         "collective 3 is nothing (rank 4: y); 2 in all",
     ),
-    (summary.ReferenceShapes(), "the shapes the others are compared with"),
+    (ReferenceShapes(), "the shapes the others are compared with"),
     (
-        summary.ShapesDiffer(
+        ShapesDiffer(
             0,
             (
-                summary.InputsDiffer("[0/0]", (("a f32[6]", "f32[8]"),), (2, 1)),
-                summary.InputsDiffer("[1/0]", (), (1, 3)),
-                summary.InputsDiffer(
-                    "[2/0]", tuple((f"x{i} i64[{i}]", "i64[9]") for i in range(4))
-                ),
-                summary.InputsDiffer("[3/0]", (("b f32[1]", "f32[2]"),)),
-                summary.InputsDiffer("[4/0]", (("c f32[1]", "f32[2]"),)),
+                InputsDiffer("[0/0]", (("a f32[6]", "f32[8]"),), (2, 1)),
+                InputsDiffer("[1/0]", (), (1, 3)),
+                InputsDiffer("[2/0]", tuple((f"x{i} i64[{i}]", "i64[9]") for i in range(4))),
+                InputsDiffer("[3/0]", (("b f32[1]", "f32[2]"),)),
+                InputsDiffer("[4/0]", (("c f32[1]", "f32[2]"),)),
             ),
         ),
         "[0/0] a f32[6] (rank 0: f32[8]), 2 inputs (rank 0: 1); [1/0] 1 inputs (rank 0: 3); "
@@ -279,9 +294,7 @@ RANK_GROUP_LINES: list[tuple[summary.RankGroupFacts, str]] = [
 def test_every_kind_of_rank_group_has_words() -> None:
     """Each kind of facts the model groups ranks by has its line: the kinds the samples
     cover are all the model's, and each sample reads as the ranks section says it."""
-    assert {type(facts) for facts, _ in RANK_GROUP_LINES} == set(
-        typing.get_args(summary.RankGroupFacts)
-    )
+    assert {type(facts) for facts, _ in RANK_GROUP_LINES} == set(typing.get_args(RankGroupFacts))
     assert [rank_group_words(facts) for facts, _ in RANK_GROUP_LINES] == [
         line for _, line in RANK_GROUP_LINES
     ]
@@ -291,9 +304,9 @@ def test_the_checks_tlparse_makes_agree_with_tlparse() -> None:
     """On the same capture, each check tlparse 0.4.3 makes groups the ranks as it does
     (tests/data/expected: its landing page, read by hand)."""
     expected = json.loads(TLPARSE_ORDER.read_text("utf-8"))["groups"]
-    d = summary.divergence(load_trace(ORDER))
+    d = divergence(load_trace(ORDER))
 
-    def ours(groups: list[summary.RankGroup]) -> list[list[int]]:
+    def ours(groups: list[RankGroup]) -> list[list[int]]:
         return sorted(g.ranks for g in groups) if groups else [[0, 1, 2, 3]]
 
     assert ours(d.cache_groups) == expected["Cache hit/miss sequence"]

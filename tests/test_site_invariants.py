@@ -45,8 +45,10 @@ from sphinx_torchtrace.site.naming import break_object_name, is_object_name
 from sphinx_torchtrace.site.plan import RANK_TABS, TracePlan, plan_trace
 from sphinx_torchtrace.site.rank_sharing import rank_classes
 from sphinx_torchtrace.trace import CompileId, Trace, load_trace
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.failures import failure_groups
+from sphinx_torchtrace.trace.analyses.glance import triage
 from sphinx_torchtrace.trace.analyses.graph_breaks import break_events
+from sphinx_torchtrace.trace.analyses.naming import rank_number
 from sphinx_torchtrace.trace.analyses.status import frame_status
 
 from .conftest import DATA, copy_testroot, write_page
@@ -306,7 +308,7 @@ def check_inventory(site: Site) -> None:
         keys = {
             g.message.first_part.key
             for rank in trace.ranks
-            for g in summary.failure_groups(rank.compiles)
+            for g in failure_groups(rank.compiles)
             if g.category == "graph_break"
         }
         assert len({break_object_name(label, k) for k in keys}) == len(keys), label
@@ -314,9 +316,9 @@ def check_inventory(site: Site) -> None:
 
 def check_figures(site: Site, label: str) -> None:
     """The glance, the header and the failures table say the same numbers, from
-    :func:`summary.triage`; and they are tlparse's."""
+    :func:`triage`; and they are tlparse's."""
     trace = site.models[label]
-    t = summary.triage(trace)
+    t = triage(trace)
     glance = _glance(site, label)
     assert f"({t.compile_ids} compile id" in glance, (label, glance)
     assert f"{t.attempts} attempt" in glance, (label, glance)
@@ -340,8 +342,8 @@ def check_figures(site: Site, label: str) -> None:
     # several ranks: a tab per class of alike ranks, its first rank's breaks standing for
     # each rank's (every rank of a class logged the same breaks)
     classes = rank_classes(trace) if trace.is_multi_rank else [[None]]
-    by_number = {summary.rank_number(trace, r): r for r in trace.ranks}
-    firsts = [summary.triage(by_number[c[0]]) if c[0] is not None else t for c in classes]
+    by_number = {rank_number(trace, r): r for r in trace.ranks}
+    firsts = [triage(by_number[c[0]]) if c[0] is not None else t for c in classes]
     assert listed == sum(f.graph_breaks for f in firsts[:RANK_TABS]), (label, listed)
     assert t.graph_breaks == sum(
         f.graph_breaks * len(c) for f, c in zip(firsts, classes, strict=True)
@@ -353,7 +355,7 @@ def check_figures(site: Site, label: str) -> None:
             continue
         # every row of tlparse's failures table is one event of ours; ours has, besides,
         # the breaks no restart repeats (tlparse reads the metrics only)
-        mine = summary.triage(rank)
+        mine = triage(rank)
         events = break_events([c for c in rank.compiles if not c.id.is_unknown])
         assert mine.graph_breaks + mine.errors + mine.restarts == len(events)
         assert sum(e.in_metrics for e in events) == pin["failures_count"], (rel, mine)
@@ -380,7 +382,7 @@ def check_failure_rows(site: Site, label: str) -> None:
     shown = [r.rank for r in site.plans[label].ranks if r.same_as is None][:RANK_TABS]
     if not trace.is_multi_rank:
         shown = trace.ranks
-    groups = [g for rank in shown for g in summary.failure_groups(rank.compiles)]
+    groups = [g for rank in shown for g in failure_groups(rank.compiles)]
     assert len(rows) == len(groups), label
     for cells, group in zip(rows, groups, strict=True):
         count = int(_text(cells[2]))

@@ -482,6 +482,6 @@ def test_every_kind_of_export_issue_has_words() -> None:
     """The model tells the kinds apart, the page names each: a kind without words would
     show its key."""
     from sphinx_torchtrace.site.pages.overview.export import EXPORT_ISSUE_WORDS
-    from sphinx_torchtrace.trace.analyses.summary import EXPORT_ISSUE_KINDS
+    from sphinx_torchtrace.trace.analyses.export import EXPORT_ISSUE_KINDS
 
     assert set(EXPORT_ISSUE_KINDS) == set(EXPORT_ISSUE_WORDS)

@@ -20,7 +20,7 @@ from sphinx.util import texescape
 from sphinx_torchtrace.site.naming import break_object_name
 from sphinx_torchtrace.site.plan import has_page, plan_trace
 from sphinx_torchtrace.trace import Trace, load_trace
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.failures import failure_groups
 
 from .conftest import SHARED, SIMPLE_LOG, SiteMaker, generated_pages, inventory
 
@@ -52,7 +52,7 @@ def expected_objects(label: str, trace: Trace) -> dict[str, set[str]]:
     breaks = {  # one object per distinct graph break of the trace: its id, else its type
         break_object_name(label, g.message.parts[0].key if g.message.parts else g.message.headline)
         for rank in trace.ranks
-        for g in summary.failure_groups(rank.compiles)
+        for g in failure_groups(rank.compiles)
         if g.category == "graph_break"
     }
     found = {"frame": frames, "graph": graphs, "kernel": kernels}

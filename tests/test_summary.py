@@ -1,4 +1,5 @@
-"""The overview page's figures (``trace/analyses/summary.py``) on real logs, as a reader
+"""The overview page's figures (``trace/analyses/``: glance, naming, settings,
+recompiles, caches, phases, chromium, divergence, export ...) on real logs, as a reader
 sees them."""
 
 from __future__ import annotations
@@ -14,7 +15,38 @@ from sphinx_torchtrace.site.phase_words import PHASE_WORDS, phase_words
 from sphinx_torchtrace.site.rank_group_words import rank_group_words
 from sphinx_torchtrace.site.source import strip_source
 from sphinx_torchtrace.trace import CompileId, load_trace
-from sphinx_torchtrace.trace.analyses import summary, timings
+from sphinx_torchtrace.trace.analyses import timings
+from sphinx_torchtrace.trace.analyses.caches import cache_table, cache_text, cache_totals
+from sphinx_torchtrace.trace.analyses.chromium import chromium_events_json, chromium_file
+from sphinx_torchtrace.trace.analyses.divergence import divergence
+from sphinx_torchtrace.trace.analyses.export import (
+    export_issues,
+    exported_programs,
+    unbacked_symbols,
+)
+from sphinx_torchtrace.trace.analyses.failures import failure_groups, reason_headline
+from sphinx_torchtrace.trace.analyses.glance import rank_rows, triage
+from sphinx_torchtrace.trace.analyses.guards import GUARD_KIND_NAMES, guard_kind
+from sphinx_torchtrace.trace.analyses.naming import function_name
+from sphinx_torchtrace.trace.analyses.overview_sections import SECTION_KEYS, section_keys
+from sphinx_torchtrace.trace.analyses.phases import (
+    TIME_PHASES,
+    chromium_phase_times,
+    compile_seconds,
+    time_totals,
+)
+from sphinx_torchtrace.trace.analyses.rank_groups import CacheLookups
+from sphinx_torchtrace.trace.analyses.recompiles import recompiled_functions
+from sphinx_torchtrace.trace.analyses.run_info import capture_span
+from sphinx_torchtrace.trace.analyses.settings import (
+    compile_config,
+    compile_configs,
+    config_json,
+    config_runs,
+    notable_settings,
+    recompile_limits,
+)
+from sphinx_torchtrace.trace.analyses.stack_trie import trie_lines
 from sphinx_torchtrace.trace.model import Compile, Failure, Metrics, RankTrace, Trace
 
 DATA = Path(__file__).parent / "data"
@@ -35,7 +67,7 @@ def _labels(compiles: list[Compile]) -> list[str]:
 
 def test_graph_breaks_are_grouped_by_break_and_place_not_repeated() -> None:
     rank = _rank(SHARED / "graph_breaks")
-    groups = summary.failure_groups(rank.compiles)
+    groups = failure_groups(rank.compiles)
     # the restart torch logs after each break is the same event, once; one row per
     # (registry id, user location)
     assert [g.category for g in groups] == ["graph_break"] * 5
@@ -57,7 +89,7 @@ def test_graph_breaks_are_grouped_by_break_and_place_not_repeated() -> None:
 
 def test_compile_errors_come_first_with_their_exception_type() -> None:
     rank = _rank(SHARED / "compile_error")
-    groups = summary.failure_groups(rank.compiles)
+    groups = failure_groups(rank.compiles)
     assert [g.category for g in groups] == ["error"] * 6 + ["graph_break"]
     failing = groups[0]
     assert failing.type == "BackendCompilerFailed"
@@ -104,7 +136,7 @@ def test_compile_errors_come_first_with_their_exception_type() -> None:
     ],
 )
 def test_reason_headline(reason: str, headline: str) -> None:
-    assert summary.reason_headline(reason) == headline
+    assert reason_headline(reason) == headline
 
 
 # -- recompiles -----------------------------------------------------------------------------
@@ -112,7 +144,7 @@ def test_reason_headline(reason: str, headline: str) -> None:
 
 def test_recompiles_are_explained_per_function() -> None:
     rank = _rank(SHARED / "recompiles")
-    functions = summary.recompiled_functions(rank)
+    functions = recompiled_functions(rank)
     assert [(f.function, f.frame_label, f.versions) for f in functions] == [
         ("static_fn", "[0/*]", 5),
         ("auto_fn", "[1/*]", 6),
@@ -136,9 +168,9 @@ def test_recompiles_are_explained_per_function() -> None:
 
 
 def test_explanations_never_quote_trace_text() -> None:
-    assert summary.guard_kind("`evil` ___check_obj_id(L['m'], 123)") == "object"
+    assert guard_kind("`evil` ___check_obj_id(L['m'], 123)") == "object"
     assert guard_words("object") == "a different Python object was passed"
-    assert summary.guard_kind("something torch invents next year") == "other"
+    assert guard_kind("something torch invents next year") == "other"
     assert "guard" in guard_words("other") and guard_words("from a newer model") == (
         guard_words("other")
     )
@@ -147,14 +179,14 @@ def test_explanations_never_quote_trace_text() -> None:
 def test_every_phase_has_words() -> None:
     """The model sums each phase under a key; the pages name each (a phase without words
     would show its key)."""
-    assert [phase.key for phase in summary.TIME_PHASES] == list(PHASE_WORDS)
+    assert [phase.key for phase in TIME_PHASES] == list(PHASE_WORDS)
     assert phase_words("from a newer model") == "from a newer model"
 
 
 def test_every_kind_of_guard_has_words() -> None:
     """The model tells kinds apart; the pages say each: a kind without words would read as
     the general sentence, and words without a kind are dead."""
-    assert set(summary.GUARD_KIND_NAMES) == set(GUARD_WORDS)
+    assert set(GUARD_KIND_NAMES) == set(GUARD_WORDS)
 
 
 # -- header ---------------------------------------------------------------------------------
@@ -162,25 +194,22 @@ def test_every_kind_of_guard_has_words() -> None:
 
 def test_capture_span_and_settings_changed_by_the_user() -> None:
     trace = load_trace(SHARED / "recompiles")
-    span = summary.capture_span(trace.ranks)
+    span = capture_span(trace.ranks)
     assert span is not None and span.start is not None
     assert span.start.strftime("%m-%d %H:%M:%S.%f") == "11-21 11:52:03.815000"
     assert span.seconds is not None and 28 < span.seconds < 29
-    settings = {
-        (s.config, s.key): s.values
-        for s in summary.notable_settings(summary.compile_configs(trace))
-    }
+    settings = {(s.config, s.key): s.values for s in notable_settings(compile_configs(trace))}
     assert settings[("dynamo", "recompile_limit")] == ["8", "3"]  # lowered mid-run by the script
     training = load_trace(SHARED / "training")
-    assert summary.notable_settings(summary.compile_configs(training)) == []
-    config = summary.compile_config(training)
+    assert notable_settings(compile_configs(training)) == []
+    config = compile_config(training)
     assert set(config) == {"dynamo_config", "inductor_config"}
-    assert json.loads(summary.config_json(config))["dynamo_config"]["recompile_limit"] == 8
+    assert json.loads(config_json(config))["dynamo_config"]["recompile_limit"] == 8
 
 
 def test_section_keys() -> None:
-    assert summary.section_keys(None) == list(summary.SECTION_KEYS)
-    assert summary.section_keys(" Failures, trie ,nonsense") == ["trie", "failures"]
+    assert section_keys(None) == list(SECTION_KEYS)
+    assert section_keys(" Failures, trie ,nonsense") == ["trie", "failures"]
 
 
 # -- stack trie, directory, cache -----------------------------------------------------------
@@ -188,7 +217,7 @@ def test_section_keys() -> None:
 
 def test_trie_lines_hold_every_started_compile_once() -> None:
     rank = _rank(SHARED / "graph_breaks")
-    lines = summary.trie_lines(rank.stack_trie)
+    lines = trie_lines(rank.stack_trie)
     placed = [c for line in lines for c in line.compiles]
     assert len(placed) == len({id(c) for c in placed})
     assert {c.label for c in placed} >= {"[0/0]", "[8/0]", "[0/0] #2", "[6/0] #2"}
@@ -200,14 +229,14 @@ def test_trie_lines_hold_every_started_compile_once() -> None:
 def test_directory_figures() -> None:
     rank = _rank(SHARED / "compile_error")
     restarted = rank.compile("[3/0]")
-    assert summary.function_name(restarted) == "f5"  # no metrics: named from its stack
-    assert summary.compile_seconds(restarted) is None
-    assert summary.cache_text(rank.compile("[5/0]")) == "2 miss"
-    assert summary.cache_text(rank.compile("[8/0]")) == "1 bypass"
-    caches, rows = summary.cache_table(rank.compiles)
+    assert function_name(restarted) == "f5"  # no metrics: named from its stack
+    assert compile_seconds(restarted) is None
+    assert cache_text(rank.compile("[5/0]")) == "2 miss"
+    assert cache_text(rank.compile("[8/0]")) == "1 bypass"
+    caches, rows = cache_table(rank.compiles)
     assert caches == ["aotautograd", "fx_graph"]
     assert _labels([r.compile for r in rows]) == ["[3/0_1]", "[5/0]", "[6/0]", "[8/0]"]
-    assert summary.cache_totals(rank.compiles) == {"miss": 6, "bypass": 1}
+    assert cache_totals(rank.compiles) == {"miss": 6, "bypass": 1}
 
 
 # -- compile time ---------------------------------------------------------------------------
@@ -215,7 +244,7 @@ def test_directory_figures() -> None:
 
 def test_time_totals_sum_the_logged_metrics() -> None:
     rank = _rank(SHARED / "compile_error")
-    totals = {t.phase: t for t in summary.time_totals(rank.compiles)}
+    totals = {t.phase: t for t in time_totals(rank.compiles)}
     whole = totals["entire_frame"]
     logged = [
         m.data["entire_frame_compile_time_s"]
@@ -231,14 +260,14 @@ def test_time_totals_sum_the_logged_metrics() -> None:
     codegen, inductor = totals["code_gen"], totals["inductor"]
     assert codegen.seconds <= inductor.seconds <= whole.seconds
     training = _rank(SHARED / "training")
-    phases = {t.phase for t in summary.time_totals(training.compiles)}
+    phases = {t.phase for t in time_totals(training.compiles)}
     assert "backward_inductor" in phases
     assert phase_words("backward_inductor") == "Backward: Inductor (inductor_compile_time_s)"
 
 
 def test_chromium_timers() -> None:
     rank = _rank(SHARED / "training")
-    timers = summary.chromium_phase_times(rank, limit=5)
+    timers = chromium_phase_times(rank, limit=5)
     assert len(timers) == 5
     assert timers == sorted(timers, key=lambda t: -t.seconds)
     by_name = {t.name: t for t in timers}
@@ -252,35 +281,33 @@ def test_chromium_timers() -> None:
 
 def test_chromium_events_json_is_valid_with_every_event() -> None:
     rank = _rank(SHARED / "training")
-    events = json.loads(summary.chromium_events_json(rank))
+    events = json.loads(chromium_events_json(rank))
     assert isinstance(events, list)
     assert len(events) == len(rank.chromium_events) == 355
     assert events[0]["name"] == "dynamo" and events[0]["ph"] == "B"
     trace = load_trace(INPUTS / "multi_rank_logs")
-    assert [summary.chromium_file(trace, r) for r in trace.ranks] == [
+    assert [chromium_file(trace, r) for r in trace.ranks] == [
         f"_raw/chromium_events_rank{n}.json" for n in range(4)
     ]
-    assert summary.chromium_file(load_trace(SHARED / "simple"), rank) == (
-        "_raw/chromium_events.json"
-    )
+    assert chromium_file(load_trace(SHARED / "simple"), rank) == ("_raw/chromium_events.json")
 
 
 def test_writing_the_events_times_the_phases_as_reading_them_does() -> None:
     """The download and the overview's timers read each event once between them: the
     timers the download counted are the ones a fresh reading gives."""
-    fresh = summary.chromium_phase_times(_rank(SHARED / "training"), limit=100)
+    fresh = chromium_phase_times(_rank(SHARED / "training"), limit=100)
     rank = _rank(SHARED / "training")
-    summary.chromium_events_json(rank)
+    chromium_events_json(rank)
     assert timings.phase_times_of(rank) is not None  # counted while writing
-    assert summary.chromium_phase_times(rank, limit=100) == fresh
-    assert summary.chromium_phase_times(rank, limit=3) == fresh[:3]
+    assert chromium_phase_times(rank, limit=100) == fresh
+    assert chromium_phase_times(rank, limit=3) == fresh[:3]
     assert fresh and {t.name for t in fresh} >= {"dynamo", "inductor_compile"}
 
 
 def test_the_stage_chart_and_the_timers_read_the_events_once() -> None:
     """The overview's chart of stages and its table of torch's timers come from one reading
     of the events: the chart's reading counts the timers, the same as a reading of its own."""
-    fresh = summary.chromium_phase_times(_rank(SHARED / "training"), limit=100)
+    fresh = chromium_phase_times(_rank(SHARED / "training"), limit=100)
     rank = _rank(SHARED / "training")
     assert timings.compile_time_rows(rank)
     assert timings.phase_times_of(rank) == fresh
@@ -303,21 +330,21 @@ def test_the_timeline_download_reads_the_events_for_the_chart_and_the_timers_too
     ]
     for path in logs:
         rank = _rank(path)
-        summary.chromium_events_json(rank)
+        chromium_events_json(rank)
         spans, timers = timings._cache[id(rank)][1], timings.phase_times_of(rank)
         timings._cache.clear()
         assert timings.read_events(rank) == spans, path
         assert timings.phase_times_of(rank) == timers, path
         assert spans or path.name == "simple_corrupted_json.log", path  # stages were read
     rank = _rank(SHARED / "training")
-    summary.chromium_events_json(rank)
+    chromium_events_json(rank)
     monkeypatch.setattr(timings, "_parsed_events", lambda rank: pytest.fail("read again"))
     assert timings.compile_time_rows(rank)
 
 
 def test_chromium_events_json_skips_corrupted_events() -> None:
     rank = _rank(INPUTS / "simple_corrupted_json.log")
-    events = json.loads(summary.chromium_events_json(rank))
+    events = json.loads(chromium_events_json(rank))
     assert len(events) == len(rank.chromium_events) - 1 == 49
 
 
@@ -326,15 +353,15 @@ def test_chromium_events_json_skips_corrupted_events() -> None:
 
 def test_divergence_across_ranks_like_tlparse() -> None:
     trace = load_trace(INPUTS / "multi_rank_logs")
-    d = summary.divergence(trace)
+    d = divergence(trace)
     assert d.any
     assert [(m.labels[0], m.labels[-1], len(m.labels), m.missing_on) for m in d.missing_ids] == [
         ("[0/1]", "[0/6]", 6, [0, 2]),
         ("[0/7]", "[0/14]", 8, [0, 2, 3]),
     ]
     assert [g.ranks for g in d.cache_groups] == [[0, 2], [1], [3]]
-    assert d.cache_groups[0].facts == summary.CacheLookups(())
-    assert d.cache_groups[2].facts == summary.CacheLookups(
+    assert d.cache_groups[0].facts == CacheLookups(())
+    assert d.cache_groups[2].facts == CacheLookups(
         (("fx_graph", (("hit", 7),)), ("aotautograd", (("hit", 7),)))
     )
     said = [rank_group_words(g.facts) for g in d.cache_groups]
@@ -342,7 +369,7 @@ def test_divergence_across_ranks_like_tlparse() -> None:
     assert [(s.label, s.ranks_by_status) for s in d.status_splits] == [
         ("[0/0]", {"error": [0, 2], "ok": [1, 3]}),
     ]
-    rows = summary.rank_rows(trace)
+    rows = rank_rows(trace)
     assert [(r.number, r.attempts, r.chromium_events) for r in rows] == [
         (0, 1, 6),
         (1, 15, 544),
@@ -361,7 +388,7 @@ def test_the_ranks_rows_add_up_to_the_glance() -> None:
     text_log = load_text_log(data / "captured" / "torch_logs" / "ranks.log")
     # a text log has no metrics: its ids' statuses are what its lines say, as the
     # directory's badges (the glance said "4 missing" beside [0/0] *break*)
-    assert summary.triage(text_log).statuses == {"break": 3, "missing": 1}
+    assert triage(text_log).statuses == {"break": 3, "missing": 1}
     for trace in [
         *(
             load_trace(folder)
@@ -375,7 +402,7 @@ def test_the_ranks_rows_add_up_to_the_glance() -> None:
         text_log,
     ]:
         folder = trace.ranks[0].path
-        rows, t = summary.rank_rows(trace), summary.triage(trace)
+        rows, t = rank_rows(trace), triage(trace)
         added: Counter[str] = Counter()
         for row in rows:
             added.update(row.statuses)
@@ -387,13 +414,13 @@ def test_the_ranks_rows_add_up_to_the_glance() -> None:
 def test_no_divergence_between_identical_ranks() -> None:
     trace = load_trace(INPUTS / "multi_rank_messy_input")
     assert len(trace.ranks) == 2
-    d = summary.divergence(trace)
+    d = divergence(trace)
     assert not d.any
     assert d.missing_ids == [] and d.cache_groups == [] and d.status_splits == []
 
 
 def test_single_rank_never_diverges() -> None:
-    assert not summary.divergence(load_trace(SHARED / "simple")).any
+    assert not divergence(load_trace(SHARED / "simple")).any
 
 
 # -- torch.export ---------------------------------------------------------------------------
@@ -401,7 +428,7 @@ def test_single_rank_never_diverges() -> None:
 
 def test_draft_export_issues() -> None:
     rank = _rank(DATA / "captured" / "draft_export" / "dedicated_log_torch_trace_j5am_2yg.log")
-    issues = summary.export_issues(rank)
+    issues = export_issues(rank)
     assert [(i.kind, i.reason) for i in issues] == [
         ("data_dependent", "u0 > 3"),
         ("missing_fake_kernel", "capture.scale_rows.default"),
@@ -410,16 +437,16 @@ def test_draft_export_issues() -> None:
         "/home/user/project/draft_export.py:35 in forward: if k > 3"
     )
     assert issues[1].detail is None  # the log gives no reason: the page says what to do
-    symbols = summary.unbacked_symbols(rank)
+    symbols = unbacked_symbols(rank)
     assert [s.symbol for s in symbols] == ["u0", "u1"]
-    programs = summary.exported_programs(rank)
+    programs = exported_programs(rank)
     assert len(programs) == 1 and "ExportedProgram" in programs[0]
     assert "code: k = n.item()" in programs[0]
     assert "code: k = n.item()" not in strip_source(programs[0])
 
 
 def test_guard_evaluated_issue() -> None:
-    issues = summary.export_issues(_rank(INPUTS / "export_guard_added.log"))
+    issues = export_issues(_rank(INPUTS / "export_guard_added.log"))
     assert [(i.kind, i.reason) for i in issues] == [("guard_evaluated", "Eq(s0, 3)")]
     assert issues[0].location and "assert a.shape[0] == 3" in issues[0].location
 
@@ -442,22 +469,22 @@ def test_odd_data_does_not_raise() -> None:
     rank = RankTrace("x.log", None, 0, compiles=[odd])
     rank.first_timestamp, rank.last_timestamp = "not a time", None
     trace = Trace([rank])
-    assert summary.compile_seconds(odd) is None
-    assert summary.time_totals([odd]) == []
-    assert summary.function_name(odd) is None
-    assert summary.compile_configs(trace) == []
-    assert summary.capture_span(trace.ranks) is None
-    assert [g.message.headline for g in summary.failure_groups([odd])] == ["(no reason logged)"]
-    (function,) = summary.recompiled_functions(rank)
+    assert compile_seconds(odd) is None
+    assert time_totals([odd]) == []
+    assert function_name(odd) is None
+    assert compile_configs(trace) == []
+    assert capture_span(trace.ranks) is None
+    assert [g.message.headline for g in failure_groups([odd])] == ["(no reason logged)"]
+    (function,) = recompiled_functions(rank)
     assert [g.previous_label for g in function.recompiles[0].reasons] == [None, None, None]
-    assert summary.chromium_events_json(rank) == "[]\n"
-    assert summary.export_issues(rank) == []
+    assert chromium_events_json(rank) == "[]\n"
+    assert export_issues(rank) == []
 
 
 def test_recompile_limits_follow_the_run() -> None:
-    configs = summary.compile_configs(load_trace(SHARED / "recompiles"))
-    assert summary.recompile_limits(configs) == [8, 3]
-    assert summary.recompile_limits([]) == []
+    configs = compile_configs(load_trace(SHARED / "recompiles"))
+    assert recompile_limits(configs) == [8, 3]
+    assert recompile_limits([]) == []
 
 
 def test_functions_of_one_name_are_told_apart_by_their_place() -> None:
@@ -481,9 +508,9 @@ def test_functions_of_one_name_are_told_apart_by_their_place() -> None:
             compile_(1, 2, "/p/b.py"),
         ],
     )
-    functions = summary.recompiled_functions(rank)
+    functions = recompiled_functions(rank)
     assert [fn.shown for fn in functions] == ["forward (/p/a.py:3)", "forward (/p/b.py:3)"]
-    alone = summary.recompiled_functions(RankTrace("y.log", None, 0, compiles=rank.compiles[:2]))
+    alone = recompiled_functions(RankTrace("y.log", None, 0, compiles=rank.compiles[:2]))
     assert [fn.shown for fn in alone] == ["forward"]  # no other "forward": the name is enough
 
 
@@ -491,10 +518,9 @@ def test_a_setting_changed_and_changed_back_is_two_changes_with_their_compiles()
     """``scale_rows`` compiled 3 times under ``automatic_dynamic_shapes=False``, then once
     with the default again: the settings line said "true → false, it changed 1 time"."""
     trace = load_trace(DATA / "corpus" / "decode_recompile_limit")
-    runs = summary.config_runs(trace)
+    runs = config_runs(trace)
     settings = {
-        s.key: s
-        for s in summary.notable_settings([config for config, _ in runs], [n for _, n in runs])
+        s.key: s for s in notable_settings([config for config, _ in runs], [n for _, n in runs])
     }
     dynamic = settings["automatic_dynamic_shapes"]
     assert dynamic.values == ["true", "false", "true"] and dynamic.changes == 2

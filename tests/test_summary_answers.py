@@ -25,7 +25,8 @@ import pytest
 from sphinx_torchtrace import cli
 from sphinx_torchtrace.render.summary_text import wants_colour
 from sphinx_torchtrace.trace.analyses.answers import answers
-from sphinx_torchtrace.trace.analyses.summary import compile_seconds, triage
+from sphinx_torchtrace.trace.analyses.glance import triage
+from sphinx_torchtrace.trace.analyses.phases import compile_seconds
 from sphinx_torchtrace.trace.inputs.loader import recorded_time
 from sphinx_torchtrace.trace.inputs.loading import load_input
 from sphinx_torchtrace.trace.reader import record_lines

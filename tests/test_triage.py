@@ -32,8 +32,9 @@ from sphinx_torchtrace.site.pages.kernel import kernel_page
 from sphinx_torchtrace.site.pages.overview import overview_page, triage_blocks
 from sphinx_torchtrace.site.plan import FramePlan, PageSettings, TracePlan, plan_trace
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.analyses import summary
+from sphinx_torchtrace.trace.analyses.glance import triage
 from sphinx_torchtrace.trace.analyses.graph_breaks import parse_message
+from sphinx_torchtrace.trace.analyses.phases import compile_seconds
 
 from .conftest import SiteMaker
 from .test_hostile_values import page_text
@@ -63,7 +64,7 @@ def lines_of(blocks: list[Block], cls: str) -> list[str]:
 
 
 def test_triage_counts_a_graph_break_once_not_with_its_restart() -> None:
-    t = summary.triage(load_trace(str(SHARED / "graph_breaks")))
+    t = triage(load_trace(str(SHARED / "graph_breaks")))
     # 9 functions; 16 compile ids ([x/y] and the repeats after reset()); 27 attempts
     assert (t.frames, t.compile_ids, t.attempts) == (9, 16, 27)
     # torch logs each break twice (graph_break, then restart reasons): 11, not 22; distinct
@@ -74,7 +75,7 @@ def test_triage_counts_a_graph_break_once_not_with_its_restart() -> None:
 
 
 def test_triage_lists_recompiles_per_function_and_errors() -> None:
-    t = summary.triage(load_trace(str(SHARED / "recompiles")))
+    t = triage(load_trace(str(SHARED / "recompiles")))
     # limited_fn's [2/3] was refused past the recompile limit: no new version, no recompile
     assert t.recompiles == 11
     assert [(fn.function, len(fn.recompiles)) for fn in t.recompiled] == [
@@ -93,14 +94,14 @@ def test_a_recompile_counts_by_its_id_and_under_the_function_it_compiled() -> No
     before its dynamo_start, is its own (it was given to the occurrence before).  And
     frame ids start again after a reset: ``[0/*]`` compiled ``dtype_fn``, then ``f``, which
     were one function of 7 recompiles; a compile naming no function is its frame's latest."""
-    backends = summary.triage(load_trace(str(DATA / "corpus" / "backends")))
+    backends = triage(load_trace(str(DATA / "corpus" / "backends")))
     (forward,) = backends.recompiled
     assert forward.function == "forward" and len(forward.recompiles) == 5
     assert [rc.compile.label for rc in forward.recompiles][-1] == "[0/1] #5"
     (reason,) = forward.recompiles[-1].reasons
     # the entry torch names is this run's [0/0] (#5), not the first run's
     assert reason.previous_label == "[0/0] #5" and "grad_mode" in reason.guard
-    limit = summary.triage(load_trace(str(DATA / "corpus" / "recompile_limit")))
+    limit = triage(load_trace(str(DATA / "corpus" / "recompile_limit")))
     # dtype_fn's third dtype hit the limit at [0/2] (torch logged the reason, then refused:
     # no version, no recompile); f's own [0/2] after the reset is [0/2] #2, not dtype_fn's;
     # f's [0/6] hit accumulated_recompile_limit
@@ -110,7 +111,7 @@ def test_a_recompile_counts_by_its_id_and_under_the_function_it_compiled() -> No
         ("f", 5),
     ]
     assert [c.label for c in limit.limit_hits] == ["[0/2]", "[0/6]"]
-    shared = summary.triage(load_trace(str(SHARED / "recompiles")))
+    shared = triage(load_trace(str(SHARED / "recompiles")))
     assert [(fn.function, len(fn.recompiles)) for fn in shared.recompiled] == [
         ("static_fn", 4),
         ("auto_fn", 5),
@@ -185,7 +186,7 @@ def test_several_ranks_say_their_figures_add_up_the_ranks(tmp_path: Path) -> Non
         "Cache lookups: 112 misses in all 4 ranks",
         "Compile time: 114.6 s in all 4 ranks; 28.7 s on rank 0, the slowest",
     ]
-    t = summary.triage(plan.trace)
+    t = triage(plan.trace)
     assert t.frames == 12 and t.frames_per_rank == (3, 3)
     assert [(f.shown, f.per_rank) for f in t.recompiled_by_function] == [
         ("static_fn", [4] * 4),
@@ -222,9 +223,9 @@ def test_ranks_that_differ_show_the_range_and_the_slowest_rank() -> None:
     assert isinstance(glance, Section)
     said = lines_of(list(glance.blocks), "torchtrace-triage")
     assert said[0].startswith("Compiled: 2 to 4 functions on each of the 4 ranks (10 compile ids")
-    t = summary.triage(plan.trace)
+    t = triage(plan.trace)
     per_rank = [
-        sum(summary.compile_seconds(c) or 0.0 for c in r.compiles if not c.id.is_unknown)
+        sum(compile_seconds(c) or 0.0 for c in r.compiles if not c.id.is_unknown)
         for r in plan.trace.ranks
     ]
     assert t.slowest is not None and t.slowest[1] == max(per_rank)

@@ -1,5 +1,5 @@
 """What ranks differ in, in words: the pages', the warning's and ``summary``'s name for
-each kind the model tells apart (:data:`~..trace.analyses.summary.DIVERGENCE_KINDS`, and
+each kind the model tells apart (:data:`~..trace.analyses.divergence.DIVERGENCE_KINDS`, and
 the schedule artifacts compared across ranks)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What a failed guard checks, in plain words: the pages' sentence for each kind of
-check the model tells apart (:data:`~..trace.analyses.summary.GUARD_KINDS`)."""
+check the model tells apart (:data:`~..trace.analyses.guards.GUARD_KINDS`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Compile-time phases in words: the pages' name for each figure the model sums
-(:data:`~..trace.analyses.summary.TIME_PHASES`), for the overview's compile-time table and
+(:data:`~..trace.analyses.phases.TIME_PHASES`), for the overview's compile-time table and
 the comparison's.
 
 Each is named with torch's key: a gloss such as "AOT Autograd + Inductor" would not hold for

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field, replace
 from ..trace import Artifact, Compile, Kernel, Metrics, RankTrace, Trace
 from ..trace.analyses import compare
 from ..trace.analyses.break_registry import BreakRegistry
+from ..trace.analyses.failures import failure_groups
 from ..trace.analyses.graph_breaks import BreakMessage
+from ..trace.analyses.naming import compiled_function, rank_number
 from ..trace.analyses.provenance import provenance_sources
+from ..trace.analyses.stack_trie import trie_lines
 from ..trace.analyses.status import attempts_status
-from ..trace.analyses.summary import compiled_function, failure_groups, rank_number, trie_lines
 from ..trace.analyses.vllm import has_vllm
 from ..trace.inputs.builder import CODE_EVENTS, GRAPH_EVENTS
 from ..trace.inputs.debug_dir import DebugDir, DebugFile, DebugRun, GraphFolder, SdscSpec
@@ -110,7 +112,8 @@ class PageSettings:
     made_on: str = ""
 
     def shows(self, section: str) -> bool:
-        """Whether the overview has this section (one of :data:`.summary.SECTION_KEYS`)."""
+        """Whether the overview has this section (one of
+        :data:`.overview_sections.SECTION_KEYS`)."""
         return not self.sections or "all" in self.sections or section in self.sections
 
 
@@ -723,7 +726,7 @@ def plan_trace(
 
 def _function_key(frame: FramePlan) -> tuple[object, ...]:
     """One function's compiles on one rank: its rank, compiled-autograd and frame ids, and
-    the function the records name (:func:`.summary.compiled_function`: a reset reuses frame
+    the function the records name (:func:`.naming.compiled_function`: a reset reuses frame
     ids for other functions)."""
     c = frame.compile
     name, place = compiled_function(frame.rank, c)

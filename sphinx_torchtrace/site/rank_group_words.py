@@ -1,5 +1,5 @@
 """What a group of ranks has in common, in words: the ranks section's line for each kind
-of facts the model's checks group ranks by (:data:`~..trace.analyses.summary.RankGroupFacts`).
+of facts the model's checks group ranks by (:data:`~..trace.analyses.rank_groups.RankGroupFacts`).
 
 The model says what the ranks logged (lookups, collectives, shapes); how much of it a
 line shows (three compile ids, four collectives) is the page's choice, made here.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from ..trace.analyses.summary import (
+from ..trace.analyses.rank_groups import (
     CacheLookups,
     CollectiveDiffers,
     Collectives,

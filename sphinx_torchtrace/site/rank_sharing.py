@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from ..trace import Compile, Trace
 from ..trace.analyses import compare
+from ..trace.analyses.naming import function_name, rank_number
 from ..trace.digests import class_key, comparable, compile_digest
-from ..trace.analyses.summary import function_name, rank_number
 from .naming import item_name, occurrences
 
 

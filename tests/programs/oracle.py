@@ -37,8 +37,10 @@ from sphinx_torchtrace.site.pages.frame import frame_page
 from sphinx_torchtrace.site.pages.overview import overview_page
 from sphinx_torchtrace.site.plan import PageSettings, plan_trace
 from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.analyses.glance import triage
+from sphinx_torchtrace.trace.analyses.naming import compiled_function
 from sphinx_torchtrace.trace.analyses.outcome import failure_outcome
-from sphinx_torchtrace.trace.analyses.summary import compiled_function, torch_version, triage
+from sphinx_torchtrace.trace.analyses.run_info import torch_version
 
 from .generator import BREAK_MARK, MAY_BREAK, Program
 

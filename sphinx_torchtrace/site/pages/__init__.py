@@ -6,8 +6,8 @@ blocks, what its page shows.  Nothing here knows Sphinx or any markup.
 
 from __future__ import annotations
 
+from ...trace.analyses.naming import rank_number
 from ...trace.analyses.rank_digest import number_ranges
-from ...trace.analyses.summary import rank_number
 from ..blocks import AnchorLink, Block, ObjectTarget, Page, Paragraph, object_targets
 from ..plan import FramePlan, GraphPlan, KernelPlan, PageSettings, TracePlan
 from ..rank_sharing import SET_ASIDE

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from ...trace import Artifact, Compile
 from ...trace.analyses import compare
+from ...trace.analyses.naming import function_label
 from ...trace.analyses.provenance import ProvenanceView, provenance_views
-from ...trace.analyses.summary import function_label
 from ..api_names import api_link, graph_operators
 from ..artifacts import group_nodes, language_of, size_text
 from ..blocks import (

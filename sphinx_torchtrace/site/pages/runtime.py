@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ...trace import Compile, RankTrace
-from ...trace.analyses import summary
+from ...trace.analyses.phases import compile_seconds
 from ...trace.analyses.status import attempts_status
 from ...trace.runtime import (
     RegionRuns,
@@ -92,7 +92,7 @@ def _metrics_line(c: Compile) -> int | None:
 def _compile_seconds(rank: RankTrace) -> dict[str, float]:
     out = {}
     for key, c in compiles_by_region(rank).items():
-        seconds = summary.compile_seconds(c)
+        seconds = compile_seconds(c)
         if seconds is not None:
             out[key] = seconds
     return out
@@ -277,7 +277,7 @@ def _rank_blocks(plan: TracePlan, rank: RankTrace, link: Link) -> list[Block]:
     rows: list[list[list[Inline]]] = []
     for key, region in sorted(p.regions.items(), key=lambda kv: -kv[1].own_us):
         c = by_region.get(key)
-        seconds = summary.compile_seconds(c) if c is not None else None
+        seconds = compile_seconds(c) if c is not None else None
         line = _metrics_line(c) if c is not None else None
         rows.append(
             [
@@ -336,7 +336,7 @@ def _notes(
         if key in p.regions and p.regions[key].calls == 1 and (c.id.frame_compile_id or 0) > 0
     ]
     for c, region in once[:NAMED]:
-        seconds = summary.compile_seconds(c)
+        seconds = compile_seconds(c)
         cost = f", after compiling for {seconds:.3f} s" if seconds is not None else ""
         notes.append(
             item(link(c), f" is a recompile that ran once ({time_text(region.own_us)}{cost}).")
@@ -445,7 +445,7 @@ def frame_section(plan: TracePlan, frame: FramePlan) -> Section | None:
     region = compiled.regions.get(key)
     if region is None and not _made_code(rank, c):
         return None  # no code to run: a failed or empty compile
-    seconds = summary.compile_seconds(c)
+    seconds = compile_seconds(c)
     line = _metrics_line(c)
     cost = (
         f"Compiling it took {seconds:.3f} s (entire_frame_compile_time_s, line {line} of the log)."

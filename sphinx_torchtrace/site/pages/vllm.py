@@ -14,7 +14,7 @@ from typing import Any
 
 from ...trace import Artifact, Compile, Metrics, RankTrace
 from ...trace.analyses import vllm as v
-from ...trace.analyses.summary import rank_number
+from ...trace.analyses.naming import rank_number
 from ..blocks import (
     Admonition,
     Block,

@@ -33,8 +33,10 @@ from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
 from ...site.published import published_trace
 from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError
-from ...trace.analyses import summary
 from ...trace.analyses.break_registry import installed_registry
+from ...trace.analyses.chromium import chromium_events_all_ranks, chromium_events_json
+from ...trace.analyses.divergence import divergence, diverging_kinds
+from ...trace.analyses.naming import function_name, function_place
 from ...trace.folders import real_root, refusal
 from ...trace.inputs.kinds import TRACE, detect_kind
 from ...trace.inputs.loader import choose_logs, rank_logs
@@ -114,8 +116,8 @@ class GeneratedTrace:
         out: dict[str, str] = {}
         for frame in self.plan.paged_frames:
             c = frame.compile
-            function = summary.function_name(c) or "(unknown function)"
-            place = summary.function_place(c)
+            function = function_name(c) or "(unknown function)"
+            place = function_place(c)
             out[frame.name] = self.rewrite(f"{function} ({place})" if place else function)
         return out
 
@@ -250,7 +252,7 @@ class TraceKind:
         if plan.past_limit:
             generated.notes.append((diagnostic("limit"), _past_limit_note(plan)))
         if config.warn_divergence and trace.is_multi_rank:
-            diverging = divergence_words(summary.diverging_kinds(summary.divergence(trace)))
+            diverging = divergence_words(diverging_kinds(divergence(trace)))
             if diverging:
                 generated.notes.append(
                     (
@@ -361,11 +363,11 @@ def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
     out: dict[str, Content] = {}
     for rank_plan in plan.ranks:
         if plan.own_events(rank_plan):
-            events = partial(summary.chromium_events_json, rank_plan.rank)
+            events = partial(chromium_events_json, rank_plan.rank)
             out[rank_plan.events_path] = text_of(events)
     if plan.events_all_path is not None:
         trace = plan.trace
-        out[plan.events_all_path] = lambda: map(shown, summary.chromium_events_all_ranks(trace))
+        out[plan.events_all_path] = lambda: map(shown, chromium_events_all_ranks(trace))
     for profile in plan.trace.runtime:  # torch's Chrome trace, as the profiler wrote it
         if profile.path in plan.runtime_downloads and profile.file:
             out[plan.runtime_downloads[profile.path]] = partial(profile_lines, profile, shown)

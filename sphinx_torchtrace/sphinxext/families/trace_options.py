@@ -13,7 +13,7 @@ from typing import Any
 
 from docutils.parsers.rst import directives
 
-from ...trace.analyses.summary import SECTION_KEYS
+from ...trace.analyses.overview_sections import SECTION_KEYS
 from ...trace.inputs.kinds import DEBUG_DIR as DEBUG_DIR_KIND
 from ...trace.inputs.kinds import INPUT_KINDS
 from ...trace.inputs.kinds import TORCH_LOGS as TORCH_LOGS_KIND

@@ -1,14 +1,14 @@
 """What ``summary`` answers: each thing a user acts on, named, placed, and where the log
 records it.
 
-:func:`.summary.triage` says how many (the overview's glance); this says which, in the
+:func:`.glance.triage` says how many (the overview's glance); this says which, in the
 overview's order: each compile error and graph break (errors first, as the failures
 table) with torch's words for it, the place in the user's code and its records
 (``log:line``); each recompiled function with the guard that failed; the slowest compiles.
 Nothing is guessed: where torch logged no place or no reason, the answer has None.
 
-The analyses are the pages' own (:func:`.summary.failure_groups`,
-:func:`.summary.recompiled_functions`, :func:`.summary.compile_seconds`), so the terminal
+The analyses are the pages' own (:func:`.failures.failure_groups`,
+:func:`.recompiles.recompiled_functions`, :func:`.phases.compile_seconds`), so the terminal
 and the pages name the same things.
 """
 
@@ -21,16 +21,13 @@ from typing import Any
 
 from ..model import Compile, RankTrace, Trace
 from .compare import reasons_record
+from .failures import failure_groups
 from .graph_breaks import EventGroup
+from .guards import GuardFailure
+from .naming import compiled_function, rank_number
 from .outcome import Outcome, Refusal, refusal
-from .summary import (
-    GuardFailure,
-    compile_seconds,
-    compiled_function,
-    failure_groups,
-    rank_number,
-    recompiled_functions,
-)
+from .phases import compile_seconds
+from .recompiles import recompiled_functions
 
 
 @dataclass(frozen=True)
@@ -95,11 +92,11 @@ class Failure:
 @dataclass(frozen=True)
 class GuardAnswer:
     """One new version (or refusal) of a function, and the check of an earlier one that
-    failed first, as :attr:`.summary.Recompile.headline` chooses it."""
+    failed first, as :attr:`.recompiles.Recompile.headline` chooses it."""
 
     compile: CompileRef
     guard: str | None  # the failed guard's code; None where the log records no reason
-    kind: str | None  # what it checks (:data:`.summary.GUARD_KIND_NAMES`)
+    kind: str | None  # what it checks (:data:`.guards.GUARD_KIND_NAMES`)
     against: str | None  # the label of the version whose guard failed
     record: Record | None  # where the reasons are logged
     refused: Refusal | None = None  # why no version was made, for a refusal
@@ -120,7 +117,7 @@ class Recompiled:
     """A function compiled again, on one rank: its recompiles and refusals, each with the
     guard that failed."""
 
-    function: str  # as the pages show it (:attr:`.summary.RecompiledFunction.shown`)
+    function: str  # as the pages show it (:attr:`.recompiles.RecompiledFunction.shown`)
     place: str | None  # where the function starts
     rank: int | None
     versions: int

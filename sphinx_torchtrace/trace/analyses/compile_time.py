@@ -2,7 +2,7 @@
 phase whose root is the glance's compile time, every leaf a figure of the log.
 
 A compile's seconds are its ``entire_frame_compile_time_s`` (what the glance adds up,
-:func:`.summary.compile_seconds`).  They are split into phases by the log's own spans when
+:func:`.phases.compile_seconds`).  They are split into phases by the log's own spans when
 it logged them: each instant of the compile's ``entire_frame_compile`` span goes to the
 most specific phase whose ``dynamo_timed`` span covers it (autotuning over C++/Triton
 compilation over cache loads over code generation over Inductor over the backend over
@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..model import Compile, RankTrace, Trace
-from .summary import compile_seconds, compiled_function
+from .naming import compiled_function
+from .phases import compile_seconds
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, _parsed_events, plausible
 
 #: Phases in pipeline order: (key, words).  The key is what the JSON and tests use.

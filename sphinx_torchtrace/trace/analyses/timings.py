@@ -209,7 +209,7 @@ def plausible(value: Any, limit: float = MAX_SECONDS) -> float | None:
     """A non-negative number up to ``limit``, or None for anything else a log may hold.
 
     The one test of a logged duration or time for every analysis (here, in
-    :mod:`.summary` and the page views), so a value is either shown everywhere or
+    :mod:`.phases` and the page views), so a value is either shown everywhere or
     missing everywhere.  ``limit`` must be finite: it is what keeps ``float()`` safe.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -532,7 +532,7 @@ class EventTime:
 
 
 class PhaseClock:
-    """Sums chromium timers event by event (see :func:`.summary.chromium_phase_times`)."""
+    """Sums chromium timers event by event (see :func:`.phases.chromium_phase_times`)."""
 
     def __init__(self) -> None:
         self.open_at: dict[tuple[str, str, str], list[float]] = {}

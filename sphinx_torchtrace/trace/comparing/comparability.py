@@ -15,7 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..analyses.summary import rank_number, torch_commit, torch_version
+from ..analyses.naming import rank_number
+from ..analyses.run_info import torch_commit, torch_version
 from ..model import Trace
 
 #: The compile configurations of the compilation metrics compared between runs.

@@ -22,19 +22,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..analyses.caches import cache_totals
 from ..analyses.compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
+from ..analyses.failures import reason_headline
 from ..analyses.graph_breaks import break_events
+from ..analyses.guards import GUARD_COMMENT
+from ..analyses.naming import rank_number
+from ..analyses.phases import TIME_PHASES, compile_seconds, time_totals
 from ..analyses.rank_digest import number_ranges
 from ..compile_status import combined_status
 from ..digests import class_key
-from ..analyses.summary import (
-    TIME_PHASES,
-    cache_totals,
-    compile_seconds,
-    rank_number,
-    reason_headline,
-    time_totals,
-)
 from ..model import Compile, RankTrace, Trace
 from ..runtime import RuntimeProfile, rank_profiles, region_key
 from ..secrets import mask_secrets
@@ -75,7 +72,6 @@ _NUMBERS = re.compile(
 _LOCATION_LINE = re.compile(r":\d{1,12}$")
 _TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,1000})", line \d{1,12}, in ([\w<>.]{1,300})')
 _GUARD_TREE = re.compile(r"^[|\s]{0,400}\+-\s?")
-_GUARD_COMMENT = re.compile(r"(?<!\s)\s{2,}#\s")
 # FX's generated code is `<eval_with_key>.7`: the number counts modules made in the process
 _GENERATED_FILE = re.compile(r"^(<[\w ]{1,100}>)\.\d{1,12}$")
 _GUARD_NOISE = ("TREE_GUARD_MANAGER:", "RootGuardManager")
@@ -286,7 +282,7 @@ def _facts(
     reasons: list[str] = []
     for c in compiles:
         for _, guard in recompile_reason_entries(c):
-            text = _no_numbers(_GUARD_COMMENT.split(guard[:MAX_REASON_CHARS], maxsplit=1)[0])
+            text = _no_numbers(GUARD_COMMENT.split(guard[:MAX_REASON_CHARS], maxsplit=1)[0])
             text = text.strip().splitlines()[0] if text.strip() else ""
             if text and text not in reasons:
                 reasons.append(text)
@@ -372,7 +368,7 @@ def _guards(compiles: list[Compile]) -> list[str]:
         for a in c.artifacts_named("dynamo_cpp_guards_str"):
             for raw in a.text().splitlines()[:MAX_GUARD_LINES]:
                 line = _GUARD_TREE.sub("", raw[:MAX_REASON_CHARS])
-                line = _GUARD_COMMENT.split(line, maxsplit=1)[0].strip()
+                line = GUARD_COMMENT.split(line, maxsplit=1)[0].strip()
                 if not line or line in _GUARD_NOISE or line.startswith("Guard latency"):
                     continue
                 line = _no_numbers(line)

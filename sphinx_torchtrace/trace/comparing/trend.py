@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..analyses.summary import rank_number
+from ..analyses.naming import rank_number
 from ..model import Trace
 from ..runtime import rank_profiles
 from .comparability import RunFacts, differences, run_facts

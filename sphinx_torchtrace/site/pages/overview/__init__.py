@@ -1,6 +1,7 @@
 """The overview page of a trace: what tlparse's index shows, and what it leaves to work out.
 
-Figures come from :mod:`....trace.analyses.summary`; this package only lays them out as
+Figures come from ``trace/analyses/`` (a module per question: ``glance``, ``recompiles``,
+``caches``, ``phases``, ``divergence`` ...); this package only lays them out as
 blocks, section by section in page order, each section shown when ``:sections:`` asks for it.
 Several ranks get one body per rank in synchronized tabs, so switching the rank in
 one section switches it everywhere on the page.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ....trace.analyses import summary
+from ....trace.analyses.naming import compiled_function
 from ...blocks import (
     AnchorLink,
     Badge,
@@ -111,7 +112,7 @@ def past_limit_blocks(plan: TracePlan) -> list[Block]:
         ]
     )
     rows: list[Row] = []
-    functions = [summary.compiled_function(p.rank.rank, p.compile) for p in plan.past_limit]
+    functions = [compiled_function(p.rank.rank, p.compile) for p in plan.past_limit]
     places = places_by_name(functions)
     for p, function in zip(plan.past_limit, functions, strict=True):
         cell = function_cell(function, places, False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ....trace import RankTrace
-from ....trace.analyses import summary
+from ....trace.analyses.caches import cache_table, cache_totals
 from ...blocks import Block, Emphasis, Paragraph, Section, Table
 from ...words import _
 from .view import Overview, Row
@@ -29,10 +29,10 @@ def section(view: Overview) -> list[Block]:
 
 
 def _caches_of(view: Overview, rank: RankTrace) -> list[Block]:
-    caches, rows = summary.cache_table(rank.compiles)
+    caches, rows = cache_table(rank.compiles)
     if not rows:
         return [Paragraph(["No cache lookups on this rank."])]
-    totals = summary.cache_totals(rank.compiles)
+    totals = cache_totals(rank.compiles)
     in_all = ", ".join(f"{n} {result}" for result, n in totals.items())
     if len(totals) == 1:  # every lookup had the same result: one line, not a table of it
         ((result, n),) = totals.items()

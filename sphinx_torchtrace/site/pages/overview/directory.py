@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ....trace import RankTrace
-from ....trace.analyses import summary
+from ....trace.analyses.caches import cache_text
+from ....trace.analyses.naming import compiled_function
+from ....trace.analyses.phases import compile_seconds
 from ...blocks import Block, Code, Emphasis, Inline, PageLink, Paragraph, Section, Table
 from ...plan import FramePlan
 from ...source import maybe_strip
@@ -46,17 +48,17 @@ def _directory_of(view: Overview, rank: RankTrace) -> list[Block]:
     outside = [_outside_paragraph(f) for f in mine if f.compile.id.is_unknown]
     if not frames:
         return [Paragraph(["No compilations in this log."]), *outside]
-    functions = {id(f.compile): summary.compiled_function(rank, f.compile) for f in frames}
+    functions = {id(f.compile): compiled_function(rank, f.compile) for f in frames}
     places = places_by_name(functions.values())
     rows: list[Row] = [
         [
             _attempt_cell(view, f),
             function_cell(functions[id(f.compile)], places, view.settings.no_source),
             [f.compile.status],
-            [seconds_text(summary.compile_seconds(f.compile))],
+            [seconds_text(compile_seconds(f.compile))],
             [str(len(f.compile.graphs))],
             [str(len(f.kernels))],
-            [summary.cache_text(f.compile) or "—"],
+            [cache_text(f.compile) or "—"],
             [str(len(f.compile.artifacts))],
         ]
         for f in frames

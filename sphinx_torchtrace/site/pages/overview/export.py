@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from ....trace import RankTrace
-from ....trace.analyses import summary
+from ....trace.analyses.export import (
+    ExportIssue,
+    UnbackedSymbol,
+    export_issues,
+    exported_programs,
+    unbacked_symbols,
+)
 from ...blocks import Block, BulletList, Code, CodeBlock, Inline, Paragraph, Section, Table, item
 from ...source import maybe_strip
 from ...words import _
@@ -36,7 +42,7 @@ def _export_of(rank: RankTrace, no_source: bool) -> list[Block]:
     if guards:
         verb = "s were" if guards != 1 else " was"
         blocks.append(Paragraph([f"{guards} guard{verb} added while exporting."]))
-    programs = summary.exported_programs(rank)
+    programs = exported_programs(rank)
     for i, program in enumerate(programs, 1):
         which = f" ({i} of {len(programs)})" if len(programs) > 1 else ""
         blocks.append(Paragraph([f"The exported program{which}:"]))
@@ -45,7 +51,7 @@ def _export_of(rank: RankTrace, no_source: bool) -> list[Block]:
 
 
 def _export_issues(rank: RankTrace, no_source: bool) -> list[Block]:
-    issues = summary.export_issues(rank)
+    issues = export_issues(rank)
     if not issues:
         return [Paragraph(["No issues were found."])]
     rows: list[Row] = [
@@ -85,7 +91,7 @@ EXPORT_ISSUE_WORDS: dict[str, tuple[str, str | None, str]] = {
 }
 
 
-def _detail_text(issue: summary.ExportIssue) -> str:
+def _detail_text(issue: ExportIssue) -> str:
     """What the log says of an issue, or what to do where it says nothing."""
     _title, advice, template = EXPORT_ISSUE_WORDS.get(issue.kind, (issue.kind, None, "{}"))
     if issue.detail is not None:
@@ -94,7 +100,7 @@ def _detail_text(issue: summary.ExportIssue) -> str:
 
 
 def _unbacked_symbols(rank: RankTrace, no_source: bool) -> list[Block]:
-    symbols = summary.unbacked_symbols(rank)
+    symbols = unbacked_symbols(rank)
     if not symbols:
         return []
     intro = Paragraph(
@@ -117,6 +123,6 @@ def _unbacked_symbols(rank: RankTrace, no_source: bool) -> list[Block]:
     return [intro, BulletList(items)]
 
 
-def _location(found: summary.ExportIssue | summary.UnbackedSymbol, no_source: bool) -> str:
+def _location(found: ExportIssue | UnbackedSymbol, no_source: bool) -> str:
     """An export location; with ``:no-source:``, without the user's source line it quotes."""
     return (found.place if no_source else found.location) or ""

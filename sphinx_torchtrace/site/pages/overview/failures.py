@@ -6,8 +6,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ....trace import RankTrace
-from ....trace.analyses import graph_breaks, summary
+from ....trace.analyses import graph_breaks
 from ....trace.analyses.break_registry import BreakRegistry
+from ....trace.analyses.failures import failure_groups
 from ...blocks import (
     Block,
     BulletList,
@@ -54,7 +55,7 @@ def section(view: Overview) -> list[Block]:
 
 
 def _failures_of(view: Overview, rank: RankTrace) -> list[Block]:
-    groups = summary.failure_groups(rank.compiles)
+    groups = failure_groups(rank.compiles)
     if not groups:
         return [Paragraph(["No graph breaks, restarts or compile errors."])]
     counts = graph_breaks.break_counts(groups)
@@ -135,6 +136,13 @@ def _distinct_breaks(view: Overview, groups: Sequence[graph_breaks.EventGroup]) 
     )
     return [intro, BulletList(items), *errors]
 
+
+#: What each kind of event is called, for readers who do not work on PyTorch.
+FAILURE_KINDS = {
+    "error": "Compile error",
+    "graph_break": "Graph break",
+    "restart": "Restart (no graph break)",
+}
 
 #: Characters of an error's message the overview folds (its frame page shows it whole).
 ERROR_MESSAGE_CHARS = 20_000
@@ -220,7 +228,7 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
 
 
 def _failure_kind(group: graph_breaks.EventGroup) -> list[Inline]:
-    kind: list[Inline] = [summary.FAILURE_KINDS.get(group.category, group.category)]
+    kind: list[Inline] = [FAILURE_KINDS.get(group.category, group.category)]
     if group.type:
         kind += [": ", Code(group.type)]
     if group.outcome is not None:  # what followed, as the log records it

@@ -7,8 +7,11 @@ from datetime import datetime
 from typing import Any
 
 from ....trace import Trace
-from ....trace.analyses import summary
+from ....trace.analyses.glance import Triage, triage
+from ....trace.analyses.naming import rank_number
 from ....trace.analyses.rank_digest import number_ranges
+from ....trace.analyses.run_info import capture_span, torch_commit, torch_version
+from ....trace.analyses.settings import config_json, notable_settings
 from ....version import __version__
 from ...artifacts import size_text
 from ...blocks import (
@@ -53,7 +56,7 @@ def section(view: Overview) -> list[Block]:
         [[_("Captured")], [_capture_fact(view.trace)]],
         [[_("Log")], _log_fact(view.trace)],
         *_other_runs_rows(view.trace),
-        [[_("Compilations")], [_compilations_fact(summary.triage(view.trace), view.multi)]],
+        [[_("Compilations")], [_compilations_fact(triage(view.trace), view.multi)]],
         [[_("Settings")], _settings_fact(view.configs, [n for _, n in view.config_runs])],
         [[_("Report")], _report_fact(view.settings)],
     ]
@@ -61,7 +64,7 @@ def section(view: Overview) -> list[Block]:
         Target("header"),
         Table((), rows, widths=[1, 4], classes=["torchtrace-header"]),
     ]
-    if summary.notable_settings(view.configs):
+    if notable_settings(view.configs):
         blocks.append(
             Paragraph(
                 [
@@ -104,7 +107,7 @@ def _rank_files(trace: Trace) -> Dropdown:
     """Each rank's log with its size and sha256: what a published report was made from."""
     rows: list[list[Inlines]] = [
         [
-            [str(summary.rank_number(trace, r))],
+            [str(rank_number(trace, r))],
             [Code(r.path)],
             [log_size_text(r)],
             [Code(r.sha256)] if r.sha256 else ["not read"],
@@ -120,7 +123,7 @@ def _torch_versions(trace: Trace) -> list[Inline]:
     """Each PyTorch build the ranks ran, with its commit when the log names it."""
     builds: list[tuple[str, str | None]] = []
     for rank in trace.ranks:
-        build = (summary.torch_version(rank) or "not logged", summary.torch_commit(rank))
+        build = (torch_version(rank) or "not logged", torch_commit(rank))
         if build not in builds:
             builds.append(build)
     return joined(
@@ -143,7 +146,7 @@ def _ranks_fact(view: Overview) -> list[Inline]:
     if not view.multi:
         rank = trace.ranks[0].rank
         return ["single process" if rank is None else f"rank {rank}"]
-    numbers = number_ranges(summary.rank_number(trace, r) for r in trace.ranks)
+    numbers = number_ranges(rank_number(trace, r) for r in trace.ranks)
     fact: list[Inline] = [f"{len(trace.ranks)} processes: {numbers}"]
     if "ranks" in view.wanted:
         ranks = AnchorLink(view.plan.index_docname, "ranks", "Ranks")
@@ -152,7 +155,7 @@ def _ranks_fact(view: Overview) -> list[Inline]:
 
 
 def _capture_fact(trace: Trace) -> str:
-    span = summary.capture_span(trace.ranks)
+    span = capture_span(trace.ranks)
     if span is None:
         return "not recorded"
     duration = f" ({duration_text(span.seconds)})" if span.seconds is not None else ""
@@ -179,7 +182,7 @@ def _log_fact(trace: Trace) -> list[Inline]:
     return fact
 
 
-def _compilations_fact(t: summary.Triage, multi: bool) -> str:
+def _compilations_fact(t: Triage, multi: bool) -> str:
     """The glance's figures again (the same function): compile ids by status, attempts."""
     parts = [f"{t.statuses[s]} {s}" for s in STATUS_ORDER if t.statuses.get(s)]
     ids = f"{t.compile_ids} compile id{'s' if t.compile_ids != 1 else ''}"
@@ -193,7 +196,7 @@ def _settings_fact(
 ) -> list[Inline]:
     if not configs:
         return ["not logged (the compilation metrics carry no configuration)"]
-    changed = summary.notable_settings(configs, counts)
+    changed = notable_settings(configs, counts)
     if not changed:
         return ["PyTorch's usual defaults for the key settings"]
     parts: list[list[Inline]] = []
@@ -216,4 +219,4 @@ def _configuration(configs: Sequence[dict[str, dict[str, Any]]]) -> Dropdown:
         plural = "s" if changes > 1 else ""
         title += f" (of the first compilation; it changed {changes} time{plural} later)"
     # pages of JSON: in print, after the overview's sections (the status legend first)
-    return Dropdown([title], [CodeBlock(summary.config_json(configs[0]), "json")], print_last=True)
+    return Dropdown([title], [CodeBlock(config_json(configs[0]), "json")], print_last=True)

@@ -6,8 +6,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ....trace import Compile, RankTrace
-from ....trace.analyses import summary
+from ....trace.analyses.guards import GuardFailure
 from ....trace.analyses.outcome import Outcome, Refusal, failure_outcome, refusal
+from ....trace.analyses.recompiles import Recompile, RecompiledFunction, recompiled_functions
+from ....trace.analyses.settings import recompile_limits
 from ...blocks import (
     Block,
     Code,
@@ -31,9 +33,9 @@ RECOMPILE_FUNCTIONS_OPEN = 3
 
 
 def section(view: Overview) -> list[Block]:
-    if not any(summary.recompiled_functions(r) for r in view.trace.ranks):  # as the glance
+    if not any(recompiled_functions(r) for r in view.trace.ranks):  # as the glance
         return []
-    limits = summary.recompile_limits(view.configs)
+    limits = recompile_limits(view.configs)
     limit_text = ", later ".join(map(str, limits)) + " in this run" if limits else "8 by default"
     intro = Paragraph(
         [
@@ -59,7 +61,7 @@ def _refusals_text(view: Overview) -> list[Inline]:
     refusal with what followed, as the records say; that none occurred, where none did."""
     groups: dict[tuple[Refusal, Outcome], list[Compile]] = {}
     for rank in view.trace.ranks:
-        for fn in summary.recompiled_functions(rank):
+        for fn in recompiled_functions(rank):
             for rc in fn.refused:
                 kind = refusal(rc.compile)
                 found = failure_outcome(rc.compile)
@@ -82,7 +84,7 @@ def _refusals_text(view: Overview) -> list[Inline]:
 
 def _accumulated_limit(view: Overview) -> list[Inline]:
     """The other limit, where the run set it below PyTorch's 256: it stops a function too."""
-    limits = summary.recompile_limits(view.configs, accumulated=True)
+    limits = recompile_limits(view.configs, accumulated=True)
     if not limits or limits == [256]:
         return []
     said = ", later ".join(map(str, limits))
@@ -95,7 +97,7 @@ def _accumulated_limit(view: Overview) -> list[Inline]:
 
 
 def _recompiles_of(view: Overview, rank: RankTrace) -> list[Block]:
-    functions = summary.recompiled_functions(rank)
+    functions = recompiled_functions(rank)
     if not functions:
         return [Paragraph(["No function was recompiled."])]
     blocks: list[Block] = []
@@ -132,9 +134,7 @@ def _recompiles_of(view: Overview, rank: RankTrace) -> list[Block]:
     return [*merged, Dropdown([title], blocks)]
 
 
-def _recompiles_by_reason(
-    view: Overview, functions: Sequence[summary.RecompiledFunction]
-) -> list[Block]:
+def _recompiles_by_reason(view: Overview, functions: Sequence[RecompiledFunction]) -> list[Block]:
     """Identical reasons merged across functions, with counts: thirty functions recompiled
     for one reason are one row, not thirty tables."""
     groups: dict[str, tuple[list[Compile], Counter[str]]] = {}
@@ -167,9 +167,7 @@ def _recompiles_by_reason(
     return [table]
 
 
-def _recompile_rows(
-    view: Overview, recompile: summary.Recompile, refused: bool = False
-) -> list[Row]:
+def _recompile_rows(view: Overview, recompile: Recompile, refused: bool = False) -> list[Row]:
     first: list[Inline] = [view.link(recompile.compile)]
     if refused:
         first.append(" (refused: no version)")
@@ -190,7 +188,7 @@ def _recompile_rows(
     return rows
 
 
-def _previous_cell(view: Overview, reason: summary.GuardFailure) -> list[Inline]:
+def _previous_cell(view: Overview, reason: GuardFailure) -> list[Inline]:
     if reason.previous is not None:
         return [view.link(reason.previous)]
     if reason.previous_label:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 
-from ....trace.analyses import summary
+from ....trace.analyses.naming import rank_number
 from ....trace.analyses.rank_digest import number_ranges
 from ...blocks import Block, BulletList, Code, Download, Link, Paragraph, Section, WebOnly, item
 from ...words import _
@@ -30,7 +30,7 @@ def section(view: Overview) -> list[Block]:
     items: list[list[Block]] = []
     alike: dict[int, list[int]] = {}  # ranks without a file of their own, by their class's first
     for rank in view.trace.ranks:
-        number = summary.rank_number(view.trace, rank)
+        number = rank_number(view.trace, rank)
         prefix = f"Rank {number}: " if view.multi else ""
         rank_plan = view.plan.rank_plan(rank)
         if rank_plan is not None and view.plan.own_events(rank_plan):
@@ -39,7 +39,7 @@ def section(view: Overview) -> list[Block]:
             file = Download(path, posixpath.basename(path))
             items.append(item(prefix, count, WebOnly([", ", file])))
         elif rank.chromium_events and rank_plan is not None and rank_plan.same_as is not None:
-            first = summary.rank_number(view.trace, rank_plan.same_as.rank)
+            first = rank_number(view.trace, rank_plan.same_as.rank)
             alike.setdefault(first, []).append(number)
         elif view.multi:
             items.append(item(f"{prefix}no events"))

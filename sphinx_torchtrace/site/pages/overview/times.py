@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ....trace import RankTrace
-from ....trace.analyses import summary
+from ....trace.analyses.phases import PhaseTotal, chromium_phase_times, time_totals
 from ...blocks import Block, Code, Inline, Paragraph, Section, Table
 from ...phase_words import phase_words
 from ...words import _
@@ -24,7 +24,7 @@ def section(view: Overview) -> list[Block]:
 
 
 def _times_of(view: Overview, rank: RankTrace) -> list[Block]:
-    totals = summary.time_totals(rank.compiles)
+    totals = time_totals(rank.compiles)
     blocks: list[Block] = []
     if not totals:
         blocks.append(Paragraph(["No compilation logged its compile time."]))
@@ -50,14 +50,14 @@ def _times_of(view: Overview, rank: RankTrace) -> list[Block]:
     return blocks
 
 
-def _slowest_cell(view: Overview, total: summary.PhaseTotal) -> list[Inline]:
+def _slowest_cell(view: Overview, total: PhaseTotal) -> list[Inline]:
     if total.slowest is None:
         return ["—"]
     return [view.link(total.slowest), f" ({seconds_text(total.slowest_seconds)})"]
 
 
 def _timers(rank: RankTrace) -> list[Block]:
-    timers = summary.chromium_phase_times(rank)
+    timers = chromium_phase_times(rank)
     if not timers:
         return []
     intro = Paragraph(

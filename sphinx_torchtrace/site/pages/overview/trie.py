@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ....trace import Compile, StackTrieNode
-from ....trace.analyses import summary
+from ....trace.analyses.stack_trie import TrieLine, trie_lines
 from ...blocks import (
     Block,
     BulletList,
@@ -63,7 +63,7 @@ def stack_trie_blocks(
 ) -> list[Block]:
     """The stack trie as nested bullet lists, folded in a dropdown when it is long;
     ``anchor`` names the entry of each compile that frame pages link to."""
-    lines = summary.trie_lines(root)
+    lines = trie_lines(root)
     if not lines:
         return [Paragraph(["No compilation logged its Python stack."])]
     tree = trie_list(lines, link, no_source, anchor)
@@ -73,7 +73,7 @@ def stack_trie_blocks(
 
 
 def trie_list(
-    lines: Sequence[summary.TrieLine],
+    lines: Sequence[TrieLine],
     link: FrameLink,
     no_source: bool = False,
     anchor: Callable[[Compile], str | None] | None = None,
@@ -101,9 +101,7 @@ def trie_list(
     return BulletList(top)
 
 
-def _trie_line(
-    line: summary.TrieLine, link: FrameLink, no_source: bool, flattened: bool
-) -> list[Inline]:
+def _trie_line(line: TrieLine, link: FrameLink, no_source: bool, flattened: bool) -> list[Inline]:
     frame = line.frame
     content: list[Inline] = [f"(depth {line.depth + 1}) "] if flattened else []
     content += [Code(f"{frame.filename}:{frame.line}"), " in ", Code(frame.name)]

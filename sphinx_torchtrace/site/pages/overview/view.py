@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ....trace import Compile, RankTrace, Trace
-from ....trace.analyses import summary
+from ....trace.analyses.naming import FrameNames, rank_number
+from ....trace.analyses.overview_sections import SECTION_KEYS
 from ....trace.analyses.rank_digest import number_ranges
+from ....trace.analyses.settings import config_runs
 from ....trace.analyses.timings import MAX_SECONDS, plausible
 from ...artifacts import size_text
 from ...blocks import AnchorLink, Block, Code, Inline, ObjectLink, Paragraph, Tab, TabSet, joined
@@ -31,17 +33,17 @@ class Overview:
 
     plan: TracePlan
     settings: PageSettings
-    names: summary.FrameNames = field(init=False)
+    names: FrameNames = field(init=False)
     configs: list[dict[str, dict[str, Any]]] = field(init=False)
     config_runs: list[tuple[dict[str, dict[str, Any]], int]] = field(init=False)
     wanted: frozenset[str] = field(init=False)
     declared: set[str] = field(init=False, default_factory=set)  # graph-break objects
 
     def __post_init__(self) -> None:
-        self.names = summary.FrameNames(self.plan.frames)
-        self.config_runs = summary.config_runs(self.plan.trace)
+        self.names = FrameNames(self.plan.frames)
+        self.config_runs = config_runs(self.plan.trace)
         self.configs = [config for config, _ in self.config_runs]
-        self.wanted = frozenset(k for k in summary.SECTION_KEYS if self.settings.shows(k))
+        self.wanted = frozenset(k for k in SECTION_KEYS if self.settings.shows(k))
 
     @property
     def trace(self) -> Trace:
@@ -81,7 +83,7 @@ class Overview:
             classes.setdefault(id(first.rank if first is not None else rank), []).append(rank)
         tabs = []
         for members in list(classes.values())[:RANK_TABS]:
-            numbers = [summary.rank_number(self.trace, r) for r in members]
+            numbers = [rank_number(self.trace, r) for r in members]
             title = f"Rank {numbers[0]}" if len(numbers) == 1 else f"Ranks {number_ranges(numbers)}"
             shown = body(members[0])
             if len(numbers) > 1 and shown:  # one rank's figures stand for the class's
