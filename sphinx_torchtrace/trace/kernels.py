@@ -219,201 +219,243 @@ def split_output_code(code: str, artifact_name: str) -> list[Kernel]:
 def _split(code: str) -> list[Kernel]:
     if "\r" in code:  # CRLF payloads: same lines, same numbers
         code = code.replace("\r\n", "\n")
-    lines = code.split("\n")
-    kernels: dict[str, Kernel] = {}
-    externs: dict[str, Kernel] = {}
-    # Kernels whose source-node lists came from a comment at their definition:
-    # launch comments then add nothing (they repeat, or mix in an extern's nodes).
-    defined_nodes: set[str] = set()
-    pending: tuple[list[str], list[str]] | None = None  # last unconsumed Source Nodes comment
-    current: _Open | None = None
-    declared_only: set[str] = set()  # C++ functions seen only as a declaration so far
-    pending_path: str | None = None  # the last `# kernel path:` comment, for the next kernel
-    function = ""  # the subgraph function being read ("" in the wrapper's own code)
-    functions: set[str] = set()  # subgraph functions defined at top level
-    callers: dict[str, list[str]] = {}  # a function called -> the function of each call
+    splitter = _Splitter(code.split("\n"))
+    for i, line in enumerate(splitter.lines):
+        splitter.read(i, line)
+    return splitter.finish()
 
-    def close(op: _Open, end: int) -> None:
+
+class _Splitter:
+    """The one pass over a payload's lines: what is known between one line and the next.
+
+    A line is either inside a definition being read (:meth:`_inside`), a comment that
+    heads what follows (:meth:`_comment`), a definition's first line (:meth:`_async_definition`,
+    :meth:`_top_level`), or an indented statement that may launch a kernel (:meth:`_launch`).
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.kernels: dict[str, Kernel] = {}
+        self.externs: dict[str, Kernel] = {}
+        # Kernels whose source-node lists came from a comment at their definition:
+        # launch comments then add nothing (they repeat, or mix in an extern's nodes).
+        self.defined_nodes: set[str] = set()
+        #: The last unconsumed Source Nodes comment.
+        self.pending: tuple[list[str], list[str]] | None = None
+        self.current: _Open | None = None
+        self.declared_only: set[str] = set()  # C++ functions seen only as a declaration so far
+        #: The last ``# kernel path:`` comment, for the next kernel.
+        self.pending_path: str | None = None
+        self.function = ""  # the subgraph function being read ("" in the wrapper's own code)
+        self.functions: set[str] = set()  # subgraph functions defined at top level
+        self.callers: dict[str, list[str]] = {}  # a function called -> the function of each call
+
+    def read(self, i: int, line: str) -> None:
+        """Read ``lines[i]``."""
+        if self.current is not None:
+            self._inside(self.current, i, line)
+            return
+        stripped = line.lstrip()
+        if not stripped:
+            return
+        if stripped.startswith("#") or stripped.startswith("//"):
+            self._comment(line, stripped)
+            return
+        if "async_compile." in line and self._async_definition(i, line, stripped):
+            return
+        if line[0] not in " \t":
+            self._top_level(i, line)
+            return
+        self._launch(i, line, stripped)
+
+    def finish(self) -> list[Kernel]:
+        """The kernels and externs found, each launch with how many places reach it."""
+        if self.current is not None:  # truncated in the middle of a definition: keep what there is
+            self._close(self.current, len(self.lines) - 1)
+        found = [*self.kernels.values(), *self.externs.values()]
+        if self.functions:
+            reach = _reach(self.callers)
+            for k in found:
+                k.launch_reach = [reach(f) for f in k.launch_functions]
+        return found
+
+    def _close(self, op: _Open, end: int) -> None:
         """Finish a definition whose last line is ``lines[end]`` (0-based)."""
         k = op.kernel
-        k.source = "\n".join(lines[op.start : end + 1])
+        k.source = "\n".join(self.lines[op.start : end + 1])
         if k.backend in ("triton", "aoti_triton"):
             k.kind = _triton_kind(k.name, op.heuristic, op.combo)
-        seen = kernels.get(k.name)
+        seen = self.kernels.get(k.name)
         if seen is None:
-            kernels[k.name] = k
-        elif k.name in declared_only and op.braced:  # the body after a forward declaration
+            self.kernels[k.name] = k
+        elif k.name in self.declared_only and op.braced:  # the body after a forward declaration
             seen.source, seen.definition_line = k.source, k.definition_line
-            declared_only.discard(k.name)
+            self.declared_only.discard(k.name)
             return
         else:
             return
         if op.mode == "brace" and not op.braced:
-            declared_only.add(k.name)
+            self.declared_only.add(k.name)
 
-    for i, line in enumerate(lines):
-        if current is not None:
-            op = current
-            if "@triton_heuristics." in line and op.heuristic is None:
-                m = _HEURISTIC.search(line)
-                if m:
-                    op.heuristic = m.group(1)
-            if "combo_grid_meta" in line:
-                op.combo = True
-            if "Source Nodes:" in line and op.kernel.name not in defined_nodes:
-                m = _SOURCE_NODES.match(line)
-                if m:
-                    op.kernel.source_nodes = _names(m.group(1))
-                    op.kernel.aten_ops = _names(m.group(2))
-                    defined_nodes.add(op.kernel.name)
-            done = False
-            if op.mode == "quote":
-                if op.quote in line:
-                    stripped = line.lstrip()
-                    done = stripped.startswith(op.quote) and len(line) - len(stripped) <= op.indent
-            elif op.mode == "paren":
-                op.depth += _depth(line)
-                done = op.depth <= 0
-            else:  # brace: a C++ function, or only its declaration
-                if not op.braced:
-                    if "{" in line:
-                        op.braced = True
-                    elif line.rstrip().endswith(";"):
-                        done = True
-                if op.braced and line.startswith("}"):
-                    done = True
-            if done:
-                close(op, i)
-                current = None
-            continue
-
-        stripped = line.lstrip()
-        if not stripped:
-            continue
-        if stripped.startswith("#") or stripped.startswith("//"):
-            if "kernel path:" in stripped:
-                pm = _KERNEL_PATH.match(line)
-                pending_path = pm.group(1) if pm else pending_path
-            if "Source Nodes:" in stripped:
-                m = _SOURCE_NODES.match(line)
-                if m:
-                    pending = (_names(m.group(1)), _names(m.group(2)))
-            continue
-
-        indented = line[0] in " \t"
-        # --- definitions -------------------------------------------------
-        if "async_compile." in line:
-            m = _ASYNC_DEF.match(line)
+    def _inside(self, op: _Open, i: int, line: str) -> None:
+        """A line of the definition being read: its decorator, its Source Nodes, its end."""
+        if "@triton_heuristics." in line and op.heuristic is None:
+            m = _HEURISTIC.search(line)
             if m:
-                name, backend = m.group(1), m.group(2)
-                kind = "triton" if backend == "triton" else _backend_kind(backend)
-                k = Kernel(name, kind, "", i + 1, backend=backend, path=pending_path)
-                pending_path = None
-                op = _Open(k, i, "quote")
-                op.indent = len(line) - len(stripped)
-                if pending is not None:
-                    k.source_nodes, k.aten_ops = pending
-                    defined_nodes.add(name)
-                    pending = None
-                rest = line[m.end() :]
-                q = "'''" if "'''" in rest else '"""' if '"""' in rest else None
-                if q is not None:
-                    op.quote = q
-                    if rest.count(q) >= 2:  # the whole string on this one line
-                        close(op, i)
-                        continue
-                    if "@triton_heuristics." in rest:
-                        hm = _HEURISTIC.search(rest)
-                        op.heuristic = hm.group(1) if hm else None
-                else:
-                    op.mode = "paren"
-                    op.depth = 1 + _depth(rest)
-                    if op.depth <= 0:
-                        close(op, i)
-                        continue
-                current = op
-                continue
-        if not indented:
-            pending = None  # a comment never reaches past the statement or function it heads
-            pending_path = None
-            function = ""
-            if line.startswith("def "):
-                dm = _TOP_DEF.match(line)
-                if dm and dm.group(1) not in _WRAPPER_FUNCTIONS:
-                    function = dm.group(1)
-                    functions.add(function)
-            if line.startswith("extern"):
-                m = _AOTI_EXTERN_C_DEF.match(line)
-                if m:
-                    k = Kernel(m.group(1), "cpp", "", i + 1, backend="aoti")
-                    op = _Open(k, i, "brace")
-                    if "{" in line:
-                        op.braced = True
-                    elif line.rstrip().endswith(";"):
-                        close(op, i)
-                        continue
-                    current = op
-                    continue
-            elif "call_triton_" in line:
-                m = _AOTI_TRITON_DEF.match(line)
-                if m:
-                    k = Kernel(m.group(1), "triton", "", i + 1, backend="aoti_triton")
-                    op = _Open(k, i, "brace")
-                    op.braced = "{" in line
-                    current = op
-                    continue
-            continue
+                op.heuristic = m.group(1)
+        if "combo_grid_meta" in line:
+            op.combo = True
+        if "Source Nodes:" in line and op.kernel.name not in self.defined_nodes:
+            m = _SOURCE_NODES.match(line)
+            if m:
+                op.kernel.source_nodes = _names(m.group(1))
+                op.kernel.aten_ops = _names(m.group(2))
+                self.defined_nodes.add(op.kernel.name)
+        done = False
+        if op.mode == "quote":
+            if op.quote in line:
+                stripped = line.lstrip()
+                done = stripped.startswith(op.quote) and len(line) - len(stripped) <= op.indent
+        elif op.mode == "paren":
+            op.depth += _depth(line)
+            done = op.depth <= 0
+        else:  # brace: a C++ function, or only its declaration
+            if not op.braced:
+                if "{" in line:
+                    op.braced = True
+                elif line.rstrip().endswith(";"):
+                    done = True
+            if op.braced and line.startswith("}"):
+                done = True
+        if done:
+            self._close(op, i)
+            self.current = None
 
-        # --- launches (indented statements outside any definition) -------
+    def _comment(self, line: str, stripped: str) -> None:
+        """A comment: the next kernel's path, or the Source Nodes of what follows."""
+        if "kernel path:" in stripped:
+            pm = _KERNEL_PATH.match(line)
+            self.pending_path = pm.group(1) if pm else self.pending_path
+        if "Source Nodes:" in stripped:
+            m = _SOURCE_NODES.match(line)
+            if m:
+                self.pending = (_names(m.group(1)), _names(m.group(2)))
+
+    def _async_definition(self, i: int, line: str, stripped: str) -> bool:
+        """``name = async_compile.<backend>(...)``: a JIT kernel's definition starts (or is
+        whole on this line); False where the line is no such definition."""
+        m = _ASYNC_DEF.match(line)
+        if not m:
+            return False
+        name, backend = m.group(1), m.group(2)
+        kind = "triton" if backend == "triton" else _backend_kind(backend)
+        k = Kernel(name, kind, "", i + 1, backend=backend, path=self.pending_path)
+        self.pending_path = None
+        op = _Open(k, i, "quote")
+        op.indent = len(line) - len(stripped)
+        if self.pending is not None:
+            k.source_nodes, k.aten_ops = self.pending
+            self.defined_nodes.add(name)
+            self.pending = None
+        rest = line[m.end() :]
+        q = "'''" if "'''" in rest else '"""' if '"""' in rest else None
+        if q is not None:
+            op.quote = q
+            if rest.count(q) >= 2:  # the whole string on this one line
+                self._close(op, i)
+                return True
+            if "@triton_heuristics." in rest:
+                hm = _HEURISTIC.search(rest)
+                op.heuristic = hm.group(1) if hm else None
+        else:
+            op.mode = "paren"
+            op.depth = 1 + _depth(rest)
+            if op.depth <= 0:
+                self._close(op, i)
+                return True
+        self.current = op
+        return True
+
+    def _top_level(self, i: int, line: str) -> None:
+        """A statement at the top level: ends what a comment headed; may start a subgraph
+        function, an AOTInductor ``extern "C"`` function or a ``call_triton_*`` helper."""
+        self.pending = None  # a comment never reaches past the statement or function it heads
+        self.pending_path = None
+        self.function = ""
+        if line.startswith("def "):
+            dm = _TOP_DEF.match(line)
+            if dm and dm.group(1) not in _WRAPPER_FUNCTIONS:
+                self.function = dm.group(1)
+                self.functions.add(self.function)
+        if line.startswith("extern"):
+            m = _AOTI_EXTERN_C_DEF.match(line)
+            if m:
+                k = Kernel(m.group(1), "cpp", "", i + 1, backend="aoti")
+                op = _Open(k, i, "brace")
+                if "{" in line:
+                    op.braced = True
+                elif line.rstrip().endswith(";"):
+                    self._close(op, i)
+                    return
+                self.current = op
+        elif "call_triton_" in line:
+            m = _AOTI_TRITON_DEF.match(line)
+            if m:
+                k = Kernel(m.group(1), "triton", "", i + 1, backend="aoti_triton")
+                op = _Open(k, i, "brace")
+                op.braced = "{" in line
+                self.current = op
+
+    def _launch(self, i: int, line: str, stripped: str) -> None:
+        """An indented statement outside any definition: a kernel's launch, an extern's
+        call, or a subgraph function's call (counted for :func:`_reach`)."""
         target: Kernel | None = None
         if "." in line:
             m = _METHOD_CALL.match(line)
             if m:
-                target = kernels.get(m.group(1))
+                target = self.kernels.get(m.group(1))
         if target is None and "(" in line:
             m = _PLAIN_CALL.match(line)
             if m:
                 name = m.group(1)
-                target = kernels.get(name)
+                target = self.kernels.get(name)
                 if target is None and name.startswith("call_"):
-                    target = kernels.get(name[5:])
-                if target is None and name in functions:  # a subgraph called
-                    callers.setdefault(name, []).append(function)
-                    continue
+                    target = self.kernels.get(name[5:])
+                if target is None and name in self.functions:  # a subgraph called
+                    self.callers.setdefault(name, []).append(self.function)
+                    return
         if target is None:
-            ext_name: str | None = None
-            if "extern_kernels." in line or "torch.ops." in line or "aten." in line:
-                m = _PY_EXTERN.match(line)
-                if m:
-                    ext_name = m.group(1)
-            if ext_name is None and "aoti_torch_" in line:
-                m = _AOTI_EXTERN.search(line)
-                if m:
-                    ext_name = m.group(1)
-            if ext_name is not None:
-                target = externs.get(ext_name)
-                if target is None:
-                    target = Kernel(ext_name, "extern", stripped, i + 1, backend="extern")
-                    externs[ext_name] = target
+            target = self._extern(i, line, stripped)
         if target is not None:
             target.launch_lines.append(i + 1)
-            target.launch_functions.append(function)
+            target.launch_functions.append(self.function)
             if target.kind == "extern":
-                target.call_nodes.append(list(pending[0]) if pending is not None else [])
-            if pending is not None:
-                if target.name not in defined_nodes:
-                    _merge(target.source_nodes, pending[0])
-                    _merge(target.aten_ops, pending[1])
-                pending = None
+                target.call_nodes.append(list(self.pending[0]) if self.pending is not None else [])
+            if self.pending is not None:
+                if target.name not in self.defined_nodes:
+                    _merge(target.source_nodes, self.pending[0])
+                    _merge(target.aten_ops, self.pending[1])
+                self.pending = None
 
-    if current is not None:  # truncated in the middle of a definition: keep what there is
-        close(current, len(lines) - 1)
-    found = [*kernels.values(), *externs.values()]
-    if functions:
-        reach = _reach(callers)
-        for k in found:
-            k.launch_reach = [reach(f) for f in k.launch_functions]
-    return found
+    def _extern(self, i: int, line: str, stripped: str) -> Kernel | None:
+        """The library call a statement makes (``extern_kernels.mm``, ``torch.ops...``,
+        ``aoti_torch_*``), one :class:`Kernel` per name; None where it makes none."""
+        ext_name: str | None = None
+        if "extern_kernels." in line or "torch.ops." in line or "aten." in line:
+            m = _PY_EXTERN.match(line)
+            if m:
+                ext_name = m.group(1)
+        if ext_name is None and "aoti_torch_" in line:
+            m = _AOTI_EXTERN.search(line)
+            if m:
+                ext_name = m.group(1)
+        if ext_name is None:
+            return None
+        target = self.externs.get(ext_name)
+        if target is None:
+            target = Kernel(ext_name, "extern", stripped, i + 1, backend="extern")
+            self.externs[ext_name] = target
+        return target
 
 
 def _reach(callers: dict[str, list[str]]) -> Callable[[str], int]:
