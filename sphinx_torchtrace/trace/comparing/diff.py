@@ -1010,76 +1010,103 @@ def regressions(
         only = (
             f" (rank {r.rank} is only in the new run)" if any(r is n for n in diff.new_only) else ""
         )
-        if settings["error"]:
-            out += [
-                Regression("error", r.rank, None, f"new compile error: {e}{only}", _new(e.evidence))
-                for e in r.errors_new
-            ]
-        if settings["graph_break"]:
-            out += [
-                Regression(
-                    "graph_break", r.rank, None, f"new graph break: {b}{only}", _new(b.evidence)
-                )
-                for b in r.breaks_new
-            ]
-        for f in r.frames:
-            if settings["recompile"] and f.new is not None:
-                before = f.baseline.versions if f.baseline else 1
-                if f.new.versions > before or (f.baseline and f.recompile_reasons_new):
-                    why = "; ".join(f.recompile_reasons_new[:2]) or "more versions"
-                    if len(f.recompile_reasons_new) > 2:
-                        why += f" (+{len(f.recompile_reasons_new) - 2} more)"
-                    was = f"was {before}" if f.baseline else "a new frame"
-                    out.append(
-                        Regression(
-                            "recompile",
-                            r.rank,
-                            str(f.key),
-                            f"{f.key}: compiled {f.new.versions} times ({was}): {why}",
-                            _frame_evidence(f, last=True),
-                        )
-                    )
-            if settings["kernels"] and f.baseline and f.new:
-                old, new = len(f.baseline.kernels), len(f.new.kernels)
-                if new > old:
-                    out.append(
-                        Regression(
-                            "kernels",
-                            r.rank,
-                            str(f.key),
-                            f"{f.key}: {new} kernels (was {old})",
-                            _frame_evidence(f),
-                        )
-                    )
-        runtime_limit = settings["runtime"]
-        if isinstance(runtime_limit, float):
-            for f in r.frames:
-                ratio = f.runtime_ratio
-                if ratio is not None and math.isfinite(ratio) and ratio > runtime_limit:
-                    out.append(
-                        Regression(
-                            "runtime",
-                            r.rank,
-                            str(f.key),
-                            f"{f.key}: {_per_call_text(f.runtime)} per call "
-                            f"(x{ratio:.2f}, threshold x{runtime_limit:g})",
-                        )
-                    )
-        ratio_limit = settings["compile_time"]
-        total = r.total_seconds
-        if isinstance(ratio_limit, float) and total is not None and total.ratio is not None:
-            if math.isfinite(total.ratio) and total.ratio > ratio_limit:
-                out.append(
-                    Regression(
-                        "compile_time",
-                        r.rank,
-                        None,
-                        f"compile time {total.baseline:.2f} s -> {total.new:.2f} s "
-                        f"(x{total.ratio:.2f}, threshold x{ratio_limit:g})",
-                    )
-                )
+        out += _event_regressions(r, settings, only)
+        out += _frame_regressions(r, settings)
+        out += _runtime_regressions(r, settings["runtime"])
+        out += _compile_time_regressions(r, settings["compile_time"])
     order = {k: i for i, k in enumerate(REGRESSION_KINDS)}
     return sorted(out, key=lambda g: (order[g.kind], g.rank))
+
+
+def _event_regressions(
+    r: RankDiff, settings: Mapping[str, bool | float | None], only: str
+) -> list[Regression]:
+    """The rank's new compile errors and new graph breaks, where those kinds are on."""
+    out: list[Regression] = []
+    if settings["error"]:
+        out += [
+            Regression("error", r.rank, None, f"new compile error: {e}{only}", _new(e.evidence))
+            for e in r.errors_new
+        ]
+    if settings["graph_break"]:
+        out += [
+            Regression("graph_break", r.rank, None, f"new graph break: {b}{only}", _new(b.evidence))
+            for b in r.breaks_new
+        ]
+    return out
+
+
+def _frame_regressions(
+    r: RankDiff, settings: Mapping[str, bool | float | None]
+) -> list[Regression]:
+    """Frame by frame: compiled more often (or for a new reason), more kernels."""
+    out: list[Regression] = []
+    for f in r.frames:
+        if settings["recompile"] and f.new is not None:
+            before = f.baseline.versions if f.baseline else 1
+            if f.new.versions > before or (f.baseline and f.recompile_reasons_new):
+                why = "; ".join(f.recompile_reasons_new[:2]) or "more versions"
+                if len(f.recompile_reasons_new) > 2:
+                    why += f" (+{len(f.recompile_reasons_new) - 2} more)"
+                was = f"was {before}" if f.baseline else "a new frame"
+                out.append(
+                    Regression(
+                        "recompile",
+                        r.rank,
+                        str(f.key),
+                        f"{f.key}: compiled {f.new.versions} times ({was}): {why}",
+                        _frame_evidence(f, last=True),
+                    )
+                )
+        if settings["kernels"] and f.baseline and f.new:
+            old, new = len(f.baseline.kernels), len(f.new.kernels)
+            if new > old:
+                out.append(
+                    Regression(
+                        "kernels",
+                        r.rank,
+                        str(f.key),
+                        f"{f.key}: {new} kernels (was {old})",
+                        _frame_evidence(f),
+                    )
+                )
+    return out
+
+
+def _runtime_regressions(r: RankDiff, runtime_limit: bool | float | None) -> list[Regression]:
+    """Frames whose time per call grew past the ratio (none where the ratio is off)."""
+    out: list[Regression] = []
+    if isinstance(runtime_limit, float):
+        for f in r.frames:
+            ratio = f.runtime_ratio
+            if ratio is not None and math.isfinite(ratio) and ratio > runtime_limit:
+                out.append(
+                    Regression(
+                        "runtime",
+                        r.rank,
+                        str(f.key),
+                        f"{f.key}: {_per_call_text(f.runtime)} per call "
+                        f"(x{ratio:.2f}, threshold x{runtime_limit:g})",
+                    )
+                )
+    return out
+
+
+def _compile_time_regressions(r: RankDiff, ratio_limit: bool | float | None) -> list[Regression]:
+    """The rank's whole compile time, where it grew past the ratio."""
+    total = r.total_seconds
+    if isinstance(ratio_limit, float) and total is not None and total.ratio is not None:
+        if math.isfinite(total.ratio) and total.ratio > ratio_limit:
+            return [
+                Regression(
+                    "compile_time",
+                    r.rank,
+                    None,
+                    f"compile time {total.baseline:.2f} s -> {total.new:.2f} s "
+                    f"(x{total.ratio:.2f}, threshold x{ratio_limit:g})",
+                )
+            ]
+    return []
 
 
 def uncompared(
@@ -1199,6 +1226,15 @@ def summary_lines(diff: TraceDiff) -> list[str]:
             for r in diff.ranks
             for line in _runtime_lines(r, f"rank {r.rank}: " if multi else "")
         ]
+    lines = _unread_and_unmatched_lines(diff)
+    multi = len(diff.ranks) > 1 or any(r.alike for r in diff.ranks)
+    for r in diff.ranks:
+        lines += _rank_lines(r, f"rank {r.rank}: " if multi else "")
+    return lines
+
+
+def _unread_and_unmatched_lines(diff: TraceDiff) -> list[str]:
+    """What was not read, and the ranks only one run has."""
     lines: list[str] = [f"Not read: {what}" for what in diff.unread]
     for n in diff.ranks_only_baseline:
         lines.append(f"rank {n}: only in the baseline")
@@ -1214,79 +1250,98 @@ def summary_lines(diff: TraceDiff) -> list[str]:
             else ""
         )
         lines.append(f"rank {n}: only in the new run{found}")
-    multi = len(diff.ranks) > 1 or any(r.alike for r in diff.ranks)
-    for r in diff.ranks:
-        prefix = f"rank {r.rank}: " if multi else ""
-        if r.alike and r.changed:
-            lines.append(
-                f"{prefix}stands for ranks {number_ranges(r.alike)} too (alike in "
-                "each run: compared once)"
-            )
-        for f in r.frames_new:
-            lines.append(f"{prefix}new frame {f.key} {f.new.label if f.new else ''}".rstrip())
-        for f in r.frames_gone:
-            lines.append(
-                f"{prefix}gone frame {f.key} {f.baseline.label if f.baseline else ''}".rstrip()
-            )
-        for b in r.breaks_new:
-            lines.append(f"{prefix}new graph break: {b}")
-            lines += _evidence_line("new", b.evidence)
-        for b in r.breaks_fixed:
-            lines.append(f"{prefix}graph break fixed: {b}")
-            lines += _evidence_line("baseline", b.evidence)
-        for e in r.errors_new:
-            lines.append(f"{prefix}new compile error: {e}")
-            lines += _evidence_line("new", e.evidence)
-        for e in r.errors_fixed:
-            lines.append(f"{prefix}compile error fixed: {e}")
-            lines += _evidence_line("baseline", e.evidence)
-        cache_only = [f for f in r.frames if f.cache_only]
-        for f in r.frames:
-            if f.is_new or f.is_gone or not f.changed or f.cache_only:
-                continue
-            lines.append(f"{prefix}changed frame {f.key}{_match_text(f)}:")
-            for label, change in (
-                ("status", f.status),
-                ("compiles", f.versions),
-                ("graph ops", f.graph_ops),
-                ("graph nodes", f.graph_nodes),
-                ("kernels", f.kernel_count),
-                ("cache", f.cache),
-            ):
-                if change.changed:
-                    lines.append(f"  {label}: {_value(change.baseline)} -> {_value(change.new)}")
-            for reason in f.recompile_reasons_new:
-                lines.append(f"  new recompile reason: {reason}")
-            if f.guards_added or f.guards_removed:
-                lines.append(f"  guards: +{len(f.guards_added)} -{len(f.guards_removed)}")
-            if f.graph_diff:
-                lines.append("  Dynamo graph changed")
-            lines.append(
-                "  evidence: " + ", ".join(f"{side} {where}" for side, where in _frame_evidence(f))
-            )
-        if cache_only:
-            named = ", ".join(str(f.key) for f in cache_only[:CACHE_ONLY_NAMED])
-            more = (
-                f" and {len(cache_only) - CACHE_ONLY_NAMED} more"
-                if len(cache_only) > CACHE_ONLY_NAMED
-                else ""
-            )
-            lines.append(
-                f"{prefix}cache results only, in {len(cache_only)} frame(s): {named}{more}"
-            )
-        if r.cache.changed:
-            lines.append(f"{prefix}cache: {_value(r.cache.baseline)} -> {_value(r.cache.new)}")
-        lines += _runtime_lines(r, prefix)
-        total = r.total_seconds
-        if total is not None:
-            ratio = (
-                f" ({_times_text(total.ratio)}, noisy)" if total.ratio is not None else " (noisy)"
-            )
-            lines.append(
-                f"{prefix}compile time: {_seconds_text(total.baseline)} -> "
-                f"{_seconds_text(total.new)}{ratio}"
-            )
     return lines
+
+
+def _rank_lines(r: RankDiff, prefix: str) -> list[str]:
+    """What changed on one compared rank: frames new and gone, graph breaks and errors,
+    changed frames, caches, runtime, compile time."""
+    lines: list[str] = []
+    if r.alike and r.changed:
+        lines.append(
+            f"{prefix}stands for ranks {number_ranges(r.alike)} too (alike in "
+            "each run: compared once)"
+        )
+    for f in r.frames_new:
+        lines.append(f"{prefix}new frame {f.key} {f.new.label if f.new else ''}".rstrip())
+    for f in r.frames_gone:
+        lines.append(
+            f"{prefix}gone frame {f.key} {f.baseline.label if f.baseline else ''}".rstrip()
+        )
+    lines += _break_and_error_lines(r, prefix)
+    for f in r.frames:
+        if f.is_new or f.is_gone or not f.changed or f.cache_only:
+            continue
+        lines += _changed_frame_lines(f, prefix)
+    lines += _cache_only_lines([f for f in r.frames if f.cache_only], prefix)
+    if r.cache.changed:
+        lines.append(f"{prefix}cache: {_value(r.cache.baseline)} -> {_value(r.cache.new)}")
+    lines += _runtime_lines(r, prefix)
+    total = r.total_seconds
+    if total is not None:
+        ratio = f" ({_times_text(total.ratio)}, noisy)" if total.ratio is not None else " (noisy)"
+        lines.append(
+            f"{prefix}compile time: {_seconds_text(total.baseline)} -> "
+            f"{_seconds_text(total.new)}{ratio}"
+        )
+    return lines
+
+
+def _break_and_error_lines(r: RankDiff, prefix: str) -> list[str]:
+    """Graph breaks and compile errors new and fixed, each with the record it rests on."""
+    lines: list[str] = []
+    for b in r.breaks_new:
+        lines.append(f"{prefix}new graph break: {b}")
+        lines += _evidence_line("new", b.evidence)
+    for b in r.breaks_fixed:
+        lines.append(f"{prefix}graph break fixed: {b}")
+        lines += _evidence_line("baseline", b.evidence)
+    for e in r.errors_new:
+        lines.append(f"{prefix}new compile error: {e}")
+        lines += _evidence_line("new", e.evidence)
+    for e in r.errors_fixed:
+        lines.append(f"{prefix}compile error fixed: {e}")
+        lines += _evidence_line("baseline", e.evidence)
+    return lines
+
+
+def _changed_frame_lines(f: FrameDiff, prefix: str) -> list[str]:
+    """A frame both runs compiled that changed: each figure that moved, its new recompile
+    reasons, its guards and graph, and the records on each side."""
+    lines = [f"{prefix}changed frame {f.key}{_match_text(f)}:"]
+    for label, change in (
+        ("status", f.status),
+        ("compiles", f.versions),
+        ("graph ops", f.graph_ops),
+        ("graph nodes", f.graph_nodes),
+        ("kernels", f.kernel_count),
+        ("cache", f.cache),
+    ):
+        if change.changed:
+            lines.append(f"  {label}: {_value(change.baseline)} -> {_value(change.new)}")
+    for reason in f.recompile_reasons_new:
+        lines.append(f"  new recompile reason: {reason}")
+    if f.guards_added or f.guards_removed:
+        lines.append(f"  guards: +{len(f.guards_added)} -{len(f.guards_removed)}")
+    if f.graph_diff:
+        lines.append("  Dynamo graph changed")
+    lines.append(
+        "  evidence: " + ", ".join(f"{side} {where}" for side, where in _frame_evidence(f))
+    )
+    return lines
+
+
+def _cache_only_lines(cache_only: list[FrameDiff], prefix: str) -> list[str]:
+    """The frames whose cache results alone changed, one line naming the first few."""
+    if not cache_only:
+        return []
+    named = ", ".join(str(f.key) for f in cache_only[:CACHE_ONLY_NAMED])
+    more = (
+        f" and {len(cache_only) - CACHE_ONLY_NAMED} more"
+        if len(cache_only) > CACHE_ONLY_NAMED
+        else ""
+    )
+    return [f"{prefix}cache results only, in {len(cache_only)} frame(s): {named}{more}"]
 
 
 def _runtime_lines(r: RankDiff, prefix: str) -> list[str]:
