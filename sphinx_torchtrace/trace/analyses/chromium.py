@@ -1,6 +1,6 @@
 """A rank's chromium events as Perfetto reads them: one rank's file, or every rank's as
-one array written piece by piece.  Event lines are copied as the log holds them, re-encoded
-JSON (:mod:`.event_lines`), never markup.
+one array written piece by piece.  Each event is its own text from the log, on one line,
+once the decoder has accepted it (:mod:`.event_lines`); never markup.
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ from collections.abc import Iterator
 from ..model import RankTrace, Trace
 from .event_lines import event_lines, events_with_lines
 from .naming import rank_number
-from .timings import (
-    EventReading,
-)
+from .timings import EventReading
 
 
 def chromium_file(trace: Trace, rank: RankTrace) -> str:

@@ -22,9 +22,7 @@ from .rank_groups import (
     shape_groups,
 )
 from .status import status_over
-from .timings import (
-    plausible,
-)
+from .timings import plausible
 
 
 @dataclass

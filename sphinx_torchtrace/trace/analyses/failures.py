@@ -1,6 +1,6 @@
 """The failures table's rows: each graph break and compile error once, errors first.
 
-The grouping itself is :mod:`.graph_breaks`'; the words for each kind of row are the
+The grouping itself is :mod:`.graph_breaks`'s; the words for each kind of row are the
 page's (``site/pages/overview/failures.py``).
 """
 

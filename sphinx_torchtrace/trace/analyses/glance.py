@@ -10,11 +10,7 @@ from dataclasses import dataclass, field
 
 from ..model import Compile, RankTrace, Trace
 from .caches import cache_totals
-from .compare import (
-    hit_limit,
-    is_compiled_again,
-    is_refused,
-)
+from .compare import hit_limit, is_compiled_again, is_refused
 from .divergence import Divergence, divergence
 from .failures import failure_groups
 from .graph_breaks import EventGroup, break_counts

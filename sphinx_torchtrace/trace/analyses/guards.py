@@ -2,7 +2,8 @@
 ``site/guard_words.py``), read from fixed patterns of torch's guard code and, where the
 text alone cannot tell, from the records of the version whose guard failed.
 
-Guard text is data: only a bounded head of it is searched, with patterns linear on any line.
+Guard text is data: it is matched against fixed patterns, and a failed guard's line is read
+up to :data:`GUARD_SCAN_CHARS` for its comment and its kind.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..model import Compile, RankTrace
-from .compare import (
-    entry_compile,
-)
+from .compare import entry_compile
 
 #: What a failed guard checks, from fixed patterns of torch's guard code (the first that
 #: matches): a key, never trace text.  The pages say each in words (``site/guard_words.py``).

@@ -14,11 +14,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from ..model import Compile, RankTrace, Trace
-from .compare import (
-    entry_compile,
-    previous_compile,
-    recompile_reason_entries,
-)
+from .compare import entry_compile, previous_compile, recompile_reason_entries
 
 
 class _FrameLike(Protocol):

@@ -11,13 +11,7 @@ from typing import Any
 
 from ..model import Compile, RankTrace
 from .naming import metrics_data
-from .timings import (
-    MAX_SECONDS,
-    EventTime,
-    phase_times_of,
-    plausible,
-    read_events,
-)
+from .timings import MAX_SECONDS, EventTime, phase_times_of, plausible, read_events
 
 
 def _seconds(value: Any) -> float | None:

@@ -10,13 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..model import Compile, RankTrace
-from .compare import (
-    graph_text,
-    is_recompile,
-    is_refused,
-    logged_reasons,
-    made_version,
-)
+from .compare import graph_text, is_recompile, is_refused, logged_reasons, made_version
 from .guards import CONTEXT_KINDS, GuardFailure, guard_failure
 from .naming import FunctionKey, function_keys, function_place, function_source, places_by_name
 
