@@ -29,6 +29,7 @@ from sphinx_torchtrace.trace.analyses.glance import triage
 from sphinx_torchtrace.trace.analyses.phases import compile_seconds
 from sphinx_torchtrace.trace.inputs.loader import recorded_time
 from sphinx_torchtrace.trace.inputs.loading import load_input
+from sphinx_torchtrace.trace.inputs.opening import open_input
 from sphinx_torchtrace.trace.reader import record_lines
 
 from .conftest import DATA, SIMPLE_LOG
@@ -334,7 +335,7 @@ def test_the_answers_add_up_to_the_figures_and_point_at_records(name: str) -> No
     """Each list says which of what the figures count, no more and no fewer, and each
     ``log:line`` is a record's first line (the line ``show`` takes), in a log read."""
     path = str(CORPUS / name)
-    trace = load_input(path).trace
+    trace = load_input(open_input(path)).trace
     t = triage(trace)
     found = answers(trace, path)
     by_category: dict[str, int] = {}

@@ -11,20 +11,22 @@ from pathlib import Path
 
 from ..site.characters import console_text
 from ..trace import Trace, TraceReadError
-from ..trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
+from ..trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS
 from ..trace.inputs.loading import load_input
 from ..trace.inputs.no_records import has_records, no_records_message
-from ..trace.inputs.opening import open_input
+from ..trace.inputs.opening import OpenedInput
 from .common import PROG, InputError
 
 
-def load(path: str, *, compared: bool = False) -> Trace:
-    """A trace log or folder, or a TORCH_LOGS text log, as the directive reads them; or
-    InputError when the path holds nothing readable (or, ``compared``, what a comparison
-    cannot match: a text log does not say which function each compile ran)."""
-    if not os.path.exists(path):
+def load(opened: OpenedInput, *, compared: bool = False) -> Trace:
+    """A trace log or folder, or a TORCH_LOGS text log, as the directive reads them (opened
+    once: :func:`~..trace.inputs.opening.open_input`); or InputError when the path holds
+    nothing readable (or, ``compared``, what a comparison cannot match: a text log does not
+    say which function each compile ran)."""
+    path = opened.path
+    if not opened.exists:
         raise InputError(f"{path}: no such file or directory")
-    kind = detect_kind(path)
+    kind = opened.format
     if kind == DEBUG_DIR:
         raise InputError(
             f"{path}: a TORCH_COMPILE_DEBUG folder: compare its run's TORCH_TRACE logs"
@@ -39,7 +41,7 @@ def load(path: str, *, compared: bool = False) -> Trace:
     # the name alone: a bar longer than the terminal's line wraps and cannot redraw itself
     bar = ProgressBar(f"reading {Path(path).name[:40] or path}") if ProgressBar.wanted() else None
     try:
-        trace = load_input(open_input(path, format=kind), progress=bar).trace
+        trace = load_input(opened, progress=bar).trace
     except TraceReadError as e:  # it names the log: the words a build's warning says
         raise InputError(str(e)) from None
     except (OSError, ValueError) as e:

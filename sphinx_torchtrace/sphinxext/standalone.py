@@ -37,9 +37,8 @@ from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from ..site.artifacts import size_text
 from ..site.characters import console_text
-from ..trace import TraceReadError
 from ..trace.folders import inside, real_root, refusal
-from ..trace.inputs.loader import choose_logs
+from ..trace.inputs.opening import open_input
 from .built import built
 from .cache_dirs import cache_home
 from .config import torchtrace_config
@@ -291,17 +290,13 @@ LOGS_NAMED = 8
 
 def _say_logs(path: Path, latest: bool, say: Callable[[str], None]) -> None:
     """Which log(s) a path stands for, and their sizes: always said, never guessed at."""
-    try:
-        choice = choose_logs(path, latest=latest)
-    except (TraceReadError, OSError):
-        return  # the build says why, at the page
-    sizes = []
-    for log in choice.logs:
-        try:
-            sizes.append(log.stat().st_size)
-        except OSError:
-            sizes.append(0)
-    if path.is_dir():
+    opened = open_input(path, latest=latest)
+    if opened.choice is None:
+        return  # a debug folder, or no log: the build says why, at the page
+    choice = opened.choice
+    known = {stamp.path: stamp.size for stamp in opened.stamps}
+    sizes = [max(known.get(log, 0), 0) for log in choice.logs]  # 0: gone, or never there
+    if opened.is_folder:
         say(f"folder {os.fspath(path)}: {choice.describe()}, {size_text(sum(sizes))}")
         for log, size in list(zip(choice.logs, sizes, strict=True))[:LOGS_NAMED]:
             say(f"  log {os.fspath(log)} ({size_text(size)})")

@@ -183,11 +183,12 @@ def check_findings(
 def diagnostics_of(path: Path, kind: str) -> Counter[str] | None:
     """What the project's reader says of an input: its diagnostics by kind, its ranks."""
     from sphinx_torchtrace.trace.inputs.loading import load_input
+    from sphinx_torchtrace.trace.inputs.opening import open_input
 
     if kind in (DEBUG, CAPTURE):
         return None
     try:
-        trace = load_input(str(path)).trace
+        trace = load_input(open_input(str(path))).trace
     except Exception as e:  # noqa: BLE001 - said in the report
         return Counter({f"unreadable: {type(e).__name__}": 1})
     found: Counter[str] = Counter(str(d.kind) for d in trace.diagnostics)

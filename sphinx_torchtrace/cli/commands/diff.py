@@ -18,6 +18,7 @@ from ...trace.comparing.diff import (
     uncompared,
 )
 from ...trace.comparing.trend import MAX_RUNS, trend, unread_runs
+from ...trace.inputs.opening import open_input
 from ...trace.secrets import SecretMasker
 from ..common import InputError
 from ..loading import load
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give two runs (the baseline, then the new one), or more for a trend")
     if len(args.runs) > MAX_RUNS:
         raise InputError(f"give at most {MAX_RUNS} runs: a trend compares no more")
-    traces = [load(path, compared=True) for path in args.runs]
+    traces = [load(open_input(path), compared=True) for path in args.runs]
     # what looks secret is masked in every format: a CI log or a PR comment is public
     mask = SecretMasker(secrets=(s for t in traces[-2:] for r in t.ranks for s in r.secrets.found))
     result = diff_traces(traces[-2], traces[-1], pairs=pairs, renames=renames, mask=mask)

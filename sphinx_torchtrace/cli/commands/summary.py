@@ -21,7 +21,8 @@ from ...trace.analyses.glance import triage
 from ...trace.analyses.rank_digest import number_ranges
 from ...trace.analyses.vllm import summary_data, summary_text, vllm_view
 from ...trace.inputs.debug_dir import load_debug_dir
-from ...trace.inputs.kinds import DEBUG_DIR, detect_kind
+from ...trace.inputs.kinds import DEBUG_DIR
+from ...trace.inputs.opening import OpenedInput, open_input
 from ..common import say
 from ..loading import load
 
@@ -59,9 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if os.path.isdir(args.path) and detect_kind(args.path) == DEBUG_DIR:
-        return _debug_summary(args)
-    trace = load(args.path)
+    opened = open_input(args.path)
+    if opened.format == DEBUG_DIR:
+        return _debug_summary(args, opened)
+    trace = load(opened)
     found = _Found(trace, args.path)
     # figures that leave out entries of the folder are no all-clear: exit 2, as diff does
     status = 2 if found.refused else 0
@@ -219,9 +221,9 @@ def _functions(n: int) -> str:
     return f"{n} function{'' if n == 1 else 's'}"
 
 
-def _debug_summary(args: argparse.Namespace) -> int:
+def _debug_summary(args: argparse.Namespace, opened: OpenedInput) -> int:
     """A TORCH_COMPILE_DEBUG folder's figures: what the directive's page counts."""
-    debug = load_debug_dir(args.path)
+    debug = load_debug_dir(opened.path, opened.debug_shape)
     graphs = debug.graphs
     by_kind: dict[str, int] = {}
     for graph in graphs:

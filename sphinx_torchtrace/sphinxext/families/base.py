@@ -25,7 +25,6 @@ from sphinx.util.docutils import SphinxDirective
 
 from ...site.blocks import Page
 from ...site.naming import label_segment
-from ...trace import TraceReadError, resolve_logs
 from ..built import Built, Generated, Key, Problem, content_digest, key
 from ..cache_dirs import MODEL_CACHE
 from ..config import TorchTraceConfig
@@ -215,16 +214,6 @@ def missing_input(argument: str, path: str) -> str:
             "source folder and name it from there"
         )
     return message
-
-
-def resolve_logs_safely(
-    path: str, latest: bool = False, ranks: tuple[int, ...] | list[int] | None = None
-) -> list[Path]:
-    """The log files behind a path, or none when it cannot be read (warned elsewhere)."""
-    try:
-        return resolve_logs(path, latest=latest, ranks=list(ranks) if ranks else None)
-    except (OSError, TraceReadError):
-        return []
 
 
 def build_date() -> str:

@@ -26,7 +26,8 @@ from ...site.plan import DebugDirPlan, PageSettings, plan_debug_dir, plan_trace
 from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError, load_trace
 from ...trace.inputs.debug_dir import DebugDir, load_debug_dir, matching_compiles
-from ...trace.inputs.kinds import DEBUG_DIR, detect_kind
+from ...trace.inputs.kinds import DEBUG_DIR
+from ...trace.inputs.opening import OpenedInput
 from ..doctree import DoctreeBuilder
 from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
@@ -90,100 +91,91 @@ class GeneratedDebugDir:
         return out
 
 
-class DebugDirKind:
-    """A ``torch_compile_debug/`` folder, one ``run_*`` folder or one graph folder."""
-
-    def accepts(self, path: str, options: TraceOptions) -> bool:
-        if options.format is not None:
-            return options.format == DEBUG_DIR
-        return os.path.exists(path) and detect_kind(path) == DEBUG_DIR
-
-    def generate(
-        self, context: Context, request: DirectiveRequest, options: TraceOptions
-    ) -> list[DirectiveRequest]:
-        """Plan a debug folder's pages; returns the requests of the trace logs of its run."""
-        if not context.claim_label(request, DIRECTIVE):
-            return []
-        label = request.label()
-        config = context.config
-        debug = load_debug_dir(request.path)
-        for d in debug.diagnostics:
-            # a path alone would be taken for a docname: a node with a source says "path:"
-            warn(
-                diagnostic(d.kind),
-                d.message,
-                f"{d.path}:{d.line}" if d.line else _whole_file(d.path),
-            )
-        plan = plan_debug_dir(label, debug, context.gen_dir)
-        source_dir = context.source_dir(request)
-        companions: list[DirectiveRequest] = []
-        traces: list[tuple[str, str]] = []  # (label, path)
-        read: list[Trace] = []  # the run's traces: their project roots are hidden here too
-        if debug.trace_logs:
-            folder = os.fspath(debug.trace_logs[0].parent)
-            traces.append((f"{label}-trace", folder))
-        for n, other in enumerate(options.with_paths, 1):
-            path = resolve_argument(other, source_dir, context.srcdir)
-            traces.append((f"{label}-with-{n}", path))
-        for trace_label, path in traces:
-            argument = os.path.relpath(path, source_dir)
-            given = {"name": trace_label} | ({"no-source": ""} if options.no_source else {})
-            companions.append(DirectiveRequest(request.docname, argument, "", given))
-            try:
-                trace = load_trace(
-                    path,
-                    display_root=context.srcdir,
-                    cache_dir=context.cache_dir,
-                    max_bytes=config.max_log_bytes,
-                )
-            except (OSError, TraceReadError):
-                continue
-            read.append(trace)
-            found = matching_compiles(debug, trace)
-            # the trace's own frame objects, as its directive names them (ranks, repeats
-            # after a reset, the frame cap): a compile with no frame object is not linked
-            frames = (
-                plan_trace(
-                    companions[-1].label(),
-                    trace,
-                    context.gen_dir,
-                    config.max_frames,
-                    config.fold_bytes,
-                )
-                if found
-                else None
-            )
-            for g in plan.graphs:
-                for compile_ in found.get(g.graph.name, ()):
-                    frame = frames.frame_for(compile_) if frames is not None else None
-                    if frame is not None and frame.name not in g.frames:
-                        g.frames.append(frame.name)
-            if plan.trace_label is None:
-                plan.trace_label = trace_label
-                plan.trace_index = f"{context.gen_dir}/{label_segment(trace_label)}/index"
-        rules = page_rules(config, context.srcdir, read)
-        masker = debug_masker(config, debug)
-        warn_debug_secrets(label, debug, masker)
-        generated = GeneratedDebugDir(
-            request,
-            options,
-            debug,
-            plan,
-            PageSettings(no_source=options.no_source, detail_toctree=context.detail_toctree),
-            PathRewriter(rules, masker),
-            companions,
+def generate_debug_dir(
+    context: Context, request: DirectiveRequest, options: TraceOptions, opened: OpenedInput
+) -> list[DirectiveRequest]:
+    """Plan the pages of a debug folder (``opened``: a ``torchtrace`` directive's input, its
+    label claimed); returns the requests of the trace logs of its run."""
+    label = request.label()
+    config = context.config
+    debug = load_debug_dir(request.path, opened.debug_shape)
+    for d in debug.diagnostics:
+        # a path alone would be taken for a docname: a node with a source says "path:"
+        warn(
+            diagnostic(d.kind),
+            d.message,
+            f"{d.path}:{d.line}" if d.line else _whole_file(d.path),
         )
-        generated.notes.extend(ineffective_notes(request.path, DEBUG_DIR, options))
-        context.register(request, DIRECTIVE, generated)
-        for docname in plan.docnames:
-            kind, _ = plan.page_of(docname)
-            context.add_page(docname, generated, kind)
+    plan = plan_debug_dir(label, debug, context.gen_dir)
+    source_dir = context.source_dir(request)
+    companions: list[DirectiveRequest] = []
+    traces: list[tuple[str, str]] = []  # (label, path)
+    read: list[Trace] = []  # the run's traces: their project roots are hidden here too
+    if debug.trace_logs:
+        folder = os.fspath(debug.trace_logs[0].parent)
+        traces.append((f"{label}-trace", folder))
+    for n, other in enumerate(options.with_paths, 1):
+        path = resolve_argument(other, source_dir, context.srcdir)
+        traces.append((f"{label}-with-{n}", path))
+    for trace_label, path in traces:
+        argument = os.path.relpath(path, source_dir)
+        given = {"name": trace_label} | ({"no-source": ""} if options.no_source else {})
+        companions.append(DirectiveRequest(request.docname, argument, "", given))
+        try:
+            trace = load_trace(
+                path,
+                display_root=context.srcdir,
+                cache_dir=context.cache_dir,
+                max_bytes=config.max_log_bytes,
+            )
+        except (OSError, TraceReadError):
+            continue
+        read.append(trace)
+        found = matching_compiles(debug, trace)
+        # the trace's own frame objects, as its directive names them (ranks, repeats
+        # after a reset, the frame cap): a compile with no frame object is not linked
+        frames = (
+            plan_trace(
+                companions[-1].label(),
+                trace,
+                context.gen_dir,
+                config.max_frames,
+                config.fold_bytes,
+            )
+            if found
+            else None
+        )
         for g in plan.graphs:
-            for fname, raw in g.raw.items():
-                text = g.graph.text(fname)
-                if text is not None:
-                    context.add_file(raw, generated.rewrite(maybe_strip(text, options.no_source)))
-        return companions
+            for compile_ in found.get(g.graph.name, ()):
+                frame = frames.frame_for(compile_) if frames is not None else None
+                if frame is not None and frame.name not in g.frames:
+                    g.frames.append(frame.name)
+        if plan.trace_label is None:
+            plan.trace_label = trace_label
+            plan.trace_index = f"{context.gen_dir}/{label_segment(trace_label)}/index"
+    rules = page_rules(config, context.srcdir, read)
+    masker = debug_masker(config, debug)
+    warn_debug_secrets(label, debug, masker)
+    generated = GeneratedDebugDir(
+        request,
+        options,
+        debug,
+        plan,
+        PageSettings(no_source=options.no_source, detail_toctree=context.detail_toctree),
+        PathRewriter(rules, masker),
+        companions,
+    )
+    generated.notes.extend(ineffective_notes(opened.is_folder, DEBUG_DIR, options))
+    context.register(request, DIRECTIVE, generated)
+    for docname in plan.docnames:
+        kind, _ = plan.page_of(docname)
+        context.add_page(docname, generated, kind)
+    for g in plan.graphs:
+        for fname, raw in g.raw.items():
+            text = g.graph.text(fname)
+            if text is not None:
+                context.add_file(raw, generated.rewrite(maybe_strip(text, options.no_source)))
+    return companions
 
 
 def _whole_file(path: str) -> nodes.Node:

@@ -9,7 +9,6 @@ at its own line, so that ``sphinx-build -W`` fails when compilation got worse.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,8 @@ from ...trace.comparing.diff import (
     uncompared,
     validate_regressions,
 )
-from ...trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind
+from ...trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS
+from ...trace.inputs.opening import OpenedInput, open_input
 from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder
 from ..options import checked_options, name_option
@@ -40,9 +40,9 @@ from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..warnings import LABEL, OPTION, Note, WarningType, diagnostic, warn
-from .base import Context, missing_input, page_section, resolve_logs_safely
+from .base import Context, missing_input, page_section
 from .family import Family, Options
-from .trace import GeneratedTrace, runtime_inputs
+from .trace import GeneratedTrace
 from .trace_options import DEBUG_FOLDER, TEXT_LOG, TRACE_FOLDER, TRACE_LOG
 
 DIRECTIVE = "torchtrace-diff"
@@ -287,8 +287,9 @@ def _generate(context: Context, request: DirectiveRequest, options: DiffOptions)
     logs: list[Path] = []
     for argument in paths:
         path = resolve_argument(argument, source_dir, context.srcdir)
-        sides.append((*read_side(context, argument, path), path))
-        logs += resolve_logs_safely(path) + runtime_inputs(path)
+        opened, site = open_side(context, path)
+        sides.append((read_side(context, argument, opened, site), site, path))
+        logs += opened.files
     (old, old_site, old_path), (new, new_site, new_path) = sides
     config = context.config
     masker = trace_masker(config, [old, new])
@@ -327,30 +328,46 @@ def _traces(context: Context) -> list[GeneratedTrace]:
     return out
 
 
-def read_side(context: Context, argument: str, path: str) -> tuple[Trace, GeneratedTrace | None]:
-    """A run's trace: the site's own when a ``torchtrace`` directive shows it, else read."""
-    if not os.path.exists(path):
-        raise ValueError(missing_input(argument, path), READ)
+def open_side(context: Context, path: str) -> tuple[OpenedInput, GeneratedTrace | None]:
+    """A run a comparison names, opened once; with the site's own trace of it when a
+    ``torchtrace`` directive shows it whole (all ranks, read as a trace)."""
     for generated in _traces(context):
         if generated.request.path == path and not generated.options.ranks:
             if all(r.source == "trace" for r in generated.trace.ranks):  # not a text log's
-                return generated.trace, generated
-    if detect_kind(path) == DEBUG_DIR:
+                same = generated.inputs and not generated.options.latest
+                return (generated.inputs[0] if same else open_input(path)), generated
+    return open_input(path), None
+
+
+def read_side(
+    context: Context, argument: str, opened: OpenedInput, site: GeneratedTrace | None
+) -> Trace:
+    """A run's trace: the site's own (``site``), else read; ValueError(message, subtype)
+    when it cannot be compared."""
+    path = opened.path
+    if not opened.exists:
+        raise ValueError(missing_input(argument, path), READ)
+    if site is not None:
+        return site.trace
+    if opened.format == DEBUG_DIR:
         raise ValueError(
             f"{argument!r} is a TORCH_COMPILE_DEBUG folder; compare its run's TORCH_TRACE "
             "logs instead",
             READ,
         )
-    if detect_kind(path) == TORCH_LOGS:
+    if opened.format == TORCH_LOGS:
         raise ValueError(
             f"{argument!r} is a TORCH_LOGS text log, which does not say which function each "
             "compile ran (frames are matched by file and function); compare the run's "
             "TORCH_TRACE logs instead",
             READ,
         )
+    if opened.problem is not None:
+        raise ValueError(f"{argument!r}: {opened.problem}", READ)
     try:
         trace = load_trace(
             path,
+            choice=opened.choice,
             display_root=context.srcdir,
             cache_dir=context.cache_dir,
             max_bytes=context.config.max_log_bytes,
@@ -359,7 +376,7 @@ def read_side(context: Context, argument: str, path: str) -> tuple[Trace, Genera
         raise ValueError(f"{argument!r}: {err}", READ) from None
     if not any(sum(r.stats.values()) for r in trace.ranks):
         raise ValueError(f"{argument!r}: no TORCH_TRACE records found", READ)
-    return trace, None
+    return trace
 
 
 def _frame_objects(site: GeneratedTrace | None) -> Callable[[FrameFacts], str | None] | None:

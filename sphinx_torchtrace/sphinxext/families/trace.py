@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -37,12 +36,11 @@ from ...trace.analyses.break_registry import installed_registry
 from ...trace.analyses.chromium import chromium_events_all_ranks, chromium_events_json
 from ...trace.analyses.divergence import divergence, diverging_kinds
 from ...trace.analyses.naming import function_name, function_place
-from ...trace.folders import real_root, refusal
-from ...trace.inputs.kinds import TRACE, detect_kind
-from ...trace.inputs.loader import choose_logs, rank_logs
-from ...trace.inputs.loading import LoadNote, load_input
+from ...trace.inputs.kinds import DEBUG_DIR
+from ...trace.inputs.loading import LoadedInput, LoadNote, load_input
 from ...trace.inputs.no_records import has_records, no_records_message
-from ...trace.runtime import MAX_PROFILES, RUNTIME_DIR, meta_file, profile_files, profile_lines
+from ...trace.inputs.opening import FileStamp, OpenedInput, open_input
+from ...trace.runtime import profile_lines
 from ...version import __version__
 from ..config import torchtrace_config
 from ..doctree import DoctreeBuilder, chart_nodes
@@ -54,8 +52,8 @@ from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..targets import object_target
 from ..warnings import OPTION, Note, WarningType, diagnostic, logger, warn
-from .base import Context, build_date, missing_input, page_section, resolve_logs_safely
-from .debug_dir import DebugDirKind
+from .base import Context, build_date, missing_input, page_section
+from .debug_dir import generate_debug_dir
 from .family import Family, Options
 from .trace_options import (
     DIRECTIVE,
@@ -97,16 +95,27 @@ class GeneratedTrace:
     rewrite: PathRewriter
     notes: list[Note] = field(default_factory=list)  # (subtype, message) to warn
     extra_logs: list[Path] = field(default_factory=list)  # ``:with:`` files read
-    #: The paths whose ``runtime/`` profiles the trace read (the trace log's or folder).
-    runtime_from: list[str] = field(default_factory=list)
+    #: What the directive named and its ``:with:`` files, opened (their logs, companions
+    #: and stamps), and the ``runtime/`` profiles the trace read with their meta files.
+    inputs: list[OpenedInput] = field(default_factory=list)
+    runtime: list[Path] = field(default_factory=list)
 
     @property
     def logs(self) -> list[Path]:
         """Every file the pages depend on (the trace's logs, then ``:with:`` files, then
         the runtime profiles it read and their meta files)."""
-        own = resolve_logs_safely(self.request.path, self.options.latest, self.options.ranks)
+        own = self.inputs[0].logs if self.inputs else []
         out = own + [p for p in self.extra_logs if p not in own]
-        return out + [p for source in self.runtime_from for p in runtime_inputs(source)]
+        return out + self.runtime
+
+    def stamps(self) -> list[tuple[str, int, int]]:
+        """Each of :attr:`logs` as it was opened: path, size and modification time."""
+        known = {s.path: s for opened in self.inputs for s in opened.stamps}
+        out = []
+        for path in self.logs:
+            found = known.get(path) or FileStamp(path, -1, -1)
+            out.append((str(path), found.size, found.mtime_ns))
+        return out
 
     def page(self, docname: str) -> Page:
         return build_page(self.plan, docname, self.settings)
@@ -164,155 +173,157 @@ class GeneratedTrace:
 
 
 class TraceKind:
-    """Trace logs and folders, and text logs (``:format: torch-logs`` or detected)."""
+    """What a ``torchtrace`` directive names, opened once: a trace log or folder, a text log
+    (``:format: torch-logs`` or detected), or a debug folder (:mod:`.debug_dir`'s pages)."""
 
     def accepts(self, path: str, options: TraceOptions) -> bool:
-        return True  # the last kind asked: whatever the other kinds are not
+        return True  # the family's one kind: the input's format decides, once opened
 
     def generate(
         self, context: Context, request: DirectiveRequest, options: TraceOptions
     ) -> list[DirectiveRequest]:
         if not context.claim_label(request, DIRECTIVE):
             return []
-        if not os.path.exists(request.path):
+        opened = open_input(
+            request.path, format=options.format, latest=options.latest, ranks=options.ranks
+        )
+        if opened.format == DEBUG_DIR:
+            return generate_debug_dir(context, request, options, opened)
+        if not opened.exists:
             context.fail(request, DIRECTIVE, missing_input(request.argument, request.path), READ)
             return []
-        config = context.config
-        kind = options.format or detect_kind(request.path)
-        source_dir = context.source_dir(request)
-        try:
-            loaded = load_input(
-                request.path,
-                kind,
-                [resolve_argument(p, source_dir, context.srcdir) for p in options.with_paths],
-                latest=options.latest,
-                ranks=options.ranks,
-                display_root=context.srcdir,
-                cache_dir=context.cache_dir,
-                max_bytes=config.max_log_bytes,
-            )
-        except TraceReadError as e:
-            context.fail(
-                request,
-                DIRECTIVE,
-                str(e),
-                READ,
-                resolve_logs_safely(request.path, options.latest, options.ranks),
-            )
+        loaded = _load(context, request, options, opened)
+        if loaded is None:
             return []
-        trace = loaded.trace
-        if not has_records(trace):  # no report that reads "no problems": one warning here
-            context.fail(
-                request,
-                DIRECTIVE,
-                no_records_message(request.path, kind, request.argument),
-                READ,
-                resolve_logs_safely(request.path, options.latest, options.ranks),
-            )
-            return []
-        for d in trace.diagnostics:
-            if d.kind != "mixed_runs":  # said at the directive, which can choose (notes)
-                # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
-                warn(
-                    diagnostic(d.kind), d.message, f"{d.path}:{d.line}" if d.line else f"{d.path}:"
-                )
-        label = request.label()
-        _say_which_logs(request, label, options)
-        logs = resolve_logs_safely(request.path, options.latest, options.ranks)
-        masker = trace_masker(config, [trace], [*logs, *loaded.extra_logs])
-        warn_trace_secrets(label, trace, masker)
-        # what the pages show, masked by record
-        shown = published_trace(trace, masker, homes=config.default_path_rewrites)
-        plan = plan_trace(label, shown, context.gen_dir, config.max_frames, config.fold_bytes)
-        settings = PageSettings(
-            no_source=options.no_source,
-            sections=options.sections,
-            sidebar_limit=None if context.detail_toctree else config.sidebar_frames,
-            detail_toctree=context.detail_toctree,
-            break_registry=installed_registry() if config.graph_break_registry else None,
-            made_on=build_date(),
-        )
-        generated = GeneratedTrace(
-            request,
-            options,
-            shown,
-            plan,
-            settings,
-            PathRewriter(page_rules(config, context.srcdir, [trace]), masker),
-            extra_logs=loaded.extra_logs,
-            # the trace is the directive's path, or a :with: trace beside a text log
-            runtime_from=[request.path] if kind == TRACE else list(map(str, loaded.extra_logs)),
-        )
+        generated = _generated(context, request, options, opened, loaded)
         context.register(request, DIRECTIVE, generated)
-        generated.notes.extend(ineffective_notes(request.path, kind, options))
-        generated.notes.extend((LOAD_NOTES[kind], message) for kind, message in loaded.notes)
-        generated.notes.extend(
-            (diagnostic(d.kind), d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
-        )
-        if plan.past_limit:
-            generated.notes.append((diagnostic("limit"), _past_limit_note(plan)))
-        if config.warn_divergence and trace.is_multi_rank:
-            diverging = divergence_words(diverging_kinds(divergence(trace)))
-            if diverging:
-                generated.notes.append(
-                    (
-                        DIVERGENCE,
-                        "the ranks diverge in " + ", ".join(diverging) + " (see the overview)",
-                    )
-                )
-        found: set[int | None]
-        if loaded.text_ranks is not None:
-            found = loaded.text_ranks
-        elif os.path.isdir(request.path):
-            found = set(rank_logs(request.path))
-        else:  # one log: :ranks: has no effect (said above)
-            found = set(options.ranks or ())
-        lacking = [r for r in options.ranks or () if r not in found]
-        if lacking:
-            known = ", ".join(str(r) for r in sorted(r for r in found if r is not None))
-            generated.notes.append(
-                (
-                    OPTION,
-                    f":ranks: {', '.join(map(str, lacking))} not in the trace "
-                    f"(its ranks: {known or 'none'})",
-                )
-            )
+        generated.notes.extend(_notes(context, generated, opened, loaded))
+        plan = generated.plan
         for docname in plan.docnames:
             context.add_page(docname, generated, page_kind(plan, docname))
-        stamp = _DownloadStamp(context, generated)
-        kept = stamp.unchanged_files()
-        if kept is not None:
-            for relpath in kept:
-                context.add_file(relpath, None)
-            return []
-        downloads = _downloads(generated)
-        for relpath, text in downloads.items():
-            context.add_file(relpath, text)
-        stamp.save(list(downloads))
+        _add_downloads(context, generated)
         return []
 
 
-def runtime_inputs(path: str) -> list[Path]:
-    """The files of ``run --runtime`` a trace at ``path`` (a log or a folder) reads: its
-    folder's ``runtime/`` profiles, each with its meta file if it has one; a page showing
-    them depends on them as on its logs.
+def _load(
+    context: Context, request: DirectiveRequest, options: TraceOptions, opened: OpenedInput
+) -> LoadedInput | None:
+    """The input read into the model, its diagnostics warned; None when it cannot be read
+    or holds no record (the directive says why, at its own line)."""
+    source_dir = context.source_dir(request)
+    try:
+        loaded = load_input(
+            opened,
+            [resolve_argument(p, source_dir, context.srcdir) for p in options.with_paths],
+            display_root=context.srcdir,
+            cache_dir=context.cache_dir,
+            max_bytes=context.config.max_log_bytes,
+        )
+    except TraceReadError as e:
+        context.fail(request, DIRECTIVE, str(e), READ, opened.logs)
+        return None
+    trace = loaded.trace
+    if not has_records(trace):  # no report that reads "no problems": one warning here
+        message = no_records_message(request.path, opened.format, request.argument)
+        context.fail(request, DIRECTIVE, message, READ, opened.logs)
+        return None
+    for d in trace.diagnostics:
+        if d.kind != "mixed_runs":  # said at the directive, which can choose (notes)
+            # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
+            where = f"{d.path}:{d.line}" if d.line else f"{d.path}:"
+            warn(diagnostic(d.kind), d.message, where)
+    return loaded
 
-    Only files the trace may read are listed (their content is digested): never a link out
-    of the folder nor a FIFO, and neither a profile whose meta file is refused (it is not
-    read) nor one past :data:`MAX_PROFILES`.  A profile that appears, goes, changes or is
-    refused changes the list or a listed file's content, so the pages are read again; an
-    unchanged folder reads nothing again."""
-    folder = Path(path) if os.path.isdir(path) else Path(path).parent
-    root = real_root(folder)
-    profiles, _ = profile_files(folder / RUNTIME_DIR, root)
-    out: list[Path] = []
-    for profile in profiles[:MAX_PROFILES]:
-        meta = meta_file(profile)
-        if not os.path.lexists(meta):
-            out.append(profile)
-        elif refusal(meta, root) is None:  # a file that may be read
-            out += [profile, meta]
-    return out
+
+def _generated(
+    context: Context,
+    request: DirectiveRequest,
+    options: TraceOptions,
+    opened: OpenedInput,
+    loaded: LoadedInput,
+) -> GeneratedTrace:
+    """The trace as its pages show it: masked, planned, with its settings."""
+    config, trace = context.config, loaded.trace
+    label = request.label()
+    _say_which_logs(label, opened)
+    masker = trace_masker(config, [trace], [*opened.logs, *loaded.extra_logs])
+    warn_trace_secrets(label, trace, masker)
+    # what the pages show, masked by record
+    shown = published_trace(trace, masker, homes=config.default_path_rewrites)
+    plan = plan_trace(label, shown, context.gen_dir, config.max_frames, config.fold_bytes)
+    settings = PageSettings(
+        no_source=options.no_source,
+        sections=options.sections,
+        sidebar_limit=None if context.detail_toctree else config.sidebar_frames,
+        detail_toctree=context.detail_toctree,
+        break_registry=installed_registry() if config.graph_break_registry else None,
+        made_on=build_date(),
+    )
+    # the trace is the directive's path, or a :with: trace beside a text log
+    read = loaded.trace_input
+    return GeneratedTrace(
+        request,
+        options,
+        shown,
+        plan,
+        settings,
+        PathRewriter(page_rules(config, context.srcdir, [trace]), masker),
+        extra_logs=loaded.extra_logs,
+        inputs=[opened, *loaded.others],
+        runtime=list(read.companions) if read is not None else [],
+    )
+
+
+def _notes(
+    context: Context, generated: GeneratedTrace, opened: OpenedInput, loaded: LoadedInput
+) -> list[Note]:
+    """What the directive says at its own line: options without effect, ``:with:`` files,
+    mixed runs, the frame cap, diverging ranks, ranks asked that the trace lacks."""
+    options, plan, trace = generated.options, generated.plan, loaded.trace
+    notes: list[Note] = ineffective_notes(opened.is_folder, opened.format, options)
+    notes.extend((LOAD_NOTES[kind], message) for kind, message in loaded.notes)
+    notes.extend(
+        (diagnostic(d.kind), d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
+    )
+    if plan.past_limit:
+        notes.append((diagnostic("limit"), _past_limit_note(plan)))
+    if context.config.warn_divergence and trace.is_multi_rank:
+        diverging = divergence_words(diverging_kinds(divergence(trace)))
+        if diverging:
+            said = "the ranks diverge in " + ", ".join(diverging) + " (see the overview)"
+            notes.append((DIVERGENCE, said))
+    found: set[int | None]
+    if loaded.text_ranks is not None:
+        found = loaded.text_ranks
+    elif opened.is_folder:
+        found = set(opened.folder_ranks)
+    else:  # one log: :ranks: has no effect (said above)
+        found = set(options.ranks or ())
+    lacking = [r for r in options.ranks or () if r not in found]
+    if lacking:
+        known = ", ".join(str(r) for r in sorted(r for r in found if r is not None))
+        notes.append(
+            (
+                OPTION,
+                f":ranks: {', '.join(map(str, lacking))} not in the trace "
+                f"(its ranks: {known or 'none'})",
+            )
+        )
+    return notes
+
+
+def _add_downloads(context: Context, generated: GeneratedTrace) -> None:
+    """The trace's downloads, made again only when what they depend on changed."""
+    stamp = _DownloadStamp(context, generated)
+    kept = stamp.unchanged_files()
+    if kept is not None:
+        for relpath in kept:
+            context.add_file(relpath, None)
+        return
+    downloads = _downloads(generated)
+    for relpath, text in downloads.items():
+        context.add_file(relpath, text)
+    stamp.save(list(downloads))
 
 
 def page_kind(plan: TracePlan, docname: str) -> str:
@@ -336,17 +347,11 @@ def _past_limit_note(plan: TracePlan) -> str:
     )
 
 
-def _say_which_logs(request: DirectiveRequest, label: str, options: TraceOptions) -> None:
+def _say_which_logs(label: str, opened: OpenedInput) -> None:
     """An info line naming the log(s) a directory stood for, and why those."""
-    if not os.path.isdir(request.path):
-        return
-    try:
-        choice = choose_logs(
-            request.path, latest=options.latest, ranks=list(options.ranks or ()) or None
-        )
-    except (OSError, TraceReadError):
-        return
-    logger.info("torchtrace: %s: %s", console_text(label), console_text(choice.describe()))
+    if opened.is_folder and opened.choice is not None:
+        describe = opened.choice.describe()
+        logger.info("torchtrace: %s: %s", console_text(label), console_text(describe))
 
 
 def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
@@ -404,7 +409,7 @@ class _DownloadStamp:
             torchtrace_config(context.app.config).secrets_keep,  # what is masked in them
             generated.plan.max_frames,  # which frames have downloads
             generated.plan.fold_bytes,  # which graphs have pages
-            [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in generated.logs],
+            generated.stamps(),
         ]
         self.key = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
         name = f"downloads-{label_segment(generated.plan.label)}.json"
@@ -437,7 +442,7 @@ FAMILY = Family(
     name=DIRECTIVE,
     summary="a trace log or folder, a debug folder or a text log, and its pages",
     options=Options(OPTION_SPEC, parse_options, OPTION_KINDS, OPTION_EFFECTS),
-    kinds=(DebugDirKind(), TraceKind()),  # the catch-all last
+    kinds=(TraceKind(),),  # a debug folder too: its format is known once it is opened
     input_paths=input_paths,
     warnings=(UNMATCHED, DIVERGENCE),
 )

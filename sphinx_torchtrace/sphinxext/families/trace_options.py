@@ -6,7 +6,6 @@ and by ``torchtrace-capture`` (:mod:`.capture`), whose report takes the same opt
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -169,9 +168,10 @@ def ineffective_options(options: TraceOptions, kind: str) -> list[str]:
     return [o for o, on in given.items() if on and OPTION_EFFECTS[o][kind] == NO_EFFECT]
 
 
-def ineffective_notes(path: str, kind: str, options: TraceOptions) -> list[Note]:
-    """An ``option`` note for each option given that does nothing on this kind of input."""
-    table_kind = option_kind(kind, os.path.isdir(path))
+def ineffective_notes(is_folder: bool, kind: str, options: TraceOptions) -> list[Note]:
+    """An ``option`` note for each option given that does nothing on this kind of input
+    (``kind``: its format, :attr:`...trace.inputs.opening.OpenedInput.format`)."""
+    table_kind = option_kind(kind, is_folder)
     return [
         (OPTION, f":{option}: has no effect on {table_kind}; it is ignored")
         for option in ineffective_options(options, table_kind)

@@ -29,10 +29,9 @@ from ..project_root import page_rules
 from ..scan import DirectiveRequest, resolve_argument
 from ..secrets import trace_masker, warn_trace_secrets
 from ..warnings import OPTION, Note
-from .base import Context, resolve_logs_safely
-from .diff import COMPARABILITY, read_side
+from .base import Context
+from .diff import COMPARABILITY, open_side, read_side
 from .family import Family, Options
-from .trace import runtime_inputs
 
 DIRECTIVE = "torchtrace-trend"
 
@@ -138,16 +137,17 @@ class TrendKind:
         read_here: list[tuple[str, Trace]] = []  # not shown by a torchtrace directive
         for argument in paths:
             path = resolve_argument(argument, source_dir, context.srcdir)
+            opened, site = open_side(context, path)
             try:
-                trace, site = read_side(context, argument, path)
+                trace = read_side(context, argument, opened, site)
             except ValueError as err:
                 message, subtype = err.args
-                context.fail(request, DIRECTIVE, message, subtype, resolve_logs_safely(path))
+                context.fail(request, DIRECTIVE, message, subtype, opened.logs)
                 return []
             traces.append(trace)
             if site is None:  # a trace a torchtrace directive shows warned already
                 read_here.append((DirectiveRequest("", "", path).label(), trace))
-            logs += resolve_logs_safely(path) + runtime_inputs(path)
+            logs += opened.files
         masker = trace_masker(context.config, traces)
         for label, trace in read_here:
             warn_trace_secrets(label, trace, masker)

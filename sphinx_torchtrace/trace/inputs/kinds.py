@@ -38,6 +38,11 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
     p = Path(path)
     if p.is_dir():
         return DEBUG_DIR if debug_dir_shape(p) is not None else TRACE
+    return file_format(p)
+
+
+def file_format(p: Path) -> str:
+    """``torch-logs`` or ``trace`` for a file (not a folder), by its first lines."""
     try:
         with open(p, "rb") as f:
             head = f.read(SNIFF_BYTES)

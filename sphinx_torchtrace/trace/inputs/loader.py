@@ -188,6 +188,9 @@ class LogChoice:
     mixed: str | None = None  # why the directory looks like more than one run, if it does
     #: The folder's other logs without a rank, not read: earlier runs, or other programs.
     others: list[Path] = field(default_factory=list)
+    #: The ranks the folder has logs of, whichever were chosen.
+    ranks: tuple[int, ...] = ()
+    folder: bool = False  # a folder was named (its logs chosen), not a log
 
     def describe(self) -> str:
         """``using x.log (newest of 3 logs by recorded time)``, ``using 4 rank logs ...``."""
@@ -235,13 +238,13 @@ def choose_logs(
         wanted = groups if ranks is None else {r: groups[r] for r in ranks if r in groups}
         mixed = None if ranks is not None else _mixed_runs(listing, groups)
         chosen = [logs[0] for logs in wanted.values()]
-        return LogChoice(chosen, skipped, len(groups), "ranks", mixed)
+        return LogChoice(chosen, skipped, len(groups), "ranks", mixed, [], tuple(groups), True)
     newest, by = _newest_log(listing)
     if newest is None:
         raise TraceReadError(str(p), "the directory holds no log file")
     candidates = _candidates(listing)
     others = [c for c in candidates if c != newest]
-    return LogChoice([newest], skipped, len(candidates), by, others=others)
+    return LogChoice([newest], skipped, len(candidates), by, None, others, tuple(groups), True)
 
 
 def _mixed_runs(listing: _Listing, groups: dict[int, list[Path]]) -> str | None:
@@ -278,6 +281,7 @@ def load_trace(
     cache_dir: str | os.PathLike[str] | None = None,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
     progress: Callable[[int, int], None] | None = None,
+    choice: LogChoice | None = None,
 ) -> Trace:
     """Read a log, a directory of logs, or an explicit list of logs of one process.
 
@@ -288,10 +292,12 @@ def load_trace(
     At most ``max_bytes`` of each log (decompressed) are read: a longer log is
     cut, with a ``limit`` diagnostic.  ``progress(done, total)`` is told the bytes of
     the logs' files read so far, of all of them, now and then (a command line's bar).
+    ``choice``: the logs of ``path`` as :func:`.opening.open_input` chose them (else
+    chosen here, with ``latest`` and ``ranks``).
     """
     trace = Trace(ranks=[])
     if isinstance(path, (str, os.PathLike)):
-        choice = choose_logs(path, latest=latest, ranks=ranks)
+        choice = choice or choose_logs(path, latest=latest, ranks=ranks)
         logs = choice.logs
         chained = False
         for entry, why in choice.skipped:
@@ -349,14 +355,17 @@ def load_trace(
         trace.diagnostics.extend(rank.diagnostics)
     _ranks_from_file_names(trace, logs, display_root)
     if isinstance(path, (str, os.PathLike)):
-        _attach_runtime(trace, Path(path), display_root)
+        assert choice is not None
+        folder = Path(path) if choice.folder else Path(path).parent
+        _attach_runtime(trace, folder, display_root)
     return trace
 
 
-def _attach_runtime(trace: Trace, path: Path, display_root: str | os.PathLike[str] | None) -> None:
+def _attach_runtime(
+    trace: Trace, folder: Path, display_root: str | os.PathLike[str] | None
+) -> None:
     """The profiles of ``run --runtime`` in ``runtime/`` beside the logs: the compiled run's
     of the processes these logs are from (by pid), the eager run's of their ranks."""
-    folder = path if path.is_dir() else path.parent
     profiles, problems = read_profiles(folder / RUNTIME_DIR)
     for problem in problems:
         trace.diagnostics.append(

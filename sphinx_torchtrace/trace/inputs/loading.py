@@ -1,8 +1,9 @@
 """Reading an input of any kind into the model: a TORCH_TRACE log or folder, or a
 TORCH_LOGS text log, alone or with the other logs of the same run.
 
-The ``torchtrace`` directive (its ``:with:`` paths) and the command line read inputs
-through :func:`load_input`, so every command reads every kind the directive reads.
+The ``torchtrace`` directive (its ``:with:`` paths) and the command line open an input
+once (:mod:`.opening`) and read it through :func:`load_input`, so every command reads
+every format the directive reads.
 
 A text log alone gives the usual pages (statuses from what its lines say); beside a
 trace, each compile's text lines are shown on that frame's page and the trace's records
@@ -21,8 +22,9 @@ from typing import Literal
 from ..diagnostics import TraceReadError
 from ..model import Trace
 from ..reader import DEFAULT_MAX_LOG_BYTES
-from .kinds import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
+from .kinds import DEBUG_DIR, TORCH_LOGS, TRACE
 from .loader import display_path, load_trace
+from .opening import OpenedInput, open_input
 from .text_log import attach_text_log, load_text_log
 
 #: The warning subtypes of what :func:`load_input` notes (``:with:`` files).
@@ -38,40 +40,42 @@ class LoadedInput:
     notes: list[tuple[LoadNote, str]] = field(default_factory=list)  # (subtype, message)
     #: the ranks a text log (the base) holds, before ``:ranks:`` chose; None for a trace base
     text_ranks: set[int | None] | None = None
+    #: the ``:with:`` inputs, opened (those read among :attr:`extra_logs`, and the others)
+    others: list[OpenedInput] = field(default_factory=list)
+    #: the input read as the trace: the base, or the ``:with:`` trace beside a text log
+    trace_input: OpenedInput | None = None
 
 
 def load_input(
-    path: str,
-    kind: str | None = None,
+    opened: OpenedInput,
     others: Sequence[str] = (),
     *,
-    latest: bool = False,
-    ranks: Sequence[int] | None = None,
     display_root: str | os.PathLike[str] | None = None,
     cache_dir: str | None = None,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
     progress: Callable[[int, int], None] | None = None,
 ) -> LoadedInput:
-    """The model of ``path`` (a trace or a text log; ``kind`` None: detected) with the text
-    logs of ``others`` attached; raises :class:`TraceReadError` only when the base cannot
-    be read.  The notes name ``others`` as the directive's ``:with:``.  ``progress``: see
-    :func:`.loader.load_trace`."""
-    kind = kind or detect_kind(path)
-    if kind == DEBUG_DIR:
+    """The model of ``opened`` (a trace or a text log: :func:`.opening.open_input`) with
+    the text logs of ``others`` attached; raises :class:`TraceReadError` only when the base
+    cannot be read.  The notes name ``others`` as the directive's ``:with:``.
+    ``progress``: see :func:`.loader.load_trace`."""
+    path = opened.path
+    if opened.format == DEBUG_DIR:
         raise TraceReadError(
             display_path(path, display_root),
             "a TORCH_COMPILE_DEBUG folder, not a log (read it with trace.debug_dir.load_debug_dir)",
         )
+    if opened.problem is not None:
+        raise opened.problem
     notes: list[tuple[LoadNote, str]] = []
-    traces: list[str] = [path] if kind == TRACE else []
-    texts: list[str] = [path] if kind == TORCH_LOGS else []
-    for other in others:
-        shown = display_path(other, display_root)
-        if not os.path.exists(other):
+    traces: list[OpenedInput] = [opened] if opened.format == TRACE else []
+    texts: list[OpenedInput] = [opened] if opened.format == TORCH_LOGS else []
+    with_inputs = [open_input(other) for other in others]
+    for other in with_inputs:
+        shown = display_path(other.path, display_root)
+        if not other.exists:
             notes.append(("read", f":with: {shown}: no such file or folder"))
-            continue
-        other_kind = detect_kind(other)
-        if other_kind == DEBUG_DIR:
+        elif other.format == DEBUG_DIR:
             notes.append(
                 (
                     "option",
@@ -79,7 +83,7 @@ def load_input(
                     "its own torchtrace directive, with this trace in its :with:",
                 )
             )
-        elif other_kind == TORCH_LOGS:
+        elif other.format == TORCH_LOGS:
             texts.append(other)
         elif traces:
             notes.append(
@@ -91,27 +95,31 @@ def load_input(
             )
         else:
             traces.append(other)
-    extra = [Path(p) for p in (traces + texts) if p != path]
+    extra = [Path(o.path) for o in (traces + texts) if o.path != path]
     text_ranks: set[int | None] | None = None
     if traces:
+        base = traces[0]
+        if base.problem is not None:
+            raise base.problem
         trace = load_trace(
-            traces[0],
-            latest=latest,
-            ranks=list(ranks) if ranks else None,
+            base.path,
+            choice=base.choice,
             display_root=display_root,
             cache_dir=cache_dir,
             max_bytes=max_bytes,
             progress=progress,
         )
     else:
+        first = texts[0].path
         trace = load_text_log(
-            texts[0], max_bytes=max_bytes, display_path=display_path(texts[0], display_root)
+            first, max_bytes=max_bytes, display_path=display_path(first, display_root)
         )
         texts = texts[1:]
         text_ranks = {r.rank for r in trace.ranks}
-        if ranks:  # a text log of several ranks (``[rankN]:`` prefixes)
-            trace.ranks = [r for r in trace.ranks if r.rank in ranks]
-    for text in texts:
+        if opened.ranks:  # a text log of several ranks (``[rankN]:`` prefixes)
+            trace.ranks = [r for r in trace.ranks if r.rank in opened.ranks]
+    for text_input in texts:
+        text = text_input.path
         shown = display_path(text, display_root)
         try:
             text_trace = load_text_log(text, max_bytes=max_bytes, display_path=shown)
@@ -129,7 +137,8 @@ def load_input(
                     f"trace has not ({listed}); their lines are under [-/-]",
                 )
             )
-    return LoadedInput(trace, extra, notes, text_ranks)
+    base_trace = traces[0] if traces else None
+    return LoadedInput(trace, extra, notes, text_ranks, with_inputs, base_trace)
 
 
 __all__ = ["LoadedInput", "load_input"]
