@@ -44,6 +44,7 @@ from .naming import (
     slugify,
 )
 from .rank_sharing import (
+    Sharing,
     ValueDifference,
     compile_differences,
     metric_differences,
@@ -642,60 +643,108 @@ def plan_trace(
     )
     sharing = share_frames(trace) if trace.is_multi_rank else None
     paged = _within_limit(trace, plan.max_frames, sharing.repeats if sharing else {})
-    taken = {plan.index_docname}
-    planned: dict[int, FramePlan] = {}  # by id() of the compile, as planned so far
-    names: dict[int, str] = {}  # rank names by id() of the rank
+    planner = _Planner(plan, sharing, paged, taken={plan.index_docname})
     if trace.is_multi_rank and any(r.chromium_events for r in trace.ranks):
         plan.events_all_path = posixpath.join(root, "_raw", "chromium-events-all-ranks.json")
-    for index, profile in enumerate(trace.runtime):
-        # named by our own figures, never by the file's name (any characters on a disk)
+    _plan_runtime_downloads(plan)
+    for index, (rank, rank_name) in enumerate(zip(trace.ranks, rank_names(trace), strict=True)):
+        rank_plan = planner.rank_plan(index, rank, rank_name)
+        shared = planner.plan_frames(rank_plan)
+        planner.plan_differences(rank_plan, shared)
+    if any(has_vllm(rank) for rank in trace.ranks):
+        plan.vllm_docname = _claim(planner.taken, posixpath.join(root, "vllm"))
+    return plan
+
+
+def _plan_runtime_downloads(plan: TracePlan) -> None:
+    """Where each runtime profile is offered as a download, named by our own figures, never
+    by the file's name (any characters on a disk)."""
+    for index, profile in enumerate(plan.trace.runtime):
         name = f"profile-{profile.pid if profile.pid is not None else index}-{profile.mode}"
         if any(posixpath.basename(p) == f"{name}.json" for p in plan.runtime_downloads.values()):
             name += f"-{index}"
         plan.runtime_downloads[profile.path] = posixpath.join(
-            root, "_raw", "runtime", name + ".json"
+            plan.root, "_raw", "runtime", name + ".json"
         )
-    for index, (rank, rank_name) in enumerate(zip(trace.ranks, rank_names(trace), strict=True)):
+
+
+@dataclass
+class _Planner:
+    """What planning carries from one rank to the next: which compiles repeat an earlier
+    rank's and which get pages, the docnames taken, the frames planned so far and the
+    ranks' names."""
+
+    plan: TracePlan
+    sharing: Sharing | None
+    paged: set[int]  # ``id()`` of the compiles within the limit
+    taken: set[str]
+    planned: dict[int, FramePlan] = field(default_factory=dict)  # by id() of the compile
+    names: dict[int, str] = field(default_factory=dict)  # rank names by id() of the rank
+
+    def rank_plan(self, index: int, rank: RankTrace, rank_name: str) -> RankPlan:
+        """The rank's folder and timing-events download, and the class it belongs to."""
+        root = self.plan.root
         segment = rank_segment(rank_name)
         folder = posixpath.join(root, segment) if segment else root
         # the rank in the file's own name: a download keeps only its base name
         events_name = fit(f"chromium-events-{segment}" if segment else "chromium-events") + ".json"
         events = posixpath.join(root, "_raw", events_name)
         rank_plan = RankPlan(rank, rank_name, folder, events)
-        names[id(rank)] = rank_name or "rank ?"
+        self.names[id(rank)] = rank_name or "rank ?"
+        sharing = self.sharing
         first = sharing.class_of.get(index) if sharing is not None else None
         if first is not None:
-            rank_plan.same_as = plan.ranks[first]
+            rank_plan.same_as = self.plan.ranks[first]
         elif sharing is not None:
             rank_plan.set_aside = sharing.set_aside.get(index, {})
-        plan.ranks.append(rank_plan)
+        self.plan.ranks.append(rank_plan)
+        return rank_plan
+
+    def plan_frames(self, rank_plan: RankPlan) -> list[tuple[Compile, Compile]]:
+        """The rank's frames in compile order, past the limit listed apart; returns the
+        compiles that repeat an earlier rank's, each beside the one shown."""
         shared: list[tuple[Compile, Compile]] = []  # (the compile shown, this rank's)
-        for compile_ in compile_order(rank.compiles):
-            if id(compile_) not in paged:
-                plan.past_limit.append(PastLimit(rank_plan, compile_))
+        for compile_ in compile_order(rank_plan.rank.compiles):
+            if id(compile_) not in self.paged:
+                self.plan.past_limit.append(PastLimit(rank_plan, compile_))
                 continue
-            name = frame_name(label, rank_name, compile_)
-            repeated = sharing.repeats.get(id(compile_)) if sharing is not None else None
-            target = planned.get(id(repeated)) if repeated is not None else None
-            if target is not None:
-                frame = FramePlan(rank, compile_, name, target.docname, same_as=target)
-                _mirror(frame, target)
-                shared.append((target.compile, compile_))
-            else:
-                docname = _claim(taken, posixpath.join(folder, frame_segment(compile_)))
-                frame = FramePlan(rank, compile_, name, docname)
-                other = sharing.counterparts.get(id(compile_)) if sharing is not None else None
-                if other is not None and id(other) in planned:
-                    frame.counterpart = planned[id(other)]
-                    frame.counterpart_label = f"{names[id(frame.counterpart.rank)]} {other.label}"
-                    frame.differences = compile_differences(
-                        other, compile_, (frame.counterpart.rank.rank, rank.rank)
-                    )
-                _plan_graphs(plan, frame, taken, planned)
-                _plan_records(plan, frame)
-                _plan_kernels(frame, taken, planned)
-            plan.frames.append(frame)
-            planned[id(compile_)] = frame
+            frame = self._frame(rank_plan, compile_)
+            if frame.same_as is not None:
+                shared.append((frame.same_as.compile, compile_))
+            self.plan.frames.append(frame)
+            self.planned[id(compile_)] = frame
+        return shared
+
+    def _frame(self, rank_plan: RankPlan, compile_: Compile) -> FramePlan:
+        """One compile's frame: a repeat of an earlier rank's (its pages), or a page of its
+        own with its graphs, records and kernels, and what it differs in from the first
+        rank's same compile."""
+        rank, sharing, planned = rank_plan.rank, self.sharing, self.planned
+        name = frame_name(self.plan.label, rank_plan.name, compile_)
+        repeated = sharing.repeats.get(id(compile_)) if sharing is not None else None
+        target = planned.get(id(repeated)) if repeated is not None else None
+        if target is not None:
+            frame = FramePlan(rank, compile_, name, target.docname, same_as=target)
+            _mirror(frame, target)
+            return frame
+        docname = _claim(self.taken, posixpath.join(rank_plan.folder, frame_segment(compile_)))
+        frame = FramePlan(rank, compile_, name, docname)
+        other = sharing.counterparts.get(id(compile_)) if sharing is not None else None
+        if other is not None and id(other) in planned:
+            frame.counterpart = planned[id(other)]
+            frame.counterpart_label = f"{self.names[id(frame.counterpart.rank)]} {other.label}"
+            frame.differences = compile_differences(
+                other, compile_, (frame.counterpart.rank.rank, rank.rank)
+            )
+        _plan_graphs(self.plan, frame, self.taken, planned)
+        _plan_records(self.plan, frame)
+        _plan_kernels(frame, self.taken, planned)
+        return frame
+
+    def plan_differences(self, rank_plan: RankPlan, shared: list[tuple[Compile, Compile]]) -> None:
+        """What the rank logged differently, metric by metric: from the compiles whose pages
+        show its own, and, for a rank of a class, from its class's first rank."""
+        rank, planned, names = rank_plan.rank, self.planned, self.names
         shown = shared  # each compile beside the one whose page shows it
         if rank_plan.same_as is not None:  # its class's first rank: compiles in one order
             original = rank_plan.same_as.rank
@@ -705,7 +754,8 @@ def plan_trace(
             if len(original.chromium_events) != len(rank.chromium_events):
                 rank_plan.differences.append(
                     f"{len(rank.chromium_events)} timing events "
-                    f"(rank {rank_number(trace, original)}: {len(original.chromium_events)})"
+                    f"(rank {rank_number(self.plan.trace, original)}: "
+                    f"{len(original.chromium_events)})"
                 )
 
         def page_label(c: Compile) -> str:
@@ -719,9 +769,6 @@ def plan_trace(
             # what it differs in from its class's
             differences, _ = metric_differences(shared, rank_of=rank_of)
         rank_plan.differences[:0] = differences
-    if any(has_vllm(rank) for rank in trace.ranks):
-        plan.vllm_docname = _claim(taken, posixpath.join(root, "vllm"))
-    return plan
 
 
 def _function_key(frame: FramePlan) -> tuple[object, ...]:
