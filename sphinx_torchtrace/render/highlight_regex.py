@@ -64,13 +64,13 @@ def _escape(text: str) -> str:
     return text
 
 
-def _span(kind: str, token: str) -> str:
-    """``token`` escaped in a span of class ``kind``, one span however many lines it has."""
-    return f'<span class="{kind}">{_escape(token)}</span>'
+def _span(css_class: str, token: str) -> str:
+    """``token`` escaped in a span of class ``css_class``, one span however many lines it has."""
+    return f'<span class="{css_class}">{_escape(token)}</span>'
 
 
-#: Token kinds that are one word (keywords, builtins, numbers): nothing to escape or split.
-_WORD_KINDS = frozenset({"k", "kn", "kc", "kr", "kt", "ow", "bp", "nb", "ne", "mi", "mf", "mh"})
+#: Token classes that are one word (keywords, builtins, numbers): nothing to escape or split.
+_WORD_CLASSES = frozenset({"k", "kn", "kc", "kr", "kt", "ow", "bp", "nb", "ne", "mi", "mf", "mh"})
 
 
 def _substitute(match: re.Match[str]) -> str:
@@ -81,7 +81,7 @@ def _substitute(match: re.Match[str]) -> str:
     plain, token = match.group(1, kind)
     if plain:  # inlined _escape: this runs once per token
         plain = plain.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    if kind in _WORD_KINDS:
+    if kind in _WORD_CLASSES:
         return f'{plain}<span class="{kind}">{token}</span>'
     if kind == "words":
         return plain + _words_html(token)

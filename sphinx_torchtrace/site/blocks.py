@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 # -- inline -----------------------------------------------------------------------------------
 
@@ -217,7 +217,7 @@ class Section:
 class Admonition:
     """A ``warning`` or ``note`` box."""
 
-    kind: str
+    kind: Literal["warning", "note"]
     blocks: Sequence[Block]
 
 
@@ -259,6 +259,10 @@ def object_targets(objects: Sequence[tuple[str, str, str]]) -> list[ObjectTarget
     return targets
 
 
+#: The drawings of render.charts.
+ChartKind = Literal["compile-times", "timeline", "compile-time-tree", "trend"]
+
+
 @dataclass
 class Chart:
     """An SVG chart, drawn by the render layer from ``data`` (see :mod:`.render.charts`).
@@ -267,7 +271,7 @@ class Chart:
     numbers as a table.
     """
 
-    kind: str  # which drawing of render.charts: "compile-times" | "timeline"
+    kind: ChartKind  # which drawing of render.charts
     data: object
     title: str
     fallback: Sequence[Block] = ()

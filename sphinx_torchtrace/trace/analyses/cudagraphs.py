@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
 from ..model import Compile, RankTrace
 from .timings import MAX_SECONDS, plausible
@@ -26,8 +26,10 @@ CUDAGRAPH_LINES = "cudagraph_log"
 #: Lines of one compile's CUDA graph messages read, at most.
 MAX_LINES = 10_000
 
+#: What a CUDA graph message says.
+CudaGraphEventKind = Literal["tree", "warmup", "record", "rerecord", "skip", "eager", "sizes"]
 #: One pattern per event kind, each anchored and bounded (linear on any line).
-PATTERNS: dict[str, re.Pattern[str]] = {
+PATTERNS: dict[CudaGraphEventKind, re.Pattern[str]] = {
     # torch 2.13: "Recording cudagraph tree for graph without symints" / "... for symint key K";
     # seed 003 (older torch): "recording cudagraph tree for None"
     "tree": re.compile(r"^[Rr]ecording cudagraph tree for (.{1,300})$"),
@@ -62,7 +64,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 class CudaGraphEvent:
     """One CUDA graph message: its kind (a key of :data:`PATTERNS`), what it names, where."""
 
-    kind: str
+    kind: CudaGraphEventKind
     line: int
     text: str
     function: str | None = None
@@ -155,22 +157,6 @@ def frame_cudagraphs(c: Compile) -> FrameCudaGraphs | None:
 def rank_cudagraphs(rank: RankTrace) -> list[FrameCudaGraphs]:
     """Every compile of ``rank`` that logged something about CUDA graphs, in compile order."""
     return [f for c in rank.compiles if (f := frame_cudagraphs(c)) is not None]
-
-
-def summary(rank: RankTrace) -> dict[str, Any]:
-    """Counts for an overview: frames recorded, skipped (with reasons), re-recordings."""
-    frames = rank_cudagraphs(rank)
-    reasons: dict[str, int] = {}
-    for f in frames:
-        for r in f.skip_reasons:
-            reasons[r] = reasons.get(r, 0) + 1
-    return {
-        "frames": frames,
-        "recorded": sum(1 for f in frames if f.outcome == "recorded"),
-        "skipped": sum(1 for f in frames if f.outcome == "skipped"),
-        "rerecords": sum(f.count("rerecord") for f in frames),
-        "skip_reasons": reasons,
-    }
 
 
 def _without_prefix(reason: str) -> str:

@@ -32,16 +32,21 @@ import re
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from ..secrets import ENVIRONMENT, SecretMasker
 from .private import ESCAPED_SLASH, HOME_ROOTS, escape_levels, path_spans, plain_slashes
 from .source_lines import Edit, JsonAt, SourceFinder
 
-PATHS, NAMES, SECRETS, SOURCE = "paths", "names", "secrets", "source"
-CONSTANTS = "constants"
+#: A class of what a log reveals (``check`` and ``redact`` say it, ``--keep`` names it).
+RedactionClass = Literal["paths", "names", "secrets", "source", "constants"]
+PATHS: Final = "paths"
+NAMES: Final = "names"
+SECRETS: Final = "secrets"
+SOURCE: Final = "source"
+CONSTANTS: Final = "constants"
 #: The classes of what a log reveals, in the order they are reported.
-CLASSES = (PATHS, NAMES, SECRETS, SOURCE, CONSTANTS)
+CLASSES: tuple[RedactionClass, ...] = (PATHS, NAMES, SECRETS, SOURCE, CONSTANTS)
 #: Classes removed unless kept; the others only when asked for.
 DEFAULT_CLASSES = (PATHS, NAMES, SECRETS, SOURCE)
 #: What a user name becomes.
@@ -109,7 +114,7 @@ class Change(NamedTuple):
     ``what`` never holds a secret: a secret is described (``a GitHub token``)."""
 
     line: int
-    kind: str
+    kind: RedactionClass
     what: str
 
 
