@@ -88,6 +88,9 @@ class Built:
     #: What a family keeps for its companion directives (the captures' table), by the
     #: part's class: see :meth:`part`.
     parts: dict[type, object] = field(default_factory=dict)
+    #: The user's directive behind each folder of generated pages and downloads:
+    #: (docname of its page, its line), for a warning about what was published there.
+    origins: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: Whether this build added or removed generated pages: every page's navigation lists
     #: them, so every page is written again (see :func:`.generate.rewrite_navigation`).
     pages_changed: bool = False
@@ -99,6 +102,7 @@ class Built:
         self.pages_changed = False
         self.detail_toctree = False
         self.parts.clear()
+        self.origins.clear()  # cleared, not replaced: the publish check holds it
         self.directives.clear()
         self.pages.clear()
         self.problems.clear()

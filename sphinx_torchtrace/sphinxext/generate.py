@@ -64,6 +64,7 @@ def generate_pages(app: Sphinx) -> None:
     for family in families.FAMILIES:
         if family.finish is not None:
             family.finish(context)
+    registry.origins.update((f, (r.docname, r.line)) for f, r in context.folders.items())
     note_moved(app, registry)
     added = any(path.suffix == suffix and not path.exists() for path in context.wanted)
     removed = write_all(Path(app.srcdir) / config.generated_dir, context.wanted)

@@ -9,7 +9,9 @@ around them is theirs), and at ``build-finished`` the downloads it wrote in this
 build, found through the generated folder's manifest, so nothing else of the project
 is read.  Paths are found by :mod:`..trace.sharing.private`, the finder ``sphinx-torchtrace check``
 and ``redact`` use on logs.  Surviving absolute paths
-give one ``torchtrace.path`` warning that names a few and the setting that hides them.
+give one ``torchtrace.path`` warning that names a few and the setting that hides them, at
+the line of the user's directive whose pages or downloads hold the first (the generated
+file is named in the message: a generated page is no page the user wrote).
 The same scan looks for the values of the build's own environment variables that would
 be a leak (:func:`environment_secrets`: a name that looks secret, or a value that looks
 like a credential): a hit is one ``torchtrace.secret`` warning naming the variables and
@@ -38,6 +40,7 @@ from ..trace.diagnostics import quote
 from ..trace.secrets import Secret, SecretMasker, looks_secret, secret_name
 from ..trace.sharing.private import SHOWN_MAX, surviving_paths
 from . import downloads
+from .built import built
 from .config import torchtrace_config
 from .doctree import OUTPUT_MARK
 from .warnings import PATH, SECRET, warn
@@ -128,10 +131,16 @@ class _Findings:
     """What one build's scan found: paths in order, the files holding them, the first file;
     the build's variables whose values it found, the files holding them, the first."""
 
-    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        secrets: Mapping[str, str] | None = None,
+        origins: Mapping[str, tuple[str, int]] | None = None,
+    ) -> None:
         self.paths: list[str] = []
         self.files = 0
-        self.first: str | None = None
+        self.first: str | None = None  # the first file holding one, as the message names it
+        #: the generated folders' directives (:attr:`.built.Built.origins`)
+        self.origins = origins if origins is not None else {}
         self.started = time.time()
         self.pages: set[str] = set()  # scanned as written
         self.secrets = {name: _forms(value) for value, name in (secrets or {}).items()}
@@ -142,6 +151,12 @@ class _Findings:
     def add(self, text: str, location: str) -> None:
         self.note(surviving_paths(text), location)
         self.note_variables(environment_values(text, self.secrets), location)
+
+    def origin(self, name: str) -> tuple[str, int] | None:
+        """The directive (docname, line) whose generated folder holds ``name`` (a docname,
+        or a download's path relative to the sources)."""
+        found = [f for f in self.origins if name.startswith(f + "/")]
+        return self.origins[max(found, key=len)] if found else None
 
     def note(self, paths: list[str], location: str) -> None:
         if paths:
@@ -166,8 +181,10 @@ def setup_publish_check(app: Sphinx) -> None:
 
 
 def _start(app: Sphinx) -> None:
+    """builder-inited, before the pages are generated: the registry's origins are filled
+    then, in the dict held here (it outlives the registry at build-finished)."""
     keep = SecretMasker(torchtrace_config(app.config).secrets_keep)
-    _FINDINGS[app] = _Findings(environment_secrets(os.environ, keep))
+    _FINDINGS[app] = _Findings(environment_secrets(os.environ, keep), built(app).origins)
 
 
 def check_page(
@@ -209,12 +226,15 @@ def check_published_paths(app: Sphinx, exception: BaseException | None) -> None:
     found = findings.paths
     shown = ", ".join(quote(p, 80) for p in found[:SHOWN])
     more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
+    first = findings.first or ""
+    origin = findings.origin(first)
     warn(
         PATH,
-        f"{findings.files} published file(s) hold absolute paths that no rewrite hid: "
-        f"{shown}{more}; add a rule for them to torchtrace_path_rewrites (a "
-        f"{{regex: replacement}} dict, such as {{r'/srv/ci/checkout': '{PROJECT}'}})",
-        findings.first,
+        f"{findings.files} published file(s) hold absolute paths that no rewrite hid "
+        f"(the first: {first}): {shown}{more}; add a rule for them to "
+        "torchtrace_path_rewrites (a {regex: replacement} dict, such as "
+        f"{{r'/srv/ci/checkout': '{PROJECT}'}})",
+        origin or first,
     )
 
 

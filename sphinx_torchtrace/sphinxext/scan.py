@@ -58,6 +58,9 @@ class DirectiveRequest:
     #: how many directives before it on its page have the same argument and ``:name:``
     #: (see :func:`.built.key`)
     nth: int = 0
+    #: the line of its page it starts at (1-based; 0: not from a page): where a warning
+    #: about what it published points
+    line: int = 0
 
     def label(self) -> str:
         name = self.raw_options.get("name")
@@ -148,7 +151,9 @@ def _requests_in(
             ):
                 literal_indent = indent
             continue
-        found.append(DirectiveRequest(docname, match.group("arg"), "", _options_after(lines, i)))
+        found.append(
+            DirectiveRequest(docname, match.group("arg"), "", _options_after(lines, i), line=i + 1)
+        )
     seen: dict[tuple[str, str], int] = {}
     for request in found:
         same = (

@@ -471,7 +471,11 @@ class CaptureKind:
                 raw.pop(option, None)
             raw.setdefault("name", Path(request.path).stem)
             sub = DirectiveRequest(
-                request.docname, request.argument, os.fspath(capture.trace_dir), raw
+                request.docname,
+                request.argument,
+                os.fspath(capture.trace_dir),
+                raw,
+                line=request.line,
             )
             more = TraceKind().generate(context, sub, options.trace)
             trace_key = request_key(sub, TRACE_DIRECTIVE)
