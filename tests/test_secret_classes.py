@@ -14,7 +14,8 @@ import random
 import string
 from pathlib import Path
 
-from sphinx_torchtrace.trace.secrets import AWS_SECRET, MASK, mask_secrets, scan_text
+from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.secrets import AWS_SECRET, MASK, SecretMasker, mask_secrets, scan_text
 
 from .conftest import SIMPLE_LOG
 from .test_share import run
@@ -178,3 +179,67 @@ def test_check_and_redact_find_a_key_line_that_ends_a_log(tmp_path: Path) -> Non
     done = run("redact", log, "-o", out)
     assert done.returncode == 0, done.stdout + done.stderr
     assert line not in out.read_text(encoding="utf-8")
+
+
+# -- limits lose no value a page must mask ----------------------------------------------------
+
+
+def _guard(i: int) -> str:
+    value = f"value-{i:04d}-Zq8wT"
+    return PREFIX + json.dumps(
+        {
+            "artifact": {"name": "guard", "encoding": "string"},
+            "note": f"environ['DB_PASS_{i}'] == '{value}'",
+        }
+    )
+
+
+def _quote(i: int) -> str:
+    return PREFIX + json.dumps(
+        {"artifact": {"name": "note", "encoding": "string"}, "note": f"arg = value-{i:04d}-Zq8wT"}
+    )
+
+
+def _limits_log(tmp_path: Path, tokens: int, values: int) -> Path:
+    """The simple log with ``tokens`` GitHub tokens first (findings nothing learns from),
+    then ``values`` environment guards, then each value quoted again without its name."""
+    r = random.Random(5)
+    lines = [
+        PREFIX
+        + json.dumps(
+            {
+                "artifact": {"name": "t", "encoding": "string"},
+                "note": "ghp_" + "".join(r.choice(ALNUM) for _ in range(36)),
+            }
+        )
+        for _ in range(tokens)
+    ]
+    lines += [_guard(i) for i in range(values)] + [_quote(i) for i in range(values)]
+    head, rest = SIMPLE_LOG.read_text(encoding="utf-8").split("\n", 1)
+    log = tmp_path / "limits.log"
+    log.write_text("\n".join([head, *lines, rest]), encoding="utf-8")
+    return log
+
+
+def test_redact_masks_every_environment_value_quoted_again(tmp_path: Path) -> None:
+    """More environment values than a masker learned (32): each quoted again is masked."""
+    log = _limits_log(tmp_path, tokens=0, values=60)
+    out = tmp_path / "out.log"
+    done = run("redact", log, "-o", out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert [i for i in range(60) if f"value-{i:04d}" in text] == []
+
+
+def test_a_trace_masker_learns_the_values_past_the_first_findings(tmp_path: Path) -> None:
+    """A log with more findings than the model keeps (1,000 tokens first): the environment
+    values after them are kept, and the masker made from the model (a diff, a build)
+    masks each where it is quoted without its name."""
+    log = _limits_log(tmp_path, tokens=1005, values=30)
+    scan = load_trace(log).ranks[0].secrets
+    assert scan.count >= 1005 + 60
+    masker = SecretMasker(secrets=scan.found)
+    quotes = [mask_secrets(_quote(i)) for i in range(30)]
+    assert all(f"value-{i:04d}" in q for i, q in enumerate(quotes))  # no rule finds them alone
+    left = [i for i in range(30) if f"value-{i:04d}" in masker(_quote(i))]
+    assert left == []

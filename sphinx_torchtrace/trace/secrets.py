@@ -29,7 +29,9 @@ and on any text before it is published (:class:`SecretMasker`), by one set of ru
 Each rule looks at the text as it stands and, where a JSON escape spells a character
 (``\\u0067hp_…``, ``:\\/\\/``), at the text a reader decodes (two levels: JSON in a
 JSON string); a line break or TAB escaped right before a value ends a word.  A finding
-is masked in the encoding it was found in.
+is masked in the encoding it was found in, and a text is masked again until nothing more
+is found (a value masked can leave another standing alone): masking is idempotent, and a
+scan lists what masking removes.
 
 A masked value keeps its quotes and a token its public prefix:
 ``b'hf_…[secret masked]'``; nothing is added or removed but the value, so line numbers
@@ -43,7 +45,7 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import NamedTuple
@@ -52,10 +54,15 @@ from typing import NamedTuple
 MASK = "[secret masked]"
 #: What a token's public prefix is followed by when its secret part is masked.
 ELLIPSIS = "…"
-#: Findings of one log kept in the model with their values; the rest are only counted.
+#: Findings of one log kept in the model with their values; the rest are only counted …
 MAX_FOUND = 1000
-#: Values found by the environment rule masked wherever else a trace quotes them, at most.
-MAX_LEARNED = 32
+#: … but for those a masker learns from (an environment value to mask wherever else it is
+#: quoted, a private key's lines): as many more, each value once.
+MAX_KEPT = 1024
+#: Values found by the environment rule masked wherever else a trace quotes them, at most
+#: (each of 8 to 1024 characters: a megabyte); past it a value is listed and masked where
+#: its variable is named, and :attr:`LearnedValues.unlearned` says how many were.
+MAX_LEARNED = 1024
 #: Characters of one environment value looked at (a longer one is masked to its line's end).
 MAX_VALUE_CHARS = 4096
 #: The kind of a value found by the environment rule.
@@ -113,7 +120,8 @@ class Secret:
 @dataclass
 class SecretScan:
     """What a log holds that looks secret: the first :data:`MAX_FOUND` findings, in log
-    order, and how many more."""
+    order, then those a masker learns from (:func:`teaches`, up to :data:`MAX_KEPT` more:
+    no value a page must mask is lost past the first ones), and how many more."""
 
     found: list[Secret] = field(default_factory=list)
     more: int = 0
@@ -123,10 +131,18 @@ class SecretScan:
         return len(self.found) + self.more
 
     def add(self, secret: Secret) -> None:
-        if len(self.found) < MAX_FOUND:
+        if len(self.found) < MAX_FOUND or (
+            teaches(secret) and len(self.found) < MAX_FOUND + MAX_KEPT
+        ):
             self.found.append(secret)
         else:
             self.more += 1
+
+
+def teaches(secret: Secret) -> bool:
+    """Whether a masker learns from a finding to mask it wherever else it is quoted: an
+    environment value (:func:`learnable`), a private key (its lines)."""
+    return secret.kind == PRIVATE_KEY or learnable(secret)
 
 
 # -- what looks random ----------------------------------------------------------------------
@@ -516,13 +532,118 @@ def _random_strings(text: str) -> Iterator[_Found]:
             yield _Found(m.start("v"), m.end("v"), MASK, Secret(0, kind, "", value), 5)
 
 
-def _learned(text: str, values: Sequence[tuple[re.Pattern[str], str]]) -> Iterator[_Found]:
-    for pattern, name in values:
-        for m in pattern.finditer(text):
-            start, end = m.span()
-            if (start and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
-                continue
-            yield _Found(start, end, MASK, Secret(0, ENVIRONMENT, name, m.group()), 4)
+#: Values learned that are looked for one by one (each a literal: C speed); past them, by
+#: their first 8 characters, all in one expression (a trie: one scan of the text).
+_ONE_BY_ONE = 32
+_HEAD = 8
+
+
+class LearnedValues:
+    """Values found by the environment rule, to find wherever else a text quotes them:
+    as many as :data:`MAX_LEARNED` (the first :data:`_ONE_BY_ONE` each by its own
+    literal expression, all of them once more by their heads); one scan of a text
+    whatever their number."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}  # value -> its variable's name
+        self.unlearned = 0  # values past MAX_LEARNED (listed, masked where named)
+        self._literal: list[tuple[re.Pattern[str], str]] = []
+        self._by_head: dict[str, list[str]] = {}  # head -> values, longest first
+        self._heads: re.Pattern[str] | None = None
+        self._stale = False
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __iter__(self) -> Iterator[tuple[re.Pattern[str], str]]:
+        """Each value as a literal expression, with its variable's name."""
+        return ((re.compile(re.escape(v)), n) for v, n in self.names.items())
+
+    def add(self, value: str, name: str) -> bool:
+        """Learn ``value``; whether it was new (and there was room)."""
+        if value in self.names:
+            return False
+        if len(self.names) >= MAX_LEARNED:
+            self.unlearned += 1
+            return False
+        self.names[value] = name
+        if len(self._literal) < _ONE_BY_ONE:
+            self._literal.append((re.compile(re.escape(value)), name))
+            self._literal.sort(key=lambda learned: -len(learned[0].pattern))
+        else:
+            self._by_head.setdefault(value[:_HEAD], []).append(value)
+            self._by_head[value[:_HEAD]].sort(key=len, reverse=True)
+            self._stale = True
+        return True
+
+    def search(self, text: str) -> bool:
+        """Whether ``text`` may quote one of the values (a gate before the rules)."""
+        return any(p.search(text) for p, _ in self._literal) or (
+            bool(self._by_head) and self._head_pattern().search(text) is not None
+        )
+
+    def _head_pattern(self) -> re.Pattern[str]:
+        if self._heads is None or self._stale:
+            self._heads = re.compile(_trie(self._by_head))
+            self._stale = False
+        return self._heads
+
+    def spans(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Each place a value is quoted as a whole word: (start, end, its variable)."""
+        for pattern, name in self._literal:
+            for m in pattern.finditer(text):
+                if _whole(text, *m.span()):
+                    yield m.start(), m.end(), name
+        if not self._by_head:
+            return
+        heads, pos = self._head_pattern(), 0
+        while (hit := heads.search(text, pos)) is not None:
+            start = hit.start()
+            pos = start + 1
+            for value in self._by_head[hit.group()]:
+                end = start + len(value)
+                if text.startswith(value, start) and _whole(text, start, end):
+                    yield start, end, self.names[value]
+                    pos = end
+                    break
+
+
+def _whole(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is no part of a longer word."""
+    return not (start and text[start - 1].isalnum()) and not (
+        end < len(text) and text[end].isalnum()
+    )
+
+
+#: A node of a trie: each next character's node ("" where a word ends).
+_Node = dict[str, "_Node"]
+
+
+def _trie(words: Iterable[str]) -> str:
+    """One expression matching any of ``words`` (of :data:`_HEAD` characters at most):
+    a trie, so that a scan follows one branch at each character, however many."""
+    root: _Node = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def pattern(node: _Node) -> str:
+        alts = [re.escape(ch) + pattern(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(root)
+
+
+def _learned(text: str, values: LearnedValues | None) -> Iterator[_Found]:
+    if not values:
+        return
+    for start, end, name in values.spans(text):
+        yield _Found(start, end, MASK, Secret(0, ENVIRONMENT, name, text[start:end]), 4)
 
 
 def _anonymous(pattern: str) -> str:
@@ -556,13 +677,13 @@ _GATE = re.compile("|".join(f"(?:{_anonymous(e.pattern)})" for e in _RULE_EXPRES
 _GATED_CHARS = 128
 
 
-def _plain_findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) -> list[_Found]:
+def _plain_findings(text: str, learned: LearnedValues | None = None) -> list[_Found]:
     """Every value of ``text`` as it stands that looks secret (overlaps not removed)."""
     if (
         len(text) <= _GATED_CHARS
         and _GATE.search(text) is None
         and _FIRST_KEY_LINE.match(text) is None
-        and not any(pattern.search(text) for pattern, _ in learned)
+        and not (learned and learned.search(text))
     ):
         return []
     return [
@@ -655,7 +776,7 @@ def _raw_replacement(f: _Found, raw: str) -> str:
     return f.replacement
 
 
-def _findings(text: str, learned: Sequence[tuple[re.Pattern[str], str]] = ()) -> list[_Found]:
+def _findings(text: str, learned: LearnedValues | None = None) -> list[_Found]:
     """Every value of ``text`` that looks secret, in order, none overlapping another: found
     in the text and in what it reads as once its JSON escapes are decoded (up to
     :data:`ESCAPE_LEVELS` levels), each masked in the encoding it was found in (the
@@ -766,15 +887,19 @@ class SecretMasker:
     def __init__(self, keep: Iterable[str] = (), secrets: Iterable[Secret] = ()) -> None:
         self.keep = [re.compile(k) for k in keep]
         self._kept: set[str] = set()  # values of variables kept: kept wherever quoted
-        learned: dict[str, str] = {}
+        self._learned = LearnedValues()
         for secret in secrets:
             if self.keeps(secret):
                 if secret.name:
                     self._kept.add(secret.value)
-            elif learnable(secret) and len(learned) < MAX_LEARNED:
-                learned.setdefault(secret.value, secret.name)
-        ordered = sorted(learned.items(), key=lambda kv: -len(kv[0]))
-        self._learned = [(re.compile(re.escape(v)), name) for v, name in ordered]
+            elif learnable(secret):
+                self._learned.add(secret.value, secret.name)
+
+    @property
+    def unlearned(self) -> int:
+        """Environment values past :data:`MAX_LEARNED`: masked where their variable is
+        named, not wherever else quoted (a caller says so)."""
+        return self._learned.unlearned
 
     def keeps(self, secret: Secret) -> bool:
         """Whether the user vouches for this finding: ``keep`` matches its variable's name
@@ -794,14 +919,9 @@ class SecretMasker:
     def learn(self, secret: Secret) -> bool:
         """Mask a value found by the environment rule wherever else a text quotes it from
         now on (``redact`` meets it again further down a log); whether it was new."""
-        if self.keeps(secret) or not learnable(secret) or len(self._learned) >= MAX_LEARNED:
+        if self.keeps(secret) or not learnable(secret):
             return False
-        key = re.escape(secret.value)
-        if any(p.pattern == key for p, _ in self._learned):
-            return False
-        self._learned.append((re.compile(key), secret.name))
-        self._learned.sort(key=lambda learned: -len(learned[0].pattern))
-        return True
+        return self._learned.add(secret.value, secret.name)
 
     def masked(self, text: str) -> tuple[str, list[tuple[int, Secret]]]:
         """``text`` masked, and each value masked with its place in ``text``."""
@@ -909,7 +1029,8 @@ class SecretScanner:
         self.scan = SecretScan()
         self._carry = b""
         self._line = 1  # the line the carried bytes start on
-        self._learned: list[tuple[re.Pattern[str], str]] = []  # environment values found
+        self._learned = LearnedValues()  # environment values found
+        self._taught: set[str] = set()  # values kept past MAX_FOUND: each once
 
     def feed(self, data: bytes) -> None:
         data = self._carry + data if self._carry else data
@@ -940,19 +1061,20 @@ class SecretScanner:
             line += text.count("\n", pos, at)
             pos = at
             secret.line = line
+            if len(self.scan.found) >= MAX_FOUND and teaches(secret):
+                if secret.value in self._taught or len(self._taught) >= MAX_KEPT:
+                    self.scan.more += 1
+                    continue
+                self._taught.add(secret.value)
             self.scan.add(secret)
         self._line += data.count(b"\n")
 
     def _learn(self, found: list[tuple[int, Secret]]) -> bool:
         """Keep the environment values first found here (to find them quoted elsewhere in
         the log); whether there were any."""
-        known = {p.pattern for p, _ in self._learned}
         added = False
         for _, secret in found:
-            key = re.escape(secret.value)
-            if learnable(secret) and key not in known and len(self._learned) < MAX_LEARNED:
-                self._learned.append((re.compile(key), secret.name))
-                known.add(key)
+            if learnable(secret) and self._learned.add(secret.value, secret.name):
                 added = True
         return added
 
