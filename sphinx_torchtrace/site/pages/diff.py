@@ -236,41 +236,48 @@ def _summary(plan: DiffPlan) -> list[str]:
 
 
 def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
-    out: list[Block] = []
-    frames = [f for f in plan.frames_of_rank(r.rank) if f.frame.changed]
-    if frames:
-        rows = [_frame_row(plan, f) for f in frames]
-        unchanged = len(plan.frames_of_rank(r.rank)) - len(frames)
-        note = f"{unchanged} other frame(s) unchanged." if unchanged else ""
-        out += _part(
-            "Frames",
-            [
-                Table(
-                    [
-                        "frame",
-                        plan.baseline_label,
-                        plan.new_label,
-                        "status",
-                        "compiles",
-                        "graph ops",
-                        "kernels",
-                        "what changed",
-                    ],
-                    rows,
-                ),
-                *([Paragraph([note])] if note else []),
-            ],
-        )
+    """What changed on one rank, a titled part per kind: frames, graph breaks, compile
+    errors, recompiles, cache lookups, then compile time."""
     breaks = _sites(plan, "New graph breaks", r.breaks_new) + _sites(
         plan, "Graph breaks fixed", r.breaks_fixed
     )
-    if breaks:
-        out += _part("Graph breaks", breaks)
     errors = _sites(plan, "New compile errors", r.errors_new) + _sites(
         plan, "Compile errors fixed", r.errors_fixed
     )
-    if errors:
-        out += _part("Compile errors", errors)
+    return [
+        *_frames_part(plan, r),
+        *(_part("Graph breaks", breaks) if breaks else []),
+        *(_part("Compile errors", errors) if errors else []),
+        *_recompiles_part(plan, r),
+        *_cache_part(plan, r),
+        *_times_part(plan, r),
+    ]
+
+
+def _frames_part(plan: DiffPlan, r: RankDiff) -> list[Block]:
+    """The changed frames, a row each, and how many others are unchanged."""
+    frames = [f for f in plan.frames_of_rank(r.rank) if f.frame.changed]
+    if not frames:
+        return []
+    rows = [_frame_row(plan, f) for f in frames]
+    unchanged = len(plan.frames_of_rank(r.rank)) - len(frames)
+    note = f"{unchanged} other frame(s) unchanged." if unchanged else ""
+    header = [
+        "frame",
+        plan.baseline_label,
+        plan.new_label,
+        "status",
+        "compiles",
+        "graph ops",
+        "kernels",
+        "what changed",
+    ]
+    return _part("Frames", [Table(header, rows), *([Paragraph([note])] if note else [])])
+
+
+def _recompiles_part(plan: DiffPlan, r: RankDiff) -> list[Block]:
+    """The frames of both runs compiled a different number of times or for new reasons,
+    each with its new reasons."""
     recompiles = [
         f
         for f in r.frames
@@ -278,55 +285,60 @@ def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
         and f.baseline is not None
         and (f.versions.changed or f.recompile_reasons_new)
     ]  # a new frame's compiles are in its row, not a recompile
-    if recompiles:
-        items = []
-        for f in recompiles:
-            content: list[Inline] = [
-                Code(str(f.key)),
-                f": compiled {_value(f.versions.new)} time(s) (was {_value(f.versions.baseline)})",
-            ]
-            blocks: list[Block] = [Paragraph(content)]
-            if f.recompile_reasons_new:
-                blocks.append(
-                    BulletList(
-                        [
-                            [Paragraph(["new reason: ", Code(_text(plan, t))])]
-                            for t in f.recompile_reasons_new
-                        ]
-                    )
-                )
-            items.append(blocks)
-        out += _part("Recompiles", [BulletList(items)])
-    if r.cache.changed:
-        out += _part(
-            "Cache",
-            [
-                Paragraph(
+    if not recompiles:
+        return []
+    items = []
+    for f in recompiles:
+        content: list[Inline] = [
+            Code(str(f.key)),
+            f": compiled {_value(f.versions.new)} time(s) (was {_value(f.versions.baseline)})",
+        ]
+        blocks: list[Block] = [Paragraph(content)]
+        if f.recompile_reasons_new:
+            blocks.append(
+                BulletList(
                     [
-                        f"Cache lookups: {_value(r.cache.baseline)} in {plan.baseline_label}, "
-                        f"{_value(r.cache.new)} in {plan.new_label}."
+                        [Paragraph(["new reason: ", Code(_text(plan, t))])]
+                        for t in f.recompile_reasons_new
                     ]
                 )
-            ],
-        )
-    if r.times:
-        rows_t: list[list[Inlines]] = [
-            [
-                [phase_words(t.phase)],
-                [_seconds(t.baseline)],
-                [_seconds(t.new)],
-                [_ratio(t.ratio)],
-            ]
-            for t in r.times
-        ]
-        out += _part(
-            "Compile time (noisy)",
-            [
-                Paragraph([NOISY + "."]),
-                Table(["phase", plan.baseline_label, plan.new_label, "ratio"], rows_t),
-            ],
-        )
-    return out
+            )
+        items.append(blocks)
+    return _part("Recompiles", [BulletList(items)])
+
+
+def _cache_part(plan: DiffPlan, r: RankDiff) -> list[Block]:
+    """The cache lookups of both runs, where they differ."""
+    if not r.cache.changed:
+        return []
+    return _part(
+        "Cache",
+        [
+            Paragraph(
+                [
+                    f"Cache lookups: {_value(r.cache.baseline)} in {plan.baseline_label}, "
+                    f"{_value(r.cache.new)} in {plan.new_label}."
+                ]
+            )
+        ],
+    )
+
+
+def _times_part(plan: DiffPlan, r: RankDiff) -> list[Block]:
+    """Compile time by phase in both runs and their ratio, said to be noisy."""
+    if not r.times:
+        return []
+    rows: list[list[Inlines]] = [
+        [[phase_words(t.phase)], [_seconds(t.baseline)], [_seconds(t.new)], [_ratio(t.ratio)]]
+        for t in r.times
+    ]
+    return _part(
+        "Compile time (noisy)",
+        [
+            Paragraph([NOISY + "."]),
+            Table(["phase", plan.baseline_label, plan.new_label, "ratio"], rows),
+        ],
+    )
 
 
 def _part(title: str, blocks: Sequence[Block]) -> list[Block]:
