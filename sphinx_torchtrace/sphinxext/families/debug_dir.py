@@ -96,9 +96,20 @@ def generate_debug_dir(
 ) -> list[DirectiveRequest]:
     """Plan the pages of a debug folder (``opened``: a ``torchtrace`` directive's input, its
     label claimed); returns the requests of the trace logs of its run."""
-    label = request.label()
-    config = context.config
     debug = load_debug_dir(request.path, opened.debug_shape)
+    _warn_diagnostics(debug)
+    plan = plan_debug_dir(request.label(), debug, context.gen_dir)
+    companions = _run_traces(context, request, options, debug)
+    read = [t for c in companions if (t := _link_trace(context, plan, debug, c)) is not None]
+    generated = _generated(context, request, options, debug, plan, read, companions)
+    generated.notes.extend(ineffective_notes(opened.is_folder, DEBUG_DIR, options))
+    context.register(request, DIRECTIVE, generated)
+    _add_pages(context, generated)
+    return companions
+
+
+def _warn_diagnostics(debug: DebugDir) -> None:
+    """What reading the folder found, each at its file (and line)."""
     for d in debug.diagnostics:
         # a path alone would be taken for a docname: a node with a source says "path:"
         warn(
@@ -106,76 +117,100 @@ def generate_debug_dir(
             d.message,
             f"{d.path}:{d.line}" if d.line else _whole_file(d.path),
         )
-    plan = plan_debug_dir(label, debug, context.gen_dir)
+
+
+def _run_traces(
+    context: Context, request: DirectiveRequest, options: TraceOptions, debug: DebugDir
+) -> list[DirectiveRequest]:
+    """The trace logs of the run, as directives of the same page and line: the one torch
+    wrote inside the folder (``<label>-trace``), then each ``:with:`` (``<label>-with-<n>``);
+    each request's path is the log's, resolved."""
+    label = request.label()
     source_dir = context.source_dir(request)
-    companions: list[DirectiveRequest] = []
     traces: list[tuple[str, str]] = []  # (label, path)
-    read: list[Trace] = []  # the run's traces: their project roots are hidden here too
     if debug.trace_logs:
-        folder = os.fspath(debug.trace_logs[0].parent)
-        traces.append((f"{label}-trace", folder))
+        traces.append((f"{label}-trace", os.fspath(debug.trace_logs[0].parent)))
     for n, other in enumerate(options.with_paths, 1):
-        path = resolve_argument(other, source_dir, context.srcdir)
-        traces.append((f"{label}-with-{n}", path))
+        traces.append((f"{label}-with-{n}", resolve_argument(other, source_dir, context.srcdir)))
+    out = []
     for trace_label, path in traces:
-        argument = os.path.relpath(path, source_dir)
         given = {"name": trace_label} | ({"no-source": ""} if options.no_source else {})
-        companions.append(DirectiveRequest(request.docname, argument, "", given))
-        try:
-            trace = load_trace(
-                path,
-                display_root=context.srcdir,
-                cache_dir=context.cache_dir,
-                max_bytes=config.max_log_bytes,
-            )
-        except (OSError, TraceReadError):
-            continue
-        read.append(trace)
-        found = matching_compiles(debug, trace)
-        # the trace's own frame objects, as its directive names them (ranks, repeats
-        # after a reset, the frame cap): a compile with no frame object is not linked
-        frames = (
-            plan_trace(
-                companions[-1].label(),
-                trace,
-                context.gen_dir,
-                config.max_frames,
-                config.fold_bytes,
-            )
-            if found
-            else None
+        argument = os.path.relpath(path, source_dir)
+        out.append(DirectiveRequest(request.docname, argument, path, given, line=request.line))
+    return out
+
+
+def _link_trace(
+    context: Context, plan: DebugDirPlan, debug: DebugDir, companion: DirectiveRequest
+) -> Trace | None:
+    """Read one trace log of the run and link each graph folder to the frames of that
+    trace whose compiles it matches; the first log read is the run's trace on the pages.
+    None when it cannot be read (its own directive warns)."""
+    config = context.config
+    try:
+        trace = load_trace(
+            companion.path,
+            display_root=context.srcdir,
+            cache_dir=context.cache_dir,
+            max_bytes=config.max_log_bytes,
         )
-        for g in plan.graphs:
-            for compile_ in found.get(g.graph.name, ()):
-                frame = frames.frame_for(compile_) if frames is not None else None
-                if frame is not None and frame.name not in g.frames:
-                    g.frames.append(frame.name)
-        if plan.trace_label is None:
-            plan.trace_label = trace_label
-            plan.trace_index = f"{context.gen_dir}/{label_segment(trace_label)}/index"
-    rules = page_rules(config, context.srcdir, read)
-    masker = debug_masker(config, debug)
-    warn_debug_secrets(label, debug, masker)
-    generated = GeneratedDebugDir(
+    except (OSError, TraceReadError):
+        return None
+    found = matching_compiles(debug, trace)
+    # the trace's own frame objects, as its directive names them (ranks, repeats
+    # after a reset, the frame cap): a compile with no frame object is not linked
+    frames = (
+        plan_trace(companion.label(), trace, context.gen_dir, config.max_frames, config.fold_bytes)
+        if found
+        else None
+    )
+    for g in plan.graphs:
+        for compile_ in found.get(g.graph.name, ()):
+            frame = frames.frame_for(compile_) if frames is not None else None
+            if frame is not None and frame.name not in g.frames:
+                g.frames.append(frame.name)
+    if plan.trace_label is None:
+        plan.trace_label = trace_label = companion.label()
+        plan.trace_index = f"{context.gen_dir}/{label_segment(trace_label)}/index"
+    return trace
+
+
+def _generated(
+    context: Context,
+    request: DirectiveRequest,
+    options: TraceOptions,
+    debug: DebugDir,
+    plan: DebugDirPlan,
+    read: list[Trace],
+    companions: list[DirectiveRequest],
+) -> GeneratedDebugDir:
+    """The folder as the build knows it, with the path rewrites of the folder and of the
+    run's traces (their project roots are hidden here too) and its secrets masked."""
+    masker = debug_masker(context.config, debug)
+    warn_debug_secrets(request.label(), debug, masker)
+    return GeneratedDebugDir(
         request,
         options,
         debug,
         plan,
         PageSettings(no_source=options.no_source, detail_toctree=context.detail_toctree),
-        PathRewriter(rules, masker),
+        PathRewriter(page_rules(context.config, context.srcdir, read), masker),
         companions,
     )
-    generated.notes.extend(ineffective_notes(opened.is_folder, DEBUG_DIR, options))
-    context.register(request, DIRECTIVE, generated)
+
+
+def _add_pages(context: Context, generated: GeneratedDebugDir) -> None:
+    """Its pages, and a download of each graph folder's raw files."""
+    plan = generated.plan
     for docname in plan.docnames:
         kind, _ = plan.page_of(docname)
         context.add_page(docname, generated, kind)
+    no_source = generated.options.no_source
     for g in plan.graphs:
         for fname, raw in g.raw.items():
             text = g.graph.text(fname)
             if text is not None:
-                context.add_file(raw, generated.rewrite(maybe_strip(text, options.no_source)))
-    return companions
+                context.add_file(raw, generated.rewrite(maybe_strip(text, no_source)))
 
 
 def _whole_file(path: str) -> nodes.Node:
