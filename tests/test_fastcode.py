@@ -321,8 +321,12 @@ def _structure(markup: str) -> str:
 
 
 def test_the_translator_passes_emphasis_and_first_line() -> None:
+    class Builder:
+        name = "html"
+
     class Translator:
         body: list[str] = []
+        builder = Builder()
 
         def starttag(self, node: nodes.Node, tag: str, suffix: str, CLASS: str) -> str:
             return f'<{tag} class="{CLASS}">'

@@ -16,6 +16,7 @@ from collections.abc import Collection
 
 from .fx_tokens import FX_PLAIN, alternatives
 from .highlight_regex import HIGHLIGHTERS
+from .lazy_code import lazy_lines
 
 # Each match is a run of plain text (punctuation, names that start no token) and
 # then one token, so the scan moves a name at a time and the Python callback runs
@@ -52,8 +53,13 @@ def highlight_fast(
     linenos: bool,
     first_line: int = 1,
     hl_lines: Collection[int] = (),
+    lazy: bool = False,
 ) -> str:
     """The inner HTML of a code block: ``<div class="highlight">...</div>``.
+
+    ``lazy``: a long block's lines past its first chunk are written plain with their
+    tokens in an attribute, highlighted by the page's script when read
+    (:mod:`.lazy_code`); for pages a browser opens, not for e-books.
 
     Numbered blocks are Pygments' table layout (numbers in a column of their
     own), not one ``<span class="linenos">`` per line: the column costs a few
@@ -72,7 +78,9 @@ def highlight_fast(
             escaped = html.escape(text, quote=False)
         if language == "diff":
             escaped = "\n".join(_diff_line(line) for line in escaped.split("\n"))
-    code = f"<pre><span></span>{_emphasized(escaped, hl_lines)}</pre>"
+    written = lazy_lines(escaped) if lazy and not hl_lines else None
+    body = _emphasized(escaped, hl_lines) if written is None else written + "\n"
+    code = f"<pre><span></span>{body}</pre>"
     if not linenos:
         return f'<div class="highlight">{code}</div>\n'
     last = first_line + escaped.count("\n")

@@ -374,3 +374,70 @@
     initAll();
   }
 })();
+
+// Long code blocks are written highlighted for their first lines only; each later chunk is
+// plain text with its tokens in data-runs ("start,end,class,...", offsets in the chunk's
+// text) so the page loads like a short one (sphinx_torchtrace/render/lazy_code.py).  A chunk
+// gets its spans when it comes near the screen, and every chunk before printing.
+(function () {
+  "use strict";
+  function highlight(chunk) {
+    var runs = chunk.getAttribute("data-runs");
+    if (runs === null) {
+      return;
+    }
+    chunk.removeAttribute("data-runs");
+    var text = chunk.textContent;
+    var parts = runs ? runs.split(",") : [];
+    var out = document.createDocumentFragment();
+    var at = 0;
+    for (var i = 0; i + 2 < parts.length; i += 3) {
+      var start = +parts[i];
+      var end = +parts[i + 1];
+      if (!(start >= at && end > start && end <= text.length)) {
+        continue;
+      }
+      if (start > at) {
+        out.appendChild(document.createTextNode(text.slice(at, start)));
+      }
+      var span = document.createElement("span");
+      span.className = parts[i + 2];
+      span.textContent = text.slice(start, end);
+      out.appendChild(span);
+      at = end;
+    }
+    if (at < text.length) {
+      out.appendChild(document.createTextNode(text.slice(at)));
+    }
+    chunk.textContent = "";
+    chunk.appendChild(out);
+  }
+  function all() {
+    document.querySelectorAll(".torchtrace-lazy[data-runs]").forEach(highlight);
+  }
+  function start() {
+    var chunks = document.querySelectorAll(".torchtrace-lazy[data-runs]");
+    if (!chunks.length) {
+      return;
+    }
+    if (!("IntersectionObserver" in window)) {
+      all();
+      return;
+    }
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (entry.isIntersecting) {
+          observer.unobserve(entry.target);
+          highlight(entry.target);
+        }
+      });
+    }, { rootMargin: "1500px 0px" });
+    chunks.forEach(function (chunk) { observer.observe(chunk); });
+    window.addEventListener("beforeprint", all);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

@@ -21,6 +21,8 @@ from sphinx.writers.html5 import HTML5Translator
 from ...render.highlight import FAST_LANGUAGES, highlight_fast
 
 FAST_CLASS = "torchtrace-fast"
+#: Builders whose readers may run no script: every line highlighted in the page.
+_EAGER_BUILDERS = frozenset({"epub", "epub3"})
 
 
 def visit_literal_block(self: HTML5Translator, node: nodes.literal_block) -> None:
@@ -37,6 +39,7 @@ def visit_literal_block(self: HTML5Translator, node: nodes.literal_block) -> Non
         bool(node.get("linenos")),
         highlight_args.get("linenostart", 1),
         highlight_args.get("hl_lines") or (),
+        lazy=self.builder.name not in _EAGER_BUILDERS,
     )
     starttag = self.starttag(node, "div", suffix="", CLASS=f"highlight-{language} notranslate")
     self.body.append(starttag + inner + "</div>\n")
