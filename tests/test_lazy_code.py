@@ -4,7 +4,6 @@ code and on hostile text)."""
 
 from __future__ import annotations
 
-import gzip
 import html
 import re
 from functools import cache

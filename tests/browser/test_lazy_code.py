@@ -48,8 +48,9 @@ def test_long_code_is_highlighted_when_read(site: Site, open_page: PageMaker) ->
     page = open_page(str(longest.relative_to(site.html)).removesuffix(".html"))
     page.wait_for_load_state("load")
     block = page.locator(f"td.code pre:has(.{LAZY_CLASS})").first
-    block.evaluate(
-        "pre => { for (let d = pre.closest('details'); d; d = d.parentElement.closest('details')) d.open = true; }"
+    block.evaluate(  # open the folds around it
+        "pre => { for (let d = pre.closest('details'); d;"
+        " d = d.parentElement.closest('details')) d.open = true; }"
     )
     waiting = block.locator(f".{LAZY_CLASS}[data-runs]")
     page.wait_for_timeout(200)
