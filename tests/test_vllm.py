@@ -79,7 +79,7 @@ def test_cold_headline_split_and_config() -> None:
     [call] = view.calls
     assert call.mode == "VLLM_COMPILE (3)"
     assert call.settings == facts["config"]
-    assert view.start_kind == "cold" and not view.reused and not view.loads
+    assert view.startup == "cold" and not view.reused and not view.loads
     assert view.backend_seconds is not None and round(view.backend_seconds, 3) == 101.178
     assert view.ids_missing and view.compile_ids == ["[0/0]"] and not view.dynamo_start
     # the ops that really split the graph, from the execution code, not the 19 candidates
@@ -115,7 +115,7 @@ def test_token_count_guards_are_checked_against_the_ranges() -> None:
 def test_warm_log_gives_loads_that_map_back_to_the_cold_cells() -> None:
     warm, cold, facts = _view(WARM), _view(COLD), _facts(WARM)
     assert facts["compiles"] == [] and not warm.pieces  # the warm matrix is empty, as logged
-    assert warm.start_kind == "warm" and len(warm.loads) == 9
+    assert warm.startup == "warm" and len(warm.loads) == 9
     assert all(load.cache_text == "fx_graph_bundled hit" for load in warm.loads)
     span = warm.load_span
     assert span is not None and span.seconds is not None

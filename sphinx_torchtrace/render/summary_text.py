@@ -136,7 +136,7 @@ def failure_lines(out: Lines, failures: Sequence[Failure], limit: int | None) ->
             head = [("restart", "yellow"), " (no graph break)"]
         if f.count > 1:
             head.append(f" ×{f.count}")
-        head += [": ", (_cut(f.kind), "bold")]
+        head += [": ", (_cut(f.headline), "bold")]
         if f.registry_id:
             head.append(f" ({f.registry_id})")
         if f.outcome is not None:

@@ -153,7 +153,7 @@ def _headline(view: v.VllmView, links: _Links) -> list[Block]:
         f"{'' if subgraphs == 1 else 's'}",
         "warm": f"warm: {len(view.loads)} pieces loaded from a cache, none compiled",
         "no compile": f"{len(pieces)} piecewise compile starts, none followed by a compile",
-    }[view.start_kind]
+    }[view.startup]
     start += f"; {len(reused)} reused in-process" if reused else "; none reused"
     if view.loads and not view.warm:
         start += f"; {len(view.loads)} loaded"
@@ -688,7 +688,7 @@ def glance_line(plan: TracePlan) -> list[Inline] | None:
     compiled = sum(len(view.compiled) for _, view in views)
     reused = sum(len(view.reused) for _, view in views)
     loaded = sum(len(view.loads) for _, view in views)
-    kinds = sorted({view.start_kind for _, view in views})
+    kinds = sorted({view.startup for _, view in views})
     parts = [f"{'/'.join(kinds)} start"]
     if compiled:
         parts.append(f"{compiled} piecewise compile{'' if compiled == 1 else 's'}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..model import Compile, RankTrace, Trace
 from .compare import reasons_record
@@ -60,7 +60,7 @@ class Failure:
     """One row of the overview's failures table, over every rank that logged it."""
 
     category: str  # "error", "graph_break" or "restart" (:data:`.graph_breaks.Category`)
-    kind: str  # torch's name for it: the break's type line, or the error's message headline
+    headline: str  # torch's name for it: the break's type line, or the error's message headline
     error_type: str | None  # the exception type of an error
     registry_id: str | None  # "GB0025": the graph-break registry's page of it
     explanation: str | None  # torch's "Explanation:", else None
@@ -75,7 +75,7 @@ class Failure:
     def as_json(self) -> dict[str, Any]:
         return {
             "category": self.category,
-            "kind": self.kind,
+            "kind": self.headline,
             "error_type": self.error_type,
             "registry_id": self.registry_id,
             "explanation": self.explanation,
@@ -215,7 +215,7 @@ def _add_failure(
         event = group.events[0]
         row = found[group.identity] = Failure(
             category=group.category,
-            kind=first.type if group.message.parts else group.message.headline,
+            headline=first.type if group.message.parts else group.message.headline,
             error_type=group.type,
             registry_id=first.registry_id,
             explanation=first.explanation,
@@ -289,7 +289,10 @@ def log_read(trace: Trace, path: str) -> LogRead:
     return LogRead(path, logs, folder, why)
 
 
-def bounded(items: Sequence[Any], limit: int | None) -> tuple[list[Any], int]:
+_T = TypeVar("_T")
+
+
+def bounded(items: Sequence[_T], limit: int | None) -> tuple[list[_T], int]:
     """The first ``limit`` items (all with None) and how many more there are."""
     if limit is None or len(items) <= limit:
         return list(items), 0

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..model import Artifact, CacheEvent, ChromiumEvent, Metrics, RankTrace, ShapeEvent
 from ..reader import read_payloads
@@ -403,7 +403,8 @@ class VllmView:
         return bool(self.loads) and not self.pieces
 
     @property
-    def start_kind(self) -> str:
+    def startup(self) -> Literal["warm", "cold", "no compile"]:
+        """How the run started: ``warm`` from vLLM's cache, ``cold`` compiling."""
         if self.warm:
             return "warm"
         return "cold" if self.compiled else "no compile"
@@ -886,7 +887,7 @@ def summary_data(view: VllmView) -> dict[str, Any]:
         )
     symbol = view.symbol
     return {
-        "start": view.start_kind,
+        "start": view.startup,
         "compile_seconds": view.compile_seconds,
         "compiles": len(view.compiled),
         "reused": len(view.reused),
@@ -940,7 +941,7 @@ def _piece_data(p: Piece) -> dict[str, Any]:
 
 def summary_text(view: VllmView) -> str:
     """One line for ``summary``: cold or warm, the pieces, vLLM's time, the slowest."""
-    parts = [f"{view.start_kind} start"]
+    parts = [f"{view.startup} start"]
     if view.compiled:
         parts.append(f"{len(view.compiled)} piecewise compiles")
     if view.reused:

@@ -60,7 +60,7 @@ def _failures_of(view: Overview, rank: RankTrace) -> list[Block]:
         return [Paragraph(["No graph breaks, restarts or compile errors."])]
     counts = graph_breaks.break_counts(groups)
     rows: list[Row] = [
-        [_failure_kind(g), _failure_reason(g), [str(g.count)], _failure_places(view, g)]
+        [_category_cell(g), _failure_reason(g), [str(g.count)], _failure_places(view, g)]
         for g in groups
     ]
     table = Table(
@@ -137,8 +137,8 @@ def _distinct_breaks(view: Overview, groups: Sequence[graph_breaks.EventGroup]) 
     return [intro, BulletList(items), *errors]
 
 
-#: What each kind of event is called, for readers who do not work on PyTorch.
-FAILURE_KINDS = {
+#: What each category of event is called, for readers who do not work on PyTorch.
+CATEGORY_WORDS: dict[graph_breaks.Category, str] = {
     "error": "Compile error",
     "graph_break": "Graph break",
     "restart": "Restart (no graph break)",
@@ -227,8 +227,9 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
     return "; ".join(parts) or "none"
 
 
-def _failure_kind(group: graph_breaks.EventGroup) -> list[Inline]:
-    kind: list[Inline] = [FAILURE_KINDS.get(group.category, group.category)]
+def _category_cell(group: graph_breaks.EventGroup) -> list[Inline]:
+    """The "Kind" column: the event's category, its type, what followed."""
+    kind: list[Inline] = [CATEGORY_WORDS.get(group.category, group.category)]
     if group.type:
         kind += [": ", Code(group.type)]
     if group.outcome is not None:  # what followed, as the log records it

@@ -273,11 +273,11 @@ def divergence(view: Overview) -> Block:
                 "logged them."
             ]
         )
-    kinds = [*_compile_id_kinds(d), *_grouped_kinds(view, d), *_runtime_kinds(d)]
+    kinds = [*_compile_id_aspects(d), *_grouped_aspects(view, d), *_runtime_aspects(d)]
     return Admonition("warning", [Paragraph(["The ranks diverge."]), BulletList(kinds)])
 
 
-def _compile_id_kinds(d: Divergence) -> list[list[Block]]:
+def _compile_id_aspects(d: Divergence) -> list[list[Block]]:
     """The ranks compiled different compile ids, different functions under one, or the
     same compile id ended differently."""
     kinds: list[list[Block]] = []
@@ -306,7 +306,7 @@ def _compile_id_kinds(d: Divergence) -> list[list[Block]]:
     return kinds
 
 
-def _grouped_kinds(view: Overview, d: Divergence) -> list[list[Block]]:
+def _grouped_aspects(view: Overview, d: Divergence) -> list[list[Block]]:
     """The kinds said as groups of alike ranks: cache lookups, graph shapes, each
     compile's collectives and Inductor's schedules."""
     kinds: list[list[Block]] = []
@@ -365,7 +365,7 @@ def _grouped_kinds(view: Overview, d: Divergence) -> list[list[Block]]:
     return kinds
 
 
-def _runtime_kinds(d: Divergence) -> list[list[Block]]:
+def _runtime_aspects(d: Divergence) -> list[list[Block]]:
     """Inductor's runtime estimates that differ between ranks: fastest and slowest."""
     if not d.runtime_differs:
         return []
