@@ -425,35 +425,11 @@ class CaptureKind:
         capture: Capture,
         refused: Sequence[Note] = (),
     ) -> list[DirectiveRequest]:
+        """The capture's row in the table, its warnings, and its trace read by the trace
+        kind as the directive's report (the problem, when that cannot be read)."""
         record = capture.record
-        notes: list[Note] = []
-        if record.status != "ok":
-            # masked and its paths rewritten whole, as its page shows it (a key's lines
-            # are masked as one), before its last lines are joined into the warning
-            tail = PathRewriter(page_rules(context.config, context.srcdir))(record.stderr_tail)
-            lines = [line.strip() for line in tail.splitlines() if line.strip()]
-            end = mask_secrets(" | ".join(lines[-WARNED_LINES:])) or "(nothing on stderr)"
-            kept = (
-                "the trace it wrote so far is shown"
-                if capture.has_logs()
-                else "it wrote no trace log"
-            )
-            cached = " (cached)" if capture.cached else ""
-            notes.append(
-                (
-                    CAPTURE,
-                    f"capture of {shown} {status_text(capture)}{cached} "
-                    f"after {record.duration:.1f} s; {kept}; its stderr ends: {end}",
-                )
-            )
-        elif not capture.has_logs():
-            notes.append(
-                (
-                    CAPTURE,
-                    f"capture of {shown} ran but wrote no trace log (does it call torch.compile?)",
-                )
-            )
-        notes.extend(refused)  # after how it ended: a failure's warning names that first
+        # after how it ended: a failure's warning names that first
+        notes = [*_ending_notes(context, capture, shown), *refused]
         context.built.part(Captures).rows.append(
             CaptureRow(
                 request.docname,
@@ -466,17 +442,7 @@ class CaptureKind:
         inner: Generated | None = None
         more: list[DirectiveRequest] = []
         if capture.has_logs():
-            raw = dict(request.raw_options)
-            for option in ("args", "env", "timeout", "depends", "cwd", "runtime"):
-                raw.pop(option, None)
-            raw.setdefault("name", Path(request.path).stem)
-            sub = DirectiveRequest(
-                request.docname,
-                request.argument,
-                os.fspath(capture.trace_dir),
-                raw,
-                line=request.line,
-            )
+            sub = _trace_request(request, capture)
             more = TraceKind().generate(context, sub, options.trace)
             trace_key = request_key(sub, TRACE_DIRECTIVE)
             inner = context.built.directives.pop(trace_key, None)
@@ -582,6 +548,52 @@ def _run(
         ran.add(capture_key)
         _status(f"captured {listed}: {capture.record.status} in {capture.record.duration:.1f} s")
     return capture
+
+
+def _ending_notes(context: Context, capture: Capture, shown: str) -> list[Note]:
+    """A warning when the capture failed, timed out or wrote no trace log."""
+    record = capture.record
+    if record.status != "ok":
+        # masked and its paths rewritten whole, as its page shows it (a key's lines
+        # are masked as one), before its last lines are joined into the warning
+        tail = PathRewriter(page_rules(context.config, context.srcdir))(record.stderr_tail)
+        lines = [line.strip() for line in tail.splitlines() if line.strip()]
+        end = mask_secrets(" | ".join(lines[-WARNED_LINES:])) or "(nothing on stderr)"
+        kept = (
+            "the trace it wrote so far is shown" if capture.has_logs() else "it wrote no trace log"
+        )
+        cached = " (cached)" if capture.cached else ""
+        return [
+            (
+                CAPTURE,
+                f"capture of {shown} {status_text(capture)}{cached} "
+                f"after {record.duration:.1f} s; {kept}; its stderr ends: {end}",
+            )
+        ]
+    if not capture.has_logs():
+        return [
+            (
+                CAPTURE,
+                f"capture of {shown} ran but wrote no trace log (does it call torch.compile?)",
+            )
+        ]
+    return []
+
+
+def _trace_request(request: DirectiveRequest, capture: Capture) -> DirectiveRequest:
+    """The capture's trace as a ``torchtrace`` directive of the same page and line: the
+    report's options, named after the script unless ``:name:`` says otherwise."""
+    raw = dict(request.raw_options)
+    for option in ("args", "env", "timeout", "depends", "cwd", "runtime"):
+        raw.pop(option, None)
+    raw.setdefault("name", Path(request.path).stem)
+    return DirectiveRequest(
+        request.docname,
+        request.argument,
+        os.fspath(capture.trace_dir),
+        raw,
+        line=request.line,
+    )
 
 
 def _damaged(cache: CaptureCache) -> str:
