@@ -1,9 +1,11 @@
 """Warnings: type ``torchtrace``, a stable subtype, each a :class:`WarningType` object.
 
 Sphinx matches ``suppress_warnings`` entries as ``type.subtype``, so a user
-silences one kind with ``suppress_warnings = ["torchtrace.md5"]``.  A subtype is a
+silences one subtype with ``suppress_warnings = ["torchtrace.md5"]``.  A subtype is a
 constant (:class:`WarningType`, its name and meaning together) passed to :func:`warn`:
-mypy checks every call, and no name is looked up at run time.  The reader's subtypes
+mypy checks every call.  Lower layers, which know nothing of Sphinx, name theirs (a
+diagnostic's ``DiagnosticKind``, a load note's, a regression's kind); each has its
+constant in a table here or in its family, which a test holds complete.  The reader's subtypes
 (:data:`DIAGNOSTICS`) and the extension's own (:data:`EXTENSION_WARNINGS`) are here; a
 directive family declares its own (``Family.warnings``).  The docs' table
 (``torchtrace-warnings``) loops over all of them, so a subtype cannot be documented
@@ -36,13 +38,13 @@ Note = tuple[WarningType, str]
 
 #: The reader's subtypes (:mod:`...trace.diagnostics`), one per :data:`DiagnosticKind`.
 DIAGNOSTICS: dict[DiagnosticKind, WarningType] = {
-    kind: WarningType(kind, meaning) for kind, meaning in DIAGNOSTIC_KINDS.items()
+    name: WarningType(name, meaning) for name, meaning in DIAGNOSTIC_KINDS.items()
 }
 
 
-def diagnostic(kind: DiagnosticKind) -> WarningType:
+def diagnostic(name: DiagnosticKind) -> WarningType:
     """The subtype of a reader's diagnostic (every :data:`DiagnosticKind` has one)."""
-    return DIAGNOSTICS[kind]
+    return DIAGNOSTICS[name]
 
 
 # The extension's own subtypes: options, configuration, references, what it publishes.
@@ -109,8 +111,8 @@ EXTENSION_WARNINGS: tuple[WarningType, ...] = (
 logger = logging.getLogger("sphinx_torchtrace")
 
 
-def warn(kind: WarningType, message: str, location: Any = None) -> None:
-    """One ``torchtrace.<kind.name>`` warning (mypy checks ``kind`` at each call).
+def warn(subtype: WarningType, message: str, location: Any = None) -> None:
+    """One ``torchtrace.<subtype.name>`` warning (mypy checks ``subtype`` at each call).
 
     Message and location (a log's or a debug-folder entry's path, named by the input) are
     printed to the console and CI logs: controls and format characters in them are shown
@@ -119,7 +121,7 @@ def warn(kind: WarningType, message: str, location: Any = None) -> None:
         console_text(message),
         location=console_location(location),
         type="torchtrace",
-        subtype=kind.name,
+        subtype=subtype.name,
     )
 
 

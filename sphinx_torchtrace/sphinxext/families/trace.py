@@ -281,7 +281,7 @@ def _notes(
     mixed runs, the frame cap, diverging ranks, ranks asked that the trace lacks."""
     options, plan, trace = generated.options, generated.plan, loaded.trace
     notes: list[Note] = ineffective_notes(opened.is_folder, opened.format, options)
-    notes.extend((LOAD_NOTES[kind], message) for kind, message in loaded.notes)
+    notes.extend((LOAD_NOTES[subtype], message) for subtype, message in loaded.notes)
     notes.extend(
         (diagnostic(d.kind), d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
     )
