@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+import pytest
+from sphinx.testing.util import SphinxTestApp
+
+from sphinx_torchtrace import cli
 from sphinx_torchtrace.trace import RankTrace, load_trace
 from sphinx_torchtrace.trace.analyses.autotuning import autotuning, of_compile
 
-from .conftest import DATA
+from .conftest import DATA, warnings_of
 
 LOG = DATA / "captured" / "autotuning" / "dedicated_log_torch_trace_y83871bt.log"
 
@@ -99,3 +104,59 @@ def test_a_compile_that_autotuned_nothing_has_no_entry() -> None:
     simple = next((DATA / "shared").rglob("simple/*.log"), None)
     if simple is not None:
         assert autotuning(load_trace(Path(simple)).ranks[0]) == []
+
+
+def _text(path: Path) -> str:
+    html = path.read_text(encoding="utf-8")
+    html = html[html.index('role="main"') :]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#8217;", "'")
+
+
+@pytest.fixture(scope="module")
+def site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
+    return built_site("autotuning", "html")
+
+
+def test_the_compile_page_lists_each_benchmark(site: SphinxTestApp) -> None:
+    assert warnings_of(site) == ""
+    folder = site.outdir / "torchtrace" / "autotuning"
+    page = _text(folder / "frame-0-0.html")
+    entry = of_compile(_rank(), _rank().compile("[0/0]"))
+    assert entry is not None and entry.share is not None
+    assert (
+        f"Inductor benchmarked 2 operations for this compile: {entry.seconds:.3f} s of "
+        f"autotuning ( compile_time_autotune_time_us , line {entry.total_line}), "
+        f"{entry.share:.0%} of this compile's {entry.compile_seconds:.3f} s." in page
+    )
+    for b in entry.benchmarks:
+        assert f"{b.best_kernel} {b.best_ms:.4f} ms {b.seconds:.3f} s" in page
+        assert f"{b.start_line}–{b.line}" in page
+    assert "Autotuning" not in _text(folder / "frame-1-0.html")  # nothing benchmarked there
+    glance = _text(folder / "index.html")
+    assert f"Autotuning: {entry.seconds:.1f} s ({entry.share:.0%}) in [0/0]" in glance
+
+
+def test_no_glance_line_without_autotuning(built_site: Callable[..., SphinxTestApp]) -> None:
+    simple = built_site("simple", "html")
+    assert "Autotuning" not in _text(simple.outdir / "torchtrace" / "simple" / "index.html")
+
+
+def test_summary_says_it_in_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["summary", "--json", str(LOG)]) == 0
+    [data] = json.loads(capsys.readouterr().out)["autotuning"]
+    entry = of_compile(_rank(), _rank().compile("[0/0]"))
+    assert entry is not None
+    assert data["compile"] == "[0/0]" and data["metric_line"] == entry.total_line
+    assert data["seconds"] == entry.seconds and data["share"] == entry.share
+    assert [b["lines"] for b in data["benchmarks"]] == [
+        [b.start_line, b.line] for b in entry.benchmarks
+    ]
+    assert cli.main(["summary", str(LOG)]) == 0
+    text = capsys.readouterr().out
+    assert (
+        f"autotuning:     {entry.seconds:.2f} s in 1 compile(s), 2 operation(s) benchmarked; "
+        f"[0/0] spent {entry.share:.0%} of its compile time on it" in text
+    )
+    simple = next((DATA / "shared").rglob("simple/*.log"))
+    assert cli.main(["summary", "--json", str(simple)]) == 0
+    assert "autotuning" not in json.loads(capsys.readouterr().out)

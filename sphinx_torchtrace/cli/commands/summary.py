@@ -16,6 +16,7 @@ from ...site.rank_sharing import rank_classes
 from ...trace import Trace
 from ...trace.analyses import compile_time
 from ...trace.analyses.answers import answers
+from ...trace.analyses.autotuning import autotuning, totals
 from ...trace.analyses.divergence import divergence, diverging_kinds
 from ...trace.analyses.glance import triage
 from ...trace.analyses.rank_digest import number_ranges
@@ -97,6 +98,7 @@ class _Found:
         self.tree = compile_time.compile_time_tree(trace)  # where the compile time went
         self.answers = answers(trace, path)  # which breaks, recompiles, compiles
         self.refused = [d for d in trace.diagnostics if d.kind == "skipped"]
+        self.autotuning = [(r, e) for r in trace.ranks for e in autotuning(r)]
 
     def data(self) -> dict[str, Any]:
         """``--json``: every figure, every rank class, every failure and compile."""
@@ -133,6 +135,8 @@ class _Found:
             if t.slowest is not None:
                 data["slowest_rank"] = {"rank": t.slowest[0], "compile_seconds": t.slowest[1]}
         data["compile_time"] = compile_time.summary_data(self.tree)
+        if self.autotuning:  # what Inductor benchmarked, per compile
+            data["autotuning"] = [{"rank": r.rank, **e.as_json()} for r, e in self.autotuning]
         data["log"] = found.log.as_json()
         data["failures"] = [f.as_json() for f in found.failures]
         data["recompiled"] = [fn.as_json() for fn in found.recompiled]
@@ -153,6 +157,8 @@ class _Found:
             ("compile time", self._seconds()),
         ]
         rows += [("vllm", summary_text(view)) for _, view in self.vllm]
+        if self.autotuning:
+            rows.append(("autotuning", self._autotuning()))
         if trace.is_multi_rank:
             classes = self.classes
             shown = " | ".join(number_ranges(c) for c in classes[:CLASSES_SHOWN])
@@ -162,6 +168,18 @@ class _Found:
             rows.append(("rank classes", f"{len(classes)}: {shown}{more}"))
             rows.append(("diverging", ", ".join(self.diverging) or "nothing"))
         return rows
+
+    def _autotuning(self) -> str:
+        """Seconds benchmarking, in how many compiles and operations, the largest share."""
+        entries = [e for _r, e in self.autotuning]
+        seconds, operations = totals(entries)
+        most = max(entries, key=lambda e: e.share or 0.0)
+        text = (
+            f"{seconds:.2f} s in {len(entries)} compile(s), {operations} operation(s) benchmarked"
+        )
+        if most.share is not None:
+            text += f"; {most.compile.label} spent {most.share:.0%} of its compile time on it"
+        return text
 
     def read_rows(self) -> list[tuple[str, str]]:
         """What of the input was left out: said by the log's row."""

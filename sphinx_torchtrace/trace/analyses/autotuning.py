@@ -11,7 +11,8 @@ those records say is reported: no stats logged means no winner named.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+import weakref
+from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -75,14 +76,58 @@ class CompileAutotuning:
         share = self.share
         return share is not None and share >= NOTABLE_SHARE
 
+    def as_json(self) -> dict[str, Any]:
+        """``summary --json``: the compile, its total, share and benchmarks, with lines."""
+        return {
+            "compile": self.compile.label,
+            "seconds": self.seconds,
+            "metric_line": self.total_line,
+            "share": self.share,
+            "benchmarks": [
+                {
+                    "operation": b.operation,
+                    "seconds": b.seconds,
+                    "precompile_seconds": b.precompile_seconds,
+                    "shapes": b.shapes,
+                    "dtypes": b.dtypes,
+                    "choices": b.choices,
+                    "best_kernel": b.best_kernel,
+                    "best_ms": b.best_ms,
+                    "lines": [b.start_line, b.line],
+                }
+                for b in self.benchmarks
+            ],
+        }
+
 
 def autotuning(rank: RankTrace) -> list[CompileAutotuning]:
-    """Every compile of the rank that logged autotuning (a span or a nonzero metric)."""
-    spans = _benchmarks(rank)
+    """Every compile of the rank that logged autotuning (a span or a nonzero metric);
+    worked out once per rank (a page per compile asks)."""
+    found = _FOUND.get(id(rank))
+    if found is not None and found[0]() is rank:
+        return found[1]
+    entries = _autotuning(rank)
+    _FOUND[id(rank)] = (weakref.ref(rank), entries)
+    while len(_FOUND) > _KEPT:
+        _FOUND.popitem(last=False)
+    return entries
+
+
+#: Ranks worked out lately, by id, with a reference that tells a reused id apart.
+_FOUND: OrderedDict[int, tuple[weakref.ref[RankTrace], list[CompileAutotuning]]] = OrderedDict()
+_KEPT = 64
+
+
+def _autotuning(rank: RankTrace) -> list[CompileAutotuning]:
+    # the spans are read only where a metric says there was autotuning, or where no
+    # metric has the field at all (a torch that did not log it): the events are most
+    # of a log's records and most logs never autotune
+    metrics = [_metrics(c) for c in rank.compiles]
+    logged = any(_has_field(c) for c in rank.compiles)
+    spans = _benchmarks(rank) if not logged or any(m[0] for m in metrics) else {}
     found: list[CompileAutotuning] = []
-    for compile_ in rank.compiles:
+    for compile_, (total, line, compile_seconds) in zip(rank.compiles, metrics, strict=True):
         benchmarks = spans.get(id(compile_), [])
-        total, line, compile_seconds = _metrics(compile_)
         if not benchmarks and not total:
             continue
         found.append(CompileAutotuning(compile_, tuple(benchmarks), total, line, compile_seconds))
@@ -95,6 +140,10 @@ def of_compile(rank: RankTrace, compile_: Compile) -> CompileAutotuning | None:
         if entry.compile is compile_:
             return entry
     return None
+
+
+def _has_field(compile_: Compile) -> bool:
+    return any(METRIC in m.data for m in compile_.compilation_metrics)
 
 
 def _metrics(compile_: Compile) -> tuple[float | None, int | None, float | None]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..model import Compile, RankTrace, Trace
+from .autotuning import NOTABLE_SHARE  # a remark needs this share
 from .naming import compiled_function
 from .phases import compile_seconds
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, _parsed_events, plausible
@@ -106,8 +107,6 @@ _METRIC_LEVELS: tuple[tuple[str, str, str], ...] = (
     ("code_gen", "code_gen_time_s", "inductor_code_gen_cumulative_compile_time_us"),
 )
 
-#: A remark on autotuning needs this share of the compile time (or more).
-AUTOTUNE_SHARE = 0.1
 #: A warm start's C++/Triton compilation is remarked on from this many seconds.
 WARM_COMPILE_SECONDS = 0.05
 
@@ -552,7 +551,7 @@ def remarks(root: Node) -> list[Remark]:
             out.append(remark)
     autotune = [(n, leaf) for n in compiles for leaf in n.children if leaf.phase == "autotune"]
     spent = sum(leaf.seconds for _, leaf in autotune)
-    if root.seconds > 0 and spent >= AUTOTUNE_SHARE * root.seconds:
+    if root.seconds > 0 and spent >= NOTABLE_SHARE * root.seconds:
         out.append(
             Remark(
                 "autotune",

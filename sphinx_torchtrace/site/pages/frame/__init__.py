@@ -17,6 +17,7 @@ from ....trace.analyses.naming import function_label
 from ...blocks import Block, Inline, Lines, ObjectTarget, Page, PageLink, Section, Toctree
 from ...plan import TITLE_SEPARATOR, FramePlan, PageSettings, TracePlan
 from .. import runtime
+from ..autotuning import autotuning_section
 from ..cudagraphs import cudagraphs_section, text_log_section
 from ..regions import regions_section
 from ..workers import workers_section
@@ -94,6 +95,7 @@ SECTIONS: list[Callable[[FrameView], Section | None]] = [
     across_ranks.section,
     changed.section,  # the answers (what failed, why it compiled again) first
     metrics.section,
+    lambda view: autotuning_section(view.plan, view.frame),
     lambda view: runtime.frame_section(view.plan, view.frame),
     lambda view: cudagraphs_section(view.compile),
     artifacts.section,

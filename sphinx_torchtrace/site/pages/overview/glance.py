@@ -26,7 +26,7 @@ from ...plan import PageSettings, TracePlan
 from ...source import maybe_strip
 from ...statuses import STATUS_ORDER
 from ...words import _
-from .. import regions, runtime, vllm, workers
+from .. import autotuning, regions, runtime, vllm, workers
 from .ranks import divergence
 from .view import CELL_COMPILES, Overview, in_all_ranks
 
@@ -48,6 +48,7 @@ def triage_blocks(plan: TracePlan, settings: PageSettings, titled: bool = True) 
     for line in (
         vllm.glance_line(plan),
         regions.glance_line(plan),
+        autotuning.glance_line(plan),
         workers.glance_line(plan),
         runtime.glance_line(plan, settings.shows("runtime")),
     ):
