@@ -204,7 +204,3 @@ class TorchTraceDomain(Domain):
     def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
         for (objtype, name), (docname, node_id, _status) in sorted(self.objects.items()):
             yield name, name, objtype, docname, node_id, 1
-
-    def status_of(self, target: str) -> str | None:
-        found = self.find("frame", target)
-        return found[1][2] if found else None

@@ -65,6 +65,7 @@ def load_registry(path: str | os.PathLike[str]) -> BreakRegistry | None:
 
 @lru_cache(maxsize=4)
 def _load(path: str, size: int, mtime: int) -> BreakRegistry | None:
+    """``size`` and ``mtime`` are the cache's key only: a file changed is read again."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):

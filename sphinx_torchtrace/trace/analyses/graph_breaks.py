@@ -96,10 +96,6 @@ class BreakMessage:
         return tuple(p.key for p in self.parts) or (self.headline,)
 
     @property
-    def registry_ids(self) -> list[str]:
-        return [p.registry_id for p in self.parts if p.registry_id]
-
-    @property
     def first_part(self) -> BreakPart:
         """The break that caused the others; a message torch cut before its first part is
         a part named by what it said, so it is never left out."""
