@@ -72,7 +72,7 @@ def comparison_blocks(
         return [_intro(plan), *setup, *pages]
     if plan.diff.unchanged:
         return [unchanged_line(plan), *setup, *pages]
-    blocks: list[Block] = [_intro(plan), *setup, Lines([[line] for line in _summary(plan)])]
+    blocks: list[Block] = [_intro(plan), *setup, Lines([[line] for line in _change_counts(plan)])]
     if found:
         heading = "Regressions" if warned else "Regressions (not warned: turned off here)"
         blocks.append(
@@ -205,7 +205,7 @@ def _run_name(label: str, index: str | None) -> list[Inline]:
     return [PageLink(index, label)] if index is not None else [label]
 
 
-def _summary(plan: DiffPlan) -> list[str]:
+def _change_counts(plan: DiffPlan) -> list[str]:
     """Counts, one line per kind of change that happened."""
     lines: list[str] = []
     for r in plan.diff.ranks:
