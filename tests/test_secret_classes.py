@@ -57,7 +57,7 @@ def test_a_lone_aws_secret_key_is_masked_in_every_encoding() -> None:
         if value.lstrip("\\") != f"'{MASK}'":
             left.append(value)
     assert left == []
-    kinds = {s.kind for s in scan_text(_field(SURVIVORS[0], 1).encode()).found}
+    kinds = {s.looks_like for s in scan_text(_field(SURVIVORS[0], 1).encode()).found}
     assert kinds == {AWS_SECRET}
 
 

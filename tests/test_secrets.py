@@ -111,7 +111,7 @@ def test_the_capture_holds_the_secrets_the_masker_hides() -> None:
     assert f"L['key'] == '{TOKEN}'" in text and f"L['key'] == '{PASSWORD}'" in text
     assert f"1/0: key == '{TOKEN}'" in text  # the recompile reason
     scan = load_trace(ENV_SECRETS).ranks[0].secrets
-    assert [(s.line, s.name or s.kind) for s in scan.found] == [
+    assert [(s.line, s.name or s.looks_like) for s in scan.found] == [
         (3306, "HF_TOKEN"),
         (3308, "DB_PASSWORD"),
         (6390, "HF_TOKEN"),

@@ -163,7 +163,6 @@ PENDING: dict[str, str] = {
     "RawRecord.kind": "trace/model.py (crosses)",
     "ExportEvent.kind": "trace/model.py (crosses)",
     "Record.kind": "trace/reader.py (crosses)",
-    "Secret.kind": "trace/secrets.py (crosses)",
 }
 
 KIND_WORDS = {"kind", "kinds"}

@@ -54,7 +54,7 @@ class TraceMasker(SecretMasker):
 
     def learn_key(self, secret: Secret) -> None:
         """Mask each line of a private key's body found by a scan (unless kept)."""
-        if secret.kind != PRIVATE_KEY or self.keeps(secret):
+        if secret.looks_like != PRIVATE_KEY or self.keeps(secret):
             return
         new = [line for line in key_lines(secret.value) if line not in self._lines]
         room = MAX_KEY_LINES - len(self._lines)
@@ -96,7 +96,7 @@ class _Kept(SecretScan):
     :data:`~...trace.secrets.MAX_FOUND` of all kinds): environment values and keys."""
 
     def add(self, secret: Secret) -> None:
-        if secret.kind == PRIVATE_KEY or learnable(secret):
+        if secret.looks_like == PRIVATE_KEY or learnable(secret):
             self.found.append(secret)
         else:
             self.more += 1

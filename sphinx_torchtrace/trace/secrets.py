@@ -106,7 +106,7 @@ class Secret:
     """One value that looks secret, where a log holds it (its value is never shown)."""
 
     line: int  # 1-based line of the log; 0 where not read from a log
-    kind: str  # what it looks like: ENVIRONMENT, "a GitHub token" …
+    looks_like: str  # ENVIRONMENT, "a GitHub token" …
     name: str = ""  # the environment variable it is the value of ("" when found by shape)
     value: str = ""  # the value itself: to mask it wherever else it is quoted, and to keep
 
@@ -114,7 +114,7 @@ class Secret:
         """``the value of environment variable HF_TOKEN``, ``a GitHub token``."""
         if self.name:
             return f"the value of environment variable {self.name}"
-        return self.kind
+        return self.looks_like
 
 
 @dataclass
@@ -142,7 +142,7 @@ class SecretScan:
 def teaches(secret: Secret) -> bool:
     """Whether a masker learns from a finding to mask it wherever else it is quoted: an
     environment value (:func:`learnable`), a private key (its lines)."""
-    return secret.kind == PRIVATE_KEY or learnable(secret)
+    return secret.looks_like == PRIVATE_KEY or learnable(secret)
 
 
 # -- what looks random ----------------------------------------------------------------------
@@ -771,7 +771,7 @@ def _raw_replacement(f: _Found, raw: str) -> str:
     """A finding's replacement in the text's own encoding: a private key's lines masked
     where they stand (its line breaks, real or escaped, kept); another finding's
     replacement holds no character a JSON string escapes."""
-    if f.secret.kind == PRIVATE_KEY:
+    if f.secret.looks_like == PRIVATE_KEY:
         return _mask_lines(raw)
     return f.replacement
 

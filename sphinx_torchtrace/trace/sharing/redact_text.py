@@ -311,7 +311,7 @@ class TextRedactor:
     def _secrets(self, text: str, changes: list[Change], lines: bool) -> str:
         masked, found = self.masker.masked(text)
         # every value of the text learned (``any`` would stop at the first)
-        learned = [self.masker.learn(s) for _, s in found if s.kind == ENVIRONMENT]
+        learned = [self.masker.learn(s) for _, s in found if s.looks_like == ENVIRONMENT]
         if any(learned):
             masked, found = self.masker.masked(text)  # where it quotes them again
         if found:
