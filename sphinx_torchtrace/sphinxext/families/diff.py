@@ -22,6 +22,7 @@ from ...render.paths import PathRewriter
 from ...site.blocks import Page
 from ...site.diff_plan import DiffPlan, plan_diff
 from ...site.pages.diff import comparison_blocks, diff_frame_page
+from ...site.published import published_trace
 from ...trace import Trace, TraceReadError, load_trace
 from ...trace.comparing.diff import (
     DEFAULT_REGRESSIONS,
@@ -296,7 +297,11 @@ def _generate(context: Context, request: DirectiveRequest, options: DiffOptions)
     for trace, site, path in sides:
         if site is None:  # a trace a torchtrace directive shows warned already
             warn_trace_secrets(DirectiveRequest("", "", path).label(), trace, masker)
+    # compared as the pages show each run: every record masked whole by the masker of both
+    # (a name a cell or title cuts was masked before; one run's value where the other quotes it)
+    homes = config.default_path_rewrites
     rewrite = PathRewriter(page_rules(config, context.srcdir, [old, new]), masker)
+    old, new = (published_trace(t, masker, homes=homes) for t in (old, new))
     diff = diff_traces(old, new, rewrite=rewrite, mask=masker)
     old_label, new_label = (DirectiveRequest("", "", p).label() for p in (old_path, new_path))
     label = options.name or f"{old_label}-vs-{new_label}"

@@ -20,6 +20,7 @@ from sphinx.util.docutils import SphinxDirective
 from ...render.paths import PathRewriter
 from ...site.blocks import Admonition, Block, BulletList, Chart, Page, Paragraph, Strong, item
 from ...site.pages.trend import trend_blocks
+from ...site.published import published_trace
 from ...trace import Trace
 from ...trace.comparing.diff import unread
 from ...trace.comparing.trend import MAX_RUNS, Trend, trend
@@ -151,7 +152,11 @@ class TrendKind:
         masker = trace_masker(context.config, traces)
         for label, trace in read_here:
             warn_trace_secrets(label, trace, masker)
+        # each run as its pages show it: every record masked whole (a name a chart's label
+        # cuts was masked before), by the masker of every run
+        homes = context.config.default_path_rewrites
         rewrite = PathRewriter(page_rules(context.config, context.srcdir, traces), masker)
+        traces = [published_trace(t, masker, homes=homes) for t in traces]
         result = trend(traces, labels, rewrite=rewrite)
         # every run, the oldest included: a trend shows each, so each must have been read whole
         missed = [
