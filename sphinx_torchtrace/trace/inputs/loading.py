@@ -59,18 +59,55 @@ def load_input(
     the text logs of ``others`` attached; raises :class:`TraceReadError` only when the base
     cannot be read.  The notes name ``others`` as the directive's ``:with:``.
     ``progress``: see :func:`.loader.load_trace`."""
-    path = opened.path
     if opened.format == DEBUG_DIR:
         raise TraceReadError(
-            display_path(path, display_root),
+            display_path(opened.path, display_root),
             "a TORCH_COMPILE_DEBUG folder, not a log (read it with trace.debug_dir.load_debug_dir)",
         )
     if opened.problem is not None:
         raise opened.problem
+    # the :with: files, opened as the directive asked (its ranks, its latest)
+    with_inputs = [open_input(o, latest=opened.latest, ranks=opened.ranks) for o in others]
+    traces, texts, notes = _sorted_inputs(opened, with_inputs, display_root)
+    extra = [Path(o.path) for o in (traces + texts) if o.path != opened.path]
+    text_ranks: set[int | None] | None = None
+    if traces:
+        base = traces[0]
+        if base.problem is not None:
+            raise base.problem
+        trace = load_trace(
+            base.path,
+            choice=base.choice,
+            display_root=display_root,
+            cache_dir=cache_dir,
+            max_bytes=max_bytes,
+            progress=progress,
+        )
+    else:
+        first = texts[0].path
+        trace = load_text_log(
+            first, max_bytes=max_bytes, display_path=display_path(first, display_root)
+        )
+        texts = texts[1:]
+        text_ranks = {r.rank for r in trace.ranks}
+        if opened.ranks:  # a text log of several ranks (``[rankN]:`` prefixes)
+            trace.ranks = [r for r in trace.ranks if r.rank in opened.ranks]
+    for text in texts:
+        notes += _attach(trace, text.path, max_bytes, display_path(text.path, display_root))
+    base_trace = traces[0] if traces else None
+    return LoadedInput(trace, extra, notes, text_ranks, with_inputs, base_trace)
+
+
+def _sorted_inputs(
+    opened: OpenedInput,
+    with_inputs: list[OpenedInput],
+    display_root: str | os.PathLike[str] | None,
+) -> tuple[list[OpenedInput], list[OpenedInput], list[tuple[LoadNote, str]]]:
+    """The traces and the text logs to read, the base first: the trace, when there is one,
+    is the base; what ``:with:`` names that cannot be read beside it is noted."""
     notes: list[tuple[LoadNote, str]] = []
     traces: list[OpenedInput] = [opened] if opened.format == TRACE else []
     texts: list[OpenedInput] = [opened] if opened.format == TORCH_LOGS else []
-    with_inputs = [open_input(other) for other in others]
     for other in with_inputs:
         shown = display_path(other.path, display_root)
         if not other.exists:
@@ -95,50 +132,27 @@ def load_input(
             )
         else:
             traces.append(other)
-    extra = [Path(o.path) for o in (traces + texts) if o.path != path]
-    text_ranks: set[int | None] | None = None
-    if traces:
-        base = traces[0]
-        if base.problem is not None:
-            raise base.problem
-        trace = load_trace(
-            base.path,
-            choice=base.choice,
-            display_root=display_root,
-            cache_dir=cache_dir,
-            max_bytes=max_bytes,
-            progress=progress,
+    return traces, texts, notes
+
+
+def _attach(trace: Trace, text: str, max_bytes: int, shown: str) -> list[tuple[LoadNote, str]]:
+    """A ``:with:`` text log's lines on the trace's compiles; what to say of it."""
+    try:
+        text_trace = load_text_log(text, max_bytes=max_bytes, display_path=shown)
+    except TraceReadError as e:
+        return [("read", f":with: {e}")]
+    trace.diagnostics.extend(text_trace.diagnostics)
+    unmatched = attach_text_log(trace, text_trace)
+    if not unmatched:
+        return []
+    listed = ", ".join(unmatched[:10]) + (" ..." if len(unmatched) > 10 else "")
+    return [
+        (
+            "unmatched",
+            f"text log {shown}: {len(unmatched)} compile(s) the "
+            f"trace has not ({listed}); their lines are under [-/-]",
         )
-    else:
-        first = texts[0].path
-        trace = load_text_log(
-            first, max_bytes=max_bytes, display_path=display_path(first, display_root)
-        )
-        texts = texts[1:]
-        text_ranks = {r.rank for r in trace.ranks}
-        if opened.ranks:  # a text log of several ranks (``[rankN]:`` prefixes)
-            trace.ranks = [r for r in trace.ranks if r.rank in opened.ranks]
-    for text_input in texts:
-        text = text_input.path
-        shown = display_path(text, display_root)
-        try:
-            text_trace = load_text_log(text, max_bytes=max_bytes, display_path=shown)
-        except TraceReadError as e:
-            notes.append(("read", f":with: {e}"))
-            continue
-        trace.diagnostics.extend(text_trace.diagnostics)
-        unmatched = attach_text_log(trace, text_trace)
-        if unmatched:
-            listed = ", ".join(unmatched[:10]) + (" ..." if len(unmatched) > 10 else "")
-            notes.append(
-                (
-                    "unmatched",
-                    f"text log {shown}: {len(unmatched)} compile(s) the "
-                    f"trace has not ({listed}); their lines are under [-/-]",
-                )
-            )
-    base_trace = traces[0] if traces else None
-    return LoadedInput(trace, extra, notes, text_ranks, with_inputs, base_trace)
+    ]
 
 
 __all__ = ["LoadedInput", "load_input"]

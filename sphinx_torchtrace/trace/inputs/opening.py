@@ -101,13 +101,13 @@ def open_input(
         format = (DEBUG_DIR if shape is not None else TRACE) if is_folder else file_format(p)
     if format == DEBUG_DIR:
         return OpenedInput(named, True, is_folder, format, *asked, debug_shape=shape)
-    if is_folder:
+    if is_folder and format == TRACE:
         try:
             choice = choose_logs(p, latest=latest, ranks=list(ranks) if ranks else None)
         except TraceReadError as e:
             return OpenedInput(named, True, is_folder, format, *asked, problem=e)
         logs = _stamps(choice.logs)
-    else:  # a log named: itself, as stat()ed here
+    else:  # a log named (or a folder read as a text log, which its reader refuses): itself
         choice = LogChoice([p])
         logs = [FileStamp(p, st.st_size, st.st_mtime_ns)]
     companions = tuple(runtime_companions(p, is_folder)) if format == TRACE else ()
