@@ -62,17 +62,26 @@
     }
     return window.innerWidth;
   }
+  function narrow() {
+    return !!(NARROW && NARROW.matches);
+  }
   function fit(table) {
-    label(table);
     table.classList.remove(STACKED);
+    if (!narrow()) {
+      return;
+    }
+    label(table);
     if (!table.offsetWidth) {
       return; // hidden (a closed fold): measured when it opens
     }
-    if (NARROW && NARROW.matches && table.scrollWidth > room(table) + 1) {
+    if (table.scrollWidth > room(table) + 1) {
       table.classList.add(STACKED);
     }
   }
   function fitAll(root) {
+    if (!narrow() && !document.querySelector("table." + STACKED)) {
+      return; // a wide screen: nothing to measure or label, so a page loads at once
+    }
     Array.prototype.forEach.call(
       (root || document).querySelectorAll("table.torchtrace-table"),
       fit
