@@ -109,3 +109,12 @@ def test_what_cannot_be_opened_is_said_once_in_the_readers_words(tmp_path: Path)
 
     missing = open_input(tmp_path / "nowhere.log")
     assert not missing.exists and missing.stamps == ()
+
+
+def test_with_files_are_opened_as_the_directive_asked() -> None:
+    """A text log with its run's rank folder in ``:with:`` and ``:ranks: 1``: the trace read
+    (the folder, the base) holds rank 1 alone, as the directive's ``:ranks:`` said."""
+    loaded = load_input(open_input(TEXT, ranks=[1]), [str(RANKS)])
+    assert [r.rank for r in loaded.trace.ranks] == [1]
+    assert loaded.trace_input is not None and loaded.trace_input.ranks == (1,)
+    assert [p.name for p in loaded.trace_input.logs] == ["dedicated_log_torch_trace_rank_1.log"]
