@@ -297,11 +297,15 @@ def _generate(context: Context, request: DirectiveRequest, options: DiffOptions)
     for trace, site, path in sides:
         if site is None:  # a trace a torchtrace directive shows warned already
             warn_trace_secrets(DirectiveRequest("", "", path).label(), trace, masker)
-    # compared as the pages show each run: every record masked whole by the masker of both
-    # (a name a cell or title cuts was masked before; one run's value where the other quotes it)
-    homes = config.default_path_rewrites
     rewrite = PathRewriter(page_rules(config, context.srcdir, [old, new]), masker)
-    old, new = (published_trace(t, masker, homes=homes) for t in (old, new))
+    # compared as the pages show each run: a run read here is masked whole, record by record,
+    # by the masker of both (a name a cell or title cuts is masked before); a run a
+    # torchtrace directive shows is its pages' copy already (its frames are linked)
+    homes = config.default_path_rewrites
+    old, new = (
+        published_trace(t, masker, homes=homes) if site is None else t
+        for t, site in ((old, old_site), (new, new_site))
+    )
     diff = diff_traces(old, new, rewrite=rewrite, mask=masker)
     old_label, new_label = (DirectiveRequest("", "", p).label() for p in (old_path, new_path))
     label = options.name or f"{old_label}-vs-{new_label}"

@@ -152,11 +152,13 @@ class TrendKind:
         masker = trace_masker(context.config, traces)
         for label, trace in read_here:
             warn_trace_secrets(label, trace, masker)
-        # each run as its pages show it: every record masked whole (a name a chart's label
-        # cuts was masked before), by the masker of every run
-        homes = context.config.default_path_rewrites
         rewrite = PathRewriter(page_rules(context.config, context.srcdir, traces), masker)
-        traces = [published_trace(t, masker, homes=homes) for t in traces]
+        # each run as its pages show it: a run read here masked whole, record by record, by
+        # the masker of every run (a name a chart's label cuts is masked before); a run a
+        # torchtrace directive shows is its pages' copy already
+        homes = context.config.default_path_rewrites
+        here = {id(trace) for _, trace in read_here}
+        traces = [published_trace(t, masker, homes=homes) if id(t) in here else t for t in traces]
         result = trend(traces, labels, rewrite=rewrite)
         # every run, the oldest included: a trend shows each, so each must have been read whole
         missed = [
