@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ...trace.analyses.compile_time import PHASE_WORDS
 from ...trace.analyses.rank_digest import number_ranges
 from ...trace.comparing.diff import BreakSite, Change, FrameDiff, RankDiff, Regression
 from ..blocks import (
@@ -42,6 +43,8 @@ from ..words import _
 FOLD_DIFF_LINES = 40
 #: Guards listed per side on a frame page; the rest are counted.
 MAX_GUARDS_SHOWN = 200
+#: Functions a rank's comparison lists under its compile time, the most changed first.
+FUNCTIONS_SHOWN = 10
 NOISY = "compile times are noisy: compare them only between runs on the same machine"
 #: What a page says of a ratio (or a time) that is no finite number, as the command does.
 NOT_COMPARABLE = "cannot be compared"
@@ -337,8 +340,44 @@ def _times_part(plan: DiffPlan, r: RankDiff) -> list[Block]:
         [
             Paragraph([NOISY + "."]),
             Table(["phase", plan.baseline_label, plan.new_label, "ratio"], rows),
+            *_function_times(plan, r),
         ],
     )
+
+
+def _function_times(plan: DiffPlan, r: RankDiff) -> list[Block]:
+    """The functions whose compile time changed most, and the phase that changed most."""
+    changed = [f for f in r.function_times if f.change][:FUNCTIONS_SHOWN]
+    if not changed:
+        return []
+    rows: list[list[Inlines]] = []
+    for f in changed:
+        phase = f.most_changed_phase()
+        rows.append(
+            [
+                [Code(f.function), f" ({f.file})"],
+                [_seconds(f.baseline_seconds)],
+                [_seconds(f.new_seconds)],
+                [f"{f.change:+.3f} s"],
+                [f"{PHASE_WORDS.get(phase[0], phase[0])} ({phase[1]:+.3f} s)"] if phase else ["—"],
+            ]
+        )
+    more = len([f for f in r.function_times if f.change]) - len(changed)
+    blocks: list[Block] = [
+        Paragraph(
+            [
+                "By function, from each run's compile-time tree (the same seconds, split by "
+                "the records' phases), the most changed first"
+                + (f"; {more} more changed less" if more > 0 else "")
+                + ":"
+            ]
+        ),
+        Table(
+            ["function", plan.baseline_label, plan.new_label, "change", "most changed phase"],
+            rows,
+        ),
+    ]
+    return blocks
 
 
 def _part(title: str, blocks: Sequence[Block]) -> list[Block]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..analyses.caches import cache_totals
 from ..analyses.compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
+from ..analyses.compile_time import PHASE_WORDS
 from ..analyses.failures import reason_headline
 from ..analyses.graph_breaks import break_events
 from ..analyses.guards import GUARD_COMMENT
@@ -36,6 +37,7 @@ from ..model import Compile, RankTrace, Trace
 from ..runtime import RuntimeProfile, rank_profiles, region_key
 from ..secrets import mask_secrets
 from .comparability import RunFacts, differences, run_facts
+from .function_times import FunctionTimes, function_times
 
 #: Regression kinds, in report order; each is the warning subtype ``regression_<kind>``.
 REGRESSION_KINDS = ("error", "graph_break", "recompile", "compile_time", "kernels", "runtime")
@@ -531,6 +533,8 @@ class RankDiff:
     errors_fixed: list[BreakSite]
     times: list[PhaseChange]
     cache: Change  # {hit/miss/bypass: lookups}
+    #: Each function's compile seconds by phase in both runs, the most changed first.
+    function_times: list[FunctionTimes] = field(default_factory=list)
     #: The other ranks this comparison stands for: in each run they logged what this rank
     #: did (a class of alike ranks, rank numbers, metrics and times aside).
     alike: list[int] = field(default_factory=list)
@@ -815,6 +819,7 @@ def diff_ranks(
         errors_fixed=[e for e in old_errors if e not in new_errors],
         times=times,
         cache=Change(cache_totals(baseline.compiles), cache_totals(new.compiles)),
+        function_times=function_times(baseline, new),
     )
 
 
@@ -1284,6 +1289,28 @@ def _rank_lines(r: RankDiff, prefix: str) -> list[str]:
             f"{prefix}compile time: {_seconds_text(total.baseline)} -> "
             f"{_seconds_text(total.new)}{ratio}"
         )
+        lines += _function_time_lines(r, prefix)
+    return lines
+
+
+#: Functions the text names under a rank's compile time, the most changed first.
+FUNCTIONS_IN_TEXT = 3
+
+
+def _function_time_lines(r: RankDiff, prefix: str) -> list[str]:
+    """The functions whose compile time changed most, with the phase that changed most."""
+    lines: list[str] = []
+    for f in r.function_times[:FUNCTIONS_IN_TEXT]:
+        if not f.change:
+            break
+        phase = f.most_changed_phase()
+        where = ""
+        if phase is not None:
+            where = f", most in {PHASE_WORDS.get(phase[0], phase[0])} ({phase[1]:+.2f} s)"
+        lines.append(
+            f"{prefix}  {f.function} ({f.file}): {f.baseline_seconds:.2f} s -> "
+            f"{f.new_seconds:.2f} s{where}"
+        )
     return lines
 
 
@@ -1527,6 +1554,7 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
                     }
                     for t in r.times
                 ],
+                "compile_time_by_function": [f.as_json() for f in r.function_times],
                 "frames": [_frame_json(f) for f in r.frames],
             }
             for r in diff.ranks

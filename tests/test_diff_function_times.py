@@ -1,0 +1,65 @@
+"""Which function's compile time changed between two runs, by phase: the compile-time
+trees of both runs of the captured ``recompile`` pair (``scale`` compiled once, then three
+times), in the comparison's JSON, its text and its page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sphinx_torchtrace import cli
+from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.analyses import compile_time as ct
+from sphinx_torchtrace.trace.comparing.function_times import function_times
+
+from .conftest import DATA, SiteMaker, warnings_of
+
+PAIR = DATA / "captured" / "pairs" / "recompile"
+
+
+def _ranks() -> tuple[object, object]:
+    return load_trace(PAIR / "baseline").ranks[0], load_trace(PAIR / "new").ranks[0]
+
+
+def test_functions_add_up_to_each_runs_tree_by_phase() -> None:
+    old, new = _ranks()
+    found = function_times(old, new)  # type: ignore[arg-type]
+    for side, rank in (("baseline", old), ("new", new)):
+        totals = ct.phase_totals(ct.compile_time_tree(rank))  # type: ignore[arg-type]
+        for phase, seconds in totals.items():
+            summed = sum(getattr(f, side).get(phase, 0.0) for f in found)
+            assert summed == pytest.approx(seconds, abs=1e-9), (side, phase)
+    assert [f.function for f in found][:2] == ["scale", "stable"]  # the recompiled one first
+    assert abs(found[0].change) >= abs(found[1].change)
+    assert found[0].file == "program.py"
+
+
+def test_the_comparison_names_them(capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = _ranks()
+    top = function_times(old, new)[0]  # type: ignore[arg-type]
+    cli.main(["diff", "--json", str(PAIR / "baseline"), str(PAIR / "new")])
+    data = json.loads(capsys.readouterr().out)
+    [rank] = data["ranks"]
+    by_function = rank["compile_time_by_function"]
+    assert by_function[0]["function"] == "scale"
+    assert by_function[0]["new_seconds"] == round(top.new_seconds, 6)
+    cli.main(["diff", str(PAIR / "baseline"), str(PAIR / "new")])
+    text = capsys.readouterr().out
+    assert (
+        f"  scale (program.py): {top.baseline_seconds:.2f} s -> {top.new_seconds:.2f} s, most in"
+        in text
+    )
+
+
+def test_the_page_lists_them(make_site: SiteMaker) -> None:
+    pairs = "@DATA@/captured/pairs/recompile"
+    page = f"Runs\n====\n\n.. torchtrace-diff:: {pairs}/baseline {pairs}/new\n   :name: rc\n"
+    app = make_site("simple", "html", pages={"index.rst": page})
+    assert "torchtrace.read" not in warnings_of(app)
+    html = " ".join((Path(app.outdir) / "index.html").read_text(encoding="utf-8").split())
+    assert "By function, from each run\u2019s compile-time tree" in html
+    assert "most changed phase" in html and ">scale</code> (program.py)" in html.replace(
+        '<code class="docutils literal notranslate"><span class="pre">', "<code>"
+    ).replace("</span></code>", "</code>")
