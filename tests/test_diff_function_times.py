@@ -13,6 +13,7 @@ from sphinx_torchtrace import cli
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses import compile_time as ct
 from sphinx_torchtrace.trace.comparing.function_times import function_times
+from sphinx_torchtrace.trace.comparing.trend import time_change_text, trend, trend_lines
 
 from .conftest import DATA, SiteMaker, warnings_of
 
@@ -63,3 +64,22 @@ def test_the_page_lists_them(make_site: SiteMaker) -> None:
     assert "most changed phase" in html and ">scale</code> (program.py)" in html.replace(
         '<code class="docutils literal notranslate"><span class="pre">', "<code>"
     ).replace("</span></code>", "</code>")
+
+
+TREND = DATA / "captured" / "trend"
+
+
+def test_a_trend_names_the_most_changed_function_each_step(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    runs = [load_trace(TREND / v) for v in ("v1", "v2", "v3")]
+    result = trend(runs, ["v1", "v2", "v3"])
+    assert len(result.time_changes) == 2
+    for before, after, change in zip(runs[:-1], runs[1:], result.time_changes, strict=True):
+        expected = function_times(before.ranks[0], after.ranks[0])[0]
+        assert change == expected and change is not None and change.change
+    lines = trend_lines(result)
+    assert f"compile time v1 -> v2 (noisy): {time_change_text(result.time_changes[0])}" in lines
+    # the fix of v2 (no graph break) removed the resumed function's compile
+    assert result.time_changes[0].function.startswith("torch_dynamo_resume_in_step")
+    assert result.time_changes[0].new_seconds == 0

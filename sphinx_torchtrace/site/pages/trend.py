@@ -8,7 +8,7 @@ Every string of a log stays text.
 
 from __future__ import annotations
 
-from ...trace.comparing.trend import Trend, TrendCell
+from ...trace.comparing.trend import Trend, TrendCell, time_change_text
 from ..blocks import Admonition, Badge, Block, BulletList, Chart, Inline, Paragraph, Table, item
 from ..words import _
 
@@ -42,6 +42,21 @@ def trend_blocks(trend: Trend) -> list[Block]:
     blocks.append(Table([_("Function"), *trend.labels], rows))
     if trend.rows_left_out:
         blocks.append(Paragraph([f"And {trend.rows_left_out} more functions."]))
+    changes = [
+        item(f"{trend.labels[i]} → {trend.labels[i + 1]}: {time_change_text(change)}")
+        for i, change in enumerate(trend.time_changes)
+        if change is not None
+    ]
+    if changes:
+        blocks.append(
+            Paragraph(
+                [
+                    "The function whose compile time changed most from each run to the next "
+                    "(its compile-time tree, by phase; compile times are noisy):"
+                ]
+            )
+        )
+        blocks.append(BulletList(changes))
     if any(c.seconds is not None for r in trend.rows for c in r.cells):
         blocks.append(
             Chart(

@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..analyses.compile_time import PHASE_WORDS
 from ..analyses.naming import rank_number
 from ..model import Trace
 from ..runtime import rank_profiles
 from .comparability import RunFacts, differences, run_facts
 from .diff import FrameFacts, FrameKey, frame_runtime, frames_of, unread
+from .function_times import FunctionTimes, function_times
 
 #: Rows a trend shows at most (functions x ranks); the rest are counted.
 MAX_ROWS = 500
@@ -87,6 +89,9 @@ class Trend:
     rows: list[TrendRow]
     rows_left_out: int = 0
     setup: list[str] = field(default_factory=list)
+    #: From each run to the next: the function whose compile time changed most (on the
+    #: first rank both have), with its seconds by phase; None where nothing changed.
+    time_changes: list[FunctionTimes | None] = field(default_factory=list)
 
     @property
     def multi_rank(self) -> bool:
@@ -124,7 +129,30 @@ def trend(
         for i in range(len(facts) - 1)
         for d in differences(facts[i], facts[i + 1])
     ]
-    return Trend(labels, facts, rows, max(0, len(keys) - MAX_ROWS), setup)
+    changes = [_most_changed(traces[i], traces[i + 1]) for i in range(len(traces) - 1)]
+    return Trend(labels, facts, rows, max(0, len(keys) - MAX_ROWS), setup, changes)
+
+
+def _most_changed(before: Trace, after: Trace) -> FunctionTimes | None:
+    """The function whose compile time changed most from one run to the next, on the
+    lowest rank number both runs logged."""
+    ranks = {rank_number(after, r): r for r in after.ranks}
+    for rank in sorted(before.ranks, key=lambda r: rank_number(before, r)):
+        other = ranks.get(rank_number(before, rank))
+        if other is not None:
+            found = function_times(rank, other)
+            return found[0] if found and found[0].change else None
+    return None
+
+
+def time_change_text(change: FunctionTimes) -> str:
+    """``step (train.py) 1.20 s -> 2.40 s, most in Inductor lowering and passes (+1.10 s)``."""
+    phase = change.most_changed_phase()
+    where = f", most in {PHASE_WORDS.get(phase[0], phase[0])} ({phase[1]:+.2f} s)" if phase else ""
+    return (
+        f"{change.function} ({change.file}) {change.baseline_seconds:.2f} s -> "
+        f"{change.new_seconds:.2f} s{where}"
+    )
 
 
 def unread_runs(traces: Sequence[Trace], labels: Sequence[str]) -> list[str]:
@@ -162,4 +190,8 @@ def trend_lines(result: Trend) -> list[str]:
             lines.append(f"  {label}: {cell.describe()}")
     if result.rows_left_out:
         lines.append(f"and {result.rows_left_out} more functions")
+    for i, change in enumerate(result.time_changes):
+        if change is not None:
+            step = f"{result.labels[i]} -> {result.labels[i + 1]}"
+            lines.append(f"compile time {step} (noisy): {time_change_text(change)}")
     return lines
