@@ -10,8 +10,14 @@ from pathlib import Path
 import pytest
 
 from sphinx_torchtrace import cli
+from sphinx_torchtrace.site.blocks import Table
+from sphinx_torchtrace.site.pages.overview.compile_time import _slowest_rank
+from sphinx_torchtrace.site.pages.overview.view import Overview, seconds_text
+from sphinx_torchtrace.site.plan import PageSettings, plan_trace
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses import compile_time as ct
+from sphinx_torchtrace.trace.analyses.naming import rank_number
+from sphinx_torchtrace.trace.analyses.phases import compile_seconds
 from sphinx_torchtrace.trace.comparing.function_times import function_times
 from sphinx_torchtrace.trace.comparing.trend import time_change_text, trend, trend_lines
 
@@ -83,3 +89,28 @@ def test_a_trend_names_the_most_changed_function_each_step(
     # the fix of v2 (no graph break) removed the resumed function's compile
     assert result.time_changes[0].function.startswith("torch_dynamo_resume_in_step")
     assert result.time_changes[0].new_seconds == 0
+
+
+def test_the_slowest_rank_is_shown_beside_its_class() -> None:
+    """Alike ranks share a tab; where the slowest is not the tab's own rank, its phases are
+    shown beside that rank's, each figure its own tree's."""
+    folder = DATA / "corpus" / "ddp_4ranks"
+    plan = plan_trace("t", load_trace(folder), "torchtrace")
+    view = Overview(plan, PageSettings())
+    blocks = _slowest_rank(view)
+    assert blocks, "ddp_4ranks: rank 0's tab stands for a slower rank"
+    table = next(b for b in blocks if isinstance(b, Table))
+    first_name, slowest_name = table.header[1], table.header[2]
+    by_number = {rank_number(plan.trace, r): r for r in plan.trace.ranks}
+    first = by_number[int(str(first_name).split()[1])]
+    slowest = by_number[int(str(slowest_name).split()[1])]
+    assert slowest_name.endswith("(slowest)")
+    spent = {n: sum(compile_seconds(c) or 0 for c in r.compiles) for n, r in by_number.items()}
+    assert spent[rank_number(plan.trace, slowest)] == max(spent.values())
+    old = ct.phase_totals(ct.compile_time_tree(first))
+    new = ct.phase_totals(ct.compile_time_tree(slowest))
+    for row in table.rows:
+        key = next(k for k, words in ct.PHASES if words == row[0][0])
+        assert row[1][0] == seconds_text(old.get(key, 0.0))
+        assert row[2][0] == seconds_text(new.get(key, 0.0))
+        assert row[3][0] == f"{new.get(key, 0.0) - old.get(key, 0.0):+.3f} s"

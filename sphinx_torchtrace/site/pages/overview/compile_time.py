@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from ....trace import RankTrace
 from ....trace.analyses import compile_time as ct
+from ....trace.analyses.naming import rank_number
+from ....trace.analyses.phases import compile_seconds
+from ....trace.comparing.function_times import function_times
 from ...blocks import (
     Block,
     BulletList,
@@ -26,11 +29,64 @@ from .view import Overview, Row, seconds_text
 
 #: The table lists the leaves of this many compiles, the slowest (the picture shows all).
 TABLE_COMPILES = 40
+#: Functions named where the slowest rank differs from its class's first rank.
+SLOWEST_FUNCTIONS = 5
 
 
 def section(view: Overview) -> list[Block]:
     bodies = view.for_ranks(view.trace.ranks, lambda r: _body(view, r))
+    bodies += _slowest_rank(view)
     return [Section([_("Where the compile time went")], bodies, anchor="compile-time-by-source")]
+
+
+def _slowest_rank(view: Overview) -> list[Block]:
+    """Where the slowest rank's time went beside the rank whose tab stands for its class:
+    alike ranks log the same compiles, not the same seconds."""
+    if not view.multi:
+        return []
+    spent = [
+        (sum(s for c in rank.compiles if (s := compile_seconds(c)) is not None), -i, rank)
+        for i, rank in enumerate(view.trace.ranks)
+    ]
+    seconds, _position, slowest = max(spent, key=lambda t: t[:2])
+    rank_plan = view.plan.rank_plan(slowest)
+    first = rank_plan.same_as.rank if rank_plan and rank_plan.same_as else None
+    if first is None or not seconds:
+        return []  # the slowest rank has a tab of its own
+    number = rank_number(view.trace, slowest)
+    shown = rank_number(view.trace, first)
+    old, new = (
+        ct.phase_totals(ct.compile_time_tree(first)),
+        ct.phase_totals(ct.compile_time_tree(slowest)),
+    )
+    rows: list[Row] = [
+        [
+            [ct.PHASE_WORDS[k]],
+            [seconds_text(old.get(k, 0.0))],
+            [seconds_text(new.get(k, 0.0))],
+            [f"{new.get(k, 0.0) - old.get(k, 0.0):+.3f} s"],
+        ]
+        for k, _words in ct.PHASES
+        if k in old or k in new
+    ]
+    blocks: list[Block] = [
+        Paragraph(
+            [
+                f"The slowest rank, rank {number}, logged what rank {shown} did (its tab stands "
+                f"for both) but took {seconds_text(seconds)}: its phases beside rank {shown}'s."
+            ]
+        ),
+        Table(
+            [_("Phase"), f"rank {shown}", f"rank {number} (slowest)", _("Difference")],
+            rows,
+            widths=[4, 2, 2, 2],
+        ),
+    ]
+    changed = [f for f in function_times(first, slowest) if f.change][:SLOWEST_FUNCTIONS]
+    if changed:
+        items = [item(Code(f.function), f" ({f.file}): {f.change:+.3f} s") for f in changed]
+        blocks += [Paragraph(["The functions that differ most:"]), BulletList(items)]
+    return blocks
 
 
 def _body(view: Overview, rank: RankTrace) -> list[Block]:
