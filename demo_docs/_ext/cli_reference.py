@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -41,7 +42,9 @@ class CliReference(SphinxDirective):
     optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        self.env.note_dependency(cli.__file__)  # a new option re-reads the page
+        # a new option in any command's module re-reads the page
+        for module in sorted(Path(cli.__file__).parent.rglob("*.py")):
+            self.env.note_dependency(str(module))
         parser = cli._parser()
         commands = subcommands(parser)
         if self.arguments:
