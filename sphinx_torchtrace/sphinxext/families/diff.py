@@ -44,6 +44,7 @@ from ..warnings import LABEL, OPTION, Note, WarningType, diagnostic, warn
 from .base import Context, missing_input, page_section
 from .family import Family, Options
 from .trace import GeneratedTrace
+from .trace_kept import KeptTrace
 from .trace_options import DEBUG_FOLDER, TEXT_LOG, TRACE_FOLDER, TRACE_LOG
 
 DIRECTIVE = "torchtrace-diff"
@@ -332,6 +333,8 @@ def _traces(context: Context) -> list[GeneratedTrace]:
     """The traces the site shows (a comparison reuses them)."""
     out: list[GeneratedTrace] = []
     for generated in context.built.directives.values():
+        if isinstance(generated, KeptTrace):  # compared as its pages show it: read
+            generated = generated.resolved()
         if isinstance(generated, GeneratedTrace):
             out.append(generated)
     return out

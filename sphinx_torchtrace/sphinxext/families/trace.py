@@ -55,6 +55,7 @@ from ..warnings import OPTION, Note, WarningType, diagnostic, logger, warn
 from .base import Context, build_date, missing_input, page_section
 from .debug_dir import generate_debug_dir
 from .family import Family, Options
+from .trace_kept import MODEL_LOADS, Made, kept_trace, recorded, save_made
 from .trace_options import (
     DIRECTIVE,
     OPTION_EFFECTS,
@@ -192,17 +193,37 @@ class TraceKind:
         if not opened.exists:
             context.fail(request, DIRECTIVE, missing_input(request.argument, request.path), READ)
             return []
-        loaded = _load(context, request, options, opened)
-        if loaded is None:
+        kept = kept_trace(
+            context, request, opened, lambda: _read(context, request, options, opened)
+        )
+        if kept is not None:  # nothing it depends on changed: not read again
+            kept.register(context, DIRECTIVE)
             return []
-        generated = _generated(context, request, options, opened, loaded)
+        with recorded() as said:
+            generated = _read(context, request, options, opened)
+        if generated is None:
+            return []
         context.register(request, DIRECTIVE, generated)
-        generated.notes.extend(_notes(context, generated, opened, loaded))
         plan = generated.plan
-        for docname in plan.docnames:
-            context.add_page(docname, generated, page_kind(plan, docname))
-        _add_downloads(context, generated)
+        pages = [(docname, page_kind(plan, docname)) for docname in plan.docnames]
+        for docname, kind in pages:
+            context.add_page(docname, generated, kind)
+        downloads = _add_downloads(context, generated)
+        made = Made(pages, downloads, generated.meanings(), [])
+        save_made(context, request, opened, generated, made, said)
         return []
+
+
+def _read(
+    context: Context, request: DirectiveRequest, options: TraceOptions, opened: OpenedInput
+) -> GeneratedTrace | None:
+    """The input read, masked and planned, with the notes its directive says."""
+    loaded = _load(context, request, options, opened)
+    if loaded is None:
+        return None
+    generated = _generated(context, request, options, opened, loaded)
+    generated.notes.extend(_notes(context, generated, opened, loaded))
+    return generated
 
 
 def _load(
@@ -211,6 +232,7 @@ def _load(
     """The input read into the model, its diagnostics warned; None when it cannot be read
     or holds no record (the directive says why, at its own line)."""
     source_dir = context.source_dir(request)
+    MODEL_LOADS.n += 1
     try:
         loaded = load_input(
             opened,
@@ -312,18 +334,19 @@ def _notes(
     return notes
 
 
-def _add_downloads(context: Context, generated: GeneratedTrace) -> None:
+def _add_downloads(context: Context, generated: GeneratedTrace) -> list[str]:
     """The trace's downloads, made again only when what they depend on changed."""
     stamp = _DownloadStamp(context, generated)
     kept = stamp.unchanged_files()
     if kept is not None:
         for relpath in kept:
             context.add_file(relpath, None)
-        return
+        return kept
     downloads = _downloads(generated)
     for relpath, text in downloads.items():
         context.add_file(relpath, text)
     stamp.save(list(downloads))
+    return list(downloads)
 
 
 def page_kind(plan: TracePlan, docname: str) -> str:
