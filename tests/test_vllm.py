@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
+from sphinx_torchtrace import cli
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses import vllm
 
-from .conftest import DATA, warnings_of
+from .conftest import DATA, SiteMaker, warnings_of
 
 VLLM = DATA / "vllm"
 COLD = VLLM / "dedicated_log_torch_trace_rank_0_2dk9f86k.log"
@@ -213,3 +214,30 @@ def test_unknown_vllm_records_and_fields_are_kept(tmp_path: Path) -> None:
     assert first.other_fields == {"compile_range_kind": "size"}
     assert [(a.name, a.line) for a in view.unknown] == [("vllm_compile_event", 1395)]
     assert len(view.compiled) == 9  # the matrix is unchanged by them
+
+
+def test_a_comparison_and_a_trend_read_the_vllm_view(
+    make_site: SiteMaker, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """vLLM's pieces have no compile ids, so the frames a comparison matches miss them:
+    the comparison and the trend say each run's vLLM line, cold beside warm."""
+    cold, warm = _view(COLD), _view(WARM)
+    assert cli.main(["diff", "--json", str(COLD), str(WARM)]) in (0, 1)
+    [rank] = json.loads(capsys.readouterr().out)["ranks"]
+    assert rank["vllm"]["baseline"]["compiles"] == len(cold.compiled) == 9
+    assert rank["vllm"]["new"]["loaded"] == len(warm.loads) == 9
+    cli.main(["diff", str(COLD), str(WARM)])
+    text = capsys.readouterr().out
+    assert f"vllm: {vllm.summary_text(cold)} -> {vllm.summary_text(warm)}" in text
+    cli.main(["diff", str(COLD), str(WARM), str(COLD)])
+    text = capsys.readouterr().out
+    assert f"vllm {WARM}: {vllm.summary_text(warm)}" in text
+    at = "@DATA@/vllm"
+    page = (
+        f"Runs\n====\n\n.. torchtrace-diff:: {at}/{COLD.name} {at}/warm/{WARM.name}\n"
+        "   :name: cw\n"
+    )
+    app = make_site("simple", "html", pages={"index.rst": page})
+    assert "torchtrace.read" not in warnings_of(app)
+    html = (Path(app.outdir) / "index.html").read_text(encoding="utf-8")
+    assert "vLLM (noisy times)" in html and "warm start, 9 loaded" in html

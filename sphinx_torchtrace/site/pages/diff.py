@@ -254,7 +254,34 @@ def _rank_sections(plan: DiffPlan, r: RankDiff) -> list[Block]:
         *_recompiles_part(plan, r),
         *_cache_part(plan, r),
         *_times_part(plan, r),
+        *_vllm_part(plan, r),
     ]
+
+
+def _vllm_part(plan: DiffPlan, r: RankDiff) -> list[Block]:
+    """vLLM's own figures in each run (its pieces carry no compile ids: the frames above
+    say little of them), and its seconds per compile range."""
+    v = r.vllm
+    if v is None:
+        return []
+    blocks: list[Block] = [
+        Table(
+            ["run", "vLLM"],
+            [
+                [[plan.baseline_label], [v.baseline or "no vLLM records"]],
+                [[plan.new_label], [v.new or "no vLLM records"]],
+            ],
+            widths=[1, 4],
+        )
+    ]
+    ranges = v.range_seconds()
+    if ranges:
+        rows: list[list[Inlines]] = [
+            [[Code(k)], [_seconds(old)], [_seconds(new)]] for k, old, new in ranges
+        ]
+        blocks.append(Paragraph(["Seconds per compile range (compiles; loads are not by range):"]))
+        blocks.append(Table(["range", plan.baseline_label, plan.new_label], rows))
+    return _part("vLLM (noisy times)", blocks)
 
 
 def _frames_part(plan: DiffPlan, r: RankDiff) -> list[Block]:

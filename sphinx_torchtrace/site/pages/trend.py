@@ -47,6 +47,18 @@ def trend_blocks(trend: Trend) -> list[Block]:
         for i, change in enumerate(trend.time_changes)
         if change is not None
     ]
+    if trend.vllm:
+        blocks.append(
+            Paragraph(["vLLM in each run (its pieces have no compile ids: no row above):"])
+        )
+        blocks.append(
+            BulletList(
+                [
+                    item(f"{label}: {line or 'no vLLM records'}")
+                    for label, line in zip(trend.labels, trend.vllm, strict=False)
+                ]
+            )
+        )
     if changes:
         blocks.append(
             Paragraph(

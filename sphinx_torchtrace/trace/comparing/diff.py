@@ -38,6 +38,7 @@ from ..runtime import RuntimeProfile, rank_profiles, region_key
 from ..secrets import mask_secrets
 from .comparability import RunFacts, differences, run_facts
 from .function_times import FunctionTimes, function_times
+from .vllm_change import VllmChange, vllm_change
 
 #: Regression kinds, in report order; each is the warning subtype ``regression_<kind>``.
 REGRESSION_KINDS = ("error", "graph_break", "recompile", "compile_time", "kernels", "runtime")
@@ -535,6 +536,8 @@ class RankDiff:
     cache: Change  # {hit/miss/bypass: lookups}
     #: Each function's compile seconds by phase in both runs, the most changed first.
     function_times: list[FunctionTimes] = field(default_factory=list)
+    #: vLLM's own figures in each run, where either logged vLLM's records.
+    vllm: VllmChange | None = None
     #: The other ranks this comparison stands for: in each run they logged what this rank
     #: did (a class of alike ranks, rank numbers, metrics and times aside).
     alike: list[int] = field(default_factory=list)
@@ -820,6 +823,7 @@ def diff_ranks(
         times=times,
         cache=Change(cache_totals(baseline.compiles), cache_totals(new.compiles)),
         function_times=function_times(baseline, new),
+        vllm=vllm_change(baseline, new),
     )
 
 
@@ -1290,6 +1294,8 @@ def _rank_lines(r: RankDiff, prefix: str) -> list[str]:
             f"{_seconds_text(total.new)}{ratio}"
         )
         lines += _function_time_lines(r, prefix)
+    if r.vllm is not None:
+        lines.append(f"{prefix}vllm: {r.vllm.baseline or 'none'} -> {r.vllm.new or 'none'}")
     return lines
 
 
@@ -1555,6 +1561,7 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
                     for t in r.times
                 ],
                 "compile_time_by_function": [f.as_json() for f in r.function_times],
+                "vllm": r.vllm.as_json() if r.vllm is not None else None,
                 "frames": [_frame_json(f) for f in r.frames],
             }
             for r in diff.ranks

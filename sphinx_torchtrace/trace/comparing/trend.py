@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ..analyses.compile_time import PHASE_WORDS
 from ..analyses.naming import rank_number
+from ..analyses.vllm import summary_text, vllm_view
 from ..model import Trace
 from ..runtime import rank_profiles
 from .comparability import RunFacts, differences, run_facts
@@ -92,6 +93,9 @@ class Trend:
     #: From each run to the next: the function whose compile time changed most (on the
     #: first rank both have), with its seconds by phase; None where nothing changed.
     time_changes: list[FunctionTimes | None] = field(default_factory=list)
+    #: Each run's vLLM line (:func:`..analyses.vllm.summary_text`, its first rank), where
+    #: any run logged vLLM's records: its pieces carry no compile ids, so no row shows them.
+    vllm: list[str | None] = field(default_factory=list)
 
     @property
     def multi_rank(self) -> bool:
@@ -130,7 +134,11 @@ def trend(
         for d in differences(facts[i], facts[i + 1])
     ]
     changes = [_most_changed(traces[i], traces[i + 1]) for i in range(len(traces) - 1)]
-    return Trend(labels, facts, rows, max(0, len(keys) - MAX_ROWS), setup, changes)
+    views = [vllm_view(t.ranks[0]) if t.ranks else None for t in traces]
+    vllm = [summary_text(v) if v is not None else None for v in views]
+    if not any(vllm):
+        vllm = []
+    return Trend(labels, facts, rows, max(0, len(keys) - MAX_ROWS), setup, changes, vllm)
 
 
 def _most_changed(before: Trace, after: Trace) -> FunctionTimes | None:
@@ -190,6 +198,8 @@ def trend_lines(result: Trend) -> list[str]:
             lines.append(f"  {label}: {cell.describe()}")
     if result.rows_left_out:
         lines.append(f"and {result.rows_left_out} more functions")
+    for label, line in zip(result.labels, result.vllm, strict=False):
+        lines.append(f"vllm {label}: {line or 'no vLLM records'}")
     for i, change in enumerate(result.time_changes):
         if change is not None:
             step = f"{result.labels[i]} -> {result.labels[i + 1]}"
