@@ -234,8 +234,7 @@ def test_a_comparison_and_a_trend_read_the_vllm_view(
     assert f"vllm {WARM}: {vllm.summary_text(warm)}" in text
     at = "@DATA@/vllm"
     page = (
-        f"Runs\n====\n\n.. torchtrace-diff:: {at}/{COLD.name} {at}/warm/{WARM.name}\n"
-        "   :name: cw\n"
+        f"Runs\n====\n\n.. torchtrace-diff:: {at}/{COLD.name} {at}/warm/{WARM.name}\n   :name: cw\n"
     )
     app = make_site("simple", "html", pages={"index.rst": page})
     assert "torchtrace.read" not in warnings_of(app)
