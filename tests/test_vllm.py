@@ -17,6 +17,7 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace import cli
+from sphinx_torchtrace.site.pages.overview.view import seconds_text
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses import vllm
 
@@ -240,3 +241,25 @@ def test_a_comparison_and_a_trend_read_the_vllm_view(
     assert "torchtrace.read" not in warnings_of(app)
     html = (Path(app.outdir) / "index.html").read_text(encoding="utf-8")
     assert "vLLM (noisy times)" in html and "warm start, 9 loaded" in html
+
+
+def test_where_the_compile_time_went_reads_vllm_spans(
+    built_site: Callable[..., SphinxTestApp],
+) -> None:
+    """vLLM's pieces have no compile ids: the compile-time section gives their times by
+    range and subgraph from vLLM's own spans (the cold log), and the loads of the warm."""
+    site = built_site("vllm", "html")
+    pages = {
+        p: " ".join(re.sub(r"<[^>]+>", " ", p.read_text(encoding="utf-8")).split())
+        for p in (site.outdir / "torchtrace").rglob("index.html")
+    }
+    cold = _view(COLD)
+    wall = sum(p.wall_seconds or 0.0 for p in cold.pieces)
+    said = [t for t in pages.values() if "vLLM logged its piecewise compiles" in t]
+    assert said, "the cold log's overview"
+    assert f"its {len(cold.pieces)} pieces took {seconds_text(wall)} from" in said[0]
+    for piece in cold.pieces:
+        assert f"line {piece.line}" in said[0]
+    warm = _view(WARM)
+    assert warm.load_span is not None
+    assert any(f"it loaded {len(warm.loads)} pieces from its cache" in t for t in pages.values())

@@ -11,6 +11,7 @@ from ....trace import RankTrace
 from ....trace.analyses import compile_time as ct
 from ....trace.analyses.naming import rank_number
 from ....trace.analyses.phases import compile_seconds
+from ....trace.analyses.vllm import range_text, vllm_view
 from ....trace.comparing.function_times import function_times
 from ...blocks import (
     Block,
@@ -19,6 +20,7 @@ from ...blocks import (
     Code,
     Emphasis,
     Inline,
+    PageLink,
     Paragraph,
     Section,
     Table,
@@ -92,7 +94,8 @@ def _slowest_rank(view: Overview) -> list[Block]:
 def _body(view: Overview, rank: RankTrace) -> list[Block]:
     root = ct.compile_time_tree(rank)
     if not root.children:
-        return [Paragraph(["No compilation logged its compile time."])]
+        vllm_blocks = _vllm_body(view, rank)
+        return vllm_blocks or [Paragraph(["No compilation logged its compile time."])]
     several = view.multi
     total = (
         f"this rank's {seconds_text(root.seconds)} (the glance adds up every rank's)"
@@ -131,6 +134,67 @@ def _body(view: Overview, rank: RankTrace) -> list[Block]:
     blocks.extend(table)  # in HTML too: the picture's boxes link nowhere
     blocks.extend(_remarks(view, root))
     return blocks
+
+
+def _vllm_body(view: Overview, rank: RankTrace) -> list[Block]:
+    """vLLM's pieces have no compile ids, so no compile's metrics place their time: its
+    own spans do, by compile range and subgraph (wall from a piece's start to the next,
+    Inductor's span inside it)."""
+    found = vllm_view(rank)
+    if found is None:
+        return []
+    if not found.pieces:
+        if not found.loads or found.load_span is None:
+            return []
+        return [
+            Paragraph(
+                [
+                    f"vLLM compiled nothing here: it loaded {len(found.loads)} pieces from its "
+                    f"cache in {seconds_text(found.load_span.seconds)} (its inductor_load "
+                    f"spans, lines {found.load_span.begin_line}–{found.load_span.end_line})."
+                ]
+            )
+        ]
+    rows: list[Row] = []
+    total_wall = total_inductor = 0.0
+    for call in found.calls:
+        for piece in call.pieces:
+            inductor = piece.inductor.seconds if piece.inductor is not None else None
+            total_wall += piece.wall_seconds or 0.0
+            total_inductor += inductor or 0.0
+            rows.append(
+                [
+                    [range_text(piece.range, piece.single_size)],
+                    [Code(piece.submod)],
+                    [seconds_text(piece.wall_seconds)],
+                    [seconds_text(inductor)],
+                    [f"line {piece.line}"],
+                ]
+            )
+    backend = found.backend_seconds
+    spent = (
+        f"vLLM's own span, vllm_backend, took {seconds_text(backend)}; "
+        if backend is not None
+        else ""
+    )
+    intro: list[Inline] = [
+        "vLLM logged its piecewise compiles without compile ids, so no compile's metrics "
+        f"place their time: its own spans do. {spent}its {len(rows)} pieces took "
+        f"{seconds_text(total_wall)} from each piece's start to the next, "
+        f"{seconds_text(total_inductor)} of it in Inductor. The matrix of ranges and "
+        "subgraphs is on the ",
+    ]
+    link: Inline = (
+        PageLink(view.plan.vllm_docname, "vLLM page") if view.plan.vllm_docname else "vLLM page"
+    )
+    return [
+        Paragraph([*intro, link, "."]),
+        Table(
+            [_("Range"), _("Subgraph"), _("Wall"), _("Inductor"), _("Record")],
+            rows[: TABLE_COMPILES * 4],
+            widths=[2, 2, 2, 2, 2],
+        ),
+    ]
 
 
 def _phase_totals(root: ct.Node) -> list[Block]:
