@@ -136,7 +136,7 @@ def test_a_run_against_itself_is_unchanged() -> None:
     trace = load_trace(SIMPLE_LOG)
     diff = diff_traces(trace, load_trace(SIMPLE_LOG))
     assert diff.unchanged
-    assert diff.summary_lines() == ["No change in compilation (compile time aside)."]
+    assert diff.report_lines() == ["No change in compilation (compile time aside)."]
     assert (
         regressions(diff, parse_fail_on("error,graph_break,recompile,kernels,compile_time")) == []
     )
@@ -197,7 +197,7 @@ def test_ranks_paired_by_number(tmp_path: Path) -> None:
     diff = diff_traces(both, one)
     assert [r.rank for r in diff.ranks] == [0]
     assert diff.ranks_only_baseline == [1]
-    assert "rank 1: only in the baseline" in diff.summary_lines()
+    assert "rank 1: only in the baseline" in diff.report_lines()
 
 
 def test_to_json_is_plain_json() -> None:

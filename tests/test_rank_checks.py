@@ -346,7 +346,7 @@ def test_diff_compares_each_pair_of_rank_classes_once(tmp_path: Path) -> None:
     stands for, and the change found on rank 5 alone."""
     import sys
 
-    from sphinx_torchtrace.trace.comparing.diff import diff_json, diff_traces, summary_lines
+    from sphinx_torchtrace.trace.comparing.diff import diff_json, diff_traces, report_lines
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from bench_ranks import rank_copies
@@ -365,7 +365,7 @@ def test_diff_compares_each_pair_of_rank_classes_once(tmp_path: Path) -> None:
     assert [(r.rank, r.alike) for r in diff.ranks] == [(0, [2, 4, 6]), (1, [3, 7]), (5, [])]
     assert [r.rank for r in diff.ranks if r.changed] == [5]
     assert diff_json(diff)["ranks"][0]["alike"] == [2, 4, 6]
-    lines = summary_lines(diff)
+    lines = report_lines(diff)
     assert "rank 5: changed frame multi_rank_gloo.py:forward:" in lines
     changed = [line for line in lines if "compile time" not in line]  # times: every rank
     assert not any(line.startswith(("rank 0: ", "rank 1: ")) for line in changed)

@@ -73,7 +73,7 @@ def text(report: Report) -> str:
     if lines:
         lines.append("the last two runs:")
     lines += header_lines(report.diff, report.baseline, report.new)
-    lines += report.diff.summary_lines()
+    lines += report.diff.report_lines()
     if report.found:
         lines.append(f"{len(report.found)} regression(s):")
         for g in report.found:

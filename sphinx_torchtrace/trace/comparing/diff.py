@@ -95,8 +95,9 @@ def base_function(name: str) -> str:
 
 
 @dataclass(frozen=True, order=True)
-class FrameKey:
-    """What a frame is, across runs: file, function (resume suffix dropped), n-th such frame."""
+class RunFunction:
+    """A function of a run, as the comparison matches it across runs: file, function
+    (resume suffix dropped), n-th such frame."""
 
     file: str
     function: str
@@ -146,7 +147,7 @@ class BreakSite:
 class FrameFacts:
     """One frame of one run, reduced to what is compared (and its labels, for showing)."""
 
-    key: FrameKey
+    key: RunFunction
     label: str  # "[0/*]", or "[!1/0/*]" for compiled autograd
     compiles: list[Compile]
     first_line: int | None  # shown, never compared
@@ -181,7 +182,7 @@ def frames_of(
     rewrite: Callable[[str], str] | None = None,
     mask: Callable[[str], str] = mask_secrets,
 ) -> list[FrameFacts]:
-    """The frames of a rank in log order, each with its :class:`FrameKey`; what looks
+    """The frames of a rank in log order, each with its :class:`RunFunction`; what looks
     secret in their reasons, guards and graphs masked by ``mask`` (:mod:`.secrets`)."""
     groups: list[tuple[int | None, int, list[Compile]]] = []
     current: dict[tuple[int | None, int], list[Compile]] = {}
@@ -205,7 +206,7 @@ def frames_of(
         if ca is not None:
             function = f"compiled_autograd:{function}"
         seen[(file, function)] += 1
-        key = FrameKey(file, function, seen[(file, function)])
+        key = RunFunction(file, function, seen[(file, function)])
         label = f"[{'' if ca is None else f'!{ca}/'}{frame_id}/*]"
         if compiles[0].occurrence > 1:
             label += f" #{compiles[0].occurrence}"
@@ -253,7 +254,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _facts(
-    key: FrameKey,
+    key: RunFunction,
     label: str,
     compiles: list[Compile],
     line: int | None,
@@ -332,7 +333,7 @@ def _site(
     reason: Any,
     user_location: str | None,
     compile_: Compile,
-    key: FrameKey,
+    key: RunFunction,
     rewrite: Callable[[str], str] | None,
     registry_id: str | None = None,
     evidence: str | None = None,
@@ -400,7 +401,7 @@ class Change:
 class FrameDiff:
     """One frame of either run, and what changed in it; ``baseline`` or ``new`` None if absent."""
 
-    key: FrameKey
+    key: RunFunction
     baseline: FrameFacts | None
     new: FrameFacts | None
     status: Change
@@ -609,9 +610,9 @@ class TraceDiff:
             or any(r.changed for r in self.ranks)
         )
 
-    def summary_lines(self) -> list[str]:
-        """The change summary as plain lines (what ``sphinx-torchtrace diff`` prints)."""
-        return summary_lines(self)
+    def report_lines(self) -> list[str]:
+        """The report of what changed, as plain lines (what ``sphinx-torchtrace diff`` prints)."""
+        return report_lines(self)
 
     def to_json(self) -> dict[str, Any]:
         """The comparison as JSON-able data (lists, dicts, strings, numbers, None)."""
@@ -837,7 +838,7 @@ def _renamed(frames: list[FrameFacts], renames: Mapping[str, str]) -> list[Frame
     for f in frames:
         function = renames.get(f.key.function, f.key.function)
         seen[(f.key.file, function)] += 1
-        out.append(replace(f, key=FrameKey(f.key.file, function, seen[(f.key.file, function)])))
+        out.append(replace(f, key=RunFunction(f.key.file, function, seen[(f.key.file, function)])))
     return out
 
 
@@ -871,7 +872,7 @@ def _distinct(lists: Any) -> list[BreakSite]:
     return out
 
 
-def _frame_diff(key: FrameKey, old: FrameFacts | None, new: FrameFacts | None) -> FrameDiff:
+def _frame_diff(key: RunFunction, old: FrameFacts | None, new: FrameFacts | None) -> FrameDiff:
     def pick(get: Callable[[FrameFacts], Any]) -> Change:
         return Change(get(old) if old else None, get(new) if new else None)
 
@@ -932,7 +933,7 @@ class Regression:
 
     kind: str
     rank: int
-    frame: str | None  # str(FrameKey), None for a whole-run regression
+    frame: str | None  # str(RunFunction), None for a whole-run regression
     message: str
     #: The records it rests on, ``log:line``: ``{"baseline": ..., "new": ...}``.
     evidence: tuple[tuple[str, str], ...] = ()
@@ -1223,7 +1224,7 @@ def header_lines(diff: TraceDiff, baseline: str, new: str) -> list[str]:
     return lines
 
 
-def summary_lines(diff: TraceDiff) -> list[str]:
+def report_lines(diff: TraceDiff) -> list[str]:
     """Plain lines saying what changed, rank by rank (one line when nothing did).  Each
     line starts with the tool's words, never with text from a log."""
     if diff.nothing_compared:

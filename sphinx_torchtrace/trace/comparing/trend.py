@@ -20,7 +20,7 @@ from ..analyses.vllm import summary_text, vllm_view
 from ..model import Trace
 from ..runtime import rank_profiles
 from .comparability import RunFacts, differences, run_facts
-from .diff import FrameFacts, FrameKey, frame_runtime, frames_of, unread
+from .diff import FrameFacts, RunFunction, frame_runtime, frames_of, unread
 from .function_times import FunctionTimes, function_times
 
 #: Rows a trend shows at most (functions x ranks); the rest are counted.
@@ -68,7 +68,7 @@ class TrendRow:
     """A function (of one rank) across the runs."""
 
     rank: int
-    key: FrameKey
+    key: RunFunction
     cells: tuple[TrendCell, ...]
 
     @property
@@ -109,10 +109,10 @@ def trend(
 ) -> Trend:
     """The trend of ``traces`` (oldest first), each called by its label."""
     traces, labels = list(traces)[:MAX_RUNS], list(labels)[:MAX_RUNS]
-    per_run: list[dict[tuple[int, FrameKey], FrameFacts]] = []
-    order: dict[tuple[int, FrameKey], None] = {}
+    per_run: list[dict[tuple[int, RunFunction], FrameFacts]] = []
+    order: dict[tuple[int, RunFunction], None] = {}
     for trace in traces:
-        found: dict[tuple[int, FrameKey], FrameFacts] = {}
+        found: dict[tuple[int, RunFunction], FrameFacts] = {}
         for rank in trace.ranks:
             number = rank_number(trace, rank)
             profile = rank_profiles(trace.runtime, trace.ranks, rank)[0]
