@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from sphinx_torchtrace import cli
-from sphinx_torchtrace.render.summary_text import wants_colour
+from sphinx_torchtrace.render.answers_text import wants_colour
 from sphinx_torchtrace.trace.analyses.answers import answers
 from sphinx_torchtrace.trace.analyses.glance import triage
 from sphinx_torchtrace.trace.analyses.phases import compile_seconds

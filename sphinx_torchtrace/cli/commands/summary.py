@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from ...render.summary_text import answer_lines, wants_colour
+from ...render.answers_text import answer_lines, wants_colour
 from ...site.characters import console_json
 from ...site.count_words import kinds_text
 from ...site.divergence_words import divergence_words
