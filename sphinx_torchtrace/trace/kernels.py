@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
-#: Kernel kinds, for readers and tests; ``extern`` is a library call, not generated code.
-KERNEL_KINDS = (
+#: What a kernel is; ``extern`` is a library call, not generated code.
+KernelKind = Literal[
     "triton_pointwise",
     "triton_reduction",
     "triton_persistent_reduction",
@@ -30,7 +31,9 @@ KERNEL_KINDS = (
     "cpp",
     "cuda",
     "extern",
-)
+]
+#: Kernel kinds, for readers and tests.
+KERNEL_KINDS: tuple[KernelKind, ...] = get_args(KernelKind)
 
 
 @dataclass(slots=True)
@@ -45,7 +48,7 @@ class Kernel:
     """
 
     name: str
-    kind: str
+    kind: KernelKind
     source: str
     definition_line: int
     source_nodes: list[str] = field(default_factory=list)
@@ -114,7 +117,7 @@ _AOTI_EXTERN = re.compile(
     r"\b(aoti_torch_(?:cpu|cuda|xpu|mps)_\w+|aoti_torch_proxy_executor_call_function)\("
 )
 
-_HEURISTIC_KIND = {
+_HEURISTIC_KIND: dict[str, KernelKind] = {
     "pointwise": "triton_pointwise",
     "reduction": "triton_reduction",
     "persistent_reduction": "triton_persistent_reduction",
@@ -123,7 +126,7 @@ _HEURISTIC_KIND = {
     "template": "triton_template",
     "foreach": "triton_foreach",
 }
-_PREFIX_KIND = (
+_PREFIX_KIND: tuple[tuple[str, KernelKind], ...] = (
     ("triton_poi_", "triton_pointwise"),
     ("triton_red_", "triton_reduction"),
     ("triton_per_", "triton_persistent_reduction"),
@@ -146,7 +149,7 @@ def _merge(into: list[str], items: list[str]) -> None:
             into.append(item)
 
 
-def _backend_kind(backend: str) -> str:
+def _backend_kind(backend: str) -> KernelKind:
     """Kind of a non-Triton ``async_compile`` backend (Triton is classified from its source)."""
     if backend in ("cpp", "cpp_pybinding"):
         return "cpp"
@@ -157,7 +160,7 @@ def _backend_kind(backend: str) -> str:
     return "cpp"  # halide, mps and other host-compiled backends: C-like generated code
 
 
-def _triton_kind(name: str, heuristic: str | None, combo: bool) -> str:
+def _triton_kind(name: str, heuristic: str | None, combo: bool) -> KernelKind:
     """Kind of a Triton kernel: its decorator first, then its name's prefix."""
     if heuristic == "foreach":
         return "triton_foreach"

@@ -33,6 +33,7 @@ from ..analyses.phases import TIME_PHASES, compile_seconds, time_totals
 from ..analyses.rank_digest import number_ranges
 from ..compile_status import combined_status
 from ..digests import class_key
+from ..kernels import KernelKind
 from ..model import Compile, RankTrace, Trace
 from ..runtime import RuntimeProfile, rank_profiles, region_key
 from ..secrets import mask_secrets
@@ -161,7 +162,7 @@ class FrameFacts:
     graph: str | None  # the last Dynamo graph, line numbers removed
     graph_ops: int | None
     graph_nodes: int | None
-    kernels: list[tuple[str, str]]  # (name, kind) of the generated kernels
+    kernels: list[tuple[str, KernelKind]]  # (name, kind) of the generated kernels
     breaks: list[BreakSite]
     errors: list[BreakSite]
     seconds: float | None
@@ -297,7 +298,7 @@ def _facts(
         artifact = last_graph.artifacts_named(DIFF_ARTIFACT)[-1]
         graph = _GRAPH_LOCATION.sub(r"\1:N\2", artifact.text()) if artifact.payload else None
     data = _last_metrics(compiles)
-    kernels = [
+    kernels: list[tuple[str, KernelKind]] = [
         (k.name, k.kind)
         for c in compiles
         for a in c.artifacts
