@@ -304,17 +304,17 @@ def test_every_surface_says_the_same_counts(rel: str) -> None:
     t = triage(trace)
     groups = [g for r in trace.ranks for g in failure_groups(r.compiles)]
     counts = break_counts(groups)
-    assert (t.graph_breaks, t.graph_break_kinds, t.graph_break_reasons) == (
+    assert (t.graph_breaks, t.graph_break_types, t.graph_break_reasons) == (
         counts.graph_breaks,
-        counts.break_kinds,
+        counts.break_types,
         counts.distinct_breaks,
     )
-    assert (t.errors, t.error_kinds, t.distinct_errors) == (
+    assert (t.errors, t.error_types, t.distinct_errors) == (
         counts.errors,
-        counts.error_kinds,
+        counts.error_types,
         counts.distinct_errors,
     )
-    assert t.graph_break_kinds <= t.graph_break_reasons <= max(t.graph_breaks, 0) or (
+    assert t.graph_break_types <= t.graph_break_reasons <= max(t.graph_breaks, 0) or (
         not t.graph_breaks
     )
     assert sum(t.statuses.values()) == t.compile_ids

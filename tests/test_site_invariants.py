@@ -326,7 +326,7 @@ def check_figures(site: Site, label: str) -> None:
     if not trace.is_multi_rank and header:
         assert f"{t.compile_ids} compile id" in header, (label, header)
     if t.graph_breaks:
-        figures = (t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)
+        figures = (t.graph_breaks, t.graph_break_types, *t.graph_break_places)
         said = counts_text(figures[0], "graph break", *figures[1:])
         assert said.split(" (")[0] in glance, (label, glance)
         assert kinds_text(*figures) in glance, (label, glance)

@@ -111,7 +111,7 @@ class _Found:
             "statuses": t.statuses,
             "graph_breaks": t.graph_breaks,
             "graph_break_reasons": t.graph_break_reasons,  # distinct: (registry id, place)
-            "graph_break_kinds": t.graph_break_kinds,  # distinct registry ids (or types)
+            "graph_break_kinds": t.graph_break_types,  # distinct registry ids (or types)
             "recompiles": t.recompiles,
             "recompiled_functions": len(t.recompiled_by_function),  # each once, on any rank
             "compiled_again": t.compiled_again,  # after a failed version: not recompiles
@@ -119,7 +119,7 @@ class _Found:
             "error_on_recompile": len(t.error_on_recompile),  # refused: RecompileError
             "errors": t.errors,
             "distinct_errors": t.distinct_errors,
-            "error_kinds": t.error_kinds,
+            "error_kinds": t.error_types,
             "cache": t.cache,
             "compile_seconds": t.compile_seconds,
             "not_shown": trace.not_shown,  # the folder's other logs of one process, not read
@@ -150,9 +150,9 @@ class _Found:
             ("ranks", str(t.ranks)),
             ("frames", self._frames()),
             ("compile ids", f"{t.compile_ids} ({self._statuses()})"),
-            ("graph breaks", _kinds(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)),
+            ("graph breaks", _counted(t.graph_breaks, t.graph_break_types, *t.graph_break_places)),
             ("recompiles", self._recompiles()),
-            ("errors", _kinds(t.errors, t.error_kinds, *t.error_places)),
+            ("errors", _counted(t.errors, t.error_types, *t.error_places)),
             ("cache lookups", ", ".join(f"{n} {r}" for r, n in t.cache.items()) or "none"),
             ("compile time", self._seconds()),
         ]
@@ -230,7 +230,7 @@ class _Found:
         )
 
 
-def _kinds(n: int, kinds: int, places: int, unplaced: int) -> str:
+def _counted(n: int, kinds: int, places: int, unplaced: int) -> str:
     """``6 (5 kinds, 6 places)``: the glance's figures, in the table's words."""
     return str(n) + kinds_text(n, kinds, places, unplaced)
 

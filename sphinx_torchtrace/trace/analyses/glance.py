@@ -92,8 +92,8 @@ class Triage:
     limit_hits: list[Compile] = field(default_factory=list)
     #: Compiles refused under ``error_on_recompile`` (``RecompileError`` raised instead).
     error_on_recompile: list[Compile] = field(default_factory=list)
-    graph_break_kinds: int = 0  # distinct kinds of graph break (:class:`BreakCounts`)
-    error_kinds: int = 0  # distinct kinds of compile error
+    graph_break_types: int = 0  # distinct types of graph break (:class:`BreakCounts`)
+    error_types: int = 0  # distinct types of compile error
     #: (distinct places named in the user's code, events with no place logged)
     graph_break_places: tuple[int, int] = (0, 0)
     restarts: int = 0  # restarts of the analysis that were no graph break
@@ -182,8 +182,8 @@ def triage(trace_or_rank: Trace | RankTrace) -> Triage:
         compiled_again=compiled_again,
         limit_hits=limit_hits,
         error_on_recompile=error_on_recompile,
-        graph_break_kinds=counts.break_kinds,
-        error_kinds=counts.error_kinds,
+        graph_break_types=counts.break_types,
+        error_types=counts.error_types,
         graph_break_places=(counts.break_places, counts.break_unplaced),
         restarts=counts.restarts,
         error_places=(counts.error_places, counts.error_unplaced),

@@ -476,12 +476,12 @@ class BreakCounts:
     - ``graph_breaks``: each graph break torch logged that did not stop its frame, once
       however many records repeat it (:func:`break_events`; a chained break is part of the
       break that caused it, not one of its own);
-    - ``break_kinds``: distinct kinds among them (the first part's registry id, else its
-      type line);
+    - ``break_types``: distinct types among them (the first part's registry id, else its
+      type line; the pages say "kinds");
     - ``break_places``: distinct places in the user's code named for them (kind and line);
       ``break_unplaced``: those for which the log names no place;
     - ``distinct_breaks``: rows of the failures table (kind and place);
-    - ``errors``, ``error_kinds`` (exception type and message parts), ``error_places``,
+    - ``errors``, ``error_types`` (exception type and message parts), ``error_places``,
       ``error_unplaced`` and ``distinct_errors`` (rows: kind, place, what followed and
       torch's explanation): the same for compile errors.
     """
@@ -490,8 +490,8 @@ class BreakCounts:
     distinct_breaks: int
     errors: int
     distinct_errors: int
-    break_kinds: int = 0
-    error_kinds: int = 0
+    break_types: int = 0
+    error_types: int = 0
     break_places: int = 0
     break_unplaced: int = 0
     error_places: int = 0

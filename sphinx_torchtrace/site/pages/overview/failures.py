@@ -206,7 +206,7 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
             counts_text(
                 counts.graph_breaks,
                 "graph break",
-                counts.break_kinds,
+                counts.break_types,
                 counts.break_places,
                 counts.break_unplaced,
             )
@@ -216,7 +216,7 @@ def _break_counts_text(counts: graph_breaks.BreakCounts) -> str:
             counts_text(
                 counts.errors,
                 "compile error",
-                counts.error_kinds,
+                counts.error_types,
                 counts.error_places,
                 counts.error_unplaced,
             )

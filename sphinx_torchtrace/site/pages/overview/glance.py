@@ -130,7 +130,7 @@ def _graph_breaks(g: _Glance) -> list[Inline]:
     if t.graph_breaks:
         total = _plural(t.graph_breaks, "graph break")
         breaks = [g.to("failures", "failures-and-restarts", total)]
-        kinds = kinds_text(t.graph_breaks, t.graph_break_kinds, *t.graph_break_places)
+        kinds = kinds_text(t.graph_breaks, t.graph_break_types, *t.graph_break_places)
         breaks.append(g.in_all + kinds)
     if t.restarts:  # a restart of the analysis with no graph break is said apart
         n = t.restarts
@@ -204,7 +204,7 @@ def _errors(g: _Glance) -> list[Inline]:
     total = _plural(t.errors, "compile error")
     return [
         g.to("failures", "failures-and-restarts", total),
-        g.in_all + kinds_text(t.errors, t.error_kinds, *t.error_places),
+        g.in_all + kinds_text(t.errors, t.error_types, *t.error_places),
     ]
 
 
