@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..analyses.caches import cache_totals
 from ..analyses.compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
@@ -41,10 +41,12 @@ from .comparability import RunFacts, differences, run_facts
 from .function_times import FunctionTimes, function_times
 from .vllm_change import VllmChange, vllm_change
 
-#: Regression kinds, in report order; each is the warning subtype ``regression_<kind>``.
-REGRESSION_KINDS = ("error", "graph_break", "recompile", "compile_time", "kernels", "runtime")
+#: What got worse; each is the warning subtype ``regression_<kind>``.
+RegressionKind = Literal["error", "graph_break", "recompile", "compile_time", "kernels", "runtime"]
+#: Regression kinds, in report order.
+REGRESSION_KINDS: tuple[RegressionKind, ...] = get_args(RegressionKind)
 #: Kinds set by a ratio of times (the new run's over the baseline's), not on or off.
-RATIO_KINDS = ("compile_time", "runtime")
+RATIO_KINDS: tuple[RegressionKind, ...] = ("compile_time", "runtime")
 #: What counts as a regression unless configured: timings are off (they are noisy).
 DEFAULT_REGRESSIONS: dict[str, bool | float | None] = {
     "error": True,
@@ -932,7 +934,7 @@ def _graph_diff(old: FrameFacts, new: FrameFacts) -> str:
 class Regression:
     """One thing that got worse: kind (warning subtype ``regression_<kind>``), where, what."""
 
-    kind: str
+    kind: RegressionKind
     rank: int
     frame: str | None  # str(RunFunction), None for a whole-run regression
     message: str
@@ -982,8 +984,8 @@ def parse_fail_on(text: str) -> dict[str, bool | float | None]:
     ValueError for an unknown kind or a bad ratio.
     """
     chosen: dict[str, object] = dict.fromkeys(REGRESSION_KINDS, False)
-    for kind in RATIO_KINDS:
-        chosen[kind] = None
+    for ratio in RATIO_KINDS:
+        chosen[ratio] = None
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
