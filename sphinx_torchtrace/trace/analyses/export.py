@@ -6,24 +6,25 @@ the unbacked symbols, the exported programs.  Stacks are read from the log's rec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
-from ..model import RankTrace
+from ..model import ExportEvent, RankTrace
 
 #: The kinds of draft-export issue, in tlparse's order; the pages say each in words.
-EXPORT_ISSUE_KINDS = (
+ExportIssueKind = Literal[
     "guard_evaluated",
     "data_dependent",
     "missing_fake_kernel",
     "mismatched_fake_kernel",
-)
+]
+EXPORT_ISSUE_KINDS: tuple[ExportIssueKind, ...] = get_args(ExportIssueKind)
 
 
 @dataclass(frozen=True)
 class ExportIssue:
     """One row of the draft-export report, as tlparse lists them."""
 
-    kind: str  # one of EXPORT_ISSUE_KINDS
+    kind: ExportIssueKind
     reason: str  # the expression or operator
     detail: str | None  # what the log adds: a data-dependent error's assumed result, a
     # fake kernel's reason; None where it logged none
@@ -75,10 +76,11 @@ def export_issues(rank: RankTrace) -> list[ExportIssue]:
                 *_frame_text(rank, e.data.get("user_stack")),
             )
         )
-    for kind, events in (
+    fake_kernels: tuple[tuple[ExportIssueKind, list[ExportEvent]], ...] = (
         ("missing_fake_kernel", report.missing_fake_kernels),
         ("mismatched_fake_kernel", report.mismatched_fake_kernels),
-    ):
+    )
+    for kind, events in fake_kernels:
         for e in events:
             reason = e.data.get("reason")
             issues.append(

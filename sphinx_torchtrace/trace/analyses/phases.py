@@ -29,7 +29,7 @@ class TimePhase:
     published names (``comparing/diff.py``)."""
 
     key: str  # "entire_frame"
-    kind: str  # "compilation_metrics" or "bwd_compilation_metrics"
+    event: str  # the metrics record's: "compilation_metrics" or "bwd_compilation_metrics"
     metric: str  # "entire_frame_compile_time_s"
 
 
@@ -64,7 +64,7 @@ def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
             values = [
                 v
                 for m in c.metrics
-                if m.kind == phase.kind and isinstance(m.data, dict)
+                if m.kind == phase.event and isinstance(m.data, dict)
                 if (v := _seconds(m.data.get(phase.metric))) is not None
             ]
             if not values:
