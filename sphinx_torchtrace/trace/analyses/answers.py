@@ -23,7 +23,7 @@ from ..model import Compile, RankTrace, Trace
 from .compare import reasons_record
 from .failures import failure_groups
 from .graph_breaks import EventGroup
-from .guards import GuardFailure
+from .guards import GuardFailure, GuardKind
 from .naming import compiled_function, rank_number
 from .outcome import Outcome, Refusal, refusal
 from .phases import compile_seconds
@@ -96,7 +96,7 @@ class GuardAnswer:
 
     compile: CompileRef
     guard: str | None  # the failed guard's code; None where the log records no reason
-    kind: str | None  # what it checks (:data:`.guards.GUARD_KIND_NAMES`)
+    kind: GuardKind | None  # what it checks
     against: str | None  # the label of the version whose guard failed
     record: Record | None  # where the reasons are logged
     refused: Refusal | None = None  # why no version was made, for a refusal

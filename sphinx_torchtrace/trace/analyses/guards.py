@@ -10,9 +10,56 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from ..model import Compile, RankTrace
 from .compare import entry_compile
+
+#: What a failed guard checks: a key the pages say in words (``site/guard_words.py``).
+GuardKind = Literal[
+    "guard_raised",
+    "shape",
+    "dtype",
+    "dimensions",
+    "strides",
+    "device",
+    "requires_grad",
+    "dispatch_keys",
+    "grad_mode",
+    "default_dtype",
+    "autocast",
+    "deterministic",
+    "matmul_precision",
+    "num_threads",
+    "torch_function",
+    "global_state",
+    "object",
+    "type",
+    "closure",
+    "dict_keys",
+    "size_range",
+    "length",
+    "dict_version",
+    "global",
+    "module_attribute",
+    "attribute",
+    "item",
+    "value",
+    "declared_range",
+    "device_keys",
+    "other",
+]
+
+#: The global state torch checks: the settings it names, and the kind of each.
+_GLOBAL_STATE: tuple[tuple[str, GuardKind], ...] = (
+    ("grad_mode", "grad_mode"),
+    ("default_dtype", "default_dtype"),
+    (r"autocast\S*", "autocast"),
+    ("deterministic_algorithms(?:_warn_only)?", "deterministic"),
+    ("allow_tf32|allow_fp16_reduce|allow_bf16_reduce", "matmul_precision"),
+    ("num_threads", "num_threads"),
+    ("torch_function(?:_all_disabled)?", "torch_function"),
+)
 
 #: What a failed guard checks, from fixed patterns of torch's guard code (the first that
 #: matches): a key, never trace text.  The pages say each in words (``site/guard_words.py``).
@@ -20,7 +67,7 @@ from .compare import entry_compile
 #: compared: ``G['x']`` a global, ``self.x`` (``L['self'].x``) a module attribute,
 #: ``__closure__`` / ``cell_contents`` a closure cell, ``len(...)`` a length,
 #: ``dict.keys(...)`` a dict's keys; a bare name is an argument or local.
-GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
+GUARD_KINDS: list[tuple[re.Pattern[str], GuardKind]] = [
     # torch could not evaluate the guard: reading its source raised (the guard manager's
     # own words); no check failed
     (re.compile(r"^\s*(?:getattr failed on source|KeyError on|IndexError on)\b"), "guard_raised"),
@@ -34,15 +81,7 @@ GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
     # the global state torch checks: the setting it names, where it names one it knows
     *(
         (re.compile(rf"GLOBAL_STATE changed:\s*(?:{names})\s*$"), kind)
-        for names, kind in (
-            ("grad_mode", "grad_mode"),
-            ("default_dtype", "default_dtype"),
-            (r"autocast\S*", "autocast"),
-            ("deterministic_algorithms(?:_warn_only)?", "deterministic"),
-            ("allow_tf32|allow_fp16_reduce|allow_bf16_reduce", "matmul_precision"),
-            ("num_threads", "num_threads"),
-            ("torch_function(?:_all_disabled)?", "torch_function"),
-        )
+        for names, kind in _GLOBAL_STATE
     ),
     (re.compile(r"GLOBAL_STATE|grad_mode|global state", re.I), "global_state"),
     (re.compile(r"___check_obj_id|ID_MATCH|id\("), "object"),
@@ -78,16 +117,16 @@ GUARD_KINDS: list[tuple[re.Pattern[str], str]] = [
 #: Kinds decided with the version's own records, not its guard's text alone: a size range
 #: the user declared (``mark_dynamic(..., min=, max=)``: the symbol was created with it), a
 #: ``len(...)`` of a dict (its guards hold a ``DictGuardManager`` for the source).
-REFINED_KINDS = ("declared_range", "device_keys")
+REFINED_KINDS: tuple[GuardKind, ...] = ("declared_range", "device_keys")
 #: Every kind a failed guard can be given.
-GUARD_KIND_NAMES = (*dict.fromkeys(kind for _, kind in GUARD_KINDS), *REFINED_KINDS, "other")
+GUARD_KIND_NAMES: tuple[GuardKind, ...] = get_args(GuardKind)
 
 
-def guard_kind(guard: str, version: Compile | None = None) -> str:
+def guard_kind(guard: str, version: Compile | None = None) -> GuardKind:
     """The kind of check a failed guard is (:data:`GUARD_KINDS`), ``other`` when none;
     with the version whose guard it is, a size range that version's symbol was created with
     is the range the user declared, and ``len(...)`` of a dict source is its keys."""
-    kind = next((kind for pattern, kind in GUARD_KINDS if pattern.search(guard)), "other")
+    kind: GuardKind = next((k for pattern, k in GUARD_KINDS if pattern.search(guard)), "other")
     if kind == "dispatch_keys" and _other_backend(guard):
         return "device_keys"
     if version is None:
@@ -184,12 +223,12 @@ class GuardFailure:
     previous_label: str | None  # "[0/1]"
     previous: Compile | None
     guard: str  # first line of the failed guard, torch's own comment dropped
-    kind: str  # what it checks: a key of GUARD_KINDS, or "other"
+    kind: GuardKind  # what it checks
 
 
 #: Kinds of failed check that say the calling context differed (grad mode, autocast ...),
 #: not the inputs: a version compiled in another context fails on them whatever the inputs.
-CONTEXT_KINDS = frozenset(
+CONTEXT_KINDS: frozenset[GuardKind] = frozenset(
     {
         "global_state",
         "dispatch_keys",
