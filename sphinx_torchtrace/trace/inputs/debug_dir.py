@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from ..diagnostics import Diagnostic, DiagnosticKind, quote
 from ..folders import LEADS_OUT, NOT_A_FILE, UNREADABLE, real_root, refusal
@@ -39,6 +39,8 @@ MAX_ENTRIES = 10_000
 MAX_GRAPHS = 2_000
 
 RUN_FOLDER = re.compile(r"run_[0-9_]{1,64}-pid_[0-9]{1,12}\Z")
+#: What an AOT graph folder holds (its name says it).
+GraphKind = Literal["inference", "forward", "backward"]
 GRAPH_FOLDER = re.compile(r"model__(\d{1,9})_(inference|forward|backward)_(\d{1,9})\.(\d{1,9})\Z")
 AOT_LOG = re.compile(r"aot_model___(\d{1,9})_debug\.log\Z")
 SDSC_FILE = re.compile(r"sdsc_(\d{1,9})\.json\Z")
@@ -103,7 +105,7 @@ class SdscSpec:
 @dataclass
 class IrNode:
     name: str  # op1, op1_op2 (fused)
-    kind: str  # SchedulerNode, FusedSchedulerNode, ExternKernelSchedulerNode ...
+    node_type: str  # Inductor's class of it: SchedulerNode, FusedSchedulerNode ...
     buffers: list[str] = field(default_factory=list)
 
 
@@ -133,7 +135,7 @@ class GraphFolder:
     name: str
     relpath: str
     aot_id: int
-    kind: str  # inference, forward, backward
+    kind: GraphKind
     files: dict[str, DebugFile] = field(default_factory=dict)
     sdsc: list[SdscSpec] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
@@ -381,7 +383,10 @@ def _graph_order(g: GraphFolder) -> tuple[int, ...]:
 def _graph(reader: _Reader, folder: Path, name: str) -> GraphFolder:
     m = GRAPH_FOLDER.match(name)
     graph = GraphFolder(
-        name, reader.rel(folder), int(m.group(1)) if m else 0, m.group(2) if m else "inference"
+        name,
+        reader.rel(folder),
+        int(m.group(1)) if m else 0,
+        cast(GraphKind, m.group(2)) if m else "inference",
     )
     for entry, p, is_dir in reader.entries(folder):
         sdsc = SDSC_FILE.match(entry)
