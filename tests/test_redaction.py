@@ -32,7 +32,7 @@ from sphinx_torchtrace.render.paths import (
 )
 from sphinx_torchtrace.site.naming import label_segment
 from sphinx_torchtrace.site.source import strip_source
-from sphinx_torchtrace.sphinxext.publish_check import SCAN_PIECE, paths_in_file, surviving_paths
+from sphinx_torchtrace.sphinxext.publish_check import SCAN_PIECE, scan_file, surviving_paths
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.inputs.loader import TRACE_LOG
 
@@ -338,14 +338,14 @@ def test_a_big_download_is_scanned_piece_by_piece_and_nothing_is_missed(tmp_path
     log.write_bytes(
         head + b'"/scratch/bob/a/b.py"\n' + long_line + filler * 3 + b'"/home/carol/c/d.py"'
     )
-    assert paths_in_file(log) == [
+    assert scan_file(log, {})[0] == [
         "/scratch/bob/a/b.py",
         "/gpfs/alice/run/x.py",
         "/home/carol/c/d.py",
     ]
-    assert paths_in_file(tmp_path / "missing.json") == []
+    assert scan_file(tmp_path / "missing.json", {})[0] == []
     (tmp_path / "empty.json").write_bytes(b"")
-    assert paths_in_file(tmp_path / "empty.json") == []
+    assert scan_file(tmp_path / "empty.json", {})[0] == []
 
 
 #: Machine paths the publish check must find: folder names with a space, an apostrophe or

@@ -17,7 +17,7 @@ from sphinx_torchtrace.site.source import strip_source
 from sphinx_torchtrace.trace import CompileId, load_trace
 from sphinx_torchtrace.trace.analyses import timings
 from sphinx_torchtrace.trace.analyses.caches import cache_table, cache_text, cache_totals
-from sphinx_torchtrace.trace.analyses.chromium import chromium_events_json, chromium_file
+from sphinx_torchtrace.trace.analyses.chromium import chromium_events_json
 from sphinx_torchtrace.trace.analyses.divergence import divergence
 from sphinx_torchtrace.trace.analyses.export import (
     export_issues,
@@ -28,7 +28,6 @@ from sphinx_torchtrace.trace.analyses.failures import failure_groups, reason_hea
 from sphinx_torchtrace.trace.analyses.glance import rank_rows, triage
 from sphinx_torchtrace.trace.analyses.guards import GUARD_KIND_NAMES, guard_kind
 from sphinx_torchtrace.trace.analyses.naming import function_name
-from sphinx_torchtrace.trace.analyses.overview_sections import SECTION_KEYS, section_keys
 from sphinx_torchtrace.trace.analyses.phases import (
     TIME_PHASES,
     chromium_phase_times,
@@ -207,11 +206,6 @@ def test_capture_span_and_settings_changed_by_the_user() -> None:
     assert json.loads(config_json(config))["dynamo_config"]["recompile_limit"] == 8
 
 
-def test_section_keys() -> None:
-    assert section_keys(None) == list(SECTION_KEYS)
-    assert section_keys(" Failures, trie ,nonsense") == ["trie", "failures"]
-
-
 # -- stack trie, directory, cache -----------------------------------------------------------
 
 
@@ -285,11 +279,6 @@ def test_chromium_events_json_is_valid_with_every_event() -> None:
     assert isinstance(events, list)
     assert len(events) == len(rank.chromium_events) == 355
     assert events[0]["name"] == "dynamo" and events[0]["ph"] == "B"
-    trace = load_trace(INPUTS / "multi_rank_logs")
-    assert [chromium_file(trace, r) for r in trace.ranks] == [
-        f"_raw/chromium_events_rank{n}.json" for n in range(4)
-    ]
-    assert chromium_file(load_trace(SHARED / "simple"), rank) == ("_raw/chromium_events.json")
 
 
 def test_writing_the_events_times_the_phases_as_reading_them_does() -> None:

@@ -290,12 +290,6 @@ def written_downloads(app: Sphinx, since: float) -> Iterator[tuple[Path, str]]:
             yield path, f"{path}:1"
 
 
-def paths_in_file(path: Path) -> list[str]:
-    """The machine paths in the first :data:`MAX_SCAN_BYTES` of a file (see
-    :func:`scan_file`)."""
-    return scan_file(path, {})[0]
-
-
 def scan_file(path: Path, secrets: Mapping[str, set[str]]) -> tuple[list[str], list[str]]:
     """The machine paths in the first :data:`MAX_SCAN_BYTES` of a file, and the variables
     whose values it holds (``secrets``: see :func:`environment_values`), read a piece of

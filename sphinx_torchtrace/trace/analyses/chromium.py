@@ -14,12 +14,6 @@ from .naming import rank_number
 from .timings import EventReading
 
 
-def chromium_file(trace: Trace, rank: RankTrace) -> str:
-    """Where the renderer writes a rank's events, relative to the overview page."""
-    suffix = f"_rank{rank.rank}" if trace.is_multi_rank else ""
-    return f"_raw/chromium_events{suffix}.json"
-
-
 def chromium_events_json(rank: RankTrace) -> str:
     """All of a rank's chromium events as a JSON array, for Perfetto or chrome://tracing."""
     lines = []

@@ -23,11 +23,3 @@ SECTION_KEYS = (
     "export",
     "glance",  # shown first, whatever its place here: the figures, each linking to its section
 )
-
-
-def section_keys(option: str | None) -> list[str]:
-    """The sections a ``:sections:`` option asks for (all of them when it is empty)."""
-    wanted = [p.strip().lower() for p in (option or "").split(",") if p.strip()]
-    if not wanted:
-        return list(SECTION_KEYS)
-    return [k for k in SECTION_KEYS if k in wanted]

@@ -546,15 +546,6 @@ def _scalar(value: Any) -> object:
     return quote(value) if not isinstance(value, (dict, list)) else type(value).__name__
 
 
-def match_compiles(debug: DebugDir, trace: Any) -> dict[str, list[str]]:
-    """Graph folder name -> compile ids (``[0/0]``) of a trace of the same run, matched by
-    content (see :func:`matching_compiles`)."""
-    found: dict[str, list[str]] = {}
-    for name, compiles in matching_compiles(debug, trace).items():
-        found[name] = list(dict.fromkeys(c.label for c in compiles))
-    return found
-
-
 def matching_compiles(debug: DebugDir, trace: Any) -> dict[str, list[Any]]:
     """Graph folder name -> the compiles of a trace of the same run whose artifacts match
     it by content (the folder's ``output_code.py`` or ATen graph equals an artifact of that
