@@ -102,11 +102,11 @@ class Context:
             found = self._digests[id(generated)] = content_digest(generated.logs)
         return found
 
-    def add_page(self, docname: str, generated: Generated, page_kind: str) -> None:
+    def add_page(self, docname: str, generated: Generated, page_role: str) -> None:
         """A generated page: its stub is written, its nodes come from ``generated``."""
         self.built.pages[docname] = generated
         self.built.digests[docname] = self.digest_of(generated)
-        self.wanted[self.srcdir / (docname + self.suffix)] = stub(self.parser, page_kind)
+        self.wanted[self.srcdir / (docname + self.suffix)] = stub(self.parser, page_role)
 
     def add_file(self, relpath: str, text: Content) -> None:
         """A download (``None``: an unchanged file, kept as it is; a function: made when

@@ -48,7 +48,7 @@ from .trace_kept import KeptTrace
 from .trace_options import DEBUG_FOLDER, TEXT_LOG, TRACE_FOLDER, TRACE_LOG
 
 DIRECTIVE = "torchtrace-diff"
-PAGE_KIND = "diff-frame"
+PAGE_ROLE = "diff-frame"
 
 
 #: The family's own warning subtypes (``Family.warnings``): the runs could not be
@@ -271,7 +271,7 @@ class DiffKind:
         context.folders[plan.root] = request
         context.register(request, DIRECTIVE, generated)
         for docname in plan.docnames:
-            context.add_page(docname, generated, PAGE_KIND)
+            context.add_page(docname, generated, PAGE_ROLE)
         return []
 
 

@@ -205,7 +205,7 @@ class TraceKind:
             return []
         context.register(request, DIRECTIVE, generated)
         plan = generated.plan
-        pages = [(docname, page_kind(plan, docname)) for docname in plan.docnames]
+        pages = [(docname, page_role(plan, docname)) for docname in plan.docnames]
         for docname, kind in pages:
             context.add_page(docname, generated, kind)
         downloads = _add_downloads(context, generated)
@@ -349,7 +349,7 @@ def _add_downloads(context: Context, generated: GeneratedTrace) -> list[str]:
     return list(downloads)
 
 
-def page_kind(plan: TracePlan, docname: str) -> str:
+def page_role(plan: TracePlan, docname: str) -> str:
     """``overview``, ``frame``, ``graph`` or ``kernel``: what the stub of a page says it is."""
     frame, item = plan.page_of(docname)
     if frame is None:
