@@ -20,14 +20,14 @@ import pytest
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_torchtrace.sphinxext.families.diff import (
-    DIFF_KINDS,
+    DIFF_FORMATS,
     DIFF_OPTION_EFFECTS,
     DIFF_REFUSED,
 )
 from sphinx_torchtrace.sphinxext.families.trace_options import (
     DEBUG_FOLDER,
     OPTION_EFFECTS,
-    OPTION_KINDS,
+    OPTION_FORMATS,
     TEXT_LOG,
     TRACE_FOLDER,
     TRACE_LOG,
@@ -97,7 +97,7 @@ def _cells() -> dict[str, str]:
         f".. torchtrace:: {argument}\n   :name: control-debug\n   :with: {other}"
     )
     for option in DIFF_OPTION_EFFECTS:
-        for kind in DIFF_KINDS:
+        for kind in DIFF_FORMATS:
             name = _slug("d", option, kind)
             base, new = DIFF_SIDES[kind]
             lines = [f".. torchtrace-diff:: {base} {new}"]
@@ -284,7 +284,7 @@ CHECKS: dict[str, Callable[[Site, str, str], None]] = {
     [(o, k) for o, by_kind in OPTION_EFFECTS.items() for k in by_kind],
 )
 def test_torchtrace_option_on_kind(site: Site, option: str, kind: str) -> None:
-    assert set(OPTION_EFFECTS[option]) == set(OPTION_KINDS)
+    assert set(OPTION_EFFECTS[option]) == set(OPTION_FORMATS)
     name = _slug("t", option, kind)
     if OPTION_EFFECTS[option][kind] == NO_EFFECT:
         _no_effect(site, option, kind, name)
@@ -294,7 +294,7 @@ def test_torchtrace_option_on_kind(site: Site, option: str, kind: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("option", "kind"), [(o, k) for o in DIFF_OPTION_EFFECTS for k in DIFF_KINDS]
+    ("option", "kind"), [(o, k) for o in DIFF_OPTION_EFFECTS for k in DIFF_FORMATS]
 )
 def test_diff_option_on_kind(site: Site, option: str, kind: str) -> None:
     name = _slug("d", option, kind)

@@ -34,7 +34,7 @@ class OptionsTable(SphinxDirective):
                 f"no directive family {name!r}; one of "
                 f"{', '.join(f.name for f in families.FAMILIES)}"
             )
-        effects, kinds = family.options.effects, family.options.input_kinds
+        effects, kinds = family.options.effects, family.options.input_formats
         rows: list[list[b.Inlines]] = [
             [[b.Code(f":{option}:")], *(_cell(by_kind[k]) for k in kinds)]
             for option, by_kind in effects.items()

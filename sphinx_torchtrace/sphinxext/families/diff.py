@@ -129,7 +129,7 @@ def parse_diff_options(raw: Mapping[str, str | None]) -> DiffOptions:
 
 
 #: The kinds a ``torchtrace-diff`` side may be, and what its options do on them.
-DIFF_KINDS = (TRACE_LOG, TRACE_FOLDER)
+DIFF_FORMATS = (TRACE_LOG, TRACE_FOLDER)
 #: A side of another kind is not compared: its warning says why.
 DIFF_REFUSED = {
     DEBUG_FOLDER: "compare its run's trace logs (a ``torchtrace.read`` warning says so)",
@@ -137,14 +137,14 @@ DIFF_REFUSED = {
     "(a ``torchtrace.read`` warning says so)",
 }
 DIFF_OPTION_EFFECTS: dict[str, dict[str, str]] = {
-    "name": dict.fromkeys(DIFF_KINDS, "the comparison's label: folder of its pages"),
-    "baseline-label": dict.fromkeys(DIFF_KINDS, "what the pages call the first run"),
-    "new-label": dict.fromkeys(DIFF_KINDS, "what the pages call the second run"),
+    "name": dict.fromkeys(DIFF_FORMATS, "the comparison's label: folder of its pages"),
+    "baseline-label": dict.fromkeys(DIFF_FORMATS, "what the pages call the first run"),
+    "new-label": dict.fromkeys(DIFF_FORMATS, "what the pages call the second run"),
     "no-regressions": dict.fromkeys(
-        DIFF_KINDS, "no ``regression_*`` warnings (the page still lists them)"
+        DIFF_FORMATS, "no ``regression_*`` warnings (the page still lists them)"
     ),
     "no-source": dict.fromkeys(
-        DIFF_KINDS,
+        DIFF_FORMATS,
         "no line of user source on its pages; also when either run is shown with ``:no-source:``",
     ),
 }
@@ -415,7 +415,7 @@ def input_paths(argument: str, raw: Mapping[str, str]) -> list[str]:
 FAMILY = Family(
     name=DIRECTIVE,
     summary="two runs compared, a page per changed frame",
-    options=Options(DIFF_OPTION_SPEC, parse_diff_options, DIFF_KINDS, DIFF_OPTION_EFFECTS),
+    options=Options(DIFF_OPTION_SPEC, parse_diff_options, DIFF_FORMATS, DIFF_OPTION_EFFECTS),
     kinds=(DiffKind(),),
     input_paths=input_paths,
     settings=(DiffSettings,),

@@ -36,9 +36,9 @@ class Options:
     spec: Mapping[str, OptionCheck]
     #: a page's options as text -> the family's options type (ValueError names the bad one)
     parse: Callable[[Mapping[str, str | None]], Any]
-    #: the kinds of input as the docs' table names them (its columns)
-    input_kinds: tuple[str, ...] = ()
-    #: option -> input kind -> what it does there (the table ``torchtrace-options`` shows,
+    #: the formats of input as the docs' table names them (its columns)
+    input_formats: tuple[str, ...] = ()
+    #: option -> input format -> what it does there (the table ``torchtrace-options`` shows,
     #: every cell checked on a real build by the tests)
     effects: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 

@@ -59,7 +59,7 @@ from .trace_kept import MODEL_LOADS, Made, kept_trace, recorded, save_made
 from .trace_options import (
     DIRECTIVE,
     OPTION_EFFECTS,
-    OPTION_KINDS,
+    OPTION_FORMATS,
     OPTION_SPEC,
     TraceOptions,
     ineffective_notes,
@@ -464,7 +464,7 @@ class _DownloadStamp:
 FAMILY = Family(
     name=DIRECTIVE,
     summary="a trace log or folder, a debug folder or a text log, and its pages",
-    options=Options(OPTION_SPEC, parse_options, OPTION_KINDS, OPTION_EFFECTS),
+    options=Options(OPTION_SPEC, parse_options, OPTION_FORMATS, OPTION_EFFECTS),
     kinds=(TraceKind(),),  # a debug folder too: its format is known once it is opened
     input_paths=input_paths,
     warnings=(UNMATCHED, DIVERGENCE),

@@ -100,20 +100,20 @@ def from_directive(values: Mapping[str, Any]) -> TraceOptions:
     )
 
 
-# -- what each option does on each input kind ----------------------------------------------
+# -- what each option does on each format -----------------------------------------------
 
 TRACE_LOG = "a trace log"
 TRACE_FOLDER = "a trace folder"
 DEBUG_FOLDER = "a debug folder"
 TEXT_LOG = "a text log"
-#: The kinds of input a ``torchtrace`` directive reads, as the table of options names them.
-OPTION_KINDS = (TRACE_LOG, TRACE_FOLDER, DEBUG_FOLDER, TEXT_LOG)
+#: The formats a ``torchtrace`` directive reads, as the table of options names them.
+OPTION_FORMATS = (TRACE_LOG, TRACE_FOLDER, DEBUG_FOLDER, TEXT_LOG)
 
-#: Option -> input kind -> what it does there.  The docs' table is made from this
+#: Option -> input format -> what it does there.  The docs' table is made from this
 #: (``torchtrace-options``) and the test suite checks every cell on a real build, so a
 #: promise cannot be written without being kept.
 OPTION_EFFECTS: dict[str, dict[str, str]] = {
-    "name": dict.fromkeys(OPTION_KINDS, "the label: folder of the pages, start of object names")
+    "name": dict.fromkeys(OPTION_FORMATS, "the label: folder of the pages, start of object names")
     | {DEBUG_FOLDER: "the label; the run's trace logs are ``<name>-trace`` and ``<name>-with-N``"},
     "latest": {
         TRACE_LOG: NO_EFFECT,
@@ -133,12 +133,12 @@ OPTION_EFFECTS: dict[str, dict[str, str]] = {
         DEBUG_FOLDER: NO_EFFECT,
         TEXT_LOG: "the overview's parts",
     },
-    "no-source": dict.fromkeys(OPTION_KINDS, "no line of user source on any page or download")
+    "no-source": dict.fromkeys(OPTION_FORMATS, "no line of user source on any page or download")
     | {
         DEBUG_FOLDER: "no line of user source on any page or download, the run's trace "
         "logs' included"
     },
-    "format": dict.fromkeys(OPTION_KINDS, "read as this kind, not the detected one"),
+    "format": dict.fromkeys(OPTION_FORMATS, "read as this kind, not the detected one"),
     "with": {
         TRACE_LOG: "text logs of the same run: their lines on each compile's page",
         TRACE_FOLDER: "text logs of the same run: their lines on each compile's page",
@@ -149,8 +149,8 @@ OPTION_EFFECTS: dict[str, dict[str, str]] = {
 }
 
 
-def option_kind(kind: str, is_folder: bool) -> str:
-    """The option table's kind of an input, from its reader kind (``trace.inputs``)."""
+def option_format(kind: str, is_folder: bool) -> str:
+    """The option table's format of an input, from its format as read (``trace.inputs``)."""
     if kind == DEBUG_DIR_KIND:
         return DEBUG_FOLDER
     if kind == TORCH_LOGS_KIND:
@@ -171,10 +171,10 @@ def ineffective_options(options: TraceOptions, kind: str) -> list[str]:
 def ineffective_notes(is_folder: bool, kind: str, options: TraceOptions) -> list[Note]:
     """An ``option`` note for each option given that does nothing on this kind of input
     (``kind``: its format, :attr:`...trace.inputs.opening.OpenedInput.format`)."""
-    table_kind = option_kind(kind, is_folder)
+    table_format = option_format(kind, is_folder)
     return [
-        (OPTION, f":{option}: has no effect on {table_kind}; it is ignored")
-        for option in ineffective_options(options, table_kind)
+        (OPTION, f":{option}: has no effect on {table_format}; it is ignored")
+        for option in ineffective_options(options, table_format)
     ]
 
 
