@@ -65,7 +65,7 @@ class Counted:
     def meanings(self) -> dict[str, str]:
         return {}
 
-    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+    def inline_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         limit = settings_of(directive.config, CountSettings).count_at_most
         return [nodes.paragraph(text=f"Counted: {min(self.records, limit)} records")]
 
@@ -89,7 +89,7 @@ def _parse(raw: Mapping[str, str | None]) -> dict[str, Any]:
 
 TOY = Family(
     name=NAME,
-    summary="how many records a log holds",
+    description="how many records a log holds",
     options=Options(SPEC, _parse, ("a trace log",), {"name": {"a trace log": "its label"}}),
     kinds=(CountKind(),),
     input_paths=lambda argument, raw: [argument],

@@ -53,7 +53,7 @@ class Generated(Protocol):
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
         """The nodes of one of its generated pages."""
 
-    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+    def inline_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         """What the directive shows where it stands in the user's page."""
 
     def meanings(self) -> dict[str, str]:

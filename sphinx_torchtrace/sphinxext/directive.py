@@ -61,12 +61,12 @@ class InputDirective(SphinxDirective):
             return []
         for subtype, message in generated.notes:  # read again by content: see .built
             warn(subtype, message, location)
-        return mark_output(generated.summary_nodes(self))
+        return mark_output(generated.inline_nodes(self))
 
 
 def input_directive(
     name: str,
-    summary: str,
+    description: str,
     spec: Mapping[str, Callable[[str | None], Any]],
     parse: Callable[[Mapping[str, str | None]], Any],
 ) -> type[InputDirective]:
@@ -77,7 +77,7 @@ def input_directive(
         f"{words}Directive",
         (InputDirective,),
         {
-            "__doc__": f"``.. {name}::``: {summary}",
+            "__doc__": f"``.. {name}::``: {description}",
             "__module__": __name__,
             "directive_name": name,
             "option_spec": AnyOption(dict.fromkeys(spec, directives.unchanged)),

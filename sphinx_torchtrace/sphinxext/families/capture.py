@@ -256,14 +256,14 @@ class CapturedTrace:
     def meanings(self) -> dict[str, str]:
         return self.inner.meanings() if self.inner is not None else {}
 
-    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+    def inline_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         """How the report was made (run now, or from the cache, and how it ended), then the
         trace's own summary."""
         # the trace's path rewrites apply to its stderr too (home folders, site-packages)
         builder = DoctreeBuilder(directive.env, directive.state.document, self.rewrite)
         out = builder.blocks(self.blocks())
         if self.inner is not None:
-            out += self.inner.summary_nodes(directive)
+            out += self.inner.inline_nodes(directive)
         return out
 
     def blocks(self) -> list[b.Block]:
@@ -658,7 +658,7 @@ def _imports_torch(files: list[Path]) -> bool:
 
 FAMILY = Family(
     name=DIRECTIVE,
-    summary="the report of a script run under TORCH_TRACE at build time (or cached)",
+    description="the report of a script run under TORCH_TRACE at build time (or cached)",
     options=Options(CAPTURE_OPTION_SPEC, parse_capture_options),
     kinds=(CaptureKind(),),
     settings=(CaptureSettings,),

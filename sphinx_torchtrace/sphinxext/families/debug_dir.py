@@ -69,7 +69,7 @@ class GeneratedDebugDir:
 
         return page_section(directive, docname, self.page(docname), self.rewrite, special)
 
-    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+    def inline_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         plan = self.plan
         kernels = sum(len(g.kernels) for g in plan.graphs)
         summary = b.Paragraph(

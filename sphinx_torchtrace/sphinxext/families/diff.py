@@ -183,7 +183,7 @@ class GeneratedDiff:
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
         return page_section(directive, docname, self.page(docname), self.rewrite)
 
-    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+    def inline_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         """The comparison, and each regression as a warning at the directive's line."""
         plan, options = self.plan, self.options
         settings = settings_of(directive.config, DiffSettings).regressions
@@ -414,7 +414,7 @@ def input_paths(argument: str, raw: Mapping[str, str]) -> list[str]:
 
 FAMILY = Family(
     name=DIRECTIVE,
-    summary="two runs compared, a page per changed frame",
+    description="two runs compared, a page per changed frame",
     options=Options(DIFF_OPTION_SPEC, parse_diff_options, DIFF_FORMATS, DIFF_OPTION_EFFECTS),
     kinds=(DiffKind(),),
     input_paths=input_paths,

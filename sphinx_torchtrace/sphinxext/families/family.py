@@ -50,7 +50,7 @@ class Family:
     #: the directive's name, as a page writes it
     name: str
     #: one line for the directive's docstring: what it shows
-    summary: str
+    description: str
     options: Options
     #: the kinds of input it reads: the first that accepts a path reads it, so the
     #: catch-all comes last
@@ -70,7 +70,7 @@ class Family:
     finish: Callable[[Context], None] | None = None
 
     def directive(self) -> type[InputDirective]:
-        return input_directive(self.name, self.summary, self.options.spec, self.options.parse)
+        return input_directive(self.name, self.description, self.options.spec, self.options.parse)
 
     def setup(self, app: Sphinx) -> None:
         app.add_directive(self.name, self.directive())

@@ -152,7 +152,7 @@ class GeneratedTrace:
             return provenance_nodes(directive, self, block.frame, block.fallback, block.view)
         raise TypeError(f"no nodes for {type(block).__name__}")
 
-    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+    def inline_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         """The answer at a glance and the way into the trace's pages.
 
         The glance's figures are the only ones said here: a count of its own (attempts as
@@ -463,7 +463,7 @@ class _DownloadStamp:
 
 FAMILY = Family(
     name=DIRECTIVE,
-    summary="a trace log or folder, a debug folder or a text log, and its pages",
+    description="a trace log or folder, a debug folder or a text log, and its pages",
     options=Options(OPTION_SPEC, parse_options, OPTION_FORMATS, OPTION_EFFECTS),
     kinds=(TraceKind(),),  # a debug folder too: its format is known once it is opened
     input_paths=input_paths,

@@ -240,8 +240,8 @@ class KeptTrace:
     def page_nodes(self, directive: SphinxDirective, docname: str) -> list[nodes.Node]:
         return self.resolved().page_nodes(directive, docname)
 
-    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
-        return self.resolved().summary_nodes(directive)
+    def inline_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+        return self.resolved().inline_nodes(directive)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

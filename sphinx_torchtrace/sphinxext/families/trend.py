@@ -82,7 +82,7 @@ class GeneratedTrend:
     def meanings(self) -> dict[str, str]:
         return {}
 
-    def summary_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
+    def inline_nodes(self, directive: SphinxDirective) -> list[nodes.Node]:
         def special(builder: DoctreeBuilder, block: object) -> list[nodes.Node]:
             if isinstance(block, Chart):
                 return chart_nodes(builder, block)
@@ -181,7 +181,7 @@ def input_paths(argument: str, raw: Mapping[str, str]) -> list[str]:
 
 FAMILY = Family(
     name=DIRECTIVE,
-    summary="each function over several runs, a row per function and a chart",
+    description="each function over several runs, a row per function and a chart",
     options=Options(TREND_OPTION_SPEC, parse_trend_options),
     kinds=(TrendKind(),),
     input_paths=input_paths,
