@@ -70,7 +70,7 @@ class Counted:
         return [nodes.paragraph(text=f"Counted: {min(self.records, limit)} records")]
 
 
-class CountKind:
+class CountHandler:
     def accepts(self, path: str, options: object) -> bool:
         return True
 
@@ -91,7 +91,7 @@ TOY = Family(
     name=NAME,
     description="how many records a log holds",
     options=Options(SPEC, _parse, ("a trace log",), {"name": {"a trace log": "its label"}}),
-    kinds=(CountKind(),),
+    handlers=(CountHandler(),),
     input_paths=lambda argument, raw: [argument],
     settings=(CountSettings,),
 )

@@ -1,13 +1,13 @@
-"""What this build generated: one registry for every kind of input, in a module of its own.
+"""What this build generated: one registry for every family's input, in a module of its own.
 
-Pages are planned at ``builder-inited`` (:mod:`.generate`, through the kinds of
+Pages are planned at ``builder-inited`` (:mod:`.generate`, through the handlers of
 :mod:`.families`) and turned into nodes later, when Sphinx reads a generated stub or
 the page holding a directive.  In between, everything lives here, per source
 folder: module state, not the environment, so nothing of it is pickled, forked
 ``-j`` readers inherit it, and two projects built in one process stay apart
 (``BuildEnvironment.app`` is deprecated, hence not on the app).
 
-The kinds import this module; it imports none of them.  What a kind registers is
+The handlers import this module; it imports none of them.  What a handler registers is
 a :class:`Generated`: the directives and the page stub ask it for their nodes.
 """
 

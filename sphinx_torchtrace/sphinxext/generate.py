@@ -3,10 +3,10 @@
 Sphinx reads only documents that exist as files, so each page of an input is a small
 stub in a folder the extension owns (``torchtrace_generated_dir``; :mod:`.files`).
 Here the sources are scanned for each family's directives (:mod:`.scan`), each
-directive's input is handed to the first of its family's kinds that accepts it
+directive's input is handed to the first of its family's handlers that accepts it
 (:mod:`.families`), which reads, plans and registers it (:mod:`.built`) and says which
 stubs and downloads it wants; then what changed is written.  This module knows no
-family or kind by name.
+family or handler by name.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def generate_pages(app: Sphinx) -> None:
             except ValueError as err:
                 context.fail(request, family.name, str(err), OPTION)
                 continue
-            kind = family.kind_for(request.path, options)
-            requests.extend(kind.generate(context, request, options))
+            handler = family.handler_for(request.path, options)
+            requests.extend(handler.generate(context, request, options))
     for done in context.finish:
         done()
     for family in families.FAMILIES:

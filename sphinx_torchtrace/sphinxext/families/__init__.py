@@ -1,6 +1,6 @@
 """The directive families, in the order their directives are generated.
 
-A family (:class:`.family.Family`) is a directive, its options, the kinds of input it
+A family (:class:`.family.Family`) is a directive, its options, the handlers of input it
 reads, its warning subtypes, its companion directives, its finishing step and its setup;
 :mod:`..generate`, :mod:`..scan`, :mod:`..input_guard`, :mod:`..setup` and the docs'
 table of warnings (:func:`warning_types`) loop over :data:`FAMILIES` and know no family
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..warnings import DIAGNOSTICS, EXTENSION_WARNINGS, WarningType
 from . import capture, diff, trace, trend
-from .base import InputKind
+from .base import InputHandler
 from .family import Family, Options
 
 FAMILIES: tuple[Family, ...] = (trace.FAMILY, diff.FAMILY, trend.FAMILY, capture.FAMILY)
@@ -27,4 +27,4 @@ def warning_types() -> tuple[WarningType, ...]:
     return tuple(dict.fromkeys(every))
 
 
-__all__ = ["FAMILIES", "Family", "InputKind", "Options", "warning_types"]
+__all__ = ["FAMILIES", "Family", "InputHandler", "Options", "warning_types"]

@@ -1,9 +1,9 @@
-"""The shape every kind of input has, and what a kind gets to plan its pages.
+"""The shape every handler of input has, and what a handler gets to plan its pages.
 
-A kind (:mod:`.trace`, :mod:`.debug_dir`, :mod:`.diff`) of a directive family is found
-for a directive by :func:`InputKind.accepts`, reads its input into the model, plans its
-pages, and adds to the :class:`Context` the stubs and downloads it wants written and
-what it stands for in this build's registry (:mod:`..built`); its
+A handler (:mod:`.trace`, :mod:`.diff`, :mod:`.trend`, :mod:`.capture`) of a directive
+family is found for a directive by :func:`InputHandler.accepts`, reads its input into the
+model, plans its pages, and adds to the :class:`Context` the stubs and downloads it wants
+written and what it stands for in this build's registry (:mod:`..built`); its
 :class:`..built.Generated` gives the nodes of its pages and of the directive.
 :mod:`..generate` only calls these.
 """
@@ -35,11 +35,11 @@ from ..scan import DirectiveRequest
 from ..warnings import LABEL, WarningType
 
 
-class InputKind(Protocol):
-    """One kind of input of a directive family (:class:`.family.Family`)."""
+class InputHandler(Protocol):
+    """What reads one input of a directive family (:class:`.family.Family`)."""
 
     def accepts(self, path: str, options: Any) -> bool:
-        """Whether ``path`` (the directive's first path, resolved) is of this kind."""
+        """Whether ``path`` (the directive's first path, resolved) is this handler's to read."""
 
     def generate(
         self, context: Context, request: DirectiveRequest, options: Any
@@ -50,7 +50,7 @@ class InputKind(Protocol):
 
 @dataclass
 class Context:
-    """One build's generation: its settings, and what the kinds add."""
+    """One build's generation: its settings, and what the handlers add."""
 
     app: Sphinx
     config: TorchTraceConfig

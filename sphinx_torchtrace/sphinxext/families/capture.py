@@ -53,7 +53,7 @@ from ..warnings import Note, WarningType
 from .base import Context, request_key
 from .captures_table import CaptureRow, Captures, CapturesTable, note_tables
 from .family import Family, Options
-from .trace import TraceKind
+from .trace import TraceHandler
 from .trace_options import DIRECTIVE as TRACE_DIRECTIVE
 from .trace_options import OPTION_SPEC, TraceOptions, from_directive
 
@@ -313,7 +313,7 @@ def status_text(capture: Capture) -> str:
     return "ok"
 
 
-class CaptureKind:
+class CaptureHandler:
     """A script run under ``TORCH_TRACE`` (its report is the trace kind's)."""
 
     def accepts(self, path: str, options: CaptureOptions) -> bool:
@@ -443,7 +443,7 @@ class CaptureKind:
         more: list[DirectiveRequest] = []
         if capture.has_logs():
             sub = _trace_request(request, capture)
-            more = TraceKind().generate(context, sub, options.trace)
+            more = TraceHandler().generate(context, sub, options.trace)
             trace_key = request_key(sub, TRACE_DIRECTIVE)
             inner = context.built.directives.pop(trace_key, None)
             problem = context.built.problems.pop(trace_key, None)
@@ -660,7 +660,7 @@ FAMILY = Family(
     name=DIRECTIVE,
     description="the report of a script run under TORCH_TRACE at build time (or cached)",
     options=Options(CAPTURE_OPTION_SPEC, parse_capture_options),
-    kinds=(CaptureKind(),),
+    handlers=(CaptureHandler(),),
     settings=(CaptureSettings,),
     warnings=(CAPTURE,),
     companions={"torchtrace-captures": CapturesTable},

@@ -230,7 +230,7 @@ class GeneratedDiff:
         return [container]
 
 
-class DiffKind:
+class DiffHandler:
     """Two runs: trace logs or folders of rank logs."""
 
     def accepts(self, path: str, options: DiffOptions) -> bool:
@@ -416,7 +416,7 @@ FAMILY = Family(
     name=DIRECTIVE,
     description="two runs compared, a page per changed frame",
     options=Options(DIFF_OPTION_SPEC, parse_diff_options, DIFF_FORMATS, DIFF_OPTION_EFFECTS),
-    kinds=(DiffKind(),),
+    handlers=(DiffHandler(),),
     input_paths=input_paths,
     settings=(DiffSettings,),
     warnings=(COMPARABILITY, *REGRESSIONS.values()),

@@ -2,7 +2,7 @@
 
 A family says its directive's name, the paths its argument names, its options (the
 spec both the scan and the directive check, the type they become, what each does on
-each kind of input: the docs' table), the kinds of input it reads, in the order they
+each format of input: the docs' table), its handlers of input, in the order they
 are asked, any configuration values of its own, its warning subtypes (the docs' table
 lists them), its companion directives (a table of what the family did in this build)
 and the step that finishes its build's generation; :meth:`Family.setup` registers it
@@ -22,7 +22,7 @@ from sphinx.application import Sphinx
 
 from ..directive import InputDirective, input_directive
 from ..warnings import WarningType
-from .base import Context, InputKind
+from .base import Context, InputHandler
 
 #: An option's check: the option's text (None for a flag) -> its value, or ValueError.
 OptionCheck = Callable[[str | None], Any]
@@ -52,9 +52,9 @@ class Family:
     #: one line for the directive's docstring: what it shows
     description: str
     options: Options
-    #: the kinds of input it reads: the first that accepts a path reads it, so the
+    #: what reads its input: the first handler that accepts a path reads it, so the
     #: catch-all comes last
-    kinds: tuple[InputKind, ...]
+    handlers: tuple[InputHandler, ...]
     #: the inputs a directive names (its argument, its options), relative to its page:
     #: kept out of Sphinx's document discovery; None: it names no input (a script)
     input_paths: Callable[[str, Mapping[str, str]], list[str]] | None = None
@@ -77,6 +77,6 @@ class Family:
         for name, companion in self.companions.items():
             app.add_directive(name, companion)
 
-    def kind_for(self, path: str, options: object) -> InputKind:
-        """The kind that reads ``path``: the first that accepts it, else the last."""
-        return next((k for k in self.kinds if k.accepts(path, options)), self.kinds[-1])
+    def handler_for(self, path: str, options: object) -> InputHandler:
+        """The handler that reads ``path``: the first that accepts it, else the last."""
+        return next((h for h in self.handlers if h.accepts(path, options)), self.handlers[-1])

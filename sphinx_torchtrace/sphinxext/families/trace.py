@@ -173,7 +173,7 @@ class GeneratedTrace:
         return out
 
 
-class TraceKind:
+class TraceHandler:
     """What a ``torchtrace`` directive names, opened once: a trace log or folder, a text log
     (``:format: torch-logs`` or detected), or a debug folder (:mod:`.debug_dir`'s pages)."""
 
@@ -465,7 +465,7 @@ FAMILY = Family(
     name=DIRECTIVE,
     description="a trace log or folder, a debug folder or a text log, and its pages",
     options=Options(OPTION_SPEC, parse_options, OPTION_FORMATS, OPTION_EFFECTS),
-    kinds=(TraceKind(),),  # a debug folder too: its format is known once it is opened
+    handlers=(TraceHandler(),),  # a debug folder too: its format is known once it is opened
     input_paths=input_paths,
     warnings=(UNMATCHED, DIVERGENCE),
 )

@@ -112,7 +112,7 @@ class GeneratedTrend:
         return [Admonition("warning", [said, BulletList([item(u) for u in self.unread])])]
 
 
-class TrendKind:
+class TrendHandler:
     """Runs of one program: trace logs or folders of rank logs."""
 
     def accepts(self, path: str, options: TrendOptions) -> bool:
@@ -183,6 +183,6 @@ FAMILY = Family(
     name=DIRECTIVE,
     description="each function over several runs, a row per function and a chart",
     options=Options(TREND_OPTION_SPEC, parse_trend_options),
-    kinds=(TrendKind(),),
+    handlers=(TrendHandler(),),
     input_paths=input_paths,
 )
