@@ -14,9 +14,9 @@ from sphinx_torchtrace.site.rank_group_words import rank_group_words
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses.chromium import chromium_events_all_ranks
 from sphinx_torchtrace.trace.analyses.divergence import (
-    DIVERGENCE_KINDS,
+    DIVERGENCE_ASPECTS,
     divergence,
-    diverging_kinds,
+    diverging_aspects,
 )
 from sphinx_torchtrace.trace.analyses.rank_groups import (
     SCHEDULE_ARTIFACTS,
@@ -244,13 +244,13 @@ def test_collectives_parity_catches_an_order_that_tlparse_calls_consistent() -> 
     )
     assert groups[1].labels == ["[0/0]"]  # linked: rank 3's frame
     assert list(d.collective_groups) == ["[0/0]"]  # [1/0]: one all_reduce of [16] everywhere
-    assert "collectives_parity" in diverging_kinds(d)
-    assert "collectives parity" in divergence_words(diverging_kinds(d))
+    assert "collectives_parity" in diverging_aspects(d)
+    assert "collectives parity" in divergence_words(diverging_aspects(d))
 
 
 def test_every_kind_of_divergence_has_words() -> None:
     """A kind the model tells apart that the pages cannot name would show its key."""
-    named = set(DIVERGENCE_KINDS) | set(SCHEDULE_ARTIFACTS)
+    named = set(DIVERGENCE_ASPECTS) | set(SCHEDULE_ARTIFACTS)
     assert named == set(DIVERGENCE_WORDS)
 
 

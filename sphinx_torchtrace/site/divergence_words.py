@@ -1,12 +1,12 @@
 """What ranks differ in, in words: the pages', the warning's and ``summary``'s name for
-each kind the model tells apart (:data:`~..trace.analyses.divergence.DIVERGENCE_KINDS`, and
+each aspect the model tells apart (:data:`~..trace.analyses.divergence.DIVERGENCE_ASPECTS`, and
 the schedule artifacts compared across ranks)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-#: Each kind of divergence, as a sentence names it ("the ranks diverge in ...").
+#: Each aspect of divergence, as a sentence names it ("the ranks diverge in ...").
 DIVERGENCE_WORDS: dict[str, str] = {
     "compile_ids": "compile ids",
     "functions": "functions",
@@ -21,6 +21,6 @@ DIVERGENCE_WORDS: dict[str, str] = {
 }
 
 
-def divergence_words(kinds: Iterable[str]) -> list[str]:
-    """The words for each kind (an artifact this table does not know: its torch name)."""
-    return [DIVERGENCE_WORDS.get(kind, kind) for kind in kinds]
+def divergence_words(aspects: Iterable[str]) -> list[str]:
+    """The words for each aspect (an artifact this table does not know: its torch name)."""
+    return [DIVERGENCE_WORDS.get(aspect, aspect) for aspect in aspects]

@@ -17,7 +17,7 @@ from ...trace import Trace
 from ...trace.analyses import compile_time
 from ...trace.analyses.answers import answers
 from ...trace.analyses.autotuning import autotuning, totals
-from ...trace.analyses.divergence import divergence, diverging_kinds
+from ...trace.analyses.divergence import divergence, diverging_aspects
 from ...trace.analyses.glance import triage
 from ...trace.analyses.rank_digest import number_ranges
 from ...trace.analyses.vllm import summary_data, summary_text, vllm_view
@@ -93,8 +93,8 @@ class _Found:
         # vLLM's piecewise compiles, by log order (their compile ids are missing)
         self.vllm = [(r, view) for r in trace.ranks if (view := vllm_view(r)) is not None]
         self.classes = rank_classes(trace) if trace.is_multi_rank else []
-        # what the ranks differ in (the overview's divergence kinds), in words
-        self.diverging = divergence_words(diverging_kinds(divergence(trace)))
+        # what the ranks differ in (the overview's divergence aspects), in words
+        self.diverging = divergence_words(diverging_aspects(divergence(trace)))
         self.tree = compile_time.compile_time_tree(trace)  # where the compile time went
         self.answers = answers(trace, path)  # which breaks, recompiles, compiles
         self.refused = [d for d in trace.diagnostics if d.kind == "skipped"]

@@ -34,7 +34,7 @@ from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError
 from ...trace.analyses.break_registry import installed_registry
 from ...trace.analyses.chromium import chromium_events_all_ranks, chromium_events_json
-from ...trace.analyses.divergence import divergence, diverging_kinds
+from ...trace.analyses.divergence import divergence, diverging_aspects
 from ...trace.analyses.naming import function_name, function_place
 from ...trace.inputs.kinds import DEBUG_DIR
 from ...trace.inputs.loading import LoadedInput, LoadNote, load_input
@@ -310,7 +310,7 @@ def _notes(
     if plan.past_limit:
         notes.append((diagnostic("limit"), _past_limit_note(plan)))
     if context.config.warn_divergence and trace.is_multi_rank:
-        diverging = divergence_words(diverging_kinds(divergence(trace)))
+        diverging = divergence_words(diverging_aspects(divergence(trace)))
         if diverging:
             said = "the ranks diverge in " + ", ".join(diverging) + " (see the overview)"
             notes.append((DIVERGENCE, said))

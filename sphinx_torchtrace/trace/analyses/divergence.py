@@ -186,7 +186,7 @@ def _divergence(trace: Trace) -> Divergence:
 
 #: What ranks can differ in, as keys (the pages say each in words), in the overview's order;
 #: the schedule artifacts of :data:`SCHEDULE_ARTIFACTS` follow by their torch names.
-DIVERGENCE_KINDS = (
+DIVERGENCE_ASPECTS = (
     "compile_ids",
     "functions",
     "statuses",
@@ -197,8 +197,8 @@ DIVERGENCE_KINDS = (
 )
 
 
-def diverging_kinds(d: Divergence) -> list[str]:
-    """What the ranks differ in: keys of :data:`DIVERGENCE_KINDS`, then the names of the
+def diverging_aspects(d: Divergence) -> list[str]:
+    """What the ranks differ in: keys of :data:`DIVERGENCE_ASPECTS`, then the names of the
     schedule artifacts whose sequences differ."""
     found = (
         d.missing_ids,
@@ -209,7 +209,7 @@ def diverging_kinds(d: Divergence) -> list[str]:
         d.collective_groups,
         d.runtime_differs,
     )
-    return [kind for kind, f in zip(DIVERGENCE_KINDS, found, strict=True) if f] + list(
+    return [aspect for aspect, f in zip(DIVERGENCE_ASPECTS, found, strict=True) if f] + list(
         d.schedule_groups
     )
 
