@@ -41,7 +41,7 @@ def test_draft_export_second_log_borrows_strings_of_the_first() -> None:
 def test_draft_export_second_log_alone_reports_unknown_strings(tmp_path: Path) -> None:
     shutil.copy(SECOND, tmp_path / SECOND.name)
     trace = load_trace(tmp_path / SECOND.name)
-    kinds = {d.kind for d in trace.diagnostics}
+    kinds = {d.subtype for d in trace.diagnostics}
     assert kinds == {"intern"}
     frames = [f for c in trace.ranks[0].compiles for e in c.shape_events for f in e.user_stack]
     assert any(f.filename.startswith("<unknown string") for f in frames)

@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sphinx_torchtrace.trace.diagnostics import DIAGNOSTIC_KINDS, TraceReadError
+from sphinx_torchtrace.trace.diagnostics import DIAGNOSTIC_SUBTYPES, TraceReadError
 from sphinx_torchtrace.trace.inputs.loader import load_trace
 from sphinx_torchtrace.trace.reader import LogReader
 
@@ -63,8 +63,8 @@ def scan(
     reader = LogReader(path)
     records = [(r.line, r.envelope, r.body) for r in reader.records()]
     for d in reader.diagnostics:
-        assert d.kind in DIAGNOSTIC_KINDS and d.path == str(path)
-    return records, [(d.kind, d.line) for d in reader.diagnostics]
+        assert d.subtype in DIAGNOSTIC_SUBTYPES and d.path == str(path)
+    return records, [(d.subtype, d.line) for d in reader.diagnostics]
 
 
 ORIGINAL, _ = scan(SIMPLE)
@@ -304,7 +304,7 @@ def test_damaged_gzip(tmp_path: Path) -> None:
 def test_tlparse_corrupted_json_input() -> None:
     path = INPUTS / "simple_corrupted_json.log"
     trace = load_trace(path)
-    assert [(d.kind, d.line) for d in trace.diagnostics] == [("md5", 13)]
+    assert [(d.subtype, d.line) for d in trace.diagnostics] == [("md5", 13)]
     assert path.read_bytes().split(b"\n")[12].startswith(b"V")
 
 
@@ -370,9 +370,9 @@ def test_random_mutations_never_raise(data: bytes, gz: bool) -> None:
         assert reader.lines == line_count
         trace = load_trace(path)
         for d in trace.diagnostics:
-            assert d.kind in DIAGNOSTIC_KINDS
+            assert d.subtype in DIAGNOSTIC_SUBTYPES
             assert d.path == str(path)
-            assert (d.line == 0 and d.kind == "intern") or 1 <= d.line <= line_count
+            assert (d.line == 0 and d.subtype == "intern") or 1 <= d.line <= line_count
 
 
 def test_envelopes_of_odd_shapes_never_raise(tmp_path: Path) -> None:
@@ -391,4 +391,4 @@ def test_envelopes_of_odd_shapes_never_raise(tmp_path: Path) -> None:
                 )
     path = write(tmp_path, b"".join(lines))
     trace = load_trace(path)
-    assert {d.kind for d in trace.diagnostics} <= {"md5", "rank"}
+    assert {d.subtype for d in trace.diagnostics} <= {"md5", "rank"}

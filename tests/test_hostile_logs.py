@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from sphinx_torchtrace.trace import (
-    DIAGNOSTIC_KINDS,
+    DIAGNOSTIC_SUBTYPES,
     CompileId,
     RankTrace,
     Trace,
@@ -88,13 +88,13 @@ def assert_rest_is_there(trace: Trace) -> RankTrace:
     assert "[9/0]" in labels
     assert rank.compile("[9/0]").status == "ok"
     for d in trace.diagnostics:
-        assert d.kind in DIAGNOSTIC_KINDS
+        assert d.subtype in DIAGNOSTIC_SUBTYPES
         d.message.encode("utf-8")  # never a lone surrogate or other unencodable text
     return rank
 
 
 def kinds_at(trace: Trace) -> set[tuple[str, int]]:
-    return {(d.kind, d.line) for d in trace.diagnostics}
+    return {(d.subtype, d.line) for d in trace.diagnostics}
 
 
 def line_of(path: Path, text: str) -> int:
@@ -239,7 +239,7 @@ def test_lone_surrogates_are_kept_and_every_encoding_tolerates_them(tmp_path: Pa
         assert [f.reason for f in c.failures] == [f"reason {SURROGATE}", f"restart {SURROGATE}"]
         assert c.metrics[0].data[f"key{SURROGATE}"] == SURROGATE
         assert f"dump{SURROGATE}" in rank.dump_files
-        rank_diagnostics = [d for d in trace.diagnostics if d.kind == "rank"]
+        rank_diagnostics = [d for d in trace.diagnostics if d.subtype == "rank"]
         assert [d.line for d in rank_diagnostics] == [line_of(path, '"rank": "\\ud800"')]
     # Borrowed interned strings are a cache variant, digested with the surrogate.
     first = tmp_path / "first.log"
@@ -287,7 +287,7 @@ def test_decompression_bomb_is_cut_at_the_limit_in_bounded_memory(tmp_path: Path
     finally:
         tracemalloc.stop()
     assert peak < limit
-    (cut,) = [d for d in trace.diagnostics if d.kind == "limit"]
+    (cut,) = [d for d in trace.diagnostics if d.subtype == "limit"]
     assert cut.line == line and f"line {line}" in cut.message and "160 MiB" in cut.message
     (rank,) = trace.ranks
     assert [c.label for c in rank.compiles] == SIMPLE_LABELS  # the bomb's record is left out
@@ -362,7 +362,7 @@ def test_links_out_of_a_trace_directory_and_special_files_are_not_read(tmp_path:
         expected_skips.add(3)
     trace = load_trace(trace_dir, display_root=tmp_path)
     assert [r.rank for r in trace.ranks] == [0, 4]
-    skipped = [d for d in trace.diagnostics if d.kind == "skipped"]
+    skipped = [d for d in trace.diagnostics if d.subtype == "skipped"]
     assert {d.path for d in skipped} == {
         os.path.join("trace", entry(n).name) for n in expected_skips
     }
@@ -389,7 +389,7 @@ def test_newest_log_of_a_directory_skips_links_out_of_it(tmp_path: Path) -> None
     (trace_dir / "dedicated_log_torch_trace_new.log").symlink_to(outside)
     trace = load_trace(trace_dir)
     assert [Path(r.path).name for r in trace.ranks] == ["dedicated_log_torch_trace_old.log"]
-    assert [d.kind for d in trace.diagnostics] == ["skipped"]
+    assert [d.subtype for d in trace.diagnostics] == ["skipped"]
     only_link = tmp_path / "only"
     only_link.mkdir()
     (only_link / "dedicated_log_torch_trace_x.log").symlink_to(outside)

@@ -94,17 +94,19 @@ def test_a_repeated_rank_uses_its_newest_log_and_is_reported(tmp_path: Path) -> 
     assert rank_logs(folder)[0].name == "dedicated_log_torch_trace_rank_0_aaaa.log"
     trace = load_trace(folder)
     assert [len(r.compiles) for r in trace.ranks] == [28, 28]
-    mixed = [d for d in trace.diagnostics if d.kind == "mixed_runs"]
+    mixed = [d for d in trace.diagnostics if d.subtype == "mixed_runs"]
     assert len(mixed) == 1
     assert "rank 0" in mixed[0].message and ":ranks:" in mixed[0].message
-    assert not [d for d in load_trace(folder, ranks=[0, 1]).diagnostics if d.kind == "mixed_runs"]
-    assert not [d for d in load_trace(folder, latest=True).diagnostics if d.kind == "mixed_runs"]
+    assert not [
+        d for d in load_trace(folder, ranks=[0, 1]).diagnostics if d.subtype == "mixed_runs"
+    ]
+    assert not [d for d in load_trace(folder, latest=True).diagnostics if d.subtype == "mixed_runs"]
 
 
 def test_a_log_without_a_rank_beside_rank_logs_is_reported(tmp_path: Path) -> None:
     _copy(SIMPLE, tmp_path / "dedicated_log_torch_trace_rank_0_a.log")
     _copy(BREAKS, tmp_path / "dedicated_log_torch_trace_4hz7a9.log")
-    (message,) = [d.message for d in load_trace(tmp_path).diagnostics if d.kind == "mixed_runs"]
+    (message,) = [d.message for d in load_trace(tmp_path).diagnostics if d.subtype == "mixed_runs"]
     assert "without a rank" in message and "dedicated_log_torch_trace_4hz7a9.log" in message
 
 
@@ -124,7 +126,7 @@ def test_a_log_without_a_rank_beside_rank_logs_is_reported(tmp_path: Path) -> No
 def test_bundled_rank_folders_are_one_run_each(folder: Path) -> None:
     """Every rank of the folder is read (plain or gzip logs), as one run."""
     trace = load_trace(folder)
-    assert not [d for d in trace.diagnostics if d.kind == "mixed_runs"]
+    assert not [d for d in trace.diagnostics if d.subtype == "mixed_runs"]
     named = {p.name for p in folder.iterdir() if "_rank_" in p.name}
     assert {Path(r.path).name for r in trace.ranks} == named
 

@@ -175,7 +175,7 @@ def test_collective_schedules_are_grouped_as_tlparse_groups_them() -> None:
 def test_copied_logs_that_claim_one_rank_are_told_apart_by_their_file_names() -> None:
     trace = load_trace(INPUTS / "inputs/multi_rank_schedule")  # every log says "rank": 0
     assert [r.rank for r in trace.ranks] == [0, 1, 2]
-    said = [d.message for d in trace.diagnostics if d.kind == "rank"]
+    said = [d.message for d in trace.diagnostics if d.subtype == "rank"]
     assert said == [
         f"the log says it is rank 0; its file name says rank {n}, which is used" for n in (1, 2)
     ]

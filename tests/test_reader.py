@@ -108,7 +108,7 @@ def test_records_match_line_by_line_reference(path: Path) -> None:
     assert Counter(next(iter(env)) for _, env, _ in records) == Counter(
         next(iter(env)) for _, env, _ in expected
     )
-    assert [(d.kind, d.line) for d in reader.diagnostics] == [("md5", n) for n in bad_md5]
+    assert [(d.subtype, d.line) for d in reader.diagnostics] == [("md5", n) for n in bad_md5]
     assert reader.size == len(data)
     assert reader.lines == data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
@@ -144,8 +144,8 @@ def test_gzip_gives_the_same_records(path: Path, name: str, tmp_path: Path) -> N
     assert reader.compressed
     records = list(reader.records())
     assert [(r.line, r.envelope, r.body) for r in records] == plain
-    assert [(d.kind, d.line) for d in reader.diagnostics] == [
-        (d.kind, d.line) for d in plain_reader.diagnostics
+    assert [(d.subtype, d.line) for d in reader.diagnostics] == [
+        (d.subtype, d.line) for d in plain_reader.diagnostics
     ]
     fresh = list(LogReader(path).records())
     assert [r.payload.text() if r.payload else None for r in records] == [
@@ -227,7 +227,7 @@ def test_has_payload_without_payload_lines(tmp_path: Path) -> None:
     assert [r.body for r in records] == [b"", b"", None]
     assert records[0].payload is not None and records[0].payload.size == 0
     assert records[0].payload.text() == ""
-    assert [(d.kind, d.line) for d in reader.diagnostics] == [("md5", 2)]
+    assert [(d.subtype, d.line) for d in reader.diagnostics] == [("md5", 2)]
 
 
 def test_blank_lines(tmp_path: Path) -> None:

@@ -184,7 +184,7 @@ def test_a_broken_profile_is_one_located_diagnostic(tmp_path: Path) -> None:
     (folder / "runtime" / "profile-1.json.gz").write_bytes(b"not gzip")
     (folder / "runtime" / "profile-2.json").write_text('{"traceEvents": 3}')
     trace = load_trace(folder)
-    found = [d for d in trace.diagnostics if d.kind == "runtime"]
+    found = [d for d in trace.diagnostics if d.subtype == "runtime"]
     assert len(found) == 2 and len(trace.runtime) == 2  # the two good ones still read
 
 

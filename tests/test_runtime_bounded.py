@@ -324,7 +324,7 @@ def test_a_runtime_folder_that_leads_out_is_refused(tmp_path: Path) -> None:
     (folder / "runtime").symlink_to(outside, target_is_directory=True)
     trace = load_trace(folder)
     assert not trace.runtime
-    (said,) = [d for d in trace.diagnostics if d.kind == "runtime"]
+    (said,) = [d for d in trace.diagnostics if d.subtype == "runtime"]
     assert said.message == f"runtime: not read: {LEADS_OUT}"
 
 
@@ -361,7 +361,7 @@ def test_two_machines_profiles_of_one_pid_are_each_their_rank_s(tmp_path: Path) 
         1: "profile-13999-b.json.gz",
     }
     assert mine[0].compiled_us != mine[1].compiled_us  # type: ignore[union-attr]
-    assert not [d for d in trace.diagnostics if d.kind == "runtime"]
+    assert not [d for d in trace.diagnostics if d.subtype == "runtime"]
 
 
 def test_profiles_of_one_pid_naming_no_rank_are_shown_for_neither(tmp_path: Path) -> None:
@@ -370,7 +370,7 @@ def test_profiles_of_one_pid_naming_no_rank_are_shown_for_neither(tmp_path: Path
     trace = load_trace(_two_machines(tmp_path / "t", (None, None)))
     plan = plan_trace("t", trace, "torchtrace")
     assert [profiles_of(plan, r) for r in trace.ranks] == [(None, None), (None, None)]
-    (said,) = [d for d in trace.diagnostics if d.kind == "runtime"]
+    (said,) = [d for d in trace.diagnostics if d.subtype == "runtime"]
     assert "profile-13999.json.gz" in said.message and "profile-13999-b.json.gz" in said.message
     assert "share process id 13999" in said.message
     text = repr(overview_page(plan, PageSettings()))

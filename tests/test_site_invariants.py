@@ -287,7 +287,7 @@ def unexpected_warnings(site: Site) -> list[str]:
     """Warnings but the model's own diagnostics of damaged inputs (tlparse's test logs),
     the publish check's ``torchtrace.path`` (their machines' paths, as logged) and
     ``torchtrace.secret`` for a trace whose logs hold values that look secret (planted)."""
-    expected = {"path"} | {d.kind for trace in site.models.values() for d in trace.diagnostics}
+    expected = {"path"} | {d.subtype for trace in site.models.values() for d in trace.diagnostics}
     if any(r.secrets.found for trace in site.models.values() for r in trace.ranks):
         expected.add("secret")
     return [

@@ -101,7 +101,7 @@ def write(tmp_path: Path, recs: list[bytes], name: str = "edited.log") -> Path:
 
 def plan_of(logs: Path | list[Path], label: str = "t") -> TracePlan:
     trace: Trace = load_trace(logs)
-    assert not [d for d in trace.diagnostics if d.kind == "md5"], "an edit broke a payload"
+    assert not [d for d in trace.diagnostics if d.subtype == "md5"], "an edit broke a payload"
     return plan_trace(label, trace, "torchtrace", fold_bytes=0)
 
 

@@ -78,7 +78,7 @@ def test_every_good_trace_builds_without_a_warning(make_site: SiteMaker) -> None
         trace = load_trace(DATA / rel)
         for d in trace.diagnostics:
             where = f"{Path(d.path).name}:{d.line}" if d.line else Path(d.path).name
-            expected.setdefault(where, set()).add(d.kind)
+            expected.setdefault(where, set()).add(d.subtype)
         found = [(r.path, s.line) for r in trace.ranks for s in r.secrets.found]
         if found:  # captured/env_secrets: one warning per trace, at the first (test_secrets)
             expected.setdefault(f"{Path(found[0][0]).name}:{found[0][1]}", set()).add("secret")

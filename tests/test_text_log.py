@@ -227,12 +227,12 @@ def test_not_a_text_log_is_one_located_warning(tmp_path: Path) -> None:
     path = tmp_path / "junk.log"
     path.write_bytes(b"plain\n\xff\xfe binary\n")
     trace = load_text_log(path)
-    assert [(d.kind, d.line) for d in trace.diagnostics] == [("encoding", 2), ("text_log", 0)]
+    assert [(d.subtype, d.line) for d in trace.diagnostics] == [("encoding", 2), ("text_log", 0)]
     lines = trace.ranks[0].compile("[-/-]").artifacts_named(LOG_LINES)[0].text()
     assert lines == "plain\n\ufffd\ufffd binary"
 
 
 def test_cut_at_max_bytes(tmp_path: Path) -> None:
     trace = load_text_log(OPTIONS, max_bytes=20_000)
-    assert [d.kind for d in trace.diagnostics] == ["limit"]
+    assert [d.subtype for d in trace.diagnostics] == ["limit"]
     assert trace.ranks[0].compiles

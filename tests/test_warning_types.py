@@ -21,13 +21,13 @@ from sphinx_torchtrace.sphinxext.families.diff import REGRESSIONS
 from sphinx_torchtrace.sphinxext.families.trace import LOAD_NOTES
 from sphinx_torchtrace.sphinxext.warnings import DIAGNOSTICS, EXTENSION_WARNINGS, WarningType
 from sphinx_torchtrace.trace.comparing.diff import REGRESSION_KINDS
-from sphinx_torchtrace.trace.diagnostics import DIAGNOSTIC_KINDS, DiagnosticKind
+from sphinx_torchtrace.trace.diagnostics import DIAGNOSTIC_SUBTYPES, DiagnosticSubtype
 from sphinx_torchtrace.trace.inputs.loading import LoadNote
 
 #: The names users write in ``suppress_warnings`` (``torchtrace.<name>``): public, so none
 #: is lost or renamed (a new family adds its own after them).
 DOCUMENTED = [
-    *DIAGNOSTIC_KINDS,
+    *DIAGNOSTIC_SUBTYPES,
     *"option config label duplicate ambiguous provenance page user_files".split(),
     *"input_sources moved path secret unmatched divergence comparability".split(),
     *(f"regression_{kind}" for kind in REGRESSION_KINDS),
@@ -64,7 +64,7 @@ def test_every_warning_type_in_the_package_is_in_the_table() -> None:
 def test_subtypes_that_arrive_as_names_all_have_their_type() -> None:
     """The reader's diagnostics, the loading notes and the regression kinds are named in
     lower layers (which know nothing of Sphinx): each name has its subtype."""
-    assert list(DIAGNOSTICS) == list(get_args(DiagnosticKind)) == list(DIAGNOSTIC_KINDS)
+    assert list(DIAGNOSTICS) == list(get_args(DiagnosticSubtype)) == list(DIAGNOSTIC_SUBTYPES)
     assert set(LOAD_NOTES) == set(get_args(LoadNote))
     assert list(REGRESSIONS) == list(REGRESSION_KINDS)
     assert all(w.name == f"regression_{k}" for k, w in REGRESSIONS.items())

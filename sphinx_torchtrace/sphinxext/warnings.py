@@ -4,7 +4,7 @@ Sphinx matches ``suppress_warnings`` entries as ``type.subtype``, so a user
 silences one subtype with ``suppress_warnings = ["torchtrace.md5"]``.  A subtype is a
 constant (:class:`WarningType`, its name and meaning together) passed to :func:`warn`:
 mypy checks every call.  Lower layers, which know nothing of Sphinx, name theirs (a
-diagnostic's ``DiagnosticKind``, a load note's, a regression's kind); each has its
+diagnostic's ``DiagnosticSubtype``, a load note's, a regression's kind); each has its
 constant in a table here or in its family, which a test holds complete.  The reader's subtypes
 (:data:`DIAGNOSTICS`) and the extension's own (:data:`EXTENSION_WARNINGS`) are here; a
 directive family declares its own (``Family.warnings``).  The docs' table
@@ -22,7 +22,7 @@ from docutils import nodes
 from sphinx.util import logging
 
 from ..site.characters import console_text
-from ..trace.diagnostics import DIAGNOSTIC_KINDS, DiagnosticKind
+from ..trace.diagnostics import DIAGNOSTIC_SUBTYPES, DiagnosticSubtype
 
 
 @dataclass(frozen=True)
@@ -36,15 +36,15 @@ class WarningType:
 #: A (subtype, message) pair a generated input says at its directive's line.
 Note = tuple[WarningType, str]
 
-#: The reader's subtypes (:mod:`...trace.diagnostics`), one per :data:`DiagnosticKind`.
-DIAGNOSTICS: dict[DiagnosticKind, WarningType] = {
-    name: WarningType(name, meaning) for name, meaning in DIAGNOSTIC_KINDS.items()
+#: The reader's subtypes (:mod:`...trace.diagnostics`), one per :data:`DiagnosticSubtype`.
+DIAGNOSTICS: dict[DiagnosticSubtype, WarningType] = {
+    subtype: WarningType(subtype, meaning) for subtype, meaning in DIAGNOSTIC_SUBTYPES.items()
 }
 
 
-def diagnostic(name: DiagnosticKind) -> WarningType:
-    """The subtype of a reader's diagnostic (every :data:`DiagnosticKind` has one)."""
-    return DIAGNOSTICS[name]
+def diagnostic(subtype: DiagnosticSubtype) -> WarningType:
+    """The warning of a reader's diagnostic (every :data:`DiagnosticSubtype` has one)."""
+    return DIAGNOSTICS[subtype]
 
 
 # The extension's own subtypes: options, configuration, references, what it publishes.

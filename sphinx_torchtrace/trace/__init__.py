@@ -4,7 +4,7 @@ Imports nothing of Sphinx.  ``load_trace(path)`` is the entry point.
 """
 
 from .compile_id import CompileId
-from .diagnostics import DIAGNOSTIC_KINDS, Diagnostic, TraceReadError
+from .diagnostics import DIAGNOSTIC_SUBTYPES, Diagnostic, TraceReadError
 from .inputs.loader import load_trace, read_log, resolve_logs
 from .kernels import Kernel
 from .model import (
@@ -25,7 +25,7 @@ from .model import (
 
 __all__ = [
     "STATUS_LEGEND",
-    "DIAGNOSTIC_KINDS",
+    "DIAGNOSTIC_SUBTYPES",
     "Artifact",
     "CacheEvent",
     "ChromiumEvent",

@@ -2,8 +2,8 @@
 
 A trace is untrusted, often truncated input: one bad line must never cost the
 reader the rest of the log.  Each problem becomes a :class:`Diagnostic` whose
-``kind`` is stable, so a Sphinx user can silence it with
-``suppress_warnings = ["torchtrace.<kind>"]``.
+``subtype`` is stable, so a Sphinx user can silence it with
+``suppress_warnings = ["torchtrace.<subtype>"]``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Literal
 
 from .secrets import mask_secrets
 
-#: The kinds, as a type: mypy refuses a kind that is not one (a typo is caught before a
-#: user's build meets it).  Each has its meaning in :data:`DIAGNOSTIC_KINDS`.
-DiagnosticKind = Literal[
+#: The subtypes, as a type: mypy refuses a subtype that is not one (a typo is caught before a
+#: user's build meets it).  Each has its meaning in :data:`DIAGNOSTIC_SUBTYPES`.
+DiagnosticSubtype = Literal[
     "prefix",
     "json",
     "md5",
@@ -35,8 +35,8 @@ DiagnosticKind = Literal[
     "runtime",
 ]
 
-#: Every diagnostic kind, with what it means.  Names are part of the public API.
-DIAGNOSTIC_KINDS: dict[DiagnosticKind, str] = {
+#: Every diagnostic subtype, with what it means.  Names are part of the public API.
+DIAGNOSTIC_SUBTYPES: dict[DiagnosticSubtype, str] = {
     "prefix": "a line is neither a glog-style record line nor a tab-indented payload line",
     "json": "the JSON envelope of a record does not parse, or is not an object",
     "md5": "a payload does not match the md5 in its envelope's has_payload",
@@ -76,7 +76,7 @@ QUOTE_LIMIT = 60
 class Diagnostic:
     """One problem in one log, at one line (1-based; 0 when it concerns the whole file)."""
 
-    kind: DiagnosticKind
+    subtype: DiagnosticSubtype
     message: str
     path: str
     line: int = 0
@@ -84,7 +84,7 @@ class Diagnostic:
     @property
     def name(self) -> str:
         """The name Sphinx users write in ``suppress_warnings``."""
-        return f"torchtrace.{self.kind}"
+        return f"torchtrace.{self.subtype}"
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path

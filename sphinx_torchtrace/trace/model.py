@@ -348,7 +348,7 @@ class RankTrace:
     @property
     def problem_counts(self) -> Counter[str]:
         """Diagnostics per kind (``md5``, ``json`` ...): the failure half of tlparse's Stats."""
-        return Counter(d.kind for d in self.diagnostics)
+        return Counter(d.subtype for d in self.diagnostics)
 
     def compile(self, label: str) -> Compile:
         """The compile with this label (``[0/0]``, ``[1/0_1]``, ``[0/0] #2``)."""

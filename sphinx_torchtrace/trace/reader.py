@@ -38,7 +38,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .diagnostics import Diagnostic, DiagnosticKind, TraceReadError, quote
+from .diagnostics import Diagnostic, DiagnosticSubtype, TraceReadError, quote
 from .secrets import SecretScan, SecretScanner
 
 #: Bytes read at a time.  Large enough that per-chunk costs vanish, small
@@ -471,7 +471,7 @@ class LogReader:
             raise TraceReadError(self.display_path, e.strerror or str(e)) from e
         self.store = PayloadStore(self.path, self.compressed, self.max_bytes)
 
-    def _diag(self, kind: DiagnosticKind, message: str, line: int) -> None:
+    def _diag(self, kind: DiagnosticSubtype, message: str, line: int) -> None:
         self.diagnostics.append(Diagnostic(kind, message, self.display_path, line))
 
     def _open(self) -> io.BufferedIOBase:

@@ -191,9 +191,9 @@ def diagnostics_of(path: Path, kind: str) -> Counter[str] | None:
         trace = load_input(open_input(str(path))).trace
     except Exception as e:  # noqa: BLE001 - said in the report
         return Counter({f"unreadable: {type(e).__name__}": 1})
-    found: Counter[str] = Counter(str(d.kind) for d in trace.diagnostics)
+    found: Counter[str] = Counter(str(d.subtype) for d in trace.diagnostics)
     for rank in trace.ranks:
-        found.update(str(d.kind) for d in rank.diagnostics)
+        found.update(str(d.subtype) for d in rank.diagnostics)
     found["(ranks)"] = len(trace.ranks)
     return found
 

@@ -104,7 +104,7 @@ def summarize(rank: RankTrace) -> dict[str, Any]:
             "missing_fake_kernels": len(export.missing_fake_kernels),
             "mismatched_fake_kernels": len(export.mismatched_fake_kernels),
         },
-        "diagnostics": [[d.kind, d.line] for d in rank.diagnostics],
+        "diagnostics": [[d.subtype, d.line] for d in rank.diagnostics],
     }
 
 

@@ -97,7 +97,7 @@ class _Found:
         self.diverging = divergence_words(diverging_aspects(divergence(trace)))
         self.tree = compile_time.compile_time_tree(trace)  # where the compile time went
         self.answers = answers(trace, path)  # which breaks, recompiles, compiles
-        self.refused = [d for d in trace.diagnostics if d.kind == "skipped"]
+        self.refused = [d for d in trace.diagnostics if d.subtype == "skipped"]
         self.autotuning = [(r, e) for r in trace.ranks for e in autotuning(r)]
 
     def data(self) -> dict[str, Any]:

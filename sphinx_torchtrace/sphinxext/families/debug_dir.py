@@ -113,7 +113,7 @@ def _warn_diagnostics(debug: DebugDir) -> None:
     for d in debug.diagnostics:
         # a path alone would be taken for a docname: a node with a source says "path:"
         warn(
-            diagnostic(d.kind),
+            diagnostic(d.subtype),
             d.message,
             f"{d.path}:{d.line}" if d.line else _whole_file(d.path),
         )

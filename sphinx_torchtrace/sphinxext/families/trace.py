@@ -250,10 +250,10 @@ def _load(
         context.fail(request, DIRECTIVE, message, READ, opened.logs)
         return None
     for d in trace.diagnostics:
-        if d.kind != "mixed_runs":  # said at the directive, which can choose (notes)
+        if d.subtype != "mixed_runs":  # said at the directive, which can choose (notes)
             # "path:" for a whole file, as Sphinx writes it (no ":" would mean a docname)
             where = f"{d.path}:{d.line}" if d.line else f"{d.path}:"
-            warn(diagnostic(d.kind), d.message, where)
+            warn(diagnostic(d.subtype), d.message, where)
     return loaded
 
 
@@ -305,7 +305,7 @@ def _notes(
     notes: list[Note] = ineffective_notes(opened.is_folder, opened.format, options)
     notes.extend((LOAD_NOTES[subtype], message) for subtype, message in loaded.notes)
     notes.extend(
-        (diagnostic(d.kind), d.message) for d in trace.diagnostics if d.kind == "mixed_runs"
+        (diagnostic(d.subtype), d.message) for d in trace.diagnostics if d.subtype == "mixed_runs"
     )
     if plan.past_limit:
         notes.append((diagnostic("limit"), _past_limit_note(plan)))

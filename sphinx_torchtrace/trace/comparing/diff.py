@@ -714,7 +714,7 @@ def _per_call_text(change: Change) -> str:
 
 #: Diagnostics of records (or bytes) a log holds that the reader could not use: a
 #: comparison that did not read them cannot vouch for them.
-UNREAD_KINDS = ("json", "truncated", "payload", "nesting", "limit", "prefix", "read")
+UNREAD_SUBTYPES = ("json", "truncated", "payload", "nesting", "limit", "prefix", "read")
 
 
 def unread(trace: Trace, side: str) -> list[str]:
@@ -729,9 +729,9 @@ def unread(trace: Trace, side: str) -> list[str]:
             f"({names}); name the log to compare it"
         )
     for d in trace.diagnostics:
-        if d.kind in ("mixed_runs", "skipped"):
+        if d.subtype in ("mixed_runs", "skipped"):
             out.append(f"{side}: {d.path}: {d.message}")
-    bad = [d for r in trace.ranks for d in r.diagnostics if d.kind in UNREAD_KINDS]
+    bad = [d for r in trace.ranks for d in r.diagnostics if d.subtype in UNREAD_SUBTYPES]
     if bad:
         first = bad[0]
         out.append(
@@ -1161,7 +1161,7 @@ def uncompared(
                 out += [
                     f"{side}: {d.path}: {d.message}"
                     for d in trace.diagnostics
-                    if d.kind == "runtime"
+                    if d.subtype == "runtime"
                 ]
     return out
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from ..diagnostics import Diagnostic, DiagnosticKind, quote
+from ..diagnostics import Diagnostic, DiagnosticSubtype, quote
 from ..folders import LEADS_OUT, NOT_A_FILE, UNREADABLE, real_root, refusal
 from ..kernels import Kernel, split_output_code
 from ..node_mappings import NodeMappings
@@ -247,7 +247,7 @@ class _Reader:
         except ValueError:
             return path.name
 
-    def note(self, kind: DiagnosticKind, message: str, path: Path, line: int = 0) -> None:
+    def note(self, kind: DiagnosticSubtype, message: str, path: Path, line: int = 0) -> None:
         self.diagnostics.append(Diagnostic(kind, message, str(path), line))
 
     def entries(self, folder: Path) -> list[tuple[str, Path, bool]]:

@@ -604,7 +604,7 @@ def display_path(path: str | os.PathLike[str], display_root: str | os.PathLike[s
 
 
 def _has_missing_strings(rank: RankTrace) -> bool:
-    return any(d.kind == "intern" for d in rank.diagnostics)
+    return any(d.subtype == "intern" for d in rank.diagnostics)
 
 
 def _sibling_strings(log: Path, pids: list[int], max_bytes: int) -> dict[int, str]:
