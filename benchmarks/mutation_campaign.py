@@ -62,7 +62,7 @@ from sphinx_torchtrace.site.plan import PageSettings, plan_debug_dir, plan_trace
 from sphinx_torchtrace.trace import load_trace  # noqa: E402
 from sphinx_torchtrace.trace.comparing.diff import diff_traces, regressions  # noqa: E402
 from sphinx_torchtrace.trace.inputs.debug_dir import load_debug_dir  # noqa: E402
-from sphinx_torchtrace.trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, detect_kind  # noqa: E402
+from sphinx_torchtrace.trace.inputs.formats import DEBUG_DIR, TORCH_LOGS, detect_format  # noqa: E402
 from sphinx_torchtrace.trace.inputs.text_log import load_text_log  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -318,7 +318,7 @@ def model_and_pages(path: Path) -> tuple[int, int]:
     """The whole path without Sphinx, for the input's kind: (diagnostics, pages)."""
     if path.is_dir() and (path / "baseline").is_dir():
         return _diff_pages(path)
-    kind = detect_kind(path)
+    kind = detect_format(path)
     if kind == DEBUG_DIR:
         debug = load_debug_dir(path)
         dplan = plan_debug_dir("run", debug, "torchtrace")
@@ -402,7 +402,7 @@ def make_mutant(
         return _debug_mutant(r.choice(DEBUG_SEEDS), r, work, n)
     if kind == "diff pair":
         return _pair_mutant(r.choice(PAIR_SEEDS), r, work, n)
-    texts = [s for s in seeds if detect_kind(s) == TORCH_LOGS]
+    texts = [s for s in seeds if detect_format(s) == TORCH_LOGS]
     traces = [s for s in seeds if s not in texts]
     folders = rank_dirs(traces)
     if kind == "trace" and folders and r.random() < 0.1:

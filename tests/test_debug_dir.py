@@ -18,7 +18,7 @@ from sphinx_torchtrace.trace.inputs.debug_dir import (
     load_debug_dir,
     matching_compiles,
 )
-from sphinx_torchtrace.trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, TRACE, detect_kind
+from sphinx_torchtrace.trace.inputs.formats import DEBUG_DIR, TORCH_LOGS, TRACE, detect_format
 
 from .conftest import DATA, SiteMaker, inventory, warnings_of
 
@@ -71,18 +71,18 @@ def test_run_and_graph_folders_are_inputs_too() -> None:
 
 
 def test_detect_kind(tmp_path: Path) -> None:
-    assert detect_kind(INFERENCE) == DEBUG_DIR
-    assert detect_kind(INFERENCE / RUN) == DEBUG_DIR
-    assert detect_kind(INFERENCE / "tlparse") == TRACE
-    assert detect_kind(next((INFERENCE / "tlparse").iterdir())) == TRACE
+    assert detect_format(INFERENCE) == DEBUG_DIR
+    assert detect_format(INFERENCE / RUN) == DEBUG_DIR
+    assert detect_format(INFERENCE / "tlparse") == TRACE
+    assert detect_format(next((INFERENCE / "tlparse").iterdir())) == TRACE
     text = tmp_path / "stderr.txt"
     text.write_text(
         "V1122 12:43:35.056000 11385 torch/_inductor/compile_fx.py:3076] [0/0] Output code:\n"
         "[2024-03-25 11:07:02,184] [4/0] torch._dynamo.output_graph: [DEBUG] COMPILING GRAPH\n",
         encoding="utf-8",
     )
-    assert detect_kind(text) == TORCH_LOGS
-    assert detect_kind(tmp_path / "absent") == TRACE
+    assert detect_format(text) == TORCH_LOGS
+    assert detect_format(tmp_path / "absent") == TRACE
 
 
 def test_format_and_with_options() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from sphinx_torchtrace.trace.inputs import loader
-from sphinx_torchtrace.trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS, TRACE
+from sphinx_torchtrace.trace.inputs.formats import DEBUG_DIR, TORCH_LOGS, TRACE
 from sphinx_torchtrace.trace.inputs.loading import load_input
 from sphinx_torchtrace.trace.inputs.opening import open_input
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..site.characters import console_text
 from ..trace import Trace, TraceReadError
-from ..trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS
+from ..trace.inputs.formats import DEBUG_DIR, TORCH_LOGS
 from ..trace.inputs.loading import load_input
 from ..trace.inputs.no_records import has_records, no_records_message
 from ..trace.inputs.opening import OpenedInput

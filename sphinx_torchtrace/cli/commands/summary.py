@@ -22,7 +22,7 @@ from ...trace.analyses.glance import triage
 from ...trace.analyses.rank_digest import number_ranges
 from ...trace.analyses.vllm import summary_data, summary_text, vllm_view
 from ...trace.inputs.debug_dir import load_debug_dir
-from ...trace.inputs.kinds import DEBUG_DIR
+from ...trace.inputs.formats import DEBUG_DIR
 from ...trace.inputs.opening import OpenedInput, open_input
 from ..common import say
 from ..loading import load

@@ -26,7 +26,7 @@ from ...site.plan import DebugDirPlan, PageSettings, plan_debug_dir, plan_trace
 from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError, load_trace
 from ...trace.inputs.debug_dir import DebugDir, load_debug_dir, matching_compiles
-from ...trace.inputs.kinds import DEBUG_DIR
+from ...trace.inputs.formats import DEBUG_DIR
 from ...trace.inputs.opening import OpenedInput
 from ..doctree import DoctreeBuilder
 from ..project_root import page_rules

@@ -32,7 +32,7 @@ from ...trace.comparing.diff import (
     uncompared,
     validate_regressions,
 )
-from ...trace.inputs.kinds import DEBUG_DIR, TORCH_LOGS
+from ...trace.inputs.formats import DEBUG_DIR, TORCH_LOGS
 from ...trace.inputs.opening import OpenedInput, open_input
 from ..config import setting, settings_of
 from ..doctree import DoctreeBuilder

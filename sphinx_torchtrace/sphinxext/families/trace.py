@@ -36,7 +36,7 @@ from ...trace.analyses.break_registry import installed_registry
 from ...trace.analyses.chromium import chromium_events_all_ranks, chromium_events_json
 from ...trace.analyses.divergence import divergence, diverging_aspects
 from ...trace.analyses.naming import function_name, function_place
-from ...trace.inputs.kinds import DEBUG_DIR
+from ...trace.inputs.formats import DEBUG_DIR
 from ...trace.inputs.loading import LoadedInput, LoadNote, load_input
 from ...trace.inputs.no_records import has_records, no_records_message
 from ...trace.inputs.opening import FileStamp, OpenedInput, open_input

@@ -13,9 +13,9 @@ from typing import Any
 from docutils.parsers.rst import directives
 
 from ...trace.analyses.overview_sections import SECTION_KEYS
-from ...trace.inputs.kinds import DEBUG_DIR as DEBUG_DIR_KIND
-from ...trace.inputs.kinds import INPUT_KINDS
-from ...trace.inputs.kinds import TORCH_LOGS as TORCH_LOGS_KIND
+from ...trace.inputs.formats import DEBUG_DIR as DEBUG_DIR_FORMAT
+from ...trace.inputs.formats import INPUT_FORMATS
+from ...trace.inputs.formats import TORCH_LOGS as TORCH_LOGS_FORMAT
 from ..options import NO_EFFECT, checked_options, name_option
 from ..warnings import OPTION, Note
 
@@ -45,8 +45,8 @@ def sections_option(value: str | None) -> tuple[str, ...]:
 def format_option(value: str | None) -> str:
     """``trace``, ``debug-dir`` or ``torch-logs``: the input's kind, when detection is wrong."""
     text = (value or "").strip().lower()
-    if text not in INPUT_KINDS:
-        raise ValueError(f"expected one of {', '.join(INPUT_KINDS)}")
+    if text not in INPUT_FORMATS:
+        raise ValueError(f"expected one of {', '.join(INPUT_FORMATS)}")
     return text
 
 
@@ -78,7 +78,7 @@ class TraceOptions:
     ranks: tuple[int, ...] | None = None
     sections: tuple[str, ...] = ()
     no_source: bool = False
-    format: str | None = None  # None: detected (trace.inputs.detect_kind)
+    format: str | None = None  # None: detected (trace.inputs.detect_format)
     with_paths: tuple[str, ...] = ()  # ``:with:``
 
 
@@ -151,9 +151,9 @@ OPTION_EFFECTS: dict[str, dict[str, str]] = {
 
 def option_format(kind: str, is_folder: bool) -> str:
     """The option table's format of an input, from its format as read (``trace.inputs``)."""
-    if kind == DEBUG_DIR_KIND:
+    if kind == DEBUG_DIR_FORMAT:
         return DEBUG_FOLDER
-    if kind == TORCH_LOGS_KIND:
+    if kind == TORCH_LOGS_FORMAT:
         return TEXT_LOG
     return TRACE_FOLDER if is_folder else TRACE_LOG
 

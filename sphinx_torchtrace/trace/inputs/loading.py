@@ -22,7 +22,7 @@ from typing import Literal
 from ..diagnostics import TraceReadError
 from ..model import Trace
 from ..reader import DEFAULT_MAX_LOG_BYTES
-from .kinds import DEBUG_DIR, TORCH_LOGS, TRACE
+from .formats import DEBUG_DIR, TORCH_LOGS, TRACE
 from .loader import display_path, load_trace
 from .opening import OpenedInput, open_input
 from .text_log import attach_text_log, load_text_log

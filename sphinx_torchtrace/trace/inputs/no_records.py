@@ -14,7 +14,7 @@ import os
 from ..diagnostics import quote
 from ..folders import list_folder
 from ..model import Trace
-from .kinds import TORCH_LOGS, detect_kind
+from .formats import TORCH_LOGS, detect_format
 
 #: Files of a folder sniffed for the hint, at most (bounded work).
 _MAX_SNIFFED = 200
@@ -53,4 +53,4 @@ def text_logs(path: str) -> list[str]:
         listing = list_folder(path)
     except OSError:
         return []
-    return [f.name for f in listing.files[:_MAX_SNIFFED] if detect_kind(f) == TORCH_LOGS]
+    return [f.name for f in listing.files[:_MAX_SNIFFED] if detect_format(f) == TORCH_LOGS]

@@ -21,7 +21,7 @@ from ..diagnostics import TraceReadError
 from ..folders import real_root, refusal
 from ..runtime import MAX_PROFILES, RUNTIME_DIR, meta_file, profile_files
 from .debug_dir import debug_dir_shape
-from .kinds import DEBUG_DIR, TRACE, file_format
+from .formats import DEBUG_DIR, TRACE, file_format
 from .loader import LogChoice, choose_logs
 
 

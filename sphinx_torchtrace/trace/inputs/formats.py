@@ -1,4 +1,4 @@
-"""Which kind of input a path is: a TORCH_TRACE log (or folder of them), a TORCH_COMPILE_DEBUG
+"""Which format an input is: a TORCH_TRACE log (or folder of them), a TORCH_COMPILE_DEBUG
 folder, or a TORCH_LOGS text log.
 
 One place decides, so the directive, the scan and the command line agree; ``:format:``
@@ -18,7 +18,7 @@ TRACE = "trace"
 DEBUG_DIR = "debug-dir"
 TORCH_LOGS = "torch-logs"
 #: The values of ``:format:``.
-INPUT_KINDS = (TRACE, DEBUG_DIR, TORCH_LOGS)
+INPUT_FORMATS = (TRACE, DEBUG_DIR, TORCH_LOGS)
 
 SNIFF_BYTES = 64 * 1024
 
@@ -33,7 +33,7 @@ _TEXT_LINE = re.compile(
 )
 
 
-def detect_kind(path: str | os.PathLike[str]) -> str:
+def detect_format(path: str | os.PathLike[str]) -> str:
     """``debug-dir``, ``torch-logs`` or ``trace`` (the default, also for what cannot be read)."""
     p = Path(path)
     if p.is_dir():
