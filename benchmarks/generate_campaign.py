@@ -92,7 +92,7 @@ from sphinx_torchtrace.trace.inputs.builder import (  # noqa: E402
     GRAPH_ARTIFACTS,
     JSON_ARTIFACTS,
     KNOWN_EVENTS,
-    METRICS_KINDS,
+    METRICS_EVENTS,
 )
 from sphinx_torchtrace.trace.inputs.cache import cache_path  # noqa: E402
 from sphinx_torchtrace.trace.inputs.capture import (  # noqa: E402
@@ -237,7 +237,7 @@ for _name in sorted(JSON_ARTIFACTS | set(SCHEDULE_ARTIFACTS)):
     TORCH_ARTIFACTS.setdefault(_name, "json")
 for _name in sorted(GRAPH_ARTIFACTS):
     TORCH_ARTIFACTS.setdefault(_name, "string")
-EVENTS = tuple(dict.fromkeys((*TORCH_EVENTS, *sorted(KNOWN_EVENTS), *sorted(METRICS_KINDS))))
+EVENTS = tuple(dict.fromkeys((*TORCH_EVENTS, *sorted(KNOWN_EVENTS), *sorted(METRICS_EVENTS))))
 
 #: Fields of ``compilation_metrics`` (torch 2.13) and a plausible value of each.
 METRICS_FIELDS: dict[str, Callable[[random.Random], Any]] = {
@@ -926,7 +926,7 @@ def records(r: random.Random, compiles: list[Compile], rank: int | None) -> list
                 out.append(Rec("chromium_event", {}, ctx, event))
         out.append(metrics_record("compilation_metrics", r, c, ctx))
         if r.random() < 0.3:
-            out.append(metrics_record(r.choice(sorted(METRICS_KINDS)), r, c, ctx))
+            out.append(metrics_record(r.choice(sorted(METRICS_EVENTS)), r, c, ctx))
     for kind in r.sample(pool, r.choice((1, 3))):  # records of no compile id
         out.append(event_record(kind, r, None, {"rank": rank} if rank is not None else {}, stack))
     return out
@@ -965,7 +965,7 @@ def event_record(
     if kind == "chromium_event":
         event = chromium(r, c, r.choice("BEiX"), r.choice(CHROMIUM_NAMES))
         return Rec(kind, {}, ctx, _json_bytes(event, r))
-    if kind in METRICS_KINDS:
+    if kind in METRICS_EVENTS:
         return metrics_record(kind, r, here, ctx)
     if kind == "artifact":
         name = r.choice(list(TORCH_ARTIFACTS))
@@ -1122,8 +1122,8 @@ def reorder(recs: list[Rec], r: random.Random) -> str:
             i, j = r.randrange(len(recs)), r.randrange(len(recs))
             recs[i], recs[j] = recs[j], recs[i]
     elif how == "metrics first":
-        metrics = [x for x in recs if x.kind in METRICS_KINDS]
-        rest = [x for x in recs if x.kind not in METRICS_KINDS]
+        metrics = [x for x in recs if x.kind in METRICS_EVENTS]
+        rest = [x for x in recs if x.kind not in METRICS_EVENTS]
         recs[:] = metrics + rest
     else:
         k = r.randrange(len(recs))

@@ -66,7 +66,7 @@ def test_two_gloo_ranks() -> None:
             "optimize_ddp_split_child_submod_1",
             "optimize_ddp_split_child_submod_2",
         ]
-        backward = [m for c in rank.compiles for m in c.metrics if m.kind.startswith("bwd_")]
+        backward = [m for c in rank.compiles for m in c.metrics if m.event.startswith("bwd_")]
         assert len(backward) == 3
 
 

@@ -73,7 +73,7 @@ def codes(log: Path) -> list[Code]:
         Code(c.label, a.name, a.text(), a.kernels)
         for c in rank.compiles
         for a in c.artifacts
-        if a.kind == "inductor_output_code" or a.name in CODE_NAMES
+        if a.event == "inductor_output_code" or a.name in CODE_NAMES
     ]
 
 

@@ -328,7 +328,7 @@ def test_training_frame_has_forward_and_backward_metrics_tabs() -> None:
         if len(json.dumps(data)) <= RECORD_INLINE_LIMIT:  # a short record: whole, folded
             assert frame.record_download(record) is None and len(rest) == 1
             assert inline_text(whole.title) == (
-                f"The whole {record.kind} record (line {record.line} of the log)"
+                f"The whole {record.event} record (line {record.line} of the log)"
             )
             assert shown == data
             continue
@@ -337,7 +337,7 @@ def test_training_frame_has_forward_and_backward_metrics_tabs() -> None:
         (offer,) = rest[:-1]
         assert isinstance(offer, Paragraph)
         assert inline_text(offer.content) == (
-            f"The whole {record.kind} record (line {record.line} of the log) is a download."
+            f"The whole {record.event} record (line {record.line} of the log) is a download."
         )
         assert frame.record_download(record).endswith(".json")
         assert set(shown) == set(data)

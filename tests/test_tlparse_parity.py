@@ -55,7 +55,7 @@ def _tlparse_sees(artifact: Artifact, rank: RankTrace, tl: dict) -> bool:  # typ
     Besides kinds it does not know, tlparse drops records without a ``rank`` once
     a rank was seen (its ``other_rank``): torch logs ``torch_version`` without one.
     """
-    if artifact.kind in _NOT_IN_TLPARSE_DIRECTORY or not artifact.known:
+    if artifact.event in _NOT_IN_TLPARSE_DIRECTORY or not artifact.known:
         return False
     if artifact.name == "torch_version" and tl["stats"].get("other_rank"):
         return False
@@ -63,7 +63,7 @@ def _tlparse_sees(artifact: Artifact, rank: RankTrace, tl: dict) -> bool:  # typ
 
 
 def _tlparse_name(artifact: Artifact) -> str:
-    if artifact.kind == "dump_file":  # <eval_with_key>.7 -> eval_with_key_7.html
+    if artifact.event == "dump_file":  # <eval_with_key>.7 -> eval_with_key_7.html
         return re.sub(r"[<>]", "", artifact.name).split(".")[0]
     return artifact.name
 
@@ -77,9 +77,9 @@ def _our_artifacts(rank: RankTrace, tl: dict) -> dict[str, Counter[str]]:  # typ
         ours.setdefault(str(c.id), Counter()).update(names)
         ours[str(c.id)].update(str(link.get("name")) for link in c.links)
         ours[str(c.id)].update(
-            m.kind
+            m.event
             for m in c.metrics
-            if m.kind
+            if m.event
             in (
                 "compilation_metrics",
                 "bwd_compilation_metrics",

@@ -95,7 +95,7 @@ def test_cold_headline_split_and_config() -> None:
     # vLLM appends max_num_batched_tokens to the endpoints: two ranges and a size
     assert call.ranges_endpoints == ("compile_ranges_endpoints", ["16", "128"])
     # what follows the last compile is the call's, not the last subgraph's
-    assert [getattr(r, "name", getattr(r, "kind", "")) for r in call.after] == [
+    assert [getattr(r, "name", getattr(r, "event", "")) for r in call.after] == [
         "vllm_execution_code",
         "dynamo_cpp_guards_str",
         "compilation_metrics",

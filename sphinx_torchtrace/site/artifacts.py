@@ -57,7 +57,7 @@ def pipeline_position(artifact: Artifact) -> int:
         return PIPELINE.index(artifact.name)
     except ValueError:
         try:
-            return PIPELINE.index(artifact.kind)
+            return PIPELINE.index(artifact.event)
         except ValueError:
             return len(PIPELINE)
 

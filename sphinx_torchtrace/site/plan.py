@@ -52,7 +52,7 @@ from .rank_sharing import (
 )
 
 #: Events that get a page of their own: graphs, guards, generated code.
-PAGE_KINDS = GRAPH_EVENTS | CODE_EVENTS | {"dynamo_guards", "dynamo_cpp_guards_str"}
+PAGED_EVENTS = GRAPH_EVENTS | CODE_EVENTS | {"dynamo_guards", "dynamo_cpp_guards_str"}
 PAGE_ARTIFACTS = frozenset(
     {
         "before_pre_grad_graph",
@@ -75,9 +75,9 @@ def has_page(artifact: Artifact) -> bool:
     """Graphs, guards and generated code get pages; other artifacts show on their frame page."""
     if artifact.payload is None:
         return False
-    if artifact.kind in PAGE_KINDS or artifact.kind == "graph_dump":
+    if artifact.event in PAGED_EVENTS or artifact.event == "graph_dump":
         return True
-    return artifact.kind == "artifact" and (artifact.name in PAGE_ARTIFACTS or artifact.is_graph)
+    return artifact.event == "artifact" and (artifact.name in PAGE_ARTIFACTS or artifact.is_graph)
 
 
 def is_small_record(artifact: Artifact) -> bool:
@@ -985,9 +985,9 @@ def _plan_records(plan: TracePlan, frame: FramePlan) -> None:
     """Downloads for the metrics records too long to show whole, numbered per kind."""
     folder = posixpath.join(plan.root, "_raw", posixpath.relpath(frame.docname, plan.root))
     records = frame.compile.metrics
-    for record, n in zip(records, occurrences(m.kind for m in records), strict=True):
+    for record, n in zip(records, occurrences(m.event for m in records), strict=True):
         if record_is_long(record.data):
-            path = posixpath.join(folder, item_segment("record", record.kind, n) + ".json")
+            path = posixpath.join(folder, item_segment("record", record.event, n) + ".json")
             frame.records[id(record)] = path
 
 

@@ -229,7 +229,7 @@ def metric_differences(
         for ma, mb in itertools.zip_longest(a.metrics, b.metrics):
             da = ma.data if ma is not None else {}
             db = mb.data if mb is not None else {}
-            kind = (ma or mb).kind
+            kind = (ma or mb).event
             for key in sorted(set(da) | set(db)):
                 va, vb = da.get(key), db.get(key)
                 if va == vb or ("rank" in key.lower() and (va, vb) == own and None not in own):

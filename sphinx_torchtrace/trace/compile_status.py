@@ -19,7 +19,7 @@ from .model import Compile, Metrics, Status
 
 def combined_status(metrics: Iterable[Metrics]) -> Status:
     """The status over several ``compilation_metrics`` records (other kinds are ignored)."""
-    records = [m for m in metrics if m.kind == "compilation_metrics"]
+    records = [m for m in metrics if m.event == "compilation_metrics"]
     if not records:
         return "missing"
     if any(m.fail_type for m in records):

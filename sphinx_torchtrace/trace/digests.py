@@ -65,13 +65,13 @@ def compile_digest(c: Compile, rank: int | None = None) -> bytes:
     d.feed([c.label, c.status, c.restarted, c.recompile_reasons])
     d.feed([[f.filename, f.line, f.name] for f in c.stack or ()])
     for a in c.artifacts:
-        d.feed([a.name, a.kind, a.encoding, a.metadata])
+        d.feed([a.name, a.event, a.encoding, a.metadata])
         d.feed(a.text())
     d.feed([[f.kind, f.reason, f.type, f.user_location] for f in c.failures])
     d.feed([[e.cache, e.result, e.artifact] for e in c.cache_events])
-    d.feed([[e.kind, e.data] for e in c.shape_events])
+    d.feed([[e.event, e.data] for e in c.shape_events])
     d.feed([c.tensor_descriptions, c.links])
-    d.feed([m.kind for m in c.metrics])  # their values are compared where pages are shared
+    d.feed([m.event for m in c.metrics])  # their values are compared where pages are shared
     c.digest = d.digest().hex()  # once: a compile's records do not change
     c.set_aside = found
     return bytes.fromhex(c.digest)
@@ -81,7 +81,7 @@ def outside_digest(rank: RankTrace, found: dict[str, str] | None = None) -> byte
     """What a rank logged outside its compiles: unknown record kinds, dump files, export."""
     d = _Digest(rank.rank, found)
     for record in rank.unknown_records:
-        d.feed([record.kind, record.envelope])
+        d.feed([record.event, record.envelope])
         d.feed(record.payload.text() if record.payload else "")
     for name, payload in sorted(rank.dump_files.items()):
         d.feed([name, payload.text()])
@@ -96,7 +96,7 @@ def outside_digest(rank: RankTrace, found: dict[str, str] | None = None) -> byte
         export.mismatched_fake_kernels,
     ):
         for e in events:
-            d.feed([e.kind, e.data, e.payload.text() if e.payload else ""])
+            d.feed([e.event, e.data, e.payload.text() if e.payload else ""])
     return d.digest()
 
 

@@ -55,14 +55,14 @@ class StackFrame:
 class Artifact:
     """A record with content: a graph, guards, generated code, a JSON or text artifact.
 
-    ``kind`` is the event name (``artifact``, ``dynamo_output_graph``,
+    ``event`` is the event name (``artifact``, ``dynamo_output_graph``,
     ``graph_dump`` ...); ``name`` is the artifact's own name where it has one
-    and the event name otherwise.  ``known`` is False for event kinds this
+    and the event name otherwise.  ``known`` is False for events this
     model does not understand: they are kept and shown raw.
     """
 
     name: str
-    kind: str
+    event: str
     line: int
     ordinal: int  # position among all artifacts of the log, from 0
     payload: Payload | None
@@ -119,7 +119,7 @@ class Artifact:
 class Metrics:
     """One compilation-metrics record (forward, backward, AOT backward, runtime)."""
 
-    kind: str  # compilation_metrics, bwd_compilation_metrics, ..._runtime, aot_autograd_...
+    event: str  # compilation_metrics, bwd_compilation_metrics, ..._runtime, aot_autograd_...
     line: int
     data: dict[str, Any]
 
@@ -159,7 +159,7 @@ class CacheEvent:
 class ShapeEvent:
     """A symbolic-shape event: a symbol created, a guard added, a specialization."""
 
-    kind: str
+    event: str
     line: int
     data: dict[str, Any]
     user_stack: list[StackFrame] = field(default_factory=list)
@@ -193,9 +193,9 @@ class ChromiumEvent:
 
 @dataclass(slots=True)
 class RawRecord:
-    """A record of a kind the model does not know, kept whole."""
+    """A record of an event the model does not know, kept whole."""
 
-    kind: str
+    event: str
     line: int
     envelope: dict[str, Any]
     payload: Payload | None
@@ -205,7 +205,7 @@ class RawRecord:
 class ExportEvent:
     """A record of ``torch.export`` (draft export reports, mostly under TORCH_DTRACE)."""
 
-    kind: str
+    event: str
     line: int
     data: dict[str, Any]
     payload: Payload | None = None
@@ -249,7 +249,7 @@ class Compile:
 
     @property
     def compilation_metrics(self) -> list[Metrics]:
-        return [m for m in self.metrics if m.kind == "compilation_metrics"]
+        return [m for m in self.metrics if m.event == "compilation_metrics"]
 
     @property
     def graphs(self) -> list[Artifact]:
@@ -303,7 +303,7 @@ class ExportReport:
             self.exported_programs
             or self.missing_fake_kernels
             or self.mismatched_fake_kernels
-            or any(e.kind == EXPORT_ONLY_PROVENANCE for e in self.data_dependent_errors)
+            or any(e.event == EXPORT_ONLY_PROVENANCE for e in self.data_dependent_errors)
         )
 
 
@@ -330,7 +330,7 @@ class RankTrace:
     pids: list[int] = field(default_factory=list)
     first_timestamp: str | None = None
     last_timestamp: str | None = None
-    stats: Counter[str] = field(default_factory=Counter)  # records per event kind
+    stats: Counter[str] = field(default_factory=Counter)  # records per event
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: What the rank was read from: ``trace`` (TORCH_TRACE) or ``torch_logs`` (a text log,
     #: no metrics: statuses come from what the text says, see ``trace.text_log``).
@@ -347,7 +347,7 @@ class RankTrace:
 
     @property
     def problem_counts(self) -> Counter[str]:
-        """Diagnostics per kind (``md5``, ``json`` ...): the failure half of tlparse's Stats."""
+        """Diagnostics per subtype (``md5``, ``json`` ...): the failure half of tlparse's Stats."""
         return Counter(d.subtype for d in self.diagnostics)
 
     def compile(self, label: str) -> Compile:

@@ -354,7 +354,7 @@ class Record:
     body: bytes | None  # payload bytes; only valid during iteration
 
     @property
-    def kind(self) -> str:
+    def event(self) -> str:
         """The event name: the envelope's first key (``artifact``, ``dynamo_start`` ...)."""
         return next(iter(self.envelope))
 
@@ -471,8 +471,8 @@ class LogReader:
             raise TraceReadError(self.display_path, e.strerror or str(e)) from e
         self.store = PayloadStore(self.path, self.compressed, self.max_bytes)
 
-    def _diag(self, kind: DiagnosticSubtype, message: str, line: int) -> None:
-        self.diagnostics.append(Diagnostic(kind, message, self.display_path, line))
+    def _diag(self, subtype: DiagnosticSubtype, message: str, line: int) -> None:
+        self.diagnostics.append(Diagnostic(subtype, message, self.display_path, line))
 
     def _open(self) -> io.BufferedIOBase:
         try:

@@ -73,11 +73,11 @@ def summarize(rank: RankTrace) -> dict[str, Any]:
                     for a in c.artifacts
                     if a.kernels
                 },
-                "metrics": [m.kind for m in c.metrics],
+                "metrics": [m.event for m in c.metrics],
                 "failures": [[f.kind, f.type, f.user_location] for f in c.failures],
                 "cache_events": [f"{e.cache}:{e.result}" for e in c.cache_events],
                 "recompile_reasons": len(c.recompile_reasons),
-                "shape_events": dict(Counter(e.kind for e in c.shape_events)),
+                "shape_events": dict(Counter(e.event for e in c.shape_events)),
                 "chromium_events": c.chromium_event_count,
             }
         )
@@ -94,7 +94,7 @@ def summarize(rank: RankTrace) -> dict[str, Any]:
         "stats": dict(sorted(rank.stats.items())),
         "chromium_events": len(rank.chromium_events),
         "dump_files": sorted(rank.dump_files),
-        "unknown_records": dict(Counter(r.kind for r in rank.unknown_records)),
+        "unknown_records": dict(Counter(r.event for r in rank.unknown_records)),
         "export": {
             "exported_programs": len(export.exported_programs),
             "guards_added": len(export.guards_added),

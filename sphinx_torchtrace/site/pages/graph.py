@@ -444,11 +444,11 @@ def _title(frame: FramePlan, graph: GraphPlan, phase: str) -> str:
 
 
 def _role(artifact: Artifact) -> str:
-    known = ROLES.get(artifact.name) or ROLES.get(artifact.kind)
+    known = ROLES.get(artifact.name) or ROLES.get(artifact.event)
     if known:
         return known
     what = "A graph" if artifact.is_graph else "An artifact"
-    return f"{what} logged by {artifact.kind}."
+    return f"{what} logged by {artifact.event}."
 
 
 def _facts(
@@ -501,7 +501,7 @@ def _size_text(artifact: Artifact, text: str) -> str:
 
 
 def _logged_text(artifact: Artifact) -> str:
-    kind = f" ({artifact.kind} record)" if artifact.kind != artifact.name else ""
+    kind = f" ({artifact.event} record)" if artifact.event != artifact.name else ""
     return f"line {artifact.line} of the log{kind}"
 
 

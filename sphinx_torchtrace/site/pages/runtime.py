@@ -86,7 +86,7 @@ def _made_code(rank: RankTrace, c: Compile) -> bool:
 
 
 def _metrics_line(c: Compile) -> int | None:
-    return next((m.line for m in c.metrics if m.kind == "compilation_metrics"), None)
+    return next((m.line for m in c.metrics if m.event == "compilation_metrics"), None)
 
 
 def _compile_seconds(rank: RankTrace) -> dict[str, float]:

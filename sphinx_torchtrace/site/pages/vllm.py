@@ -533,7 +533,7 @@ def _after(call: v.Call, links: _Links) -> list[Block]:
     rows: list[list[Inlines]] = []
     for record in call.after[:ROWS]:
         if isinstance(record, Metrics):
-            rows.append([[str(record.line)], [Code(record.kind)], [_metrics_text(record)]])
+            rows.append([[str(record.line)], [Code(record.event)], [_metrics_text(record)]])
         else:
             rows.append([[str(record.line)], [links.record(record, record.name)], [""]])
     intro = Paragraph(
@@ -645,7 +645,7 @@ def _unknown(view: v.VllmView, links: _Links) -> list[Block]:
     if not view.unknown:
         return []
     rows: list[list[Inlines]] = [
-        [[str(a.line)], [links.record(a, _cut(a.name))], [a.kind]] for a in view.unknown[:ROWS]
+        [[str(a.line)], [links.record(a, _cut(a.name))], [a.event]] for a in view.unknown[:ROWS]
     ]
     intro = Paragraph(
         [

@@ -243,7 +243,7 @@ def reasons_record(compile_: Compile) -> tuple[str, int] | None:
         return "recompile_reasons", records[0].line
     record = _reasons_metrics(compile_)
     if record is not None and logged_reasons(compile_):
-        return f"{record.kind} fail_reason", record.line
+        return f"{record.event} fail_reason", record.line
     return None
 
 

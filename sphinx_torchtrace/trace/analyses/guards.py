@@ -183,7 +183,7 @@ def _declared_range(guard: str, version: Compile) -> bool:
     source = _local_source(found.group(1))
     low, high = bound.group(1), bound.group(2)
     for event in version.shape_events:
-        if event.kind != "create_symbol" or event.data.get("source") != source:
+        if event.event != "create_symbol" or event.data.get("source") != source:
             continue
         vr = str(event.data.get("vr") or "")
         if vr == "[2, int_oo]":

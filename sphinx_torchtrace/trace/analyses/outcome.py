@@ -141,7 +141,7 @@ def failure_outcome(compile_: Compile) -> FailureOutcome | None:
     data = record.data
     reason = str(data.get("fail_reason") or "")
     lowered = reason.lower()
-    kind, line = record.kind, record.line
+    kind, line = record.event, record.line
     if fail_type in ALWAYS_RAISED:
         return FailureOutcome("raised", "always_raised", kind, line, ("fail_type",), fail_type)
     if fail_type in GRAPH_BREAK_TYPES or fail_type.endswith("Unsupported"):
@@ -185,7 +185,7 @@ def _eager_words(compile_: Compile) -> tuple[str, int] | None:
     """The record where torch says, in its words, that it ran the frame eagerly."""
     for m in compile_.compilation_metrics:
         if any(w in str(m.data.get("fail_reason") or "").lower() for w in _EAGER_WORDS):
-            return m.kind, m.line
+            return m.event, m.line
     for a in compile_.artifacts_named("dynamo_graph_break_reason"):
         text = a.text()[:20_000].lower() if a.payload is not None else ""
         if any(w in text for w in _EAGER_WORDS):

@@ -64,7 +64,7 @@ def time_totals(compiles: Iterable[Compile]) -> list[PhaseTotal]:
             values = [
                 v
                 for m in c.metrics
-                if m.kind == phase.event and isinstance(m.data, dict)
+                if m.event == phase.event and isinstance(m.data, dict)
                 if (v := _seconds(m.data.get(phase.metric))) is not None
             ]
             if not values:

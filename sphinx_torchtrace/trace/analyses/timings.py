@@ -248,7 +248,7 @@ def _metric_levels(compile_: Compile) -> list[float | None]:
 def _metric_backward(compile_: Compile) -> float | None:
     total: float | None = None
     for metrics in compile_.metrics:
-        if metrics.kind != "bwd_compilation_metrics" or not isinstance(metrics.data, dict):
+        if metrics.event != "bwd_compilation_metrics" or not isinstance(metrics.data, dict):
             continue
         data = metrics.data
         value = _micros_as_seconds(data.get("backward_cumulative_compile_time_us"))

@@ -464,7 +464,7 @@ def _read(rank: RankTrace) -> VllmView:
             view.ids_missing = view.ids_missing or any(_is_vllm(a.name) for a in c.artifacts)
         else:
             view.compile_ids.append(c.label)
-        if any(a.kind == "dynamo_start" for a in c.artifacts) or c.stack is not None:
+        if any(a.event == "dynamo_start" for a in c.artifacts) or c.stack is not None:
             view.dynamo_start = True
         entries += [(a.line, 1, a) for a in c.artifacts]
         entries += [(m.line, 2, m) for m in c.metrics]
@@ -562,12 +562,12 @@ class _Walk:
         """A record of torch's: in the open piece, or after a call's pieces, or a load."""
         if self.piece is not None:
             self.piece.records.append(a)
-            if a.kind == "inductor_output_code" and self.piece.output_code is None:
+            if a.event == "inductor_output_code" and self.piece.output_code is None:
                 self.piece.output_code = a
             return
         if self.call is not None and self.call.pieces:
             self.call.after.append(a)
-        if a.kind == "inductor_output_code":
+        if a.event == "inductor_output_code":
             self.load = Load(a)
             self.loads.append(self.load)
 
@@ -720,7 +720,7 @@ def token_symbol(rank: RankTrace, view: VllmView) -> TokenSymbol | None:
     events = sorted((s for c in rank.compiles for s in c.shape_events), key=lambda s: s.line)
     created: dict[str, tuple[str, ShapeEvent]] = {}
     for s in events:
-        if s.kind != "create_symbol":
+        if s.event != "create_symbol":
             continue
         m = _TOKEN_SOURCE.match(str(s.data.get("source", ""))[:200])
         if m and m.group(1) in TOKEN_INPUTS:
@@ -740,7 +740,7 @@ def token_symbol(rank: RankTrace, view: VllmView) -> TokenSymbol | None:
     names = {symbol}
     for s in events:
         expr = s.data.get("expr")
-        if s.kind != "guard_added_fast" and s.kind != "guard_added":
+        if s.event != "guard_added_fast" and s.event != "guard_added":
             continue
         if not isinstance(expr, str) or len(expr) > 2000:
             continue
@@ -753,7 +753,7 @@ def token_symbol(rank: RankTrace, view: VllmView) -> TokenSymbol | None:
     pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
     for s in events:
         expr = s.data.get("expr")
-        if s.kind not in ("guard_added_fast", "guard_added") or not isinstance(expr, str):
+        if s.event not in ("guard_added_fast", "guard_added") or not isinstance(expr, str):
             continue
         if len(expr) > 2000 or not pattern.search(expr):
             continue

@@ -40,7 +40,7 @@ from ..model import (
 )
 from ..reader import MAX_JSON_DEPTH, LogReader, Record, json_too_deep, load_json
 
-METRICS_KINDS = frozenset(
+METRICS_EVENTS = frozenset(
     {
         "compilation_metrics",
         "bwd_compilation_metrics",
@@ -111,7 +111,7 @@ ARTIFACT_EVENTS = (
 )
 KNOWN_EVENTS = (
     ARTIFACT_EVENTS
-    | METRICS_KINDS
+    | METRICS_EVENTS
     | SHAPE_EVENTS
     | DESCRIBE_EVENTS
     | set(EXPORT_EVENTS)
@@ -191,7 +191,7 @@ class RankBuilder:
         pids: dict[int, None] = {}
         for record in self.reader.records():
             envelope = record.envelope
-            kind = record.kind
+            kind = record.event
             rank.stats[kind] += 1
             pids.setdefault(record.pid, None)
             if rank.first_timestamp is None:
@@ -318,7 +318,7 @@ class RankBuilder:
     ) -> Artifact | None:
         if compile_ is None:
             return None
-        kind = record.kind
+        kind = record.event
         inner = record.envelope.get(kind)
         metadata = inner if isinstance(inner, dict) else {"value": inner}
         encoding = metadata.get("encoding") if kind == "artifact" else None
@@ -335,7 +335,7 @@ class RankBuilder:
                 self._check_shape(record, name, JSON_SHAPES[name])
         artifact = Artifact(
             name=name,
-            kind=kind,
+            event=kind,
             line=record.line,
             ordinal=self._ordinal,
             payload=record.payload,
@@ -355,9 +355,9 @@ class RankBuilder:
 
     def _unknown(self, record: Record, compile_: Compile | None) -> None:
         self.rank.unknown_records.append(
-            RawRecord(record.kind, record.line, record.envelope, record.payload)
+            RawRecord(record.event, record.line, record.envelope, record.payload)
         )
-        self._artifact(record, compile_, record.kind, known=False)
+        self._artifact(record, compile_, record.event, known=False)
 
     def _frames(self, raw: Any) -> list[StackFrame]:
         frames: list[StackFrame] = []
@@ -447,7 +447,7 @@ class RankBuilder:
                 data[key] = None
                 self.reader._diag(
                     "nesting",
-                    f"{record.kind} value {quote(key)} is JSON nested more than "
+                    f"{record.event} value {quote(key)} is JSON nested more than "
                     f"{MAX_JSON_DEPTH} levels deep: it is left out",
                     record.line,
                 )
@@ -477,12 +477,12 @@ def _on_dynamo_start(b: RankBuilder, record: Record, c: Compile | None) -> None:
 
 
 def _on_metrics(b: RankBuilder, record: Record, c: Compile | None) -> None:
-    data = record.envelope.get(record.kind)
+    data = record.envelope.get(record.event)
     if c is None or not isinstance(data, dict):
         b._unknown(record, c)
         return
     b._json_texts_of(data, record)
-    metrics = Metrics(record.kind, record.line, data)
+    metrics = Metrics(record.event, record.line, data)
     c.metrics.append(metrics)
     if metrics.fail_type:
         filename = data.get("fail_user_frame_filename")
@@ -536,30 +536,30 @@ def _on_graph_dump(b: RankBuilder, record: Record, c: Compile | None) -> None:
 
 
 def _on_shape(b: RankBuilder, record: Record, c: Compile | None) -> None:
-    data = record.envelope.get(record.kind)
+    data = record.envelope.get(record.event)
     data = data if isinstance(data, dict) else {"value": data}
     if c is not None:
         c.shape_events.append(
-            ShapeEvent(record.kind, record.line, data, b._frames(data.get("user_stack")))
+            ShapeEvent(record.event, record.line, data, b._frames(data.get("user_stack")))
         )
-    if record.kind in EXPORT_EVENTS:
+    if record.event in EXPORT_EVENTS:
         _on_export(b, record, None)
 
 
 def _on_export(b: RankBuilder, record: Record, c: Compile | None) -> None:
-    data = record.envelope.get(record.kind)
+    data = record.envelope.get(record.event)
     data = data if isinstance(data, dict) else {"value": data}
-    getattr(b.rank.export, EXPORT_EVENTS[record.kind]).append(
-        ExportEvent(record.kind, record.line, data, record.payload)
+    getattr(b.rank.export, EXPORT_EVENTS[record.event]).append(
+        ExportEvent(record.event, record.line, data, record.payload)
     )
     if record.payload is not None and c is not None:
-        b._artifact(record, c, record.kind)
+        b._artifact(record, c, record.event)
 
 
 def _on_describe(b: RankBuilder, record: Record, c: Compile | None) -> None:
-    data = record.envelope.get(record.kind)
+    data = record.envelope.get(record.event)
     if c is not None and isinstance(data, dict):
-        c.tensor_descriptions.append({"kind": record.kind, **data})
+        c.tensor_descriptions.append({"kind": record.event, **data})
 
 
 def _on_dump_file(b: RankBuilder, record: Record, c: Compile | None) -> None:
@@ -576,7 +576,7 @@ def _on_ddp_child(b: RankBuilder, record: Record, c: Compile | None) -> None:
     """One submodule of DDPOptimizer's split; named like tlparse names it."""
     inner = record.envelope.get("optimize_ddp_split_child")
     child = inner.get("name") if isinstance(inner, dict) else None
-    b._artifact(record, c, f"optimize_ddp_split_child_{child}" if child else record.kind)
+    b._artifact(record, c, f"optimize_ddp_split_child_{child}" if child else record.event)
 
 
 def _on_link(b: RankBuilder, record: Record, c: Compile | None) -> None:
@@ -592,7 +592,7 @@ _HANDLERS: dict[str, Handler] = {
     "link": _on_link,
     "dump_file": _on_dump_file,
     "optimize_ddp_split_child": _on_ddp_child,
-    **{kind: _on_metrics for kind in METRICS_KINDS},
+    **{kind: _on_metrics for kind in METRICS_EVENTS},
     **{kind: _on_shape for kind in SHAPE_EVENTS},
     **{kind: _on_export for kind in EXPORT_EVENTS if kind not in SHAPE_EVENTS},
     **{kind: _on_describe for kind in DESCRIBE_EVENTS},

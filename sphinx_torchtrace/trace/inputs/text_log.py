@@ -43,7 +43,7 @@ LOG_LINES = "text_log_lines"
 #: The artifact holding a compile's CUDA graph messages (see :mod:`.cudagraphs`).
 CUDAGRAPH_LINES = "cudagraph_log"
 #: Artifact kind of everything made from a text log.
-TEXT_KIND = "text_log"
+TEXT_EVENT = "text_log"
 
 #: Characters of a line's head in which a prefix is looked for.
 HEAD_CHARS = 600
@@ -413,7 +413,7 @@ class _TextRankBuilder:
     ) -> Artifact:
         a = Artifact(
             name=name,
-            kind=TEXT_KIND if name in (LOG_LINES, CUDAGRAPH_LINES) else name,
+            event=TEXT_EVENT if name in (LOG_LINES, CUDAGRAPH_LINES) else name,
             line=line,
             ordinal=self._ordinal,
             payload=self.store.add(text),
@@ -584,7 +584,7 @@ def attach_text_log(trace: Trace, text_trace: Trace) -> list[str]:
         ordinal = 1 + max((a.ordinal for c in target.compiles for a in c.artifacts), default=-1)
         unknown: Compile | None = None  # the target's [-/-], found or made once
         for text_c in text_rank.compiles:
-            extra = [a for a in text_c.artifacts if a.kind == TEXT_KIND]
+            extra = [a for a in text_c.artifacts if a.event == TEXT_EVENT]
             try:
                 found = target.compile(text_c.label)
             except KeyError:

@@ -123,8 +123,8 @@ def section(view: FrameView) -> Section | None:
 
 def _metrics_title(records: Sequence[Metrics], record: Metrics) -> str:
     """``Forward``, ``Backward``; numbered when a compile logged several of one kind."""
-    same_kind = [m for m in records if m.kind == record.kind]
-    title = METRICS_TITLES.get(record.kind, record.kind)
+    same_kind = [m for m in records if m.event == record.event]
+    title = METRICS_TITLES.get(record.event, record.event)
     if len(same_kind) > 1:
         title += f" {next(i for i, m in enumerate(same_kind) if m is record) + 1}"
     return title
@@ -148,13 +148,13 @@ def _metrics_blocks(view: FrameView, record: Metrics) -> list[Block]:
     shown = shown_record(record.data, view.settings.no_source)
     download = view.frame.record_download(record)
     if download is None:
-        title = f"The whole {record.kind} record (line {record.line} of the log)"
+        title = f"The whole {record.event} record (line {record.line} of the log)"
         blocks.append(Dropdown([title], [CodeBlock(view.strip(json_text(shown)), "json")]))
         return blocks
     blocks.append(
         Paragraph(
             [
-                f"The whole {record.kind} record ",
+                f"The whole {record.event} record ",
                 WebOnly(
                     [f"(line {record.line} of the log) is a ", Download(download, "download"), "."],
                     [f"is line {record.line} of the log."],
@@ -162,7 +162,7 @@ def _metrics_blocks(view: FrameView, record: Metrics) -> list[Block]:
             ]
         )
     )
-    title = f"The {record.kind} record without its long values"
+    title = f"The {record.event} record without its long values"
     shown = abridged_record(shown)
     blocks.append(Dropdown([title], [CodeBlock(view.strip(json_text(shown)), "json")]))
     return blocks

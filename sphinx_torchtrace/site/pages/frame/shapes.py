@@ -28,7 +28,7 @@ def section(view: FrameView) -> Section | None:
         user = ev.user_stack[-1] if ev.user_stack else None
         rows.append(
             [
-                [ev.kind.replace("_", " ")],
+                [ev.event.replace("_", " ")],
                 [Code(truncate(str(what), CELL_LIMIT))] if what is not None else [],
                 [Code(str(value))] if value is not None else [],
                 [Code(truncate(str(where), CELL_LIMIT))] if where else [],
