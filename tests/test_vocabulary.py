@@ -7,7 +7,7 @@ parses every module of the package and refuses:
 - a name (module, class, function, module constant, parameter or field) that uses ``kind``
   for anything but the category field of the object that holds it: an input's *format*, a
   family's *handler*, a page's *role*, a warning's *subtype*, a record's *event*, a graph
-  break's *reason* each have their word;
+  break's *type*, what ranks diverge in (an *aspect*) each have their word;
 - a field (or property) named ``kind`` whose type is not a closed set (a ``Literal`` or an
   ``Enum``): a kind is a category, and mypy checks every value given to it;
 - ``summary`` for anything but the ``sphinx-torchtrace summary`` command and what it prints;
@@ -41,6 +41,14 @@ KIND_NAMES: dict[str, str] = {
     "_backend_kind": "Kernel",
     "_triton_kind": "Kernel",
     "kernel_kinds": "Kernel",  # a comparison's kernels counted by kind
+    "REGRESSION_KINDS": "Regression",
+    "RATIO_KINDS": "Regression",
+    "EXPORT_ISSUE_KINDS": "ExportIssue",
+    "GUARD_KINDS": "GuardFailure",  # the patterns that tell each
+    "REFINED_KINDS": "GuardFailure",
+    "GUARD_KIND_NAMES": "GuardFailure",
+    "CONTEXT_KINDS": "GuardFailure",
+    "guard_kind": "GuardFailure",
 }
 
 #: Names where "kind" is the page's own word for the reader, not the code's.
@@ -73,101 +81,29 @@ RETIRED: dict[str, str] = {
     "UNREAD_KINDS": "subtype: `UNREAD_SUBTYPES`",
     "METRICS_KINDS": "event: `METRICS_EVENTS`",
     "TEXT_KIND": "event: `TEXT_EVENT`",
-    "graph_break_kinds": "reason: `graph_break_reasons` (pages keep saying 'kinds')",
-    "break_kinds": "reason: `break_reasons`",
-    "error_kinds": "reason: `error_reasons`",
+    "graph_break_kinds": "type: `graph_break_types` (pages and --json keep saying 'kinds')",
+    "break_kinds": "type: `break_types`",
+    "error_kinds": "type: `error_types`",
     "start_kind": "a vLLM view's `startup` (cold, warm)",
     "FAILURE_KINDS": "category: `CATEGORY_WORDS`, the words of each `Category`",
     "DIVERGENCE_KINDS": "aspect: `DIVERGENCE_ASPECTS`, what ranks diverge in",
     "diverging_kinds": "aspect: `diverging_aspects`",
-    "FrameKey": "function: `FunctionKey` (file, function, occurrence)",
+    "FrameKey": "function: `RunFunction` (file, function, occurrence)",
     "summary_nodes": "inline nodes: `inline_nodes`, what a directive shows in the page",
     "summary_lines": "report: `report_lines`, what `diff` prints",
 }
 
 #: Where "summary" is the command: its own module and package, and what it prints.
-SUMMARY_NAMES = {"summary_data", "summary_rows", "summary_text", "_summary", "_debug_summary"}
+SUMMARY_NAMES = {"summary_data", "summary_rows", "summary_text"}
 SUMMARY_MODULES = {"sphinx_torchtrace/cli/commands/summary.py"}
 
 #: Names still waiting for a file another piece of work holds; each must still exist (the
 #: list only shrinks) and is refused again once it is gone from here.
-PENDING: dict[str, str] = {
-    "_kinds": "cli/commands/summary.py (E)",
-    "summary_text": "render/summary_text.py (crosses)",
-    "KERNEL_KIND_MEANINGS": "site/pages/kernel.py (crosses)",
-    "PAGE_KINDS": "site/plan.py (C)",
-    "Generated.summary_nodes": "sphinxext/built.py (D)",
-    "input_directive.summary": "sphinxext/directive.py (crosses)",
-    "InputKind": "sphinxext/families/base.py (D)",
-    "add_page.page_kind": "sphinxext/families/base.py (D)",
-    "CapturedTrace.summary_nodes": "sphinxext/families/capture.py (D)",
-    "CaptureKind": "sphinxext/families/capture.py (D)",
-    "GeneratedDebugDir.summary_nodes": "sphinxext/families/debug_dir.py (D)",
-    "PAGE_KIND": "sphinxext/families/diff.py (D)",
-    "DIFF_KINDS": "sphinxext/families/diff.py (D)",
-    "GeneratedDiff.summary_nodes": "sphinxext/families/diff.py (D)",
-    "DiffKind": "sphinxext/families/diff.py (D)",
-    "Options.input_kinds": "sphinxext/families/family.py (D)",
-    "Family.summary": "sphinxext/families/family.py (D)",
-    "Family.kinds": "sphinxext/families/family.py (D)",
-    "Family.kind_for": "sphinxext/families/family.py (D)",
-    "GeneratedTrace.summary_nodes": "sphinxext/families/trace.py (D)",
-    "TraceKind": "sphinxext/families/trace.py (D)",
-    "page_kind": "sphinxext/families/trace.py (D)",
-    "OPTION_KINDS": "sphinxext/families/trace_options.py (D)",
-    "option_kind": "sphinxext/families/trace_options.py (D)",
-    "GeneratedTrend.summary_nodes": "sphinxext/families/trend.py (D)",
-    "TrendKind": "sphinxext/families/trend.py (D)",
-    "GuardAnswer.kind": "trace/analyses/answers.py (B)",
-    "DIVERGENCE_KINDS": "trace/analyses/divergence.py (B)",
-    "diverging_kinds": "trace/analyses/divergence.py (B)",
-    "EXPORT_ISSUE_KINDS": "trace/analyses/export.py (B)",
-    "ExportIssue.kind": "trace/analyses/export.py (B)",
-    "Triage.graph_break_kinds": "trace/analyses/glance.py (B)",
-    "Triage.error_kinds": "trace/analyses/glance.py (B)",
-    "BreakCounts.break_kinds": "trace/analyses/graph_breaks.py (crosses)",
-    "BreakCounts.error_kinds": "trace/analyses/graph_breaks.py (crosses)",
-    "GUARD_KINDS": "trace/analyses/guards.py (B)",
-    "REFINED_KINDS": "trace/analyses/guards.py (B)",
-    "GUARD_KIND_NAMES": "trace/analyses/guards.py (B)",
-    "guard_kind": "trace/analyses/guards.py (B)",
-    "GuardFailure.kind": "trace/analyses/guards.py (B)",
-    "CONTEXT_KINDS": "trace/analyses/guards.py (B)",
-    "TimePhase.kind": "trace/analyses/phases.py (B)",
-    "REGRESSION_KINDS": "trace/comparing/diff.py (B)",
-    "RATIO_KINDS": "trace/comparing/diff.py (B)",
-    "FrameKey": "trace/comparing/diff.py (B)",
-    "FrameDiff.kernel_kinds": "trace/comparing/diff.py (B)",
-    "TraceDiff.summary_lines": "trace/comparing/diff.py (B)",
-    "UNREAD_KINDS": "trace/comparing/diff.py (B)",
-    "Regression.kind": "trace/comparing/diff.py (B)",
-    "summary_lines": "trace/comparing/diff.py (B)",
-    "DiagnosticKind": "trace/diagnostics.py (crosses)",
-    "DIAGNOSTIC_KINDS": "trace/diagnostics.py (crosses)",
-    "METRICS_KINDS": "trace/inputs/builder.py (A)",
-    "IrNode.kind": "trace/inputs/debug_dir.py (A)",
-    "GraphFolder.kind": "trace/inputs/debug_dir.py (A)",
-    "kinds": "trace/inputs/kinds.py (A)",
-    "INPUT_KINDS": "trace/inputs/kinds.py (A)",
-    "detect_kind": "trace/inputs/kinds.py (A)",
-    "TEXT_KIND": "trace/inputs/text_log.py (A)",
-    "KERNEL_KINDS": "trace/kernels.py (crosses)",
-    "Kernel.kind": "trace/kernels.py (crosses)",
-    "_HEURISTIC_KIND": "trace/kernels.py (crosses)",
-    "_PREFIX_KIND": "trace/kernels.py (crosses)",
-    "_backend_kind": "trace/kernels.py (crosses)",
-    "_triton_kind": "trace/kernels.py (crosses)",
-    "Artifact.kind": "trace/model.py (crosses)",
-    "Metrics.kind": "trace/model.py (crosses)",
-    "ShapeEvent.kind": "trace/model.py (crosses)",
-    "RawRecord.kind": "trace/model.py (crosses)",
-    "ExportEvent.kind": "trace/model.py (crosses)",
-    "Record.kind": "trace/reader.py (crosses)",
-}
+PENDING: dict[str, str] = {}
 
 KIND_WORDS = {"kind", "kinds"}
 #: The glossary's words for what ``kind`` used to mean.
-OTHER_WORDS = {"subtype", "format", "event", "reason", "role"}
+OTHER_WORDS = {"subtype", "format", "event", "role", "aspect"}
 SUMMARY_WORDS = {"summary", "summaries"}
 ENUM_BASES = {"Enum", "StrEnum", "IntEnum", "Flag", "IntFlag"}
 
@@ -256,6 +192,10 @@ def _body_names(body: list[ast.stmt], path: Path, owner: str) -> Iterator[Name]:
                 elif isinstance(inner, ast.ClassDef):
                     yield Name("class", inner.name, path, inner.lineno)
                     yield from _body_names(inner.body, path, inner.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):  # a name given on import
+            for alias in node.names:
+                if alias.asname:
+                    yield Name("constant", alias.asname, path, node.lineno)
         elif isinstance(node, (ast.If, ast.Try)):  # TYPE_CHECKING and version switches
             yield from _body_names(node.body, path, owner)
             yield from _body_names(node.orelse, path, owner)
@@ -314,7 +254,10 @@ def _closed(annotation: ast.expr | None, closed: set[str]) -> bool:
     if isinstance(annotation, ast.Attribute):
         return annotation.attr in closed
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return _closed(annotation.left, closed) and _closed(annotation.right, closed)
+        return all(
+            _closed(side, closed) or (isinstance(side, ast.Constant) and side.value is None)
+            for side in (annotation.left, annotation.right)
+        )
     return False
 
 
@@ -389,7 +332,7 @@ def refusals() -> list[str]:
             elif not _closed(_kind_field_type(n), closed):
                 out.append(
                     f"{n}: a `kind` is a category: type it with a Literal or an Enum of its "
-                    f"values, or name what it is (reason, event, subtype, format ...: {GLOSSARY})"
+                    f"values, or name what it is (event, subtype, format, type ...: {GLOSSARY})"
                 )
         elif n.name == "kinds" and n.what in {"field", "property"}:
             if not _mentions_closed(_kind_field_type(n), closed):
@@ -406,7 +349,7 @@ def refusals() -> list[str]:
             if holder is None:
                 out.append(
                     f"{n}: `kind` is only the category field of the object holding it; name "
-                    f"what this is (format, handler, page role, subtype, event, reason: "
+                    f"what this is (format, handler, page role, subtype, event, type, aspect: "
                     f"{GLOSSARY}), or list it in KIND_NAMES with the class whose kind it is"
                 )
             elif not kind_fields.get(holder, False):
@@ -441,7 +384,8 @@ def test_the_glossary_has_each_word() -> None:
         "page role",
         "event",
         "subtype",
-        "reason",
+        "type",
+        "aspect",
         "summary",
         "frame",
         "function",
