@@ -29,7 +29,7 @@ from ...site.naming import label_segment
 from ...site.pages import build_page
 from ...site.pages.overview import triage_blocks
 from ...site.plan import GraphPlan, PageSettings, TracePlan, plan_trace
-from ...site.published import published_trace
+from ...site.published import ShownPayload, published_trace
 from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError
 from ...trace.analyses.break_registry import installed_registry
@@ -40,6 +40,7 @@ from ...trace.inputs.formats import DEBUG_DIR
 from ...trace.inputs.loading import LoadedInput, LoadNote, load_input
 from ...trace.inputs.no_records import has_records, no_records_message
 from ...trace.inputs.opening import FileStamp, OpenedInput, open_input
+from ...trace.model import Artifact
 from ...trace.runtime import profile_lines
 from ...version import __version__
 from ..config import torchtrace_config
@@ -100,6 +101,8 @@ class GeneratedTrace:
     #: and stamps), and the ``runtime/`` profiles the trace read with their meta files.
     inputs: list[OpenedInput] = field(default_factory=list)
     runtime: list[Path] = field(default_factory=list)
+    #: The path rewrites alone, for a text the published copy masked already (a payload).
+    paths_only: Callable[[str], str] | None = None
 
     @property
     def logs(self) -> list[Path]:
@@ -281,6 +284,7 @@ def _generated(
         break_registry=installed_registry() if config.graph_break_registry else None,
         made_on=build_date(),
     )
+    rules = page_rules(config, context.srcdir, [trace])
     # the trace is the directive's path, or a :with: trace beside a text log
     read = loaded.trace_input
     return GeneratedTrace(
@@ -289,11 +293,17 @@ def _generated(
         shown,
         plan,
         settings,
-        PathRewriter(page_rules(config, context.srcdir, [trace]), masker),
+        PathRewriter(rules, masker),
         extra_logs=loaded.extra_logs,
         inputs=[opened, *loaded.others],
         runtime=list(read.companions) if read is not None else [],
+        paths_only=PathRewriter(rules, _masked_already),
     )
+
+
+def _masked_already(text: str) -> str:
+    """A text of the published copy: masked as read (masking again finds nothing)."""
+    return text
 
 
 def _notes(
@@ -388,6 +398,16 @@ def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
     def text_of(make: Callable[[], str]) -> Callable[[], list[str]]:
         return lambda: [shown(make())]
 
+    paths_only = generated.paths_only
+
+    def payload_of(artifact: Artifact) -> Callable[[], list[str]]:
+        """A payload's download: the published copy's text, masked once as it was read
+        (whole, as logged), its paths rewritten; with ``:no-source:``, masked again once
+        its code lines are cut, as its page shows it."""
+        if paths_only is None or no_source or not isinstance(artifact.payload, ShownPayload):
+            return text_of(artifact.text)
+        return lambda: [paths_only(artifact.text())]
+
     out: dict[str, Content] = {}
     for rank_plan in plan.ranks:
         if plan.own_events(rank_plan):
@@ -403,9 +423,9 @@ def _downloads(generated: GeneratedTrace) -> dict[str, Content]:
         for graph in frame.graphs:
             if graph.same_as is not None or not graph.raw_path:  # another's file, or shown whole
                 continue
-            out[graph.raw_path] = text_of(graph.artifact.text)
+            out[graph.raw_path] = payload_of(graph.artifact)
         for raw in frame.downloads:  # too large to show on the frame page
-            out[raw.raw_path] = text_of(raw.artifact.text)
+            out[raw.raw_path] = payload_of(raw.artifact)
         for record in frame.compile.metrics:  # records too long to show whole
             path = frame.record_download(record)
             if path is not None:
