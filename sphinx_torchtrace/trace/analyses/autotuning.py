@@ -11,12 +11,12 @@ those records say is reported: no stats logged means no winner named.
 from __future__ import annotations
 
 import json
-import weakref
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..kept import Kept
 from ..model import Compile, RankTrace
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, _compile_lookup, _parsed_events, plausible
 
@@ -103,19 +103,7 @@ class CompileAutotuning:
 def autotuning(rank: RankTrace) -> list[CompileAutotuning]:
     """Every compile of the rank that logged autotuning (a span or a nonzero metric);
     worked out once per rank (a page per compile asks)."""
-    found = _FOUND.get(id(rank))
-    if found is not None and found[0]() is rank:
-        return found[1]
-    entries = _autotuning(rank)
-    _FOUND[id(rank)] = (weakref.ref(rank), entries)
-    while len(_FOUND) > _KEPT:
-        _FOUND.popitem(last=False)
-    return entries
-
-
-#: Ranks worked out lately, by id, with a reference that tells a reused id apart.
-_FOUND: OrderedDict[int, tuple[weakref.ref[RankTrace], list[CompileAutotuning]]] = OrderedDict()
-_KEPT = 64
+    return _KEPT(rank)
 
 
 def _autotuning(rank: RankTrace) -> list[CompileAutotuning]:
@@ -140,6 +128,9 @@ def of_compile(rank: RankTrace, compile_: Compile) -> CompileAutotuning | None:
         if entry.compile is compile_:
             return entry
     return None
+
+
+_KEPT: Kept[RankTrace, list[CompileAutotuning]] = Kept(_autotuning)
 
 
 def _has_field(compile_: Compile) -> bool:

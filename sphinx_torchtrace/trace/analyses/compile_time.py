@@ -18,12 +18,12 @@ where the records show the cause.
 from __future__ import annotations
 
 import hashlib
-import weakref
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..kept import Kept
 from ..model import Compile, RankTrace, Trace
 from .autotuning import NOTABLE_SHARE  # a remark needs this share
 from .naming import compiled_function
@@ -387,20 +387,9 @@ def _named(spans: Sequence[_Span], path: str) -> tuple[Source, ...]:
     )
 
 
-#: The spans of the ranks read last, by ``id()`` with a weak reference to tell a live rank.
-_READ: OrderedDict[int, tuple[weakref.ref[RankTrace], _RankSpans]] = OrderedDict()
-_KEPT = 8
-
-
 def _spans_of(rank: RankTrace) -> _RankSpans:
-    found = _READ.get(id(rank))
-    if found is not None and found[0]() is rank:
-        return found[1]
-    spans = _read_spans(rank)
-    _READ[id(rank)] = (weakref.ref(rank), spans)
-    while len(_READ) > _KEPT:
-        _READ.popitem(last=False)
-    return spans
+    """The rank's spans, read once for the ranks asked last."""
+    return _SPANS(rank)
 
 
 def _read_spans(rank: RankTrace) -> _RankSpans:
@@ -445,6 +434,9 @@ def _read_spans(rank: RankTrace) -> _RankSpans:
     spans.sort(key=lambda s: s.start)
     # the outermost frame span names a compile's frame (a nested one is a restart's)
     return _RankSpans(spans, {k: _outermost(v) for k, v in frames.items()})
+
+
+_SPANS: Kept[RankTrace, _RankSpans] = Kept(_read_spans)
 
 
 def _outermost(frames: list[_Span]) -> list[_Span]:

@@ -7,10 +7,9 @@ cause of hangs (collectives in different graphs) and of uneven compile times.
 
 from __future__ import annotations
 
-import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from ..kept import Kept
 from ..model import RankTrace, Trace
 from .naming import compile_ids_of, function_name, rank_number
 from .rank_groups import (
@@ -123,19 +122,7 @@ def divergence(trace: Trace) -> Divergence:
     for the traces asked last is kept (by identity, a weak reference telling a live
     trace from one whose ``id()`` was reused).
     """
-    found = _DIVERGENCE.get(id(trace))
-    if found is not None and found[0]() is trace:
-        return found[1]
-    result = _divergence(trace)
-    _DIVERGENCE[id(trace)] = (weakref.ref(trace), result)
-    while len(_DIVERGENCE) > _TRACES_KEPT:
-        _DIVERGENCE.popitem(last=False)
-    return result
-
-
-#: How many traces' divergences are remembered: the few a build asks about at once.
-_TRACES_KEPT = 8
-_DIVERGENCE: OrderedDict[int, tuple[weakref.ref[Trace], Divergence]] = OrderedDict()
+    return _DIVERGENCE(trace)
 
 
 def _divergence(trace: Trace) -> Divergence:
@@ -183,6 +170,9 @@ def _divergence(trace: Trace) -> Divergence:
     result.runtimes = _runtime_spreads(numbers, trace.ranks)
     return result
 
+
+#: The divergences of the few traces a build asks about at once.
+_DIVERGENCE: Kept[Trace, Divergence] = Kept(_divergence)
 
 #: What ranks can differ in, as keys (the pages say each in words), in the overview's order;
 #: the schedule artifacts of :data:`SCHEDULE_ARTIFACTS` follow by their torch names.

@@ -8,11 +8,10 @@ rather than raising: a docs build must never fail on a log.
 
 from __future__ import annotations
 
-import weakref
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from ..kept import Kept
 from ..model import Compile, RankTrace, Trace
 from .compare import entry_compile, previous_compile, recompile_reason_entries
 
@@ -110,25 +109,21 @@ def function_label(rank: RankTrace, compile_: Compile) -> str | None:
     return name
 
 
-#: How many ranks' function places are remembered: a few names each.
-_RANKS_KEPT = 8
-#: Each rank's function places by name, for the few ranks a build titles at once.
-_PLACES: OrderedDict[int, tuple[weakref.ref[RankTrace], dict[str, set[str | None]]]] = OrderedDict()
-
-
 def places_by_name(rank: RankTrace) -> dict[str, set[str | None]]:
     """Where the functions of each name are defined, over the rank (computed once)."""
-    found = _PLACES.get(id(rank))
-    if found is not None and found[0]() is rank:
-        return found[1]
+    return _PLACES(rank)
+
+
+def _places_by_name(rank: RankTrace) -> dict[str, set[str | None]]:
     places: dict[str, set[str | None]] = {}
     for c in rank.compiles:
         if not c.id.is_unknown and (name := function_name(c)):
             places.setdefault(name, set()).add(function_place(c))
-    _PLACES[id(rank)] = (weakref.ref(rank), places)
-    while len(_PLACES) > _RANKS_KEPT:
-        _PLACES.popitem(last=False)
     return places
+
+
+#: Each rank's function places by name, for the few ranks a build titles at once.
+_PLACES: Kept[RankTrace, dict[str, set[str | None]]] = Kept(_places_by_name)
 
 
 def function_place(compile_: Compile) -> str | None:

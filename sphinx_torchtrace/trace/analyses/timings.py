@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import math
 import sys
-import weakref
-from collections import Counter, OrderedDict, defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..compile_id import CompileId
+from ..kept import Kept
 from ..model import ChromiumEvent, Compile, RankTrace
 from ..reader import read_payloads
 
@@ -563,23 +563,18 @@ class PhaseClock:
         return [EventTime(n, self.seconds[n], self.counts[n]) for n in top]
 
 
-#: Phase times of the ranks whose events were read last, by ``id()`` with a weak reference
-#: that tells a live rank from one whose id was reused: a few lists of names and numbers.
-_PHASE_TIMES: OrderedDict[int, tuple[weakref.ref[RankTrace], list[EventTime]]] = OrderedDict()
-_PHASE_TIMES_KEPT = 8
+#: Phase times of the ranks whose events were read last: a few lists of names and numbers,
+#: kept as the events are read (no work of their own: :func:`read_events` does it).
+_PHASE_TIMES: Kept[RankTrace, list[EventTime]] = Kept(lambda rank: [])
 
 
 def phase_times_of(rank: RankTrace) -> list[EventTime] | None:
-    found = _PHASE_TIMES.get(id(rank))
-    return found[1] if found is not None and found[0]() is rank else None
+    found = _PHASE_TIMES.get(rank)
+    return found[0] if found is not None else None
 
 
 def remember_phase_times(rank: RankTrace, times: list[EventTime]) -> list[EventTime]:
-    _PHASE_TIMES[id(rank)] = (weakref.ref(rank), times)
-    _PHASE_TIMES.move_to_end(id(rank))
-    while len(_PHASE_TIMES) > _PHASE_TIMES_KEPT:
-        _PHASE_TIMES.popitem(last=False)
-    return times
+    return _PHASE_TIMES.put(rank, times)
 
 
 def _thread_key(value: Any) -> str:
