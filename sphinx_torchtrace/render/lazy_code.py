@@ -17,9 +17,9 @@ import html
 import re
 
 #: Blocks of at least this many lines are highlighted lazily past their first chunk.
-LAZY_LINES = 400
+LAZY_LINES = 100
 #: Lines written at once, highlighted, and lines in each later chunk.
-CHUNK_LINES = 200
+CHUNK_LINES = 50
 LAZY_CLASS = "torchtrace-lazy"
 
 #: The flat HTML the fast highlighters write: a token's span, or escaped plain text.
