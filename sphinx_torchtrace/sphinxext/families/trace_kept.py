@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from docutils import nodes
 from sphinx.util import logging as sphinx_logging
@@ -30,12 +30,10 @@ from ...site.blocks import Page
 from ...site.naming import label_segment
 from ...trace.inputs.opening import OpenedInput
 from ...version import __version__
+from ..built import Generated
 from ..files import CODE_STAMP
 from ..scan import DirectiveRequest
 from .base import Context
-
-if TYPE_CHECKING:
-    from .trace import GeneratedTrace
 
 #: The loggers whose records a build of a trace says at ``builder-inited``.
 _OURS = "sphinx.sphinx_torchtrace"
@@ -127,7 +125,7 @@ def save_made(
     context: Context,
     request: DirectiveRequest,
     opened: OpenedInput,
-    generated: GeneratedTrace,
+    generated: Generated,
     made: Made,
     recorder: _Recorder,
 ) -> None:
@@ -156,7 +154,7 @@ def kept_trace(
     context: Context,
     request: DirectiveRequest,
     opened: OpenedInput,
-    load: Callable[[], GeneratedTrace | None],
+    load: Callable[[], Generated | None],
 ) -> KeptTrace | None:
     """The last build's trace of this directive, when nothing it depends on changed."""
     try:
@@ -189,13 +187,13 @@ class KeptTrace:
         request: DirectiveRequest,
         logs: list[Path],
         made: Made,
-        load: Callable[[], GeneratedTrace | None],
+        load: Callable[[], Generated | None],
     ) -> None:
         self.request = request
         self._logs = logs
         self.made = made
         self._load = load
-        self._real: GeneratedTrace | None = None
+        self._real: Generated | None = None
 
     def register(self, context: Context, directive: str) -> None:
         """Add to this build what the last one made, and say again what it said."""
@@ -209,7 +207,7 @@ class KeptTrace:
             logger = sphinx_logging.getLogger(str(name).removeprefix("sphinx."))
             logger.log(int(level), "%s", message, location=where, type=kind, subtype=subtype)
 
-    def resolved(self) -> GeneratedTrace:
+    def resolved(self) -> Generated:
         """The trace read and planned, as a full build makes it (said once already)."""
         if self._real is None:
             with sphinx_logging.suppress_logging():
