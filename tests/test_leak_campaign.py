@@ -70,3 +70,15 @@ KNOWN_GAPS: set[tuple[str, str, str]] = set()
 #: Faults of redact that are no leak, found by the campaign and not yet mended (redact is
 #: idempotent, keeps every record readable and removes no more than the canaries hold).
 KNOWN_BREACHES: tuple[str, ...] = ()
+
+
+@pytest.mark.campaign
+def test_a_one_line_private_key_at_a_text_logs_cut_is_found_and_masked() -> None:
+    """The campaign's seed 3, input 23 (a text log line longer than the readers' pieces):
+    a private key written on one line, its body parted by spaces, lay across the piece's
+    cut; ``check`` missed it, ``redact`` left it, a second ``redact`` changed the line.
+    The cut now moves before a key's first line whose end marker is past it."""
+    report = campaign(parse_args(["--canaries", "50000", "--seed", "3", "--only", "23", "--quiet"]))
+    assert report.errors == []
+    assert {kind for kind, _, _ in report.planted} == {TEXT_LONG}
+    assert not report.survived and not report.breaches

@@ -206,6 +206,53 @@ def test_a_token_across_a_readers_cut_in_a_long_line_is_found(tmp_path: Path) ->
     assert len(line) > MAX_LINE_BYTES
 
 
+def _one_line_keys(size: int) -> tuple[str, list[str]]:
+    """A JSON list about ``size`` characters long of words and, every 40,000 characters,
+    a private key written on one line (its body's pieces parted by spaces), so that some
+    key lies across any cut a reader makes in it."""
+    import random
+
+    rng = random.Random(7)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    items: list[str] = []
+    bodies: list[str] = []
+    length = 0
+    while length < size:
+        if len(items) % 4000 == 0:
+            pieces = ["".join(rng.choice(alphabet) for _ in range(64)) for _ in range(20)]
+            bodies += pieces
+            key = (
+                "-----BEGIN RSA PRIVATE KEY----- "
+                + " ".join(pieces)
+                + " -----END RSA PRIVATE KEY-----"
+            )
+            items.append(json.dumps(key))
+        else:
+            items.append(json.dumps(f"word{len(items)}"))
+        length += len(items[-1]) + 2
+    return "[" + ", ".join(items) + "]", bodies
+
+
+def test_a_one_line_private_key_across_a_readers_cut_is_found(tmp_path: Path) -> None:
+    """A private key on one line of a line longer than the readers' pieces: wherever a
+    piece ends inside a key, the cut moves before the key's first line, so ``check`` finds
+    every key and ``redact`` leaves no piece of any."""
+    line, bodies = _one_line_keys(CHUNK_SIZE + (1 << 20))
+    assert len(line) > MAX_LINE_BYTES
+    log = _plant(tmp_path / "keys.log", [_record("keys", line)])
+    keys = line.count("-----BEGIN RSA PRIVATE KEY-----")
+    checked = run("check", log, "--json")
+    [report] = json.loads(checked.stdout)["logs"]
+    assert report["counts"]["secrets"] >= keys
+    out = tmp_path / "redacted.log"
+    assert run("redact", log, "-o", out).returncode == 0
+    data = out.read_text(encoding="utf-8")
+    assert [b for b in bodies if b in data] == []
+    again = run("check", out, "--json")
+    [clean] = json.loads(again.stdout)["logs"]
+    assert clean["counts"].get("secrets", 0) == 0
+
+
 def test_masking_published_text_decodes_escapes() -> None:
     """The same rules mask text a page or a download publishes (JSON dumped for a
     metrics table, a chromium event's arguments)."""

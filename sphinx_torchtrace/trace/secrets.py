@@ -975,8 +975,24 @@ def safe_cut(data: bytes) -> int:
         at = max(data.rfind(c, low) for c in stops)
         if at > 0:
             # before a quote (it may open a value), after a space
-            return _clear_cut(data, at if stops is _QUOTES else at + 1, low)
+            cut = _clear_cut(data, at if stops is _QUOTES else at + 1, low)
+            return _before_open_key(data, cut, low)
     return len(data)
+
+
+#: A private key's first line in a log's bytes (its end marker: ``-----END``).
+_PEM_BYTES = re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+
+
+def _before_open_key(data: bytes, cut: int, low: int) -> int:
+    """``cut``, moved before a private key's first line whose end marker is not before
+    it: a key written on one line (its body parted by spaces) is then read whole by the
+    next piece, which holds it all (a key is at most :data:`MAX_PEM_CHARS`)."""
+    headers = list(_PEM_BYTES.finditer(data, low, cut))
+    last = headers[-1] if headers else None
+    if last is None or data.find(b"-----END", last.end(), cut) >= 0:
+        return cut
+    return last.start() if last.start() > low else cut
 
 
 _QUOTES = (b'"', b"'")
