@@ -42,7 +42,7 @@ class OpenedInput:
     path: str  # as named (a directive's, resolved against its page)
     exists: bool
     is_folder: bool
-    #: ``trace``, ``torch-logs`` or ``debug-dir`` (:mod:`.kinds`): ``:format:`` or detected
+    #: ``trace``, ``torch-logs`` or ``debug-dir`` (:mod:`.formats`): ``:format:`` or detected
     format: str
     #: what was asked of a folder of logs: its newest alone, or these ranks' (``:ranks:``
     #: also chooses a text log's lines)
