@@ -10,6 +10,7 @@ generated pages into the source folder.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import zlib
 from collections.abc import Callable
@@ -62,6 +63,13 @@ def write_page(srcdir: Path, name: str, text: str) -> Path:
     rel = Path(os.path.relpath(DATA, path.parent)).as_posix()
     path.write_text(text.replace("@DATA@", rel), encoding="utf-8")
     return path
+
+
+def page_words(path: Path) -> str:
+    """A built HTML page's main content as a reader sees it: no markup, spaces collapsed."""
+    html = path.read_text(encoding="utf-8")
+    html = html[html.index('role="main"') :]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#8217;", "'")
 
 
 def warnings_of(app: SphinxTestApp) -> str:

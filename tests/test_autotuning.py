@@ -21,7 +21,7 @@ from sphinx_torchtrace import cli
 from sphinx_torchtrace.trace import RankTrace, load_trace
 from sphinx_torchtrace.trace.analyses.autotuning import autotuning, of_compile
 
-from .conftest import DATA, warnings_of
+from .conftest import DATA, page_words, warnings_of
 
 LOG = DATA / "captured" / "autotuning" / "dedicated_log_torch_trace_y83871bt.log"
 
@@ -106,12 +106,6 @@ def test_a_compile_that_autotuned_nothing_has_no_entry() -> None:
         assert autotuning(load_trace(Path(simple)).ranks[0]) == []
 
 
-def _text(path: Path) -> str:
-    html = path.read_text(encoding="utf-8")
-    html = html[html.index('role="main"') :]
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#8217;", "'")
-
-
 @pytest.fixture(scope="module")
 def site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
     return built_site("autotuning", "html")
@@ -120,7 +114,7 @@ def site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
 def test_the_compile_page_lists_each_benchmark(site: SphinxTestApp) -> None:
     assert warnings_of(site) == ""
     folder = site.outdir / "torchtrace" / "autotuning"
-    page = _text(folder / "frame-0-0.html")
+    page = page_words(folder / "frame-0-0.html")
     entry = of_compile(_rank(), _rank().compile("[0/0]"))
     assert entry is not None and entry.share is not None
     assert (
@@ -131,14 +125,14 @@ def test_the_compile_page_lists_each_benchmark(site: SphinxTestApp) -> None:
     for b in entry.benchmarks:
         assert f"{b.best_kernel} {b.best_ms:.4f} ms {b.seconds:.3f} s" in page
         assert f"{b.start_line}–{b.line}" in page
-    assert "Autotuning" not in _text(folder / "frame-1-0.html")  # nothing benchmarked there
-    glance = _text(folder / "index.html")
+    assert "Autotuning" not in page_words(folder / "frame-1-0.html")  # nothing benchmarked there
+    glance = page_words(folder / "index.html")
     assert f"Autotuning: {entry.seconds:.1f} s ({entry.share:.0%}) in [0/0]" in glance
 
 
 def test_no_glance_line_without_autotuning(built_site: Callable[..., SphinxTestApp]) -> None:
     simple = built_site("simple", "html")
-    assert "Autotuning" not in _text(simple.outdir / "torchtrace" / "simple" / "index.html")
+    assert "Autotuning" not in page_words(simple.outdir / "torchtrace" / "simple" / "index.html")
 
 
 def test_summary_says_it_in_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,7 @@ from sphinx_torchtrace.trace import RankTrace, load_trace
 from sphinx_torchtrace.trace.analyses.regions import compile_regions, tritonparse_name
 from sphinx_torchtrace.trace.compile_id import CompileId
 
-from .conftest import DATA, SHARED, warnings_of
+from .conftest import DATA, SHARED, page_words, warnings_of
 
 REGIONS = DATA / "captured" / "regions" / "dedicated_log_torch_trace_w_k0uwsk.log"
 TLPARSE = SHARED / "tlparse-inputs"
@@ -98,12 +98,6 @@ def test_kernel_paths_are_read_and_tritonparse_names_its_compiles() -> None:
     assert tritonparse_name(CompileId()) is None
 
 
-def _text(path: Path) -> str:
-    html = path.read_text(encoding="utf-8")
-    html = html[html.index('role="main"') :]
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#8217;", "'")
-
-
 @pytest.fixture(scope="module")
 def site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
     return built_site("regions", "html")
@@ -114,7 +108,7 @@ def _page(site: SphinxTestApp, trace: str, contains: str) -> str:
     pages = [
         text
         for path in sorted((site.outdir / "torchtrace" / trace).rglob("*.html"))
-        if contains in (text := _text(path))
+        if contains in (text := page_words(path))
     ]
     assert pages, contains
     return pages[0]
@@ -129,7 +123,7 @@ def test_the_frame_page_says_the_regions_and_their_reuse(site: SphinxTestApp) ->
     )
     assert "partitioned_fw_subgraph_0_1 3 places cpp_fused_add_le_relu_sin_0" in page
     assert "extern, 4 calls" in page  # mm: two lines, four calls
-    glance = _text(site.outdir / "torchtrace" / "regions" / "index.html")
+    glance = page_words(site.outdir / "torchtrace" / "regions" / "index.html")
     assert re.search(
         r"Compile regions: subgraph_0 called 4 times in \S+ \(one traced region, reused 3 "
         r"times\); 2 subgraphs compiled by regional Inductor in \S+ "

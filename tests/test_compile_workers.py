@@ -23,7 +23,7 @@ from sphinx.testing.util import SphinxTestApp
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses.workers import compile_jobs, death_of, sidecar_deaths
 
-from .conftest import SIMPLE_LOG, copy_testroot, warnings_of
+from .conftest import SIMPLE_LOG, copy_testroot, page_words, warnings_of
 
 PREFIX = "V1121 11:51:00.000000 5896 torch/_inductor/compile_worker/subproc_pool.py:{}] "
 DEATH_TEXT = (
@@ -96,12 +96,6 @@ def test_worker_reports_are_placed_under_the_compile_their_payload_names(tmp_pat
     assert found is not None and found.line == death.line and death_of(rank, c) is None
 
 
-def _text(path: Path) -> str:
-    html = path.read_text(encoding="utf-8")
-    html = html[html.index('role="main"') :]
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#8217;", "'")
-
-
 def test_stuck_and_dead_workers_are_said_on_the_pages(
     make_site: Callable[..., SphinxTestApp], tmp_path: Path
 ) -> None:
@@ -112,14 +106,14 @@ def test_stuck_and_dead_workers_are_said_on_the_pages(
     app = make_site("regions", srcdir=srcdir, pages={"index.rst": page})
     assert warnings_of(app) == ""
     folder = app.outdir / "torchtrace" / "workers"
-    glance = _text(folder / "index.html").split("This is the")[0]
+    glance = page_words(folder / "index.html").split("This is the")[0]
     assert re.search(
         r"Compile workers: 2 jobs of \S+ still running when reported \(the longest 120\.3 s, "
         r"line \d+\); the compile worker sidecar \(pid 4242\) died with return code -9 "
         r"\(line \d+\), failing \S+",
         glance,
     ), glance
-    pages = {p.name: _text(p) for p in folder.glob("*.html")}
+    pages = {p.name: page_words(p) for p in folder.glob("*.html")}
     [first] = [t for t in pages.values() if "The watchdog reported 2 jobs of this compile" in t]
     assert "the longest had run 120.3 s at its last report" in first
     assert '{"queue_depth": 3}' in first.replace("&quot;", '"')

@@ -21,7 +21,7 @@ from sphinx_torchtrace.site.pages.overview.view import seconds_text
 from sphinx_torchtrace.trace import load_trace
 from sphinx_torchtrace.trace.analyses import vllm
 
-from .conftest import DATA, SiteMaker, warnings_of
+from .conftest import DATA, SiteMaker, page_words, warnings_of
 
 VLLM = DATA / "vllm"
 COLD = VLLM / "dedicated_log_torch_trace_rank_0_2dk9f86k.log"
@@ -158,13 +158,6 @@ def test_summary_json_has_the_vllm_figures() -> None:
     assert re.search(r"^vllm: +warm start, 9 loaded, 12\.95 s \(loading\)$", text, re.M)
 
 
-def _text(path: Path) -> str:
-    """A page's words, without markup."""
-    html = path.read_text(encoding="utf-8")
-    html = html[html.index('role="main"') :]
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#8217;", "'")
-
-
 @pytest.fixture(scope="module")
 def site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
     return built_site("vllm", "html")
@@ -172,24 +165,24 @@ def site(built_site: Callable[..., SphinxTestApp]) -> SphinxTestApp:
 
 def test_the_vllm_pages_build_without_a_warning(site: SphinxTestApp) -> None:
     assert warnings_of(site) == ""
-    cold = _text(site.outdir / "torchtrace" / "cold" / "vllm.html")
+    cold = page_words(site.outdir / "torchtrace" / "cold" / "vllm.html")
     assert "Ranges and sizes × subgraphs" in cold
     assert "53.42 s slowest (Inductor 51.56 s, aotautograd miss, 2 kernels, line 1393)" in cold
     assert "101.10 s (Inductor 87.15 s)" in cold  # the matrix's total
     assert "vllm.unified_attention_with_output" in cold
     assert "The config lists 19 candidate splitting ops; 2 of them split this graph." in cold
-    warm = _text(site.outdir / "torchtrace" / "warm" / "vllm.html")
+    warm = page_words(site.outdir / "torchtrace" / "warm" / "vllm.html")
     assert "9 pieces loaded from a cache" in warm and "Loading took 12.95 s" in warm
 
 
 def test_the_glance_links_vllm_and_calls_nothing_missing(site: SphinxTestApp) -> None:
     index = (site.outdir / "torchtrace" / "cold" / "index.html").read_text(encoding="utf-8")
-    glance = _text(site.outdir / "torchtrace" / "cold" / "index.html").split("This is the")[0]
+    glance = page_words(site.outdir / "torchtrace" / "cold" / "index.html").split("This is the")[0]
     assert "vLLM: cold start, 9 piecewise compiles" in glance
     assert "Compile time: 101.2 s" in glance
     assert "missing" not in glance
     assert 'href="vllm.html"' in index
-    outside = _text(site.outdir / "torchtrace" / "cold" / "frame-none.html")
+    outside = page_words(site.outdir / "torchtrace" / "cold" / "frame-none.html")
     assert "not a compile of its own" not in outside
     assert "These records hold vLLM's compile" in outside
 
