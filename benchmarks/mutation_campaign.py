@@ -60,7 +60,8 @@ from sphinx_torchtrace.site.pages.debug_dir import build_debug_page  # noqa: E40
 from sphinx_torchtrace.site.pages.diff import comparison_blocks, diff_frame_page  # noqa: E402
 from sphinx_torchtrace.site.plan import PageSettings, plan_debug_dir, plan_trace  # noqa: E402
 from sphinx_torchtrace.trace import load_trace  # noqa: E402
-from sphinx_torchtrace.trace.comparing.diff import diff_traces, regressions  # noqa: E402
+from sphinx_torchtrace.trace.comparing.diff import diff_traces  # noqa: E402
+from sphinx_torchtrace.trace.comparing.regressions import regressions  # noqa: E402
 from sphinx_torchtrace.trace.inputs.debug_dir import load_debug_dir  # noqa: E402
 from sphinx_torchtrace.trace.inputs.formats import DEBUG_DIR, TORCH_LOGS, detect_format  # noqa: E402
 from sphinx_torchtrace.trace.inputs.text_log import load_text_log  # noqa: E402

@@ -16,19 +16,17 @@ import pytest
 
 from sphinx_torchtrace.trace import Trace, load_trace
 from sphinx_torchtrace.trace.analyses.phases import TIME_PHASES
-from sphinx_torchtrace.trace.comparing.diff import (
+from sphinx_torchtrace.trace.comparing.changes import TraceDiff
+from sphinx_torchtrace.trace.comparing.diff import diff_traces
+from sphinx_torchtrace.trace.comparing.json_form import JSON_PHASE_NAMES, diff_json
+from sphinx_torchtrace.trace.comparing.regressions import (
     DEFAULT_REGRESSIONS,
-    JSON_PHASE_NAMES,
-    BreakSite,
-    TraceDiff,
-    base_function,
-    diff_json,
-    diff_traces,
-    frames_of,
     parse_fail_on,
     regressions,
     validate_regressions,
 )
+from sphinx_torchtrace.trace.comparing.run_frames import BreakSite, base_function, frames_of
+from sphinx_torchtrace.trace.comparing.text_report import report_lines
 
 from .conftest import DATA, SHARED, SIMPLE_LOG
 from .tools.hostile_log import format_record, read_records
@@ -136,7 +134,7 @@ def test_a_run_against_itself_is_unchanged() -> None:
     trace = load_trace(SIMPLE_LOG)
     diff = diff_traces(trace, load_trace(SIMPLE_LOG))
     assert diff.unchanged
-    assert diff.report_lines() == ["No change in compilation (compile time aside)."]
+    assert report_lines(diff) == ["No change in compilation (compile time aside)."]
     assert (
         regressions(diff, parse_fail_on("error,graph_break,recompile,kernels,compile_time")) == []
     )
@@ -197,11 +195,11 @@ def test_ranks_paired_by_number(tmp_path: Path) -> None:
     diff = diff_traces(both, one)
     assert [r.rank for r in diff.ranks] == [0]
     assert diff.ranks_only_baseline == [1]
-    assert "rank 1: only in the baseline" in diff.report_lines()
+    assert "rank 1: only in the baseline" in report_lines(diff)
 
 
-def test_to_json_is_plain_json() -> None:
-    data = _diff("graph_break_fixed").to_json()
+def test_diff_json_is_plain_json() -> None:
+    data = diff_json(_diff("graph_break_fixed"))
     text = json.dumps(data)
     assert json.loads(text) == data
     (rank,) = data["ranks"]

@@ -19,7 +19,8 @@ from markdown_it.token import Token
 
 from sphinx_torchtrace.render.diff_formats import Report, github, junit, markdown
 from sphinx_torchtrace.trace import load_trace
-from sphinx_torchtrace.trace.comparing.diff import Regression, diff_traces, regressions
+from sphinx_torchtrace.trace.comparing.diff import diff_traces
+from sphinx_torchtrace.trace.comparing.regressions import Regression, regressions
 
 from .conftest import DATA, SIMPLE_LOG
 from .test_cli import run
@@ -261,7 +262,7 @@ def test_map_settles_a_renamed_function(tmp_path: Path) -> None:
 
 
 def test_object_ids_in_global_names_are_not_changes() -> None:
-    from sphinx_torchtrace.trace.comparing.diff import _no_numbers
+    from sphinx_torchtrace.trace.comparing.run_frames import _no_numbers
 
     a = "___optimizer_140234567890_140234567999_c8"
     b = "___optimizer_139999999999_139888888888_c8"

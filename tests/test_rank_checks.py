@@ -346,7 +346,9 @@ def test_diff_compares_each_pair_of_rank_classes_once(tmp_path: Path) -> None:
     stands for, and the change found on rank 5 alone."""
     import sys
 
-    from sphinx_torchtrace.trace.comparing.diff import diff_json, diff_traces, report_lines
+    from sphinx_torchtrace.trace.comparing.diff import diff_traces
+    from sphinx_torchtrace.trace.comparing.json_form import diff_json
+    from sphinx_torchtrace.trace.comparing.text_report import report_lines
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from bench_ranks import rank_copies

@@ -28,7 +28,8 @@ from sphinx.testing.util import SphinxTestApp
 from sphinx_torchtrace.render.diff_formats import Report, render
 from sphinx_torchtrace.sphinxext.publish_check import environment_secrets
 from sphinx_torchtrace.trace import load_trace, secrets
-from sphinx_torchtrace.trace.comparing.diff import DEFAULT_REGRESSIONS, diff_traces, regressions
+from sphinx_torchtrace.trace.comparing.diff import diff_traces
+from sphinx_torchtrace.trace.comparing.regressions import DEFAULT_REGRESSIONS, regressions
 from sphinx_torchtrace.trace.diagnostics import quote
 from sphinx_torchtrace.trace.secrets import (
     MASK,

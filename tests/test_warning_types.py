@@ -20,7 +20,7 @@ from sphinx_torchtrace.sphinxext.families import FAMILIES, warning_types
 from sphinx_torchtrace.sphinxext.families.diff import REGRESSIONS
 from sphinx_torchtrace.sphinxext.families.trace import LOAD_NOTES
 from sphinx_torchtrace.sphinxext.warnings import DIAGNOSTICS, EXTENSION_WARNINGS, WarningType
-from sphinx_torchtrace.trace.comparing.diff import REGRESSION_KINDS
+from sphinx_torchtrace.trace.comparing.regressions import REGRESSION_KINDS
 from sphinx_torchtrace.trace.diagnostics import DIAGNOSTIC_SUBTYPES, DiagnosticSubtype
 from sphinx_torchtrace.trace.inputs.loading import LoadNote
 

@@ -19,13 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..site.characters import console_json, console_text
-from ..trace.comparing.diff import (
-    FrameDiff,
-    Regression,
-    TraceDiff,
-    header_lines,
-    regressions_json,
-)
+from ..trace.comparing.changes import FrameDiff, TraceDiff
+from ..trace.comparing.json_form import diff_json, regressions_json
+from ..trace.comparing.regressions import Regression
+from ..trace.comparing.text_report import header_lines, report_lines
 from ..trace.comparing.trend import Trend, trend_lines
 
 FORMATS = ("text", "json", "markdown", "github", "junit")
@@ -73,7 +70,7 @@ def text(report: Report) -> str:
     if lines:
         lines.append("the last two runs:")
     lines += header_lines(report.diff, report.baseline, report.new)
-    lines += report.diff.report_lines()
+    lines += report_lines(report.diff)
     if report.found:
         lines.append(f"{len(report.found)} regression(s):")
         for g in report.found:
@@ -87,7 +84,7 @@ def text(report: Report) -> str:
 
 
 def as_json(report: Report) -> str:
-    data = report.diff.to_json()
+    data = diff_json(report.diff)
     data["inputs"] = {"baseline": report.baseline, "new": report.new}
     data["regressions"] = regressions_json(report.found)
     data["fail_on"] = report.settings

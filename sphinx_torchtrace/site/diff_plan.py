@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..trace.comparing.diff import FrameDiff, FrameFacts, TraceDiff
+from ..trace.comparing.changes import FrameDiff, TraceDiff
+from ..trace.comparing.run_frames import FrameFacts
 from .naming import digest, fit, item_segment, label_segment, name_text, shown_name
 
 #: Finds the frame object (``run/[0/*]`` page) of one run's frame, when that run is in the site.

@@ -4,12 +4,12 @@ the comparison's.
 
 Each is named with torch's key: a gloss such as "AOT Autograd + Inductor" would not hold for
 a run with another backend.  The diff JSON names phases by its own published names
-(``trace/comparing/diff.py``); these start from them and may change on their own.
+(``trace/comparing/json_form.py``); these start from them and may change on their own.
 """
 
 from __future__ import annotations
 
-from ..trace.comparing.diff import JSON_PHASE_NAMES
+from ..trace.comparing.json_form import JSON_PHASE_NAMES
 
 #: Each phase, as a table row names it: today the names the diff JSON publishes
 #: (torch's key in each); a page's wording changes here, never the JSON's.

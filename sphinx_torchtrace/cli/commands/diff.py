@@ -9,10 +9,10 @@ from pathlib import Path
 
 from ...render.diff_formats import FORMATS, Report, render
 from ...trace.comparing.comparability import parse_rank_pairs
-from ...trace.comparing.diff import (
+from ...trace.comparing.diff import diff_traces
+from ...trace.comparing.regressions import (
     DEFAULT_REGRESSIONS,
     REGRESSION_KINDS,
-    diff_traces,
     parse_fail_on,
     regressions,
     uncompared,

@@ -13,7 +13,9 @@ from typing import Any
 
 from ...trace.analyses.compile_time import PHASE_WORDS
 from ...trace.analyses.rank_digest import number_ranges
-from ...trace.comparing.diff import BreakSite, Change, FrameDiff, RankDiff, Regression
+from ...trace.comparing.changes import Change, FrameDiff, RankDiff
+from ...trace.comparing.regressions import Regression
+from ...trace.comparing.run_frames import BreakSite
 from ..blocks import (
     Admonition,
     Block,
@@ -67,7 +69,7 @@ def comparison_blocks(
 ) -> list[Block]:
     """The comparison where the directive stands: whether it compares like with like,
     summary, regressions, then the changes.  ``uncompared``: what the gate could not
-    compare (:func:`...trace.comparing.diff.uncompared`), said with what was not read."""
+    compare (:func:`...trace.comparing.regressions.uncompared`), said with what was not read."""
     setup = _setup_blocks(plan, uncompared)
     # every detail page the plan made is in this toctree, whatever the comparison says
     pages: list[Block] = [Toctree(plan.docnames, hidden=True)] if plan.docnames else []

@@ -24,14 +24,14 @@ from ...site.diff_plan import DiffPlan, plan_diff
 from ...site.pages.diff import comparison_blocks, diff_frame_page
 from ...site.published import published_trace
 from ...trace import Trace, TraceReadError, load_trace
-from ...trace.comparing.diff import (
+from ...trace.comparing.diff import diff_traces
+from ...trace.comparing.regressions import (
     DEFAULT_REGRESSIONS,
-    FrameFacts,
-    diff_traces,
     regressions,
     uncompared,
     validate_regressions,
 )
+from ...trace.comparing.run_frames import FrameFacts
 from ...trace.inputs.formats import DEBUG_DIR, TORCH_LOGS
 from ...trace.inputs.opening import OpenedInput, open_input
 from ..config import setting, settings_of
@@ -60,7 +60,7 @@ COMPARABILITY = WarningType(
     "compile configs or ranks differ), or nothing could be compared (no rank or no frame in "
     "common)",
 )
-#: By regression kind (:data:`...trace.comparing.diff.REGRESSION_KINDS`, in its order).
+#: By regression kind (:data:`...trace.comparing.regressions.REGRESSION_KINDS`, in its order).
 REGRESSIONS: dict[str, WarningType] = {
     "error": WarningType(
         "regression_error",

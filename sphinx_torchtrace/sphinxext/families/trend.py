@@ -22,8 +22,8 @@ from ...site.blocks import Admonition, Block, BulletList, Chart, Page, Paragraph
 from ...site.pages.trend import trend_blocks
 from ...site.published import published_trace
 from ...trace import Trace
-from ...trace.comparing.diff import unread
 from ...trace.comparing.trend import MAX_RUNS, Trend, trend
+from ...trace.comparing.unread import unread
 from ..doctree import DoctreeBuilder, chart_nodes
 from ..options import checked_options
 from ..project_root import page_rules

@@ -26,7 +26,7 @@ def compile_seconds(compile_: Compile) -> float | None:
 class TimePhase:
     """A compile-time figure torch logs: where it is (metrics kind and key), under a stable
     key.  The pages name it in words (``site/phase_words.py``), the diff JSON by its own
-    published names (``comparing/diff.py``)."""
+    published names (``comparing/json_form.py``)."""
 
     key: str  # "entire_frame"
     event: str  # the metrics record's: "compilation_metrics" or "bwd_compilation_metrics"

@@ -20,8 +20,9 @@ from ..analyses.vllm import summary_text, vllm_view
 from ..model import Trace
 from ..runtime import rank_profiles
 from .comparability import RunFacts, differences, run_facts
-from .diff import FrameFacts, RunFunction, frame_runtime, frames_of, unread
 from .function_times import FunctionTimes, function_times
+from .run_frames import FrameFacts, RunFunction, frame_runtime, frames_of
+from .unread import unread
 
 #: Rows a trend shows at most (functions x ranks); the rest are counted.
 MAX_ROWS = 500
