@@ -40,6 +40,7 @@ from ..diff_plan import DiffFramePlan, DiffPlan
 from ..phase_words import phase_words
 from ..source import maybe_strip
 from ..words import _
+from .vllm import cells_blocks
 
 #: Lines of a graph diff shown open; a longer one is folded.
 FOLD_DIFF_LINES = 40
@@ -283,6 +284,7 @@ def _vllm_part(plan: DiffPlan, r: RankDiff) -> list[Block]:
         ]
         blocks.append(Paragraph(["Seconds per compile range (compiles; loads are not by range):"]))
         blocks.append(Table(["range", plan.baseline_label, plan.new_label], rows))
+    blocks += cells_blocks(v, plan.baseline_label, plan.new_label)
     return _part("vLLM (noisy times)", blocks)
 
 

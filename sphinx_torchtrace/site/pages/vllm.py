@@ -10,11 +10,13 @@ from; any vLLM record or field this page does not know is listed as logged.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ...trace import Artifact, Compile, Metrics, RankTrace
 from ...trace.analyses import vllm as v
 from ...trace.analyses.naming import rank_number
+from ...trace.comparing.vllm_change import VllmChange
 from ..blocks import (
     Admonition,
     Block,
@@ -106,12 +108,16 @@ class _Links:
 def _rank_blocks(plan: TracePlan, rank: RankTrace, view: v.VllmView) -> list[Block]:
     links = _Links(plan, rank)
     blocks: list[Block] = [*_headline(view, links)]
-    calls = [c for c in view.calls if c.config or c.pieces or c.split or c.split_ops]
+    calls = view.shown_calls
+    shared = view.shared_settings()
+    if shared:
+        blocks += _shared_config(view, shared)
     for i, call in enumerate(calls):
-        body = _call_blocks(view, call, links)
+        body = _call_blocks(view, call, links, set(shared))
         if len(calls) > 1:
-            where = f" (line {call.config.line})" if call.config is not None else ""
-            title = f"Compile call {i + 1}: {call.label}{where}"
+            body = _tagged(body, f"-{i + 1}")  # each call's anchors its own
+            where = f" (line {call.line})" if call.line is not None else ""
+            title = f"Compile call {i + 1}: {view.call_label(call)}{where}"
             blocks.append(Section([title], body, anchor=f"call-{i + 1}"))
         else:
             blocks += body
@@ -121,12 +127,52 @@ def _rank_blocks(plan: TracePlan, rank: RankTrace, view: v.VllmView) -> list[Blo
     return blocks
 
 
+def _tagged(blocks: Sequence[Block], tag: str) -> list[Block]:
+    """The blocks with ``tag`` after every anchor of theirs (sections and folds), so that
+    several compile calls on one page do not share one."""
+    out: list[Block] = []
+    for block in blocks:
+        if isinstance(block, (Section, Dropdown)):
+            anchor = f"{block.anchor}{tag}" if block.anchor else None
+            block = replace(block, anchor=anchor, blocks=_tagged(block.blocks, tag))
+        out.append(block)
+    return out
+
+
+def _shared_config(view: v.VllmView, shared: dict[str, Any]) -> list[Block]:
+    """The config fields all calls logged alike, once (each call's section has the rest)."""
+    calls = [c for c in view.shown_calls if c.config is not None]
+    lines = ", ".join(str(c.config.line) for c in calls if c.config is not None)
+    keys = [k for k in v.SHAPING_FIELDS if k in shared] + [
+        k for k in shared if k not in v.SHAPING_FIELDS
+    ]
+    rows: list[list[Inlines]] = [[[Code(_cut(k))], _shown_value(k, shared[k])] for k in keys]
+    intro = Paragraph(
+        [
+            f"The {len(calls)} compile calls' configs (vllm_compilation_config, lines {lines}) "
+            f"agree on {len(keys)} fields, shown once here; each call's section shows the "
+            "fields where they differ."
+        ]
+    )
+    return [
+        Section(
+            [_("Config shared by the compile calls")],
+            [intro, Table(["Field", "Value"], rows[:ROWS])],
+            anchor="vllm-shared-config",
+        )
+    ]
+
+
 # --------------------------------------------------------------------------- headline
 
 
 def _headline(view: v.VllmView, links: _Links) -> list[Block]:
     lines: list[Inlines] = []
-    call = next((c for c in view.calls if c.config is not None), None)
+    configured = [c for c in view.shown_calls if c.config is not None]
+    call = configured[0] if len(configured) == 1 else None
+    if len(configured) > 1:
+        named: list[Inlines] = [[Code(view.call_label(c)), f" (line {c.line})"] for c in configured]
+        lines.append([_("Compile calls:"), f" {len(configured)}: ", *joined(named)])
     if call is not None:
         where = f" (vllm_compilation_config, line {call.config.line})" if call.config else ""
         model = _value(call.settings.get("model"))
@@ -144,7 +190,7 @@ def _headline(view: v.VllmView, links: _Links) -> list[Block]:
                 Code(_value(call.settings.get("backend"))),
             ]
         )
-    else:
+    elif not configured:
         lines.append([_("Model:"), " not logged (no vllm_compilation_config in this log)"])
     pieces, reused = view.pieces, view.reused
     subgraphs = len({p.submod for p in view.compiled})
@@ -167,16 +213,19 @@ def _headline(view: v.VllmView, links: _Links) -> list[Block]:
         lines.append(
             [_("vLLM compile time:"), " ", f"{seconds:.2f} s (vllm_backend, {where}){extra}"]
         )
-    elif view.load_span is not None and view.load_span.seconds is not None:
-        s = view.load_span
-        lines.append(
-            [
-                _("Load time:"),
-                " ",
-                f"{s.seconds:.2f} s, from the first {v.LOAD_SPAN} begin (line {s.begin_line}) "
-                f"to the last end (line {s.end_line})",
-            ]
+    elif view.load_seconds is not None:
+        spans = [g.span for g in view.load_groups if g.span is not None]
+        where = "; ".join(
+            f"{s.seconds or 0.0:.2f} s from line {s.begin_line} to line {s.end_line}"
+            for s in spans[:8]
         )
+        what = (
+            f"from the first {v.LOAD_SPAN} begin to the last end ({where})"
+            if len(spans) == 1
+            else f"each model's loads from the first {v.LOAD_SPAN} begin to the last end, "
+            f"summed: {where}"
+        )
+        lines.append([_("Load time:"), " ", f"{view.load_seconds:.2f} s, {what}"])
     else:
         lines.append([_("vLLM compile time:"), " not logged (no vllm_backend span)"])
     blocks: list[Block] = [Lines(lines, classes=["torchtrace-facts"])]
@@ -209,13 +258,13 @@ def _headline(view: v.VllmView, links: _Links) -> list[Block]:
 # --------------------------------------------------------------------------- one call
 
 
-def _call_blocks(view: v.VllmView, call: v.Call, links: _Links) -> list[Block]:
+def _call_blocks(view: v.VllmView, call: v.Call, links: _Links, shared: set[str]) -> list[Block]:
     blocks: list[Block] = []
     if call.pieces:
         blocks.append(_matrix(view, call, links))
         blocks.append(_pieces(call, links))
     blocks += _split(call, links)
-    blocks += _config(call)
+    blocks += _config(call, shared)
     blocks += _after(call, links) if call.pieces else []
     return blocks
 
@@ -265,7 +314,7 @@ def _matrix(view: v.VllmView, call: v.Call, links: _Links) -> Section:
     blocks: list[Block] = [Paragraph(intro), Table(header, rows, classes=["torchtrace-vllm"])]
     reused = [p for p in call.pieces if p.reused]
     if reused:
-        blocks.append(_reuse(reused))
+        blocks.append(_reuse(call, reused))
     blocks.append(Paragraph([STDOUT_TEXT]))
     return Section([_("Ranges and sizes × subgraphs")], blocks, anchor="vllm-matrix")
 
@@ -300,20 +349,33 @@ def _total(wall: float | None, inductor: float | None) -> str:
     return text + (f" (Inductor {inductor:.2f} s)" if inductor is not None else "")
 
 
-def _reuse(reused: Sequence[v.Piece]) -> Admonition:
+def _reuse(call: v.Call, reused: Sequence[v.Piece]) -> Admonition:
     items: list[Inlines] = []
     for p in reused:
         line: list[Inline] = [
             f"{p.label} (compile start at line {p.line}): no compile record follows; vLLM "
             "reused an artifact it compiled earlier in this process for an identical "
-            "AOTAutograd key (it does not log which)."
+            "AOTAutograd key. The log does not name that artifact."
         ]
         if p.source is not None:
             saved = p.source.wall_seconds
+            dumps = [g for s in (p.source, p) if (g := call.graph_of(s.submod)) is not None]
+            where = ", ".join(f"{g.name} at line {g.line}" for g in dumps)
             line.append(
-                f" Probably {p.source.label}'s (line {p.source.line}): its subgraph reads the "
-                "same but for numbers"
+                f" Probably {p.source.label}'s (compile start at line {p.source.line}): the "
+                "only earlier piece of this range whose subgraph is the same graph but for "
+                f"its names{f' ({where})' if where else ''}"
                 + (f"; that compile took {saved:.2f} s, saved here." if saved else ".")
+            )
+        elif p.twins > 1:
+            line.append(
+                f" {p.twins} earlier pieces of this range have the same graph: which one it "
+                "reused, the log does not say."
+            )
+        else:
+            line.append(
+                " No earlier piece of this range logged the same graph: which one it reused, "
+                "the log does not say."
             )
         items.append(line)
     return Admonition("note", [Lines(items)])
@@ -438,23 +500,30 @@ def _ops_of(ops: dict[str, list[str]]) -> list[str]:
 # --------------------------------------------------------------------------- config
 
 
-def _config(call: v.Call) -> list[Block]:
+def _config(call: v.Call, shared: set[str] | None = None) -> list[Block]:
     if call.config is None:
         return []
     settings = call.settings
+    shared = shared or set()
     rows: list[list[Inlines]] = []
     for key in v.SHAPING_FIELDS:
-        if key in settings:
+        if key in settings and key not in shared:
             rows.append([[Code(key)], _shown(call, key), [_note(call, key)]])
+    said = (
+        f"; the {len(shared)} fields every compile call logged alike are shown once, above"
+        if shared
+        else ""
+    )
     blocks: list[Block] = [
         Paragraph(
             [
                 f"What shapes compilation, from vllm_compilation_config (line "
-                f"{call.config.line}); lists are as vLLM joins them, with commas."
+                f"{call.config.line}); lists are as vLLM joins them, with commas{said}."
             ]
         ),
-        Table(["Field", "Value", "What it means here"], rows),
     ]
+    if rows:
+        blocks.append(Table(["Field", "Value", "What it means here"], rows))
     if "cudagraph_capture_sizes" not in settings:
         blocks.append(
             Paragraph(
@@ -478,7 +547,7 @@ def _config(call: v.Call) -> list[Block]:
                 ],
             )
         )
-    rest = [k for k in settings if k not in v.SHAPING_FIELDS]
+    rest = [k for k in settings if k not in v.SHAPING_FIELDS and k not in shared]
     if rest:
         other: list[list[Inlines]] = [[[Code(_cut(k))], _shown(call, k)] for k in rest[:ROWS]]
         blocks.append(
@@ -492,9 +561,12 @@ def _config(call: v.Call) -> list[Block]:
 
 
 def _shown(call: v.Call, key: str) -> list[Inline]:
-    value = call.settings.get(key)
+    return _shown_value(key, call.settings.get(key))
+
+
+def _shown_value(key: str, value: Any) -> list[Inline]:
     if key in v.LIST_FIELDS:
-        items = call.listed(key)
+        items = v.as_list(value)
         if not items:
             return ["(empty)"]
         shown = ", ".join(items[:50]) + (f" … ({len(items) - 50} more)" if len(items) > 50 else "")
@@ -569,32 +641,48 @@ def _metrics_text(m: Metrics) -> str:
 def _loads(view: v.VllmView, links: _Links) -> list[Block]:
     if not view.loads:
         return []
-    rows: list[list[Inlines]] = [
-        [
-            [str(load.line)],
-            [links.record(load.output_code, load.filename or "output code")],
-            [load.cache_text or "—"],
-            [str(load.kernels)],
-        ]
-        for load in view.loads[:ROWS]
-    ]
     intro: list[Inline] = [
         f"{len(view.loads)} pieces loaded from a cache (an output code and its cache records "
         "each, no compile start before them)."
     ]
-    span = view.load_span
-    if span is not None and span.seconds is not None:
+    groups = view.load_groups
+    if len(groups) > 1:
         intro.append(
-            f" Loading took {span.seconds:.2f} s, from the first {v.LOAD_SPAN} begin (line "
-            f"{span.begin_line}) to the last end (line {span.end_line}); the "
-            f"{view.load_spans} loads overlap, so no load's own time can be told."
+            f" They are {len(groups)} models' loads: each model loads its pieces, then vLLM "
+            "logs its execution code."
         )
     intro.append(
         " A load does not say which subgraph or range it is: the cold log's page names the "
-        "same output code files in its piecewise compiles."
+        "same output code files in its piecewise compiles, and a comparison of the two logs "
+        "maps each load to its cell."
     )
-    table = capped_table(["Line", "Output code", "Cache", "Kernels"], rows, where="the log")
-    return [Section([_("Loaded pieces")], [Paragraph(intro), *table], anchor="vllm-loads")]
+    blocks: list[Block] = [Paragraph(intro)]
+    for i, group in enumerate(groups):
+        said: list[Inline] = []
+        if len(groups) > 1:
+            code = group.execution_code
+            where = f", vllm_execution_code at line {code.line}" if code is not None else ""
+            said.append(f"Model {i + 1}{where}: {len(group.loads)} loads.")
+        span = group.span
+        if span is not None and span.seconds is not None:
+            said.append(
+                f" Loading took {span.seconds:.2f} s, from the first {v.LOAD_SPAN} begin "
+                f"(line {span.begin_line}) to the last end (line {span.end_line}); the loads "
+                "overlap, so no load's own time can be told."
+            )
+        if said:
+            blocks.append(Paragraph(said))
+        rows: list[list[Inlines]] = [
+            [
+                [str(load.line)],
+                [links.record(load.output_code, load.filename or "output code")],
+                [load.cache_text or "—"],
+                [str(load.kernels)],
+            ]
+            for load in group.loads[:ROWS]
+        ]
+        blocks += capped_table(["Line", "Output code", "Cache", "Kernels"], rows, where="the log")
+    return [Section([_("Loaded pieces")], blocks, anchor="vllm-loads")]
 
 
 # --------------------------------------------------------------------------- shapes
@@ -712,7 +800,7 @@ def compile_seconds(plan: TracePlan) -> tuple[float, str] | None:
     backend = [s for _, view in views if (s := view.backend_seconds) is not None]
     if backend:
         return sum(backend), "vLLM's backend, its vllm_backend span"
-    loads = [s for _, view in views if view.load_span is not None and (s := view.load_span.seconds)]
+    loads = [s for _, view in views if (s := view.load_seconds) is not None]
     return (sum(loads), "loading vLLM's cached pieces") if loads else None
 
 
@@ -727,6 +815,69 @@ def missing_explained(plan: TracePlan) -> tuple[int, int] | None:
         count += sum(1 for c in rank.compiles if c.label in labels and c.status == "missing")
         line = line or view.metrics[0].line
     return (count, line) if count else None
+
+
+def capture_note(plan: TracePlan, compile_: Compile) -> Paragraph | None:
+    """On the page of a compile whose Dynamo capture vLLM split and compiled piecewise:
+    what its records show, instead of a generic status ("missing": its metrics were
+    logged after vLLM's pieces, without a compile id)."""
+    rank = next((r for r in plan.trace.ranks if compile_ in r.compiles), None)
+    call = v.captured_call(rank, compile_) if rank is not None else None
+    view = v.vllm_view(rank) if rank is not None else None
+    if rank is None or call is None or view is None or not plan.vllm_docname:
+        return None
+    links = _Links(plan, rank)
+    graph = max(
+        (a for a in compile_.artifacts if a.event == "dynamo_output_graph"),
+        key=lambda a: a.line,
+    )
+    label = f" ({call.label})" if len([c for c in view.calls if c.line]) > 1 else ""
+    content: list[Inline] = [
+        Strong("Dynamo's capture for vLLM's compile" + label + ":"),
+        " Dynamo traced this graph (",
+        links.record(graph, "dynamo_output_graph"),
+        f", line {graph.line}); vLLM",
+    ]
+    if call.split is not None:
+        content += [
+            " split it (",
+            links.record(call.split, call.split.name),
+            f", line {call.split.line}) and",
+        ]
+    content.append(f" {_pieces_said(call)} (")
+    content += [PageLink(plan.vllm_docname, "the vLLM page"), ")."]
+    own = {id(m) for m in compile_.metrics}
+    metrics = [m for m in call.compile_metrics if id(m) not in own]
+    if not compile_.compilation_metrics and metrics:
+        content += [
+            f" Its compilation metrics follow those compiles without a compile id "
+            f"({metrics[0].event}, line {metrics[0].line}, on ",
+            links.no_id_page("the page of records without a compile id"),
+            "): vLLM's ahead-of-time compile runs its backend outside Dynamo's compile "
+            "context, so this compile id has no metrics of its own; it is not missing.",
+        ]
+    elif not compile_.compilation_metrics:
+        content.append(f" {STATUS_MISSING}")
+    return Paragraph(content)
+
+
+#: What is left of the generic "missing" when no metrics follow vLLM's compiles either.
+STATUS_MISSING = "No compilation metrics were logged for it or after vLLM's compiles."
+
+
+def _pieces_said(call: v.Call) -> str:
+    """``compiled it piecewise: 9 piecewise compiles of 3 subgraphs, 6 reused``."""
+    compiled = [p for p in call.pieces if p.compiled]
+    reused = len(call.pieces) - len(compiled)
+    if not call.pieces:
+        return "logged no piecewise compile start for it"
+    subgraphs = len({p.submod for p in call.pieces})
+    text = (
+        f"compiled it piecewise: {len(call.pieces)} compile start"
+        f"{'' if len(call.pieces) == 1 else 's'} over {subgraphs} subgraph"
+        f"{'' if subgraphs == 1 else 's'}, {len(compiled)} compiled"
+    )
+    return text + (f", {reused} reused in-process (no compile record)" if reused else "")
 
 
 def unknown_page_note(plan: TracePlan, compile_: Compile) -> Paragraph | None:
@@ -749,3 +900,44 @@ def unknown_page_note(plan: TracePlan, compile_: Compile) -> Paragraph | None:
             " shows them by subgraph and compile range.",
         ]
     )
+
+
+def cells_blocks(change: VllmChange, baseline: str, new: str) -> list[Block]:
+    """For a comparison of a cold run with a warm one: each cold piece and the warm run's
+    load of it (found by its output code file: no load names its subgraph or range)."""
+    if not change.cells:
+        return []
+    cold, warm = (baseline, new) if change.cold_run == "baseline" else (new, baseline)
+    several = len({c["call"] for c in change.cells}) > 1
+    rows: list[list[Inlines]] = []
+    for cell in change.cells[:ROWS]:
+        wall = cell["cold_wall_seconds"]
+        took = f", {wall:.2f} s" if isinstance(wall, float) else ""
+        cold_text = f"line {cell['cold_line']}{took}"
+        if cell["reused"]:
+            via = cell["via_line"]
+            cold_text = f"line {cell['cold_line']}: reused" + (
+                f", probably the piece at line {via}"
+                if via is not None
+                else ", from which piece the log does not say"
+            )
+        warm_line = cell["warm_line"]
+        if warm_line is None:
+            loaded: list[Inline] = ["no load of its output code"]
+        else:
+            what = "its source's output code" if cell["reused"] else "its output code"
+            loaded = [f"line {warm_line} ({what} ", Code(_cut(cell["output_code"])), ")"]
+        row: list[Inlines] = [[_cut(cell["call"])]] if several else []
+        row += [[Code(_cut(cell["subgraph"]))], [_cut(cell["range"])], [cold_text], loaded]
+        rows.append(row)
+    header = ["Call"] if several else []
+    header += ["Subgraph", "Range or size", f"{cold} (cold)", f"{warm}: load"]
+    found = sum(1 for c in change.cells if c["warm_line"] is not None)
+    intro = Paragraph(
+        [
+            f"Each piece {cold} compiled or reused, and the load of it in {warm}: a load is "
+            f"found by its output code file name, which both logs give; {found} of the "
+            f"{len(change.cells)} cells were found."
+        ]
+    )
+    return [intro, *capped_table(header, rows, where="the logs")]

@@ -20,7 +20,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..model import Artifact, CacheEvent, ChromiumEvent, Metrics, RankTrace, ShapeEvent
+from ..model import (
+    Artifact,
+    CacheEvent,
+    ChromiumEvent,
+    Compile,
+    Metrics,
+    RankTrace,
+    ShapeEvent,
+)
 from ..reader import read_payloads
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, plausible
 
@@ -39,6 +47,8 @@ START_SPAN = "vllm_log_compile_start_torch_trace_only"
 INDUCTOR_SPAN = "inductor_compile"
 LOAD_SPAN = "AOTAutogradCache.inductor_load"
 
+#: Records that begin a Dynamo capture: what follows is no longer the previous call's.
+NEW_CAPTURE = frozenset({"dynamo_start", "dynamo_output_graph"})
 #: ``vllm_piecewise_compile_start`` fields this module reads; others are shown as logged.
 START_FIELDS = (
     "piecewise_index",
@@ -125,6 +135,8 @@ class Piece:
     #: An earlier piece whose subgraph is the same text but for numbers: what a reused
     #: piece (no compile record of its own) probably reused.
     source: Piece | None = None
+    #: How many earlier compiled pieces qualify as its source (one: named; more: none is).
+    twins: int = 0
 
     @property
     def line(self) -> int:
@@ -205,6 +217,22 @@ class Call:
     split_ops_from: Artifact | None = None
     after: list[Artifact | Metrics] = field(default_factory=list)  # after the last piece
     backend: Span | None = None  # its vllm_backend span
+
+    @property
+    def line(self) -> int | None:
+        """Where the call starts: its config, else its split graph, else its first piece."""
+        first = self.config or self.split or (self.pieces[0].start if self.pieces else None)
+        first = first or self.execution_code
+        return first.line if first is not None else None
+
+    def graph_of(self, submod: str) -> Artifact | None:
+        """The subgraph's dump (``vllm_submod_2``), logged once, at its first piece."""
+        return next((g for g in self.graphs if _subgraph_name(g.name) == submod), None)
+
+    @property
+    def compile_metrics(self) -> list[Metrics]:
+        """The compilation metrics logged after its pieces (vLLM's AOT compile: no id)."""
+        return [m for m in self.after if isinstance(m, Metrics)]
 
     @property
     def label(self) -> str:
@@ -346,6 +374,21 @@ class Load:
 
 
 @dataclass
+class LoadGroup:
+    """The loads of one model of a warm log: those before its ``vllm_execution_code``
+    (each LLM object loads its pieces, then vLLM generates its stitching code), and the
+    span from their first ``inductor_load`` begin to their last end."""
+
+    loads: list[Load]
+    execution_code: Artifact | None
+    span: Span | None = None
+
+    @property
+    def seconds(self) -> float | None:
+        return self.span.seconds if self.span is not None else None
+
+
+@dataclass
 class Guard:
     """A guard on the token-count symbol, checked against the compile ranges."""
 
@@ -374,7 +417,9 @@ class VllmView:
 
     calls: list[Call] = field(default_factory=list)
     loads: list[Load] = field(default_factory=list)
-    load_span: Span | None = None  # first inductor_load begin to last end
+    #: First inductor_load begin to last end, when the log loads for one model only.
+    load_span: Span | None = None
+    load_groups: list[LoadGroup] = field(default_factory=list)  # one per model loaded
     load_spans: int = 0  # inductor_load spans paired
     unknown: list[Artifact] = field(default_factory=list)  # vllm_* records not read here
     records: int = 0  # records of the model (artifacts, metrics, shape events, events)
@@ -415,11 +460,49 @@ class VllmView:
         return _sum(c.backend.seconds for c in self.calls if c.backend is not None)
 
     @property
+    def load_seconds(self) -> float | None:
+        """Loading time: each model's loads' span, summed (the time between two models'
+        loads is no loading)."""
+        return _sum([g.seconds for g in self.load_groups])
+
+    @property
     def compile_seconds(self) -> float | None:
-        """The time a glance states: the backend's, else the loads' span."""
+        """The time a glance states: the backend's, else the loads'."""
         if self.backend_seconds is not None:
             return self.backend_seconds
-        return self.load_span.seconds if self.load_span is not None else None
+        return self.load_seconds
+
+    @property
+    def shown_calls(self) -> list[Call]:
+        """The calls worth a section: a config, a split graph, pieces or split ops (a warm
+        log's execution code alone is no compile call of its own)."""
+        return [c for c in self.calls if c.config or c.pieces or c.split or c.split_ops]
+
+    def call_label(self, call: Call) -> str:
+        """The call's prefix; where another call has the same prefix, with its model; where
+        that is the same too, with its number: ``backbone (tiny_llama)``."""
+        calls = self.shown_calls
+        label = call.label
+        same = [c for c in calls if c.label == label]
+        if len(same) < 2:
+            return label
+        model = _text(call.settings.get("model"))
+        if (
+            model
+            and model != label
+            and sum(1 for c in same if c.settings.get("model") == model) < 2
+        ):
+            return f"{label} ({model})"
+        return f"{label} (call {calls.index(call) + 1})" if call in calls else label
+
+    def shared_settings(self) -> dict[str, Any]:
+        """The config fields every call logged with the same value (several calls only):
+        shown once, the rest per call."""
+        configs = [c.settings for c in self.shown_calls if c.config is not None]
+        if len(configs) < 2:
+            return {}
+        first = configs[0]
+        return {k: v for k, v in first.items() if all(k in c and c[k] == v for c in configs)}
 
     def matrix(self, call: Call) -> Matrix:
         cells: dict[tuple[tuple[int, int], str], list[Piece]] = {}
@@ -504,10 +587,13 @@ class _Walk:
         self.piece: Piece | None = None
         self.open: dict[str, list[tuple[float, int]]] = {}
         self.marker: Span | None = None  # a start span not yet given to its piece
+        self.closed = False  # a new Dynamo capture followed the current call's pieces
         self.loads: list[Load] = []
         self.load: Load | None = None
-        self.load_begin: tuple[float, int] | None = None
-        self.load_end: tuple[float, int] | None = None
+        self.groups: list[LoadGroup] = []
+        self.group_start = 0  # index in self.loads of the current group's first load
+        self.group_begin: tuple[float, int] | None = None
+        self.group_end: tuple[float, int] | None = None
 
     def run(self, entries: Iterator[object]) -> None:
         for entry in entries:
@@ -530,7 +616,7 @@ class _Walk:
     def artifact(self, a: Artifact) -> None:
         name = a.name
         if name == CONFIG:
-            self.piece = None
+            self.piece, self.closed = None, False
             self.call = Call(config=a, settings=a.json_object() or {})
             self.view.calls.append(self.call)
         elif name == SPLIT_GRAPH:
@@ -548,6 +634,11 @@ class _Walk:
                 self.piece.graph = a
         elif name == EXECUTION_CODE:
             call = self.current_call()
+            if call.execution_code is not None and call.config is None and not call.pieces:
+                # a warm log's next model: loads, then its own execution code
+                self.call = call = Call()
+                self.view.calls.append(call)
+            self.close_group(a)
             call.execution_code = a
             call.after.append(a)
             call.split_ops = inlined_ops(a.text())
@@ -558,14 +649,30 @@ class _Walk:
                 self.view.unknown.append(a)
             self.other(a)
 
+    def close_group(self, code: Artifact | None) -> None:
+        """The loads since the last execution code are one model's."""
+        loads = self.loads[self.group_start :]
+        if not loads:
+            return
+        span = None
+        if self.group_begin is not None and self.group_end is not None:
+            span = Span(LOAD_SPAN, *self.group_begin, *self.group_end)
+        self.groups.append(LoadGroup(loads, code, span))
+        self.group_start = len(self.loads)
+        self.group_begin = self.group_end = None
+
     def other(self, a: Artifact) -> None:
-        """A record of torch's: in the open piece, or after a call's pieces, or a load."""
+        """A record of torch's: in the open piece, or after a call's pieces, or a load.
+        A new Dynamo capture (the next model's, before its config) ends what follows a
+        call's pieces: it is no record of that call."""
+        if a.event in NEW_CAPTURE:
+            self.closed = True
         if self.piece is not None:
             self.piece.records.append(a)
             if a.event == "inductor_output_code" and self.piece.output_code is None:
                 self.piece.output_code = a
             return
-        if self.call is not None and self.call.pieces:
+        if self.call is not None and self.call.pieces and not self.closed:
             self.call.after.append(a)
         if a.event == "inductor_output_code":
             self.load = Load(a)
@@ -578,7 +685,7 @@ class _Walk:
             self.load.cache.append(e)
 
     def metrics(self, m: Metrics) -> None:
-        if self.call is not None and self.call.pieces and self.piece is None:
+        if self.call is not None and self.call.pieces and self.piece is None and not self.closed:
             self.call.after.append(m)
         self.view.metrics.append(m)
 
@@ -589,8 +696,8 @@ class _Walk:
             return
         if phase == "B":
             self.open.setdefault(name, []).append((ts, e.line))
-            if name == LOAD_SPAN and self.load_begin is None:
-                self.load_begin = (ts, e.line)
+            if name == LOAD_SPAN and self.group_begin is None:
+                self.group_begin = (ts, e.line)
             return
         if phase != "E" or not self.open.get(name):
             return
@@ -617,18 +724,19 @@ class _Walk:
             self.piece = None
         elif name == LOAD_SPAN:
             self.view.load_spans += 1
-            if self.load_end is None or ts >= self.load_end[0]:
-                self.load_end = (ts, e.line)
+            if self.group_end is None or ts >= self.group_end[0]:
+                self.group_end = (ts, e.line)
 
     def finish(self) -> None:
         for call in self.view.calls:
             _walls(call)
             _reuse_sources(call)
         if not self.view.pieces:  # with piecewise compiles, output code is theirs
+            self.close_group(None)
             self.view.loads = self.loads
-            if self.load_begin is not None and self.load_end is not None:
-                begin, line = self.load_begin
-                self.view.load_span = Span(LOAD_SPAN, begin, line, *self.load_end)
+            self.view.load_groups = self.groups
+            if len(self.groups) == 1:
+                self.view.load_span = self.groups[0].span
 
 
 def _walls(call: Call) -> None:
@@ -641,22 +749,25 @@ def _walls(call: Call) -> None:
 
 def _reuse_sources(call: Call) -> None:
     """For each reused piece, the earlier compiled piece of the same range whose subgraph
-    reads the same but for numbers (layer indices, node names): probably its source."""
+    is the same graph but for its names (what vLLM's key ignores): probably its source.
+    Where two earlier pieces qualify, none is named: the log does not tell them apart."""
     graph_of: dict[str, str] = {}
     for g in call.graphs:
         graph_of.setdefault(_subgraph_name(g.name), _shape_of(g.text()))
     for i, p in enumerate(call.pieces):
         if not p.reused or p.submod not in graph_of:
             continue
-        for earlier in call.pieces[:i]:
-            if (
-                earlier.compiled
-                and earlier.range == p.range
-                and earlier.submod != p.submod
-                and graph_of.get(earlier.submod) == graph_of[p.submod]
-            ):
-                p.source = earlier
-                break
+        twins = {
+            earlier.submod: earlier
+            for earlier in call.pieces[:i]
+            if earlier.compiled
+            and earlier.range == p.range
+            and earlier.submod != p.submod
+            and graph_of.get(earlier.submod) == graph_of[p.submod]
+        }
+        p.twins = len(twins)
+        if len(twins) == 1:
+            p.source = next(iter(twins.values()))
 
 
 def _subgraph_name(name: str) -> str:
@@ -667,9 +778,29 @@ def _subgraph_name(name: str) -> str:
 
 
 def _shape_of(text: str) -> str:
-    """A graph's text without comments and with every number as ``#``."""
-    lines = [ln for ln in text[:COMPARE_CHARS].split("\n") if not ln.strip().startswith("#")]
-    return re.sub(r"\d+", "#", "\n".join(lines))
+    """A graph's readable code with its comments dropped and every name it defines (the
+    forward's parameters, each node) renamed in order of definition: two isomorphic
+    subgraphs (layer 1's and layer 2's) then read the same, as vLLM's cache key sees
+    them (``autograd_cache_normalize_inputs``), though the first middle layer's input is
+    ``hidden_states`` and the next one's ``x_residual_1``."""
+    kept = [ln for ln in text[:COMPARE_CHARS].split("\n") if not ln.strip().startswith("#")]
+    body = "\n".join(ln for ln in kept if ln.strip())
+    names: dict[str, str] = {}
+    for m in _DEFINED.finditer(body):
+        names.setdefault(m.group(1), f"v{len(names)}")
+    forward = _FORWARD.search(body)
+    if forward is not None:
+        for m in _PARAMETER.finditer(forward.group(1)):
+            names.setdefault(m.group(1), f"v{len(names)}")
+    return _NAME.sub(lambda m: names.get(m.group(0), m.group(0)), body)
+
+
+#: A node of a readable graph: ``    view: "f32[s72, 192]" = ...`` or ``    getitem = ...``.
+_DEFINED = re.compile(r"^ {4,}([A-Za-z_]\w{0,200})(?:: \"[^\"\n]{0,2000}\")? = ", re.M)
+_FORWARD = re.compile(r"^ +def forward\(self, ([^\n]{0,200000})\):", re.M)
+_PARAMETER = re.compile(r"(?:^|, )([A-Za-z_]\w{0,200})(?=: \"|,|$)")
+#: A name, not an attribute (``x.view``: the ``view`` stays).
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w{0,200}")
 
 
 def inlined_ops(code: str) -> dict[str, list[str]]:
@@ -709,6 +840,33 @@ def split_graph_ops(call: Call) -> dict[str, list[str]]:
                 ops.setdefault(op.group(1))
         found[m.group(1)] = list(ops)
     return found
+
+
+def captured_call(rank: RankTrace, compile_: Compile) -> Call | None:
+    """The vLLM compile call whose graph this compile's Dynamo capture gave: the first call
+    that starts after its ``dynamo_output_graph`` and before the next compile's.  With
+    vLLM's ahead-of-time compile only this Dynamo part carries the compile id; the split,
+    the piecewise compiles and the metrics follow it without one."""
+    view = vllm_view(rank)
+    if view is None or compile_.id.is_unknown:
+        return None
+    graphs = [a.line for a in compile_.artifacts if a.event == "dynamo_output_graph"]
+    if not graphs:
+        return None
+    begin = graphs[-1]
+    later = [
+        a.line
+        for c in rank.compiles
+        if c is not compile_ and not c.id.is_unknown
+        for a in c.artifacts
+        if a.event == "dynamo_output_graph" and a.line > begin
+    ]
+    end = min(later, default=None)
+    for call in view.calls:
+        line = call.line
+        if line is not None and line > begin and (end is None or line < end):
+            return call
+    return None
 
 
 # --------------------------------------------------------------------------- shapes
@@ -823,6 +981,34 @@ def code_file(artifact: Artifact) -> str:
     return str(name).replace("\\", "/").rsplit("/", 1)[-1][:200] if name else ""
 
 
+@dataclass
+class CellLoad:
+    """A cold run's piece and what a warm run loaded for it: the load of the same output
+    code file; for a piece the cold run reused, the load of its source's file."""
+
+    piece: Piece
+    load: Load | None
+    via: Piece | None = None  # the source piece whose artifact a reused piece used
+
+
+def map_cells(cold: VllmView, warm: VllmView) -> list[CellLoad]:
+    """Each of the cold run's pieces, in log order, with the warm run's load of it: from
+    the warm log alone no load says its subgraph or range, but it loads the same output
+    code files the cold log names."""
+    by_file: dict[str, Load] = {}
+    for load in warm.loads:
+        by_file.setdefault(load.filename, load)
+    found: list[CellLoad] = []
+    for p in cold.pieces:
+        if p.output_code is not None:
+            found.append(CellLoad(p, by_file.get(code_file(p.output_code))))
+        elif p.source is not None and p.source.output_code is not None:
+            found.append(CellLoad(p, by_file.get(code_file(p.source.output_code)), p.source))
+        else:
+            found.append(CellLoad(p, None))
+    return found
+
+
 def map_loads(warm: VllmView, cold: VllmView) -> dict[int, Piece]:
     """Each warm load (by its line) mapped to the cold log's piece that wrote the same
     output code file: from the warm log alone no load says its subgraph or range."""
@@ -904,7 +1090,16 @@ def summary_data(view: VllmView) -> dict[str, Any]:
             }
             for load in view.loads
         ],
-        "load_seconds": view.load_span.seconds if view.load_span is not None else None,
+        "load_seconds": view.load_seconds,
+        "load_groups": [
+            {
+                "loads": len(g.loads),
+                "seconds": g.seconds,
+                "lines": [g.span.begin_line, g.span.end_line] if g.span is not None else None,
+                "execution_code_line": g.execution_code.line if g.execution_code else None,
+            }
+            for g in view.load_groups
+        ],
         "token_symbol": None
         if symbol is None
         else {

@@ -27,7 +27,7 @@ from ...blocks import (
 from ...outcome_words import OUTCOME_WORDS, REFUSAL_WORDS, because
 from ...plan import FramePlan, TracePlan
 from ...statuses import STATUS_MEANING
-from ..vllm import unknown_page_note
+from ..vllm import capture_note, unknown_page_note
 from .metrics import METRICS_TITLES
 from .view import FrameView, artifact_anchor, is_count, seconds_text
 
@@ -79,6 +79,8 @@ def status_paragraph(view: FrameView) -> Paragraph:
     c = view.compile
     if c.id.is_unknown and (held := unknown_page_note(view.plan, c)) is not None:
         return held  # vLLM's compiles, logged without a compile id
+    if c.status == "missing" and (captured := capture_note(view.plan, c)) is not None:
+        return captured  # Dynamo's part of vLLM's compile: its metrics carry no id
     text = UNKNOWN_COMPILE_TEXT if c.id.is_unknown else STATUS_MEANING.get(c.status, "")
     content: list[Inline] = [_attempt_badge(view.plan, view.frame, c.status), f" {text}"]
     if c.restarted:
