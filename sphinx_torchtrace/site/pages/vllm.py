@@ -887,11 +887,18 @@ def unknown_page_note(plan: TracePlan, compile_: Compile) -> Paragraph | None:
     view = v.vllm_view(rank) if rank is not None else None
     if view is None or not view.ids_missing or not plan.vllm_docname:
         return None
-    what = (
-        f"{len(view.compiled)} piecewise compiles"
-        if view.compiled
-        else f"{len(view.loads)} pieces loaded from a cache"
-    )
+    calls = [c for c in view.shown_calls if c.pieces]
+    if len(calls) > 1:
+        what = f"{len(calls)} compile calls: " + "; ".join(
+            f"{view.call_label(c)}: {_pieces_said(c).split(': ', 1)[-1]}" for c in calls
+        )
+    elif calls:
+        what = _pieces_said(calls[0]).split(": ", 1)[-1]
+    else:
+        groups = len(view.load_groups)
+        what = f"{len(view.loads)} pieces loaded from a cache" + (
+            f" by {groups} models" if groups > 1 else ""
+        )
     return Paragraph(
         [
             f"These records hold vLLM's compile, logged without a compile id ({what}): "
@@ -925,7 +932,7 @@ def cells_blocks(change: VllmChange, baseline: str, new: str) -> list[Block]:
         if warm_line is None:
             loaded: list[Inline] = ["no load of its output code"]
         else:
-            what = "its source's output code" if cell["reused"] else "its output code"
+            what = "the output code of its source" if cell["reused"] else "its output code"
             loaded = [f"line {warm_line} ({what} ", Code(_cut(cell["output_code"])), ")"]
         row: list[Inlines] = [[_cut(cell["call"])]] if several else []
         row += [[Code(_cut(cell["subgraph"]))], [_cut(cell["range"])], [cold_text], loaded]

@@ -1,0 +1,3 @@
+project = "vllm-captures"
+extensions = ["sphinx_torchtrace"]
+exclude_patterns = ["_build"]
