@@ -30,7 +30,6 @@ import json
 import os
 import pathlib
 import sys
-import tempfile
 
 VARIANTS = {
     # developer capture: Llama, 2 layers, two compile ranges + one compile size
