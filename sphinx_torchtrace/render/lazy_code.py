@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+from itertools import accumulate, chain
 
 #: Blocks of at least this many lines are highlighted lazily past their first chunk.
 LAZY_LINES = 100
@@ -22,75 +23,83 @@ LAZY_LINES = 100
 CHUNK_LINES = 50
 LAZY_CLASS = "torchtrace-lazy"
 
-#: The flat HTML the fast highlighters write: a token's span, or escaped plain text.
-_PIECE = re.compile(r'<span class="([a-z0-9]+)">([^<]*)</span>|([^<]+)')
+#: A token's span in the flat HTML the fast highlighters write (its text escaped: no ``<``).
+_SPAN = re.compile(r'<span class="([a-z0-9]+)">([^<]*)</span>')
+_EMPTY_SPAN = re.compile(r'<span class="[a-z0-9]+"></span>')
+_SPLIT = re.compile(r'<span class="([a-z0-9]+)">|</span>')
+_CLOSE = "</span>"
 
 
 def lazy_lines(escaped: str) -> str | None:
     """``escaped`` (a block's highlighted HTML, flat spans of escaped text) with every
     chunk after the first as plain text and runs; None when the block is short, holds
     markup other than flat spans, or a carriage return (which an HTML parser changes,
-    so offsets would drift)."""
+    so offsets would drift).
+
+    The text is cut where its lines are (a token over a cut is cut in two, each part
+    keeping its class; an empty token is left out) and each chunk written from its
+    slice: the work is a few passes of the regex engine over the text, and Python's
+    only per token of a chunk written as runs."""
     if escaped.count("\n") < LAZY_LINES or "\r" in escaped:
         return None
-    pieces: list[tuple[str | None, str]] = []
-    at = 0
-    for match in _PIECE.finditer(escaped):
-        if match.start() != at:
-            return None
-        css_class, token, plain = match.groups()
-        pieces.append((css_class, token) if plain is None else (None, plain))
-        at = match.end()
-    if at != len(escaped):
+    if "<" in _SPAN.sub("", escaped):
         return None
-    return "".join(_written(n, chunk) for n, chunk in enumerate(_chunks(pieces)))
+    if '"></span>' in escaped:
+        escaped = _EMPTY_SPAN.sub("", escaped)
+    out: list[str] = []
+    opened = ""  # the class of the span a cut fell inside ("": none)
+    at = 0
+    for cut in _cuts(escaped):
+        ends_in = _open_class(escaped, cut)
+        body = escaped[at:cut]
+        if not out:  # the first chunk: highlighted as written
+            out.append(body + _CLOSE if ends_in else body)
+        else:
+            out.append(_runs(f'<span class="{opened}">' + body if opened else body, bool(ends_in)))
+        opened, at = ends_in, cut
+    return "".join(out)
 
 
-def _chunks(pieces: list[tuple[str | None, str]]) -> list[list[tuple[str | None, str]]]:
-    """The pieces cut into chunks of :data:`CHUNK_LINES` lines (a token over a boundary
-    is cut in two, each part keeping its class)."""
-    chunks: list[list[tuple[str | None, str]]] = [[]]
-    lines = 0
-    for css_class, text in pieces:
-        while text:
-            room = CHUNK_LINES - lines
-            cut = _nth_newline(text, room)
-            if cut < 0:
-                chunks[-1].append((css_class, text))
-                lines += text.count("\n")
-                break
-            chunks[-1].append((css_class, text[: cut + 1]))
-            chunks.append([])
-            lines = 0
-            text = text[cut + 1 :]
-    return [chunk for chunk in chunks if chunk]
+def _cuts(escaped: str) -> list[int]:
+    """Where each chunk of :data:`CHUNK_LINES` lines ends: after its last line's newline,
+    or after the end of the span that newline closes; the last chunk ends with the text."""
+    cuts: list[int] = []
+    lines = escaped.split("\n")
+    at = 0
+    for first in range(0, len(lines) - CHUNK_LINES, CHUNK_LINES):
+        at += sum(map(len, lines[first : first + CHUNK_LINES])) + CHUNK_LINES
+        cut = at + len(_CLOSE) if escaped.startswith(_CLOSE, at) else at
+        cuts.append(cut)
+    if not cuts or cuts[-1] < len(escaped):
+        cuts.append(len(escaped))
+    return cuts
 
 
-def _nth_newline(text: str, n: int) -> int:
-    """The index of the ``n``-th newline of ``text`` (1-based), or -1."""
-    at = -1
-    for _ in range(n):
-        at = text.find("\n", at + 1)
-        if at < 0:
-            return -1
-    return at
+def _open_class(escaped: str, cut: int) -> str:
+    """The class of the span ``cut`` falls inside ("" if none); a cut follows a newline,
+    so it is in a token's text, never in a tag."""
+    if cut >= len(escaped):
+        return ""
+    tag = escaped.rfind("<", 0, cut)
+    if tag < 0 or escaped.startswith(_CLOSE, tag):
+        return ""
+    return escaped[tag + len('<span class="') : escaped.index('"', tag + len('<span class="'))]
 
 
-def _written(number: int, chunk: list[tuple[str | None, str]]) -> str:
-    if number == 0:
-        return "".join(
-            text if css_class is None else f'<span class="{css_class}">{text}</span>'
-            for css_class, text in chunk
+def _runs(chunk: str, unclosed: bool) -> str:
+    """A chunk as plain text and its tokens' runs (``chunk`` opens any span it continues;
+    ``unclosed``: its last span goes on in the next chunk)."""
+    # plain text, a class, its token's text, None (the closing tag), plain text, ...
+    parts = _SPLIT.split(chunk + _CLOSE if unclosed else chunk)
+    texts = parts[0::2]
+    count = _utf16_length if "&" in chunk or not chunk.isascii() else len
+    ends = list(accumulate(map(count, texts), initial=0))
+    runs = ",".join(
+        chain.from_iterable(
+            zip(map(str, ends[1:-1:2]), map(str, ends[2::2]), parts[1::4], strict=True)
         )
-    runs: list[str] = []
-    offset = 0
-    for css_class, text in chunk:
-        length = _utf16_length(text)
-        if css_class is not None and length:
-            runs += (str(offset), str(offset + length), css_class)
-        offset += length
-    plain = "".join(text for _css_class, text in chunk)
-    return f'<span class="{LAZY_CLASS}" data-runs="{",".join(runs)}">{plain}</span>'
+    )
+    return f'<span class="{LAZY_CLASS}" data-runs="{runs}">{"".join(texts)}</span>'
 
 
 def _utf16_length(escaped: str) -> int:
