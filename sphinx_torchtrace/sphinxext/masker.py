@@ -12,6 +12,7 @@ more, the log is read once more, whole, for the environment values and keys past
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import re
 import zlib
@@ -38,6 +39,11 @@ _KEY_TEXT = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
 _RUN = re.compile(r"(?:[A-Za-z0-9+=]|\\?/){16,}")
 _BREAK = re.compile(r"\\[nrt]|[\r\n\t]")
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+#: Texts this long or longer are masked once: the same text again is answered from its
+#: digest (a payload is read by its page, by the plan comparing graphs and by its download).
+CACHED_FROM = 1024
+#: Texts remembered at most (a digest and, where masking changed the text, what it made).
+MAX_CACHED = 200_000
 
 
 class TraceMasker(SecretMasker):
@@ -47,6 +53,8 @@ class TraceMasker(SecretMasker):
     def __init__(self, keep: Iterable[str] = (), secrets: Iterable[Secret] = ()) -> None:
         secrets = list(secrets)
         super().__init__(keep, secrets)
+        # a long text's digest: what masking made of it (None: the text as it is)
+        self._done: dict[bytes, str | None] = {}
         self._lines: set[str] = set()
         self._joined = ""
         for secret in secrets:
@@ -61,22 +69,49 @@ class TraceMasker(SecretMasker):
         if new and room > 0:
             self._lines.update(new[:room])
             self._joined = "\n".join(sorted(self._lines))
+            self._done.clear()
+
+    def learn(self, secret: Secret) -> bool:
+        """As :meth:`SecretMasker.learn`; texts masked before are masked anew."""
+        self._done.clear()
+        return super().learn(secret)
 
     def __call__(self, text: str) -> str:
         """``text`` masked until masking it again changes nothing: a key's line masked can
-        leave a value beside it that the rules find alone."""
+        leave a value beside it that the rules find alone.  A long text is masked once
+        (:data:`CACHED_FROM`): the same text again gets the same answer from its digest,
+        and so does a text this masking made, where masking it again changed nothing."""
+        if len(text) < CACHED_FROM:
+            return self._settled(text)[0]
+        key = _digest(text)
+        if key in self._done:
+            return self._done[key] or text
+        masked, settled = self._settled(text)
+        if len(self._done) < MAX_CACHED:
+            self._done[key] = None if masked == text else masked
+            if settled and masked != text:
+                self._done[_digest(masked)] = None
+        return masked
+
+    def _settled(self, text: str) -> tuple[str, bool]:
+        """``text`` masked, and whether masking it again changed nothing (or the passes
+        ran out: :data:`~...trace.secrets.MAX_PASSES`)."""
         for _ in range(MAX_PASSES):
             masked = super().__call__(text)
             if self._joined and len(masked) >= 16:
                 masked = _RUN.sub(self._line, masked)
             if masked == text:
-                break
+                return text, True
             text = masked
-        return text
+        return text, False
 
     def _line(self, m: re.Match[str]) -> str:
         run = m.group()
         return MASK if run.replace("\\/", "/") in self._joined else run
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def key_lines(body: str) -> list[str]:
