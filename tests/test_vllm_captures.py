@@ -183,8 +183,10 @@ def test_summary_json_says_the_oracles_figures() -> None:
             assert [(p["line"], p["reused"]) for p in call["pieces"]] == [
                 (p.line, not p.compiled) for p in fact.pieces
             ]
+        assert data["compile_calls"] == len(facts.calls)
     data, facts = _summary(TWO_WARM), _facts(TWO_WARM)
     assert data["start"] == "warm" and data["loaded"] == len(facts.loads) == 9
+    assert data["compile_calls"] == len(facts.load_groups) == 2
     spans = [s for _, s in facts.load_groups if s is not None]
     assert data["load_seconds"] == pytest.approx(sum(s[2] for s in spans), abs=1e-6)
     assert [g["lines"] for g in data["load_groups"]] == [list(s[:2]) for s in spans]
@@ -264,7 +266,8 @@ def test_the_glance_states_vllms_figures(site: SphinxTestApp) -> None:
         facts = _facts(log)
         compiled = sum(p.compiled for p in facts.pieces)
         reused = len(facts.pieces) - compiled
-        assert f"vLLM: cold start, {compiled} piecewise compiles, {reused} reused" in glance
+        calls = f"{len(facts.calls)} compile calls, " if len(facts.calls) > 1 else ""
+        assert f"vLLM: cold start, {calls}{compiled} piecewise compiles, {reused} reused" in glance
         seconds = sum(c.backend[2] for c in facts.calls if c.backend)
         assert f"Compile time: {seconds:.1f} s (vLLM's backend" in glance
         assert "missing" not in glance

@@ -778,6 +778,9 @@ def glance_line(plan: TracePlan) -> list[Inline] | None:
     loaded = sum(len(view.loads) for _, view in views)
     kinds = sorted({view.startup for _, view in views})
     parts = [f"{'/'.join(kinds)} start"]
+    calls = sum(view.models for _, view in views)
+    if calls > len(views):
+        parts.append(f"{calls} compile calls")
     if compiled:
         parts.append(f"{compiled} piecewise compile{'' if compiled == 1 else 's'}")
     if reused:

@@ -460,6 +460,12 @@ class VllmView:
         return _sum(c.backend.seconds for c in self.calls if c.backend is not None)
 
     @property
+    def models(self) -> int:
+        """Compile calls: configs logged, else (a warm log) models whose loads it logged."""
+        configs = sum(1 for c in self.calls if c.config is not None)
+        return configs or len(self.load_groups) or len(self.shown_calls)
+
+    @property
     def load_seconds(self) -> float | None:
         """Loading time: each model's loads' span, summed (the time between two models'
         loads is no loading)."""
@@ -1055,6 +1061,7 @@ def summary_data(view: VllmView) -> dict[str, Any]:
         calls.append(
             {
                 "line": call.config.line if call.config is not None else None,
+                "label": view.call_label(call),
                 "model": _text(call.settings.get("model")),
                 "prefix": _text(call.settings.get("prefix")),
                 "mode": call.mode,
@@ -1075,6 +1082,7 @@ def summary_data(view: VllmView) -> dict[str, Any]:
     return {
         "start": view.startup,
         "compile_seconds": view.compile_seconds,
+        "compile_calls": view.models,
         "compiles": len(view.compiled),
         "reused": len(view.reused),
         "loaded": len(view.loads),
@@ -1137,6 +1145,9 @@ def _piece_data(p: Piece) -> dict[str, Any]:
 def summary_text(view: VllmView) -> str:
     """One line for ``summary``: cold or warm, the pieces, vLLM's time, the slowest."""
     parts = [f"{view.startup} start"]
+    calls = view.models
+    if calls > 1:
+        parts.append(f"{calls} compile calls")
     if view.compiled:
         parts.append(f"{len(view.compiled)} piecewise compiles")
     if view.reused:
