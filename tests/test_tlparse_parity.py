@@ -18,6 +18,7 @@ import pytest
 
 from sphinx_torchtrace.site.plan import plan_trace
 from sphinx_torchtrace.trace import Artifact, Compile, CompileId, RankTrace, Trace, read_log
+from sphinx_torchtrace.trace.inputs.builder import PAYLOAD_COMPILE_IDS
 from sphinx_torchtrace.trace.analyses.status import frame_status
 
 DATA = Path(__file__).parent / "data"
@@ -71,8 +72,14 @@ def _tlparse_name(artifact: Artifact) -> str:
 def _our_artifacts(rank: RankTrace, tl: dict) -> dict[str, Counter[str]]:  # type: ignore[type-arg]
     ours: dict[str, Counter[str]] = {}
     for c in rank.compiles:  # repeated compile ids are merged, as tlparse does
-        names = Counter(_tlparse_name(a) for a in c.artifacts if _tlparse_sees(a, rank, tl))
-        if not names and _only_unranked(c, tl):
+        seen = [a for a in c.artifacts if _tlparse_sees(a, rank, tl)]
+        # a compile worker's report names its compile in its payload: we place it there,
+        # tlparse by its envelope (none: [-/-])
+        moved = Counter(_tlparse_name(a) for a in seen if a.name in PAYLOAD_COMPILE_IDS)
+        names = Counter(_tlparse_name(a) for a in seen if a.name not in PAYLOAD_COMPILE_IDS)
+        if moved:
+            ours.setdefault("[-/-]", Counter()).update(moved)
+        if not names and not moved and _only_unranked(c, tl):
             continue
         ours.setdefault(str(c.id), Counter()).update(names)
         ours[str(c.id)].update(str(link.get("name")) for link in c.links)
