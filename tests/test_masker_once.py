@@ -26,14 +26,17 @@ def _log_text() -> str:
 
 def test_a_value_learned_later_is_masked_in_a_text_masked_before() -> None:
     text = _log_text() + f"\n    x = '{ENV_VALUE}'\n"
+    short = f"x = '{ENV_VALUE}'"  # a table cell's text
     masker = TraceMasker()
     assert ENV_VALUE in masker(text)  # a value alone: not secret by its shape
+    assert masker(short) == short
     guard = f"G['os'].environ._data[b'HF_TOKEN'] == b'{ENV_VALUE}'"
     (secret,) = [s for s in scan_text(guard.encode()).found if s.name == "HF_TOKEN"]
     assert masker.learn(secret)
     shown = masker(text)
     assert ENV_VALUE not in shown and MASK in shown
     assert masker(text) == shown and masker(shown) == shown
+    assert masker(short) == f"x = '{MASK}'"
 
 
 def test_a_private_keys_line_learned_later_is_masked_in_a_text_masked_before() -> None:

@@ -44,6 +44,9 @@ _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 CACHED_FROM = 1024
 #: Texts remembered at most (a digest and, where masking changed the text, what it made).
 MAX_CACHED = 200_000
+#: Texts shorter than this are remembered whole, with their answer: a page's names, paths
+#: and labels come again on every page that links to them.
+SHORT = 256
 
 
 class TraceMasker(SecretMasker):
@@ -55,6 +58,7 @@ class TraceMasker(SecretMasker):
         super().__init__(keep, secrets)
         # a long text's digest: what masking made of it (None: the text as it is)
         self._done: dict[bytes, str | None] = {}
+        self._short: dict[str, str] = {}  # a short text: its answer
         self._lines: set[str] = set()
         self._joined = ""
         for secret in secrets:
@@ -69,20 +73,32 @@ class TraceMasker(SecretMasker):
         if new and room > 0:
             self._lines.update(new[:room])
             self._joined = "\n".join(sorted(self._lines))
-            self._done.clear()
+            self._forget()
 
     def learn(self, secret: Secret) -> bool:
         """As :meth:`SecretMasker.learn`; texts masked before are masked anew."""
-        self._done.clear()
+        self._forget()
         return super().learn(secret)
+
+    def _forget(self) -> None:
+        self._done.clear()
+        self._short.clear()
 
     def __call__(self, text: str) -> str:
         """``text`` masked until masking it again changes nothing: a key's line masked can
         leave a value beside it that the rules find alone.  A long text is masked once
         (:data:`CACHED_FROM`): the same text again gets the same answer from its digest,
-        and so does a text this masking made, where masking it again changed nothing."""
+        and so does a text this masking made, where masking it again changed nothing; a
+        short one (:data:`SHORT`) is remembered with its answer."""
         if len(text) < CACHED_FROM:
-            return self._settled(text)[0]
+            if len(text) >= SHORT:
+                return self._settled(text)[0]
+            shown = self._short.get(text)
+            if shown is None:
+                shown = self._settled(text)[0]
+                if len(self._short) < MAX_CACHED:
+                    self._short[text] = shown
+            return shown
         key = _digest(text)
         if key in self._done:
             return self._done[key] or text
