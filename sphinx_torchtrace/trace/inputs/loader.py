@@ -296,23 +296,52 @@ def load_trace(
     chosen here, with ``latest`` and ``ranks``).
     """
     trace = Trace(ranks=[])
-    if isinstance(path, (str, os.PathLike)):
-        choice = choice or choose_logs(path, latest=latest, ranks=ranks)
-        logs = choice.logs
-        chained = False
-        for entry, why in choice.skipped:
-            trace.diagnostics.append(
-                Diagnostic("skipped", f"not read: {why}", display_path(entry, display_root))
-            )
-        if choice.mixed:
-            trace.diagnostics.append(
-                Diagnostic("mixed_runs", choice.mixed, display_path(path, display_root))
-            )
-        trace.not_shown = [display_path(p, display_root) for p in choice.others]
-        trace.chosen_by = choice.by
-    else:
+    if not isinstance(path, (str, os.PathLike)):  # the logs of one process, in order
         logs = [Path(p) for p in path]
-        chained = True
+        _read_logs(trace, logs, True, display_root, cache_dir, max_bytes, progress)
+        _ranks_from_file_names(trace, logs, display_root)
+        return trace
+    choice = choice or choose_logs(path, latest=latest, ranks=ranks)
+    _note_choice(trace, path, choice, display_root)
+    _read_logs(trace, choice.logs, False, display_root, cache_dir, max_bytes, progress)
+    _ranks_from_file_names(trace, choice.logs, display_root)
+    folder = Path(path) if choice.folder else Path(path).parent
+    _attach_runtime(trace, folder, display_root)
+    return trace
+
+
+def _note_choice(
+    trace: Trace,
+    path: str | os.PathLike[str],
+    choice: LogChoice,
+    display_root: str | os.PathLike[str] | None,
+) -> None:
+    """What the choice of logs left out, said in the trace: entries not read, a folder
+    that mixes runs, the folder's other logs; and how the logs were chosen."""
+    for entry, why in choice.skipped:
+        trace.diagnostics.append(
+            Diagnostic("skipped", f"not read: {why}", display_path(entry, display_root))
+        )
+    if choice.mixed:
+        trace.diagnostics.append(
+            Diagnostic("mixed_runs", choice.mixed, display_path(path, display_root))
+        )
+    trace.not_shown = [display_path(p, display_root) for p in choice.others]
+    trace.chosen_by = choice.by
+
+
+def _read_logs(
+    trace: Trace,
+    logs: list[Path],
+    chained: bool,
+    display_root: str | os.PathLike[str] | None,
+    cache_dir: str | os.PathLike[str] | None,
+    max_bytes: int,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """Read each log into a rank of ``trace``.  ``chained``: the logs of one process, each
+    borrowing the interned strings of the ones before (never cached); else the ranks of a
+    run, which share equal strings and may come from the model cache."""
     strings: dict[int, str] = {}
     shared: dict[str, str] | None = {} if len(logs) > 1 and not chained else None
     digests: dict[str, FileDigest] = {}
@@ -323,7 +352,7 @@ def load_trace(
         told = None
         if progress is not None:
             told = _told(progress, sum(sizes[:number]), sum(sizes))
-        rank = read_log(
+        rank = _read_rank(
             log,
             display_root=display_root,
             strings=strings if chained else None,
@@ -332,33 +361,52 @@ def load_trace(
             known=digests.get(os.fspath(log)),
             progress=told,
         )
-        if not chained and _has_missing_strings(rank):
-            borrowed = _sibling_strings(log, rank.pids, max_bytes)
-            if borrowed:
-                rank = read_log(
-                    log,
-                    display_root=display_root,
-                    strings=borrowed,
-                    cache_dir=cache_dir,
-                    max_bytes=max_bytes,
-                    known=digests.get(os.fspath(log)),
-                )
-        if rank.rank is None:
-            # The log never said (no torch.distributed context): trust its file name.
-            match = RANK_LOG.match(Path(log).name)
-            rank.rank = int(match.group(1)) if match else None
         if chained:
             strings.update(rank.strings)
         if shared is not None:
             share_strings(rank, shared)
         trace.ranks.append(rank)
         trace.diagnostics.extend(rank.diagnostics)
-    _ranks_from_file_names(trace, logs, display_root)
-    if isinstance(path, (str, os.PathLike)):
-        assert choice is not None
-        folder = Path(path) if choice.folder else Path(path).parent
-        _attach_runtime(trace, folder, display_root)
-    return trace
+
+
+def _read_rank(
+    log: Path,
+    *,
+    display_root: str | os.PathLike[str] | None,
+    strings: dict[int, str] | None,
+    cache_dir: str | os.PathLike[str] | None,
+    max_bytes: int,
+    known: FileDigest | None,
+    progress: Callable[[int], None] | None,
+) -> RankTrace:
+    """One log of a run (``strings`` None) or of a chain: read again with the string
+    table of a sibling log of its process where it uses strings it never defines; its
+    rank number from its file name where the log never said."""
+    rank = read_log(
+        log,
+        display_root=display_root,
+        strings=strings,
+        cache_dir=cache_dir,
+        max_bytes=max_bytes,
+        known=known,
+        progress=progress,
+    )
+    if strings is None and _has_missing_strings(rank):
+        borrowed = _sibling_strings(log, rank.pids, max_bytes)
+        if borrowed:
+            rank = read_log(
+                log,
+                display_root=display_root,
+                strings=borrowed,
+                cache_dir=cache_dir,
+                max_bytes=max_bytes,
+                known=known,
+            )
+    if rank.rank is None:
+        # The log never said (no torch.distributed context): trust its file name.
+        match = RANK_LOG.match(Path(log).name)
+        rank.rank = int(match.group(1)) if match else None
+    return rank
 
 
 def _attach_runtime(
