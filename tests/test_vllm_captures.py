@@ -30,7 +30,11 @@ REUSE = CAPTURED / "vllm_reuse" / "dedicated_log_torch_trace_rank_0_0jxlnkb9.log
 REUSE_WARM = CAPTURED / "vllm_reuse" / "warm" / "dedicated_log_torch_trace_rank_0_qqjyvds1.log"
 TWO = CAPTURED / "vllm_two_calls" / "dedicated_log_torch_trace_rank_0_9zbb6lod.log"
 TWO_WARM = CAPTURED / "vllm_two_calls" / "warm" / "dedicated_log_torch_trace_rank_0_mjnchoso.log"
-COLD_LOGS = [REUSE, TWO]
+#: The same two models as TWO, with VLLM_USE_AOT_COMPILE=0: records carry compile ids, and
+#: the warm start logs compile starts each followed by a load from vLLM's cache.
+NO_AOT = CAPTURED / "vllm_no_aot" / "dedicated_log_torch_trace_rank_0_nvg7hra4.log"
+NO_AOT_WARM = CAPTURED / "vllm_no_aot" / "warm" / "dedicated_log_torch_trace_rank_0_l3yu64ly.log"
+COLD_LOGS = [REUSE, TWO, NO_AOT]
 WARM_LOGS = [REUSE_WARM, TWO_WARM]
 
 
@@ -68,7 +72,19 @@ def _source(call: oracle.Call, piece: oracle.Piece) -> oracle.Piece | None:
 # --------------------------------------------------------------------------- the view
 
 
-@pytest.mark.parametrize("log", COLD_LOGS, ids=["reuse", "two_calls"])
+def _warm_files(facts: oracle.Facts) -> dict[str, int]:
+    """A warm log's output code files and their lines: its loads, else (compile starts
+    followed by cache hits) its loaded pieces'."""
+    found = {name: line for line, name in facts.loads}
+    for p in facts.pieces:
+        if p.loaded and p.output_code is not None and p.output_code_line is not None:
+            found.setdefault(p.output_code, p.output_code_line)
+    return found
+
+
+@pytest.mark.parametrize(
+    "log", [*COLD_LOGS, NO_AOT_WARM], ids=["reuse", "two_calls", "no_aot", "no_aot_warm"]
+)
 def test_each_compile_start_is_the_oracles(log: Path) -> None:
     """Per call, each compile start: compiled or reused, its cache lookups, output code,
     kernels, wall and Inductor time; a reused piece's source only where one earlier piece
@@ -88,6 +104,7 @@ def test_each_compile_start_is_the_oracles(log: Path) -> None:
         for piece, p in zip(call.pieces, fact.pieces, strict=True):
             assert (piece.line, piece.submod, piece.range) == (p.line, p.submod, p.range)
             assert piece.reused is not p.compiled
+            assert piece.loaded is p.loaded
             assert [e.artifact for e in piece.cache] == p.cache
             code = piece.output_code
             assert (vllm.code_file(code) if code else None) == p.output_code
@@ -149,13 +166,15 @@ def test_warm_loads_per_model_and_their_time(log: Path) -> None:
     assert view.load_seconds == pytest.approx(sum(s[2] for _, s in facts.load_groups if s))
 
 
-@pytest.mark.parametrize(("cold", "warm"), [(REUSE, REUSE_WARM), (TWO, TWO_WARM)])
+@pytest.mark.parametrize(
+    ("cold", "warm"), [(REUSE, REUSE_WARM), (TWO, TWO_WARM), (NO_AOT, NO_AOT_WARM)]
+)
 def test_each_warm_load_maps_to_its_cold_cell(cold: Path, warm: Path) -> None:
     """Given the cold log, each warm load is a cell (by its output code file); a cell the
     cold run reused is served by its source's file."""
     cells = vllm.map_cells(_view(cold), _view(warm))
     facts = _facts(cold)
-    loaded = {name: line for line, name in _facts(warm).loads}
+    loaded = _warm_files(_facts(warm))
     pieces = facts.pieces
     assert [c.piece.line for c in cells] == [p.line for p in pieces]
     for cell, p in zip(cells, pieces, strict=True):
@@ -184,6 +203,10 @@ def test_summary_json_says_the_oracles_figures() -> None:
                 (p.line, not p.compiled) for p in fact.pieces
             ]
         assert data["compile_calls"] == len(facts.calls)
+    data, facts = _summary(NO_AOT_WARM), _facts(NO_AOT_WARM)
+    assert data["start"] == "warm" and data["compiles"] == 0
+    assert data["loaded"] == sum(p.loaded for p in facts.pieces) == 9
+    assert data["reused"] == sum(not p.compiled for p in facts.pieces) == 2
     data, facts = _summary(TWO_WARM), _facts(TWO_WARM)
     assert data["start"] == "warm" and data["loaded"] == len(facts.loads) == 9
     assert data["compile_calls"] == len(facts.load_groups) == 2
@@ -276,14 +299,18 @@ def test_the_glance_states_vllms_figures(site: SphinxTestApp) -> None:
     assert f"Compile time: {sum(s[2] for s in spans):.1f} s" in glance
 
 
-def test_a_comparison_maps_each_warm_load_to_its_cold_cell(site: SphinxTestApp) -> None:
+@pytest.mark.parametrize(
+    ("which", "cold", "warm"), [(1, REUSE, REUSE_WARM), (2, NO_AOT, NO_AOT_WARM)]
+)
+def test_a_comparison_maps_each_warm_load_to_its_cold_cell(
+    site: SphinxTestApp, which: int, cold: Path, warm: Path
+) -> None:
     words = page_words(Path(site.outdir) / "index.html")
-    part = words.split("vLLM (noisy times)", 1)[1]
-    facts, warm = _facts(REUSE), _facts(REUSE_WARM)
-    loaded = {name: line for line, name in warm.loads}
+    part = words.split("vLLM (noisy times)")[which]
+    facts, loaded = _facts(cold), _warm_files(_facts(warm))
     assert f"{len(facts.pieces)} of the {len(facts.pieces)} cells were found" in part
-    [call] = facts.calls
-    for p in call.pieces:
+    pieces = [(call, p) for call in facts.calls for p in call.pieces]
+    for call, p in pieces:
         source = p if p.compiled else _source(call, p)
         assert source is not None and source.output_code is not None
         line = loaded[source.output_code]
@@ -291,7 +318,8 @@ def test_a_comparison_maps_each_warm_load_to_its_cold_cell(site: SphinxTestApp) 
             assert f"line {p.line}, {p.wall_s:.2f} s line {line} (its output code" in part
         else:
             said = f"line {p.line}: reused, probably the piece at line {source.line}"
-            assert f"{said} line {line} (the output code of its source {source.output_code}" in part
+            code = f"(the output code of its source {source.output_code}"
+            assert f"{said} line {line} {code}" in part
 
 
 # --------------------------------------------------------------------------- [0/0]
@@ -317,6 +345,35 @@ def test_the_dynamo_capture_page_says_what_vllm_did_with_it(
     status = html.split('role="main"', 1)[1].split("Trace:", 1)[0]
     assert 'href="vllm.html"' in status and 'href="frame-none.html' in status
     assert "torchtrace-status-missing" not in status  # no "missing" badge
+
+
+def test_with_compile_ids_the_capture_page_keeps_its_status_and_links_vllm(
+    site: SphinxTestApp,
+) -> None:
+    """Without vLLM's ahead-of-time compile the Dynamo capture has its own metrics: its
+    status stands (ok), and the page says what vLLM did with the graph."""
+    facts = _facts(NO_AOT)
+    for frame, fact in zip(("0-0", "1-0"), facts.calls, strict=True):
+        words = _page(site, "no-aot", f"frame-{frame}.html").split("Function:", 1)[0]
+        assert "ok Dynamo captured a graph and the backend compiled it" in words
+        label = f"{fact.label} ({fact.config['model']})"
+        assert f"Dynamo's capture for vLLM's compile ({label}):" in words
+        assert f"vllm_piecewise_split_graph , line {fact.split_line}" in words
+        assert "it is not missing" not in words  # its metrics are its own
+
+
+def test_a_warm_start_with_compile_starts_is_warm(site: SphinxTestApp) -> None:
+    """vLLM's own cache (no ahead-of-time compile): each compile start is followed by cache
+    hits, not a compile; the page says loaded, and no piece compiled."""
+    words, facts = _page(site, "no-aot-warm", "vllm.html"), _facts(NO_AOT_WARM)
+    loaded = sum(p.loaded for p in facts.pieces)
+    reused = sum(not p.compiled for p in facts.pieces)
+    assert f"Start: warm: {loaded} pieces loaded from a cache, none compiled; {reused} reused" in (
+        words
+    )
+    assert words.count("fx_graph hit, loaded, not compiled") == loaded
+    glance = _page(site, "no-aot-warm", "index.html").split("This is the")[0]
+    assert f"vLLM: warm start, 2 compile calls, {reused} reused, {loaded} pieces loaded" in glance
 
 
 def test_the_page_without_a_compile_id_says_vllms_pieces(site: SphinxTestApp) -> None:

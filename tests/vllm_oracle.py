@@ -81,7 +81,13 @@ class Piece:
 
     @property
     def compiled(self) -> bool:
+        """Inductor ran or looked its caches up (not reused)."""
         return self.output_code is not None or bool(self.cache)
+
+    @property
+    def loaded(self) -> bool:
+        """Every cache record after its start is a hit: loaded from a cache."""
+        return bool(self.cache) and all(name.endswith("_hit") for name in self.cache)
 
 
 @dataclass

@@ -197,12 +197,12 @@ def _headline(view: v.VllmView, links: _Links) -> list[Block]:
     start = {
         "cold": f"cold: {len(view.compiled)} piecewise compiles of {subgraphs} subgraph"
         f"{'' if subgraphs == 1 else 's'}",
-        "warm": f"warm: {len(view.loads)} pieces loaded from a cache, none compiled",
+        "warm": f"warm: {view.loaded_count} pieces loaded from a cache, none compiled",
         "no compile": f"{len(pieces)} piecewise compile starts, none followed by a compile",
     }[view.startup]
     start += f"; {len(reused)} reused in-process" if reused else "; none reused"
-    if view.loads and not view.warm:
-        start += f"; {len(view.loads)} loaded"
+    if view.loaded_count and not view.warm:
+        start += f"; {view.loaded_count} loaded from a cache"
     lines.append([_("Start:"), " ", start])
     seconds = view.backend_seconds
     if seconds is not None:
@@ -338,6 +338,8 @@ def _cell(pieces: Sequence[v.Piece], slowest: v.Piece | None, links: _Links) -> 
         if p.inductor is not None and p.inductor.seconds is not None:
             parts.append(f"Inductor {p.inductor.seconds:.2f} s")
         parts.append(p.cache_text or "no cache lookup logged")
+        if p.loaded:
+            parts.append("loaded, not compiled")
         parts.append(f"{p.kernels} kernel{'' if p.kernels == 1 else 's'}")
         parts.append(f"line {p.line}")
         out.append(" (" + ", ".join(parts) + ")")
@@ -775,7 +777,7 @@ def glance_line(plan: TracePlan) -> list[Inline] | None:
         return None
     compiled = sum(len(view.compiled) for _, view in views)
     reused = sum(len(view.reused) for _, view in views)
-    loaded = sum(len(view.loads) for _, view in views)
+    loaded = sum(view.loaded_count for _, view in views)
     kinds = sorted({view.startup for _, view in views})
     parts = [f"{'/'.join(kinds)} start"]
     calls = sum(view.models for _, view in views)
@@ -834,7 +836,7 @@ def capture_note(plan: TracePlan, compile_: Compile) -> Paragraph | None:
         (a for a in compile_.artifacts if a.event == "dynamo_output_graph"),
         key=lambda a: a.line,
     )
-    label = f" ({call.label})" if len([c for c in view.calls if c.line]) > 1 else ""
+    label = f" ({view.call_label(call)})" if len(view.shown_calls) > 1 else ""
     content: list[Inline] = [
         Strong("Dynamo's capture for vLLM's compile" + label + ":"),
         " Dynamo traced this graph (",
@@ -870,16 +872,18 @@ STATUS_MISSING = "No compilation metrics were logged for it or after vLLM's comp
 
 def _pieces_said(call: v.Call) -> str:
     """``compiled it piecewise: 9 piecewise compiles of 3 subgraphs, 6 reused``."""
-    compiled = [p for p in call.pieces if p.compiled]
-    reused = len(call.pieces) - len(compiled)
+    kinds = [p.kind for p in call.pieces]
+    compiled, loaded, reused = (kinds.count(k) for k in ("compiled", "loaded", "reused"))
     if not call.pieces:
         return "logged no piecewise compile start for it"
     subgraphs = len({p.submod for p in call.pieces})
     text = (
         f"compiled it piecewise: {len(call.pieces)} compile start"
         f"{'' if len(call.pieces) == 1 else 's'} over {subgraphs} subgraph"
-        f"{'' if subgraphs == 1 else 's'}, {len(compiled)} compiled"
+        f"{'' if subgraphs == 1 else 's'}, {compiled} compiled"
     )
+    if loaded:
+        text += f", {loaded} loaded from a cache (cache hits only)"
     return text + (f", {reused} reused in-process (no compile record)" if reused else "")
 
 

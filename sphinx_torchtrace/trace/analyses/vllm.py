@@ -182,6 +182,18 @@ class Piece:
         return not self.compiled
 
     @property
+    def loaded(self) -> bool:
+        """Its cache lookups all hit (a warm start without vLLM's ahead-of-time compile
+        loads each piece from vLLM's own cache after its compile start): no compile."""
+        return bool(self.cache) and all(e.result == "hit" for e in self.cache)
+
+    @property
+    def kind(self) -> Literal["compiled", "loaded", "reused"]:
+        if self.reused:
+            return "reused"
+        return "loaded" if self.loaded else "compiled"
+
+    @property
     def cache_text(self) -> str:
         return ", ".join(f"{e.cache} {e.result}" for e in self.cache)
 
@@ -436,16 +448,30 @@ class VllmView:
 
     @property
     def compiled(self) -> list[Piece]:
-        return [p for p in self.pieces if p.compiled]
+        """Pieces Inductor compiled (a cache lookup missed, or none was logged)."""
+        return [p for p in self.pieces if p.kind == "compiled"]
 
     @property
     def reused(self) -> list[Piece]:
         return [p for p in self.pieces if p.reused]
 
     @property
+    def cache_loaded(self) -> list[Piece]:
+        """Pieces whose compile start is followed by cache hits only: loaded, not compiled."""
+        return [p for p in self.pieces if p.kind == "loaded"]
+
+    @property
+    def loaded_count(self) -> int:
+        """Pieces loaded from a cache: a warm log's loads and pieces loaded after a start."""
+        return len(self.loads) + len(self.cache_loaded)
+
+    @property
     def warm(self) -> bool:
-        """Loaded from vLLM's cache: loads, and no piecewise compile logged."""
-        return bool(self.loads) and not self.pieces
+        """Loaded from vLLM's cache: loads and no piecewise compile logged, or compile
+        starts each followed by cache hits (or reused), none by a compile."""
+        if self.loads and not self.pieces:
+            return True
+        return bool(self.cache_loaded) and not self.compiled
 
     @property
     def startup(self) -> Literal["warm", "cold", "no compile"]:
@@ -1004,6 +1030,9 @@ def map_cells(cold: VllmView, warm: VllmView) -> list[CellLoad]:
     by_file: dict[str, Load] = {}
     for load in warm.loads:
         by_file.setdefault(load.filename, load)
+    for piece in warm.cache_loaded:  # a warm start that logged compile starts
+        if piece.output_code is not None:
+            by_file.setdefault(code_file(piece.output_code), Load(piece.output_code, piece.cache))
     found: list[CellLoad] = []
     for p in cold.pieces:
         if p.output_code is not None:
@@ -1085,7 +1114,7 @@ def summary_data(view: VllmView) -> dict[str, Any]:
         "compile_calls": view.models,
         "compiles": len(view.compiled),
         "reused": len(view.reused),
-        "loaded": len(view.loads),
+        "loaded": view.loaded_count,
         "compile_ids_missing": view.ids_missing,
         "records_without_compile_id": view.without_id,
         "calls": calls,
@@ -1135,6 +1164,7 @@ def _piece_data(p: Piece) -> dict[str, Any]:
         "inductor_seconds": p.inductor.seconds if p.inductor is not None else None,
         "cache": [f"{e.cache} {e.result}" for e in p.cache],
         "reused": p.reused,
+        "loaded": p.loaded,
         "kernels": p.kernels,
         "output_code": code_file(code) if code is not None else None,
         "output_code_line": code.line if code is not None else None,
@@ -1152,8 +1182,8 @@ def summary_text(view: VllmView) -> str:
         parts.append(f"{len(view.compiled)} piecewise compiles")
     if view.reused:
         parts.append(f"{len(view.reused)} reused")
-    if view.loads:
-        parts.append(f"{len(view.loads)} loaded")
+    if view.loaded_count:
+        parts.append(f"{view.loaded_count} loaded")
     seconds = view.compile_seconds
     if seconds is not None:
         what = "vllm_backend" if view.backend_seconds is not None else "loading"

@@ -86,6 +86,8 @@ def status_paragraph(view: FrameView) -> Paragraph:
     if c.restarted:
         content.append(f" {RESTARTED_TEXT}")
     content += _whole_frame_status(view)
+    if (captured := capture_note(view.plan, c)) is not None:
+        content += [" ", *captured.content]  # what vLLM did with this capture
     content += _outcome(view)
     kind = refusal(c)
     if kind is not None:
