@@ -46,6 +46,15 @@ def test_a_region_called_four_times_is_one_region_reused_three_times() -> None:
     ]
     backward = c.artifacts_named("aot_backward_graph")[0].region_calls
     assert backward == {"partitioned_bw_subgraph_0_0": 1, "partitioned_bw_subgraph_0_1": 3}
+    # why two backward subgraphs: torch logged a second backward variant (line 932)
+    [variant] = found.variants
+    assert (variant.forward, variant.backward, variant.variants) == (
+        "subgraph_0",
+        "bw_subgraph_0_1",
+        2,
+    )
+    assert variant.artifact.line == 932 and found.backward_count("subgraph_0") == 2
+    assert {"new_variant", "explanation", "suggested_action"} <= set(variant.other_fields)
 
 
 def test_kernels_inside_a_repeated_subgraph_count_its_calls() -> None:
@@ -119,14 +128,21 @@ def test_the_frame_page_says_the_regions_and_their_reuse(site: SphinxTestApp) ->
     page = _page(site, "regions", "Compile regions")
     assert (
         "subgraph_0 is called 4 times in dynamo_output_graph (line 284): one traced region, "
-        "reused 3 times." in page
+        "reused 3 times; its backward traced 2 times (2 variants, "
+        "invoke_subgraph_backward_duplicate line 932)." in page
     )
+    # torch's record of the second backward, its tangents and its other fields
+    assert (
+        "subgraph_0 : another backward graph, bw_subgraph_0_1 , 2 for this identifier now "
+        "( invoke_subgraph_backward_duplicate , line 932); its tangents: " in page
+    )
+    assert "suggested_action" in page
     assert "partitioned_fw_subgraph_0_1 3 places cpp_fused_add_le_relu_sin_0" in page
     assert "extern, 4 calls" in page  # mm: two lines, four calls
     glance = page_words(site.outdir / "torchtrace" / "regions" / "index.html")
     assert re.search(
         r"Compile regions: subgraph_0 called 4 times in \S+ \(one traced region, reused 3 "
-        r"times\); 2 subgraphs compiled by regional Inductor in \S+ "
+        r"times; 2 backward variants\); 2 subgraphs compiled by regional Inductor in \S+ "
         r"\( ?__marked_inductor_submod1 ?, __marked_inductor_submod0 ?\)",
         glance,
     ), glance[:3000]

@@ -8,11 +8,22 @@ Kept apart from the frame view (one call there): most compiles log no region.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from ...trace import Artifact, Kernel
-from ...trace.analyses.regions import DYNAMO_GRAPH, Regions, RegionUse, compile_regions
+from ...trace.analyses.regions import (
+    BACKWARD_VARIANT,
+    DYNAMO_GRAPH,
+    BackwardVariant,
+    Regions,
+    RegionUse,
+    compile_regions,
+)
 from ..blocks import (
     Block,
     Code,
+    CodeBlock,
     Dropdown,
     Inline,
     Inlines,
@@ -40,6 +51,9 @@ REGION_GRAPHS = (
 FOLDED_ROWS = 8
 #: Compiles named on the glance line, at most.
 GLANCE_COMPILES = 4
+#: Tangents described in a backward variant's sentence, at most; characters of a value.
+TANGENTS_SHOWN = 4
+VALUE_LIMIT = 120
 
 INTRO_TEXT = (
     "Nested compile regions (torch.compiler.nested_compile_region, the invoke_subgraph "
@@ -49,6 +63,13 @@ INTRO_TEXT = (
 FUNCTIONS_TEXT = (
     "The output code's subgraph functions: a kernel launched inside one is launched once per "
     "call of its function, and the kernel counts below count it so."
+)
+VARIANTS_TEXT = (
+    "torch caches a region's backward graph by the region's identifier and the metadata of "
+    "the backward tangents it receives (shapes, strides, dtypes): calls of one region that "
+    "got different tangents have a backward graph each, and torch logs each new one as "
+    "invoke_subgraph_backward_duplicate. The output code's subgraph functions below show "
+    "what Inductor compiled for each."
 )
 GROUPS_TEXT = (
     "Records logged while regional Inductor compiled one subgraph on its own, grouped by "
@@ -76,6 +97,10 @@ def regions_section(plan: TracePlan, frame: FramePlan) -> Section | None:
             for u in uses
         ]
         blocks.append(_folded(Table([_("Graph"), _("Region"), _("Calls"), _("Reused")], rows)))
+    if found.variants:
+        blocks.append(Paragraph([VARIANTS_TEXT]))
+        for variant in found.variants:
+            blocks.extend(_variant_blocks(frame, variant))
     if found.functions:
         blocks.append(Paragraph([FUNCTIONS_TEXT]))
         rows = [
@@ -133,8 +158,9 @@ def glance_line(plan: TracePlan) -> list[Inline] | None:
                     Code(use.identifier),
                     f" called {use.calls} times in ",
                     link,
-                    f" (one traced region, reused {use.reused} time"
-                    f"{'s' if use.reused > 1 else ''})",
+                    f" (one traced region, reused {use.reused} time{'s' if use.reused > 1 else ''}",
+                    *_glance_backward(found, use.identifier),
+                    ")",
                 ]
             )
         if found.groups:
@@ -155,6 +181,11 @@ def glance_line(plan: TracePlan) -> list[Inline] | None:
     if len(parts) > GLANCE_COMPILES:
         line.append(f"; and {len(parts) - GLANCE_COMPILES} more")
     return line
+
+
+def _glance_backward(found: Regions, identifier: str) -> list[Inline]:
+    count = found.backward_count(identifier)
+    return [] if count is None else [f"; {count} backward variants"]
 
 
 def kernel_region_facts(kernel: Kernel, code: Artifact) -> list[tuple[str, Inlines]]:
@@ -199,11 +230,75 @@ def _reuse_sentences(frame: FramePlan, found: Regions) -> list[Block]:
                     f" is called {use.calls} times in ",
                     _graph_link(frame, use.graph),
                     f" (line {use.graph.line}): one traced region, reused {use.reused} time"
-                    f"{'s' if use.reused > 1 else ''}.",
+                    f"{'s' if use.reused > 1 else ''}",
+                    *_backward_words(found, use.identifier, "; "),
+                    ".",
                 ]
             )
         )
     return sentences
+
+
+def _backward_words(found: Regions, identifier: str, lead: str) -> list[Inline]:
+    """``; its backward traced 2 times (2 variants, line 1235)`` where torch logged that a
+    region got backward variants, else nothing."""
+    count = found.backward_count(identifier)
+    if count is None:
+        return []
+    lines = ", ".join(str(v.artifact.line) for v in found.variants_of(identifier)[:4])
+    return [
+        f"{lead}its backward traced {count} time{'s' if count != 1 else ''} "
+        f"({count} variant{'s' if count != 1 else ''}, {BACKWARD_VARIANT} line"
+        f"{'s' if ',' in lines else ''} {lines})"
+    ]
+
+
+def _variant_blocks(frame: FramePlan, variant: BackwardVariant) -> list[Block]:
+    """One backward-variant record: the sentence, then every other field as logged."""
+    said: list[Inline] = []
+    said += [Code(variant.forward)] if variant.forward else ["A region (its identifier not logged)"]
+    said.append(": another backward graph")
+    if variant.backward:
+        said += [", ", Code(variant.backward)]
+    if variant.variants is not None:
+        said.append(f", {variant.variants} for this identifier now")
+    said += [" (", _graph_link(frame, variant.artifact), f", line {variant.artifact.line})"]
+    tangents = _tangents(variant.other_fields.get("new_variant"))
+    if tangents:
+        said += ["; its tangents: ", *joined([[t] for t in tangents[:TANGENTS_SHOWN]], "; ")]
+        if len(tangents) > TANGENTS_SHOWN:
+            said.append(f"; and {len(tangents) - TANGENTS_SHOWN} more")
+    said.append(".")
+    other = json.dumps(variant.other_fields, indent=1, sort_keys=True, default=str)
+    title: list[Inline] = [f"The record's other fields (line {variant.artifact.line})"]
+    return [Paragraph(said), Dropdown(title, [CodeBlock(other, "json")])]
+
+
+def _tangents(new_variant: Any) -> list[str]:
+    """``arg2_1 [4, 8], stride [8, 1], torch.float32, cpu`` per tangent the record lists."""
+    if not isinstance(new_variant, dict) or not isinstance(new_variant.get("tangents"), list):
+        return []
+    said = []
+    for t in new_variant["tangents"]:
+        if not isinstance(t, dict):
+            continue
+        parts = [
+            _value(t.get("backward_input_name"), ""),
+            _value(t.get("shape"), ""),
+            _value(t.get("stride"), "stride "),
+            _value(t.get("dtype"), ""),
+            _value(t.get("device"), ""),
+        ]
+        said.append(", ".join(p for p in parts if p).replace(", [", " [", 1))
+    return said
+
+
+def _value(value: Any, label: str) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return label + (text if len(text) <= VALUE_LIMIT else text[: VALUE_LIMIT - 1] + "…")
 
 
 def _places(n: int) -> str:

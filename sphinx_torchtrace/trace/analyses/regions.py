@@ -13,12 +13,17 @@ Three things the log records, each read as logged:
   subgraph is reached once per call;
 * the envelope's ``subgraph_name`` (:attr:`.Artifact.subgraph`): the records logged while
   regional Inductor compiled one subgraph (``__marked_inductor_submod0``,
-  ``repeated_subgraph0``), grouped under it.
+  ``repeated_subgraph0``), grouped under it;
+* ``invoke_subgraph_backward_duplicate`` (JSON, torch 2.13+): one region's calls got
+  backward tangents of other metadata, so torch traced one more backward graph for that
+  forward identifier (``bw_subgraph_1_1`` beside ``bw_subgraph_1_0``): a region Dynamo
+  reused is then partitioned once per variant, which the reuse count alone hides.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..compile_id import CompileId
 from ..kernels import Kernel
@@ -26,6 +31,10 @@ from ..model import Artifact, Compile
 
 #: The graph whose region calls are the user's own (Dynamo's): its reuse is the model's.
 DYNAMO_GRAPH = "dynamo_output_graph"
+#: torch's record of one more backward graph traced for a region's forward identifier.
+BACKWARD_VARIANT = "invoke_subgraph_backward_duplicate"
+#: Fields of that record read here; any other is shown as logged.
+VARIANT_FIELDS = ("forward_identifier", "backward_identifier", "num_variants_for_identifier")
 
 
 @dataclass(slots=True)
@@ -65,17 +74,44 @@ class SubgraphGroup:
 
 
 @dataclass(slots=True)
+class BackwardVariant:
+    """One ``invoke_subgraph_backward_duplicate`` record: torch traced another backward
+    graph for a forward identifier."""
+
+    artifact: Artifact
+    forward: str | None  # the region's identifier (``subgraph_1``)
+    backward: str | None  # the new backward's (``bw_subgraph_1_1``)
+    variants: int | None  # backward graphs for that identifier now
+    #: Every other field as logged (the new variant's tangents, torch's explanation, ...).
+    other_fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class Regions:
     """What a compile logged of compile regions."""
 
     uses: list[RegionUse]
     functions: list[CodeSubgraph]
     groups: list[SubgraphGroup]
+    variants: list[BackwardVariant] = field(default_factory=list)
 
     @property
     def reused(self) -> list[RegionUse]:
         """The regions the user's graph (Dynamo's) calls more than once."""
         return [u for u in self.uses if u.graph.name == DYNAMO_GRAPH and u.calls > 1]
+
+    def variants_of(self, identifier: str) -> list[BackwardVariant]:
+        """The backward variants torch logged for a region identifier, in log order."""
+        return [v for v in self.variants if v.forward == identifier]
+
+    def backward_count(self, identifier: str) -> int | None:
+        """How many backward graphs torch traced for the identifier, by its last record
+        (the count it logged, else one more than the records); None when none is logged."""
+        found = self.variants_of(identifier)
+        if not found:
+            return None
+        counts = [v.variants for v in found if v.variants is not None]
+        return max(counts) if counts else len(found) + 1
 
 
 def compile_regions(c: Compile) -> Regions | None:
@@ -101,9 +137,27 @@ def compile_regions(c: Compile) -> Regions | None:
     for a in c.artifacts:
         if a.subgraph is not None:
             groups.setdefault(a.subgraph, SubgraphGroup(a.subgraph)).artifacts.append(a)
-    if not uses and not functions and not groups:
+    variants = [v for a in c.artifacts_named(BACKWARD_VARIANT) if (v := _variant(a))]
+    if not uses and not functions and not groups and not variants:
         return None
-    return Regions(uses, functions, list(groups.values()))
+    return Regions(uses, functions, list(groups.values()), variants)
+
+
+def _variant(artifact: Artifact) -> BackwardVariant | None:
+    """A backward-variant record as logged; None when its payload is no JSON object (the
+    artifact stays in the compile's table)."""
+    data = artifact.json_object()
+    if data is None:
+        return None
+    forward, backward = data.get("forward_identifier"), data.get("backward_identifier")
+    count = data.get("num_variants_for_identifier")
+    return BackwardVariant(
+        artifact,
+        forward[:200] if isinstance(forward, str) else None,
+        backward[:200] if isinstance(backward, str) else None,
+        count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else None,
+        {k: v for k, v in data.items() if k not in VARIANT_FIELDS},
+    )
 
 
 def tritonparse_name(compile_id: CompileId) -> str | None:
