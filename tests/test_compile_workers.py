@@ -119,3 +119,57 @@ def test_stuck_and_dead_workers_are_said_on_the_pages(
     assert '{"queue_depth": 3}' in first.replace("&quot;", '"')
     [failed] = [t for t in pages.values() if "This compile's failure names that process" in t]
     assert "The compile worker sidecar (pid 4242) exited with return code -9" in failed
+
+
+REAL = Path(__file__).parent / "data" / "captured" / "newer_torch_t214" / "cold.log"
+
+
+def unclaimed_log(folder: Path) -> Path:
+    """The torch 2.14 capture with its two worker reports naming no compile of the log: the
+    first ``"compile_id": null`` (torch's value for a job submitted outside a compile), the
+    second ``"9/0"`` (an id the log has no other record of); md5s recomputed as torch would."""
+    lines = REAL.read_text(encoding="utf-8").split("\n")
+    names = iter(("null", '"9/0"'))
+    for i, line in enumerate(lines):
+        if '"compile_worker_status"' in line:
+            payload = lines[i + 1][1:].replace(
+                '"compile_id": "4/0"', f'"compile_id": {next(names)}'
+            )
+            md5 = hashlib.md5(payload.encode()).hexdigest()
+            lines[i] = re.sub(r'"has_payload": "[0-9a-f]{32}"', f'"has_payload": "{md5}"', line)
+            lines[i + 1] = "\t" + payload
+    path = folder / "dedicated_log_torch_trace_unclaimed.log"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def test_reports_naming_no_compile_of_the_log_stay_without_one(
+    make_site: Callable[..., SphinxTestApp], tmp_path: Path
+) -> None:
+    srcdir = copy_testroot("regions", tmp_path / "unclaimed")
+    (srcdir / "logs").mkdir()
+    rank = load_trace(unclaimed_log(srcdir / "logs")).ranks[0]
+    assert not rank.diagnostics
+    # a report is no compile: no [9/0] is made of it, the count of compiles stays the log's
+    assert [c.label for c in rank.compiles if "9/" in c.label] == []
+    assert len([c for c in rank.compiles if not c.id.is_unknown]) == 10
+    [unknown] = [c for c in rank.compiles if c.id.is_unknown]
+    assert len(unknown.artifacts_named("compile_worker_status")) == 2
+    assert compile_jobs(rank.compile("[4/0]")) == []
+    page = "Workers\n=======\n\n.. torchtrace:: logs/\n   :name: unclaimed\n"
+    app = make_site("regions", srcdir=srcdir, pages={"index.rst": page})
+    assert warnings_of(app) == ""
+    folder = app.outdir / "torchtrace" / "unclaimed"
+    assert not (folder / "frame-9-0.html").exists()
+    glance = page_words(folder / "index.html").split("This is the")[0]
+    assert "Compiled: 6 functions (10 compile ids" in glance
+    assert re.search(
+        r"Compile workers: 1 job whose reports name no compile of this log, still running "
+        r"when reported \(the longest 2\.0 s, line \d+\)",
+        glance,
+    ), glance
+    none = page_words(folder / "frame-none.html")
+    assert "these name none, or a compile this log has no other record of" in none
+    assert "The watchdog reported 1 job that no compile of this log claims still running" in none
+    assert "The reports name 9/0 . Reports with compile_id null name no compile." in none
+    assert "placed under that compile here" not in none

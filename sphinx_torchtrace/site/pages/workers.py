@@ -48,6 +48,12 @@ PLACED_TEXT = (
     "names its compile in its payload (compile_id), not in its envelope: it is placed under "
     "that compile here, at the attempt being read."
 )
+UNPLACED_TEXT = (
+    "Inductor's compile workers report a job that is still running after the watchdog's "
+    "interval (compile_worker_watchdog_interval_seconds), again at each interval. A report "
+    "names its compile in its payload (compile_id): these name none, or a compile this log "
+    "has no other record of, so they stay with the records without a compile id."
+)
 
 
 def workers_section(plan: TracePlan, frame: FramePlan) -> Section | None:
@@ -57,8 +63,8 @@ def workers_section(plan: TracePlan, frame: FramePlan) -> Section | None:
     jobs = compile_jobs(c)
     blocks: list[Block] = []
     if jobs:
-        blocks.append(Paragraph([PLACED_TEXT]))
-        blocks.append(Paragraph(_jobs_sentence(jobs)))
+        blocks.append(Paragraph([UNPLACED_TEXT if c.id.is_unknown else PLACED_TEXT]))
+        blocks.append(Paragraph(_jobs_sentence(jobs, c.id.is_unknown)))
         rows = [_job_row(job) for job in jobs[:JOB_ROWS]]
         header = [_("Job"), _("Reports"), _("Running for"), _("Last phase"), _("Worker pid")]
         header += [_("Lines"), _("Other fields")]
@@ -88,10 +94,15 @@ def glance_line(plan: TracePlan) -> list[Inline] | None:
         if jobs:
             longest = max(jobs, key=lambda j: j.longest or 0.0)
             n = len(jobs)
+            whose: Inlines = (
+                [" whose reports name no compile of this log,"]
+                if frame.compile.id.is_unknown
+                else [" of ", ObjectLink("frame", frame.name)]
+            )
             parts.append(
                 [
-                    f"{n} job{'s' if n > 1 else ''} of ",
-                    ObjectLink("frame", frame.name),
+                    f"{n} job{'s' if n > 1 else ''}",
+                    *whose,
                     f" still running when reported (the longest {_seconds(longest.longest)}, "
                     f"line {longest.last.line})",
                 ]
@@ -113,17 +124,21 @@ def glance_line(plan: TracePlan) -> list[Inline] | None:
     return line
 
 
-def _jobs_sentence(jobs: list[WorkerJob]) -> list[Inline]:
+def _jobs_sentence(jobs: list[WorkerJob], unplaced: bool) -> list[Inline]:
     n = len(jobs)
     longest = max(jobs, key=lambda j: j.longest or 0.0)
     named = {r.compile_id for j in jobs for r in j.reports if r.compile_id}
+    whose = "that no compile of this log claims" if unplaced else "of this compile"
     said: list[Inline] = [
-        f"The watchdog reported {n} job{'s' if n > 1 else ''} of this compile still running; "
+        f"The watchdog reported {n} job{'s' if n > 1 else ''} {whose} still running; "
         f"the longest had run {_seconds(longest.longest)} at its last report (line "
         f"{longest.last.line})."
     ]
     if named:
-        said += [" The reports name ", *joined([[Code(x)] for x in sorted(named)]), "."]
+        cut = [[Code(_cut(x))] for x in sorted(named)]
+        said += [" The reports name ", *capped_joined(cut), "."]
+    if unplaced and any(r.compile_id is None for j in jobs for r in j.reports):
+        said.append(" Reports with compile_id null name no compile.")
     return said
 
 

@@ -293,7 +293,8 @@ class RankBuilder:
     def _payload_compile_id(self, record: Record) -> CompileId | None:
         """The compile a record names in its payload rather than its envelope (a compile
         worker's report, logged from a thread with no compile context), at the attempt of
-        that compile being read now; None where the payload names none this reader knows."""
+        that compile being read now; None where the payload names none, or one this log has
+        no record of yet (a report alone is no compile: it stays without a compile id)."""
         try:
             value = load_json(record.body or b"")
         except ValueError:
@@ -308,7 +309,9 @@ class RankBuilder:
         if found.is_unknown:
             return None
         attempts = self._attempts.get(_key(found)[:3], [])
-        latest = max((c.id.attempt for c in attempts), default=0)
+        if not attempts:
+            return None
+        latest = max(c.id.attempt for c in attempts)
         return CompileId(found.compiled_autograd_id, found.frame_id, found.frame_compile_id, latest)
 
     # -- helpers used by handlers ----------------------------------------
