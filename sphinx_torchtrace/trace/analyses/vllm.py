@@ -97,6 +97,8 @@ _SPLIT_CALL = re.compile(r"^\s+(submod_\d{1,9}) = self\.(submod_\d{1,9})\(", re.
 _INLINED_DEF = re.compile(r"^def (__vllm_inlined_submods__(\d{1,9}))\(", re.M)
 _OP_CALL = re.compile(r"torch\.ops\.([A-Za-z_][\w.]{0,200})\(")
 _CLASS_DEF = re.compile(r"^    class (submod_\d{1,9})\(", re.M)
+#: Characters of a prefix or model name shown as a compile call's label, at most.
+LABEL_CHARS = 120
 #: Characters of a graph's text compared for reuse, at most.
 COMPARE_CHARS = 2_000_000
 
@@ -251,8 +253,8 @@ class Call:
         """The config's prefix (``backbone``) or model, as a section's name."""
         for key in ("prefix", "model"):
             value = self.settings.get(key)
-            if isinstance(value, str) and value:
-                return value
+            if isinstance(value, str) and value.strip():
+                return value[:LABEL_CHARS]  # a log's text: never a page's worth of title
         return "vLLM compile"
 
     @property
@@ -506,8 +508,8 @@ class VllmView:
 
     @property
     def shown_calls(self) -> list[Call]:
-        """The calls worth a section: a config, a split graph, pieces or split ops (a warm
-        log's execution code alone is no compile call of its own)."""
+        """The calls worth a section: with a config, a split graph, pieces, or (a warm
+        log's model) the split ops its execution code calls."""
         return [c for c in self.calls if c.config or c.pieces or c.split or c.split_ops]
 
     def call_label(self, call: Call) -> str:
@@ -518,12 +520,10 @@ class VllmView:
         same = [c for c in calls if c.label == label]
         if len(same) < 2:
             return label
-        model = _text(call.settings.get("model"))
-        if (
-            model
-            and model != label
-            and sum(1 for c in same if c.settings.get("model") == model) < 2
-        ):
+        raw = call.settings.get("model")
+        model = str(raw)[:LABEL_CHARS] if raw is not None else ""
+        alike = sum(1 for c in same if c.settings.get("model") == raw)
+        if model.strip() and model != label and alike < 2:
             return f"{label} ({model})"
         return f"{label} (call {calls.index(call) + 1})" if call in calls else label
 
