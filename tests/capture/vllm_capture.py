@@ -9,7 +9,9 @@ Run it again in the same folder (same ./vllm_cache, another TORCH_TRACE folder) 
 warm start.  Variants (``VARIANTS``): ``dev`` is the shared log's; ``reuse`` is a 4-layer
 Qwen2 whose middle layers vLLM reuses in-process; ``two_calls`` builds two LLM objects
 one after the other in one process (a Mistral, then a 3-layer Llama with other compile
-ranges): two vllm_compilation_config records in one log.
+ranges): two vllm_compilation_config records in one log.  With VLLM_USE_AOT_COMPILE=0 in
+the environment vLLM's records carry compile ids and a warm start logs its compile starts
+again, each followed by a load from vLLM's own cache (tests/data/captured/vllm_no_aot).
 
 Notes
 * No model hub: the model is a local folder holding only config.json; weights are
