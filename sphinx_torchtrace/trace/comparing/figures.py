@@ -12,10 +12,14 @@ from .changes import Change
 
 
 def seconds_text(value: float | None) -> str:
+    """``12.34 s``; ``-`` where a run has no time."""
     return "-" if value is None else f"{value:.2f} s"
 
 
 def per_call_text(change: Change) -> str:
+    """``0.120 ms -> 0.150 ms``: own time per call on each side, ``not run`` where a side
+    has no call."""
+
     def one(side: tuple[int, float] | None) -> str:
         if not side or not side[0]:
             return "not run"

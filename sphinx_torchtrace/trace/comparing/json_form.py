@@ -35,6 +35,8 @@ def _site_json(site: BreakSite) -> dict[str, str | None]:
 
 
 def _frame_json(f: FrameDiff) -> dict[str, Any]:
+    """One frame's comparison: each figure on both sides, what was added and removed."""
+
     def change(c: Change) -> dict[str, Any]:
         return {"baseline": c.baseline, "new": c.new}
 
@@ -100,6 +102,7 @@ JSON_PHASE_NAMES: dict[str, str] = {
 
 
 def _facts_json(facts: RunFacts | None) -> dict[str, Any] | None:
+    """How a run was made: torch and Python versions, config hashes, ranks."""
     if facts is None:
         return None
     return {

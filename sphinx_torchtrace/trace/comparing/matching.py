@@ -106,6 +106,7 @@ def _judge_matches(frames: list[FrameDiff], old: list[FrameFacts], new: list[Fra
 
 
 def _distinct(lists: Any) -> list[BreakSite]:
+    """The sites of all frames once each, in order."""
     out: list[BreakSite] = []
     seen: set[BreakSite] = set()
     for sites in lists:
@@ -117,6 +118,8 @@ def _distinct(lists: Any) -> list[BreakSite]:
 
 
 def _frame_diff(key: RunFunction, old: FrameFacts | None, new: FrameFacts | None) -> FrameDiff:
+    """One pair of frames (or a frame of one run) compared figure by figure."""
+
     def pick(get: Callable[[FrameFacts], Any]) -> Change:
         return Change(get(old) if old else None, get(new) if new else None)
 

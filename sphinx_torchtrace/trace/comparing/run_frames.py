@@ -23,7 +23,7 @@ from typing import Any
 from ..analyses.caches import cache_totals
 from ..analyses.compare import DIFF_ARTIFACT, is_recompile, recompile_reason_entries
 from ..analyses.failures import reason_headline
-from ..analyses.graph_breaks import break_events
+from ..analyses.graph_breaks import BreakEvent, break_events
 from ..analyses.guards import GUARD_COMMENT
 from ..analyses.phases import compile_seconds
 from ..compile_status import combined_status
@@ -220,6 +220,8 @@ def _is_first(compile_: Compile) -> bool:
 
 
 def _identity(compiles: list[Compile]) -> tuple[str, str, int | None]:
+    """The frame's file, function and first line: from its metrics where torch logged them,
+    else from the innermost stack frame of a compile."""
     for c in compiles:
         for m in c.compilation_metrics:
             name, filename = m.data.get("co_name"), m.data.get("co_filename")
@@ -245,12 +247,50 @@ def _facts(
     rewrite: Callable[[str], str] | None,
     rank: RankTrace,
 ) -> FrameFacts:
+    """What is compared of one frame: its status, compiles, reasons, guards, last graph,
+    kernels, graph breaks and errors, times and cache lookups."""
     log = rank.path
     metrics = [m for c in compiles for m in c.metrics]
+    events = break_events(compiles)
+    breaks, errors = _break_sites(events, key, rewrite, log)
+    data = _last_metrics(compiles)
+    seconds = [s for c in compiles if (s := compile_seconds(c)) is not None]
+    return FrameFacts(
+        key=key,
+        label=label,
+        compiles=compiles,
+        first_line=line,
+        log=log,
+        status=str(combined_status(metrics)),
+        versions=len({c.id.frame_compile_id for c in compiles}),
+        recompiles=sum(is_recompile(rank, c) for c in compiles),
+        recompile_reasons=_recompile_reasons(compiles),
+        guards=_guards(compiles),
+        graph=_last_graph(compiles),
+        graph_ops=_count(data.get("graph_op_count")),
+        graph_nodes=_count(data.get("graph_node_count")),
+        kernels=_kernels(compiles),
+        breaks=breaks,
+        errors=errors,
+        seconds=sum(seconds) if seconds else None,
+        graph_breaks=sum(e.category == "graph_break" for e in events),
+        cache=cache_totals(compiles),
+    )
+
+
+def _break_sites(
+    events: list[BreakEvent],
+    key: RunFunction,
+    rewrite: Callable[[str], str] | None,
+    log: str,
+) -> tuple[list[BreakSite], list[BreakSite]]:
+    """The frame's distinct graph breaks and compile errors, each with its record; a
+    restart is neither and is not compared."""
     breaks: list[BreakSite] = []
     errors: list[BreakSite] = []
-    events = break_events(compiles)
     for event in events:
+        if event.category == "restart":
+            continue
         f = event.failure
         parts = event.message.parts
         site = _site(
@@ -262,11 +302,14 @@ def _facts(
             parts[0].registry_id if parts else None,
             f"{log}:{f.line}",
         )
-        if event.category == "restart":  # no graph break, no error: not compared
-            continue
         target = errors if event.category == "error" else breaks
         if site not in target:
             target.append(site)
+    return breaks, errors
+
+
+def _recompile_reasons(compiles: list[Compile]) -> list[str]:
+    """Each distinct first line of the frame's recompile reasons, numbers and comments removed."""
     reasons: list[str] = []
     for c in compiles:
         for _, guard in recompile_reason_entries(c):
@@ -274,43 +317,27 @@ def _facts(
             text = text.strip().splitlines()[0] if text.strip() else ""
             if text and text not in reasons:
                 reasons.append(text)
+    return reasons
+
+
+def _last_graph(compiles: list[Compile]) -> str | None:
+    """The frame's last Dynamo graph, its line numbers removed (None where none was logged)."""
     with_graph = [c for c in compiles if c.artifacts_named(DIFF_ARTIFACT)]
-    last_graph = with_graph[-1] if with_graph else None
-    graph = None
-    if last_graph is not None:
-        artifact = last_graph.artifacts_named(DIFF_ARTIFACT)[-1]
-        graph = _GRAPH_LOCATION.sub(r"\1:N\2", artifact.text()) if artifact.payload else None
-    data = _last_metrics(compiles)
-    kernels: list[tuple[str, KernelKind]] = [
+    if not with_graph:
+        return None
+    artifact = with_graph[-1].artifacts_named(DIFF_ARTIFACT)[-1]
+    return _GRAPH_LOCATION.sub(r"\1:N\2", artifact.text()) if artifact.payload else None
+
+
+def _kernels(compiles: list[Compile]) -> list[tuple[str, KernelKind]]:
+    """(name, kind) of each kernel the frame's compiles generated (extern calls aside)."""
+    return [
         (k.name, k.kind)
         for c in compiles
         for a in c.artifacts
         for k in a.kernels
         if k.kind != "extern"
     ]
-    seconds = [s for c in compiles if (s := compile_seconds(c)) is not None]
-    versions = len({c.id.frame_compile_id for c in compiles})
-    return FrameFacts(
-        key=key,
-        label=label,
-        compiles=compiles,
-        first_line=line,
-        log=log,
-        status=str(combined_status(metrics)),
-        versions=versions,
-        recompiles=sum(is_recompile(rank, c) for c in compiles),
-        recompile_reasons=reasons,
-        guards=_guards(compiles),
-        graph=graph,
-        graph_ops=_count(data.get("graph_op_count")),
-        graph_nodes=_count(data.get("graph_node_count")),
-        kernels=kernels,
-        breaks=breaks,
-        errors=errors,
-        seconds=sum(seconds) if seconds else None,
-        graph_breaks=sum(e.category == "graph_break" for e in events),
-        cache=cache_totals(compiles),
-    )
 
 
 def _site(
@@ -322,6 +349,8 @@ def _site(
     registry_id: str | None = None,
     evidence: str | None = None,
 ) -> BreakSite:
+    """One graph break or error: its headline, numbers removed, and where in the user's
+    code (the frame's file and function where torch logged no user location)."""
     text = reason[:MAX_REASON_CHARS] if isinstance(reason, str) else ""
     headline = _no_numbers(reason_headline(text))[:500]
     file, function = key.file, key.function
@@ -337,6 +366,7 @@ def _site(
 
 
 def _last_metrics(compiles: list[Compile]) -> dict[str, Any]:
+    """The last compilation metrics of the frame (its last version's figures)."""
     for c in reversed(compiles):
         for m in reversed(c.compilation_metrics):
             if isinstance(m.data, dict):
