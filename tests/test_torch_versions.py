@@ -95,33 +95,36 @@ def named(path: Path, name: str) -> Iterator[Rec]:
 
 def expected_launches(code: str) -> dict[str, int]:
     """Each kernel's launches per run of an output code: its lines in ``call`` once, its
-    lines in a subgraph function once per call of that function from ``call``."""
-    inside: dict[str, list[str]] = {}
-    calls: Counter[str] = Counter()
-    direct: list[str] = []
+    lines in a subgraph function once per run of that function (the runs of each caller,
+    ``call`` or another subgraph function, times its calls there)."""
+    launches: dict[str, list[str]] = {"call": []}
+    calls: dict[str, Counter[str]] = {"call": Counter()}  # caller -> callee -> calls
     function = ""
     for text in code.split("\n"):
         head = _DEF.match(text)
         if head:
             function = head.group(1)
-            inside[function] = []
+            launches[function], calls[function] = [], Counter()
             continue
         if text.startswith("    def call(self, args):"):
             function = "call"
             continue
         if text and not text[0].isspace():
             function = ""
-        launch = _LAUNCH.match(text)
-        if launch and function in inside:
-            inside[function].append(launch.group(1))
-        elif launch and function == "call":
-            direct.append(launch.group(1))
-        if function == "call":
-            calls.update(_SUBGRAPH_CALL.findall(text))
-    counted: Counter[str] = Counter(direct)
-    for fn, kernels in inside.items():
+        if function:
+            launch = _LAUNCH.match(text)
+            launches[function] += [launch.group(1)] if launch else []
+            calls[function].update(_SUBGRAPH_CALL.findall(text))
+
+    def runs(fn: str) -> int:
+        if fn == "call":
+            return 1
+        return sum(runs(caller) * n[fn] for caller, n in calls.items() if n[fn])
+
+    counted: Counter[str] = Counter()
+    for fn, kernels in launches.items():
         for kernel in kernels:
-            counted[kernel] += calls[fn]
+            counted[kernel] += runs(fn)
     return dict(counted)
 
 
@@ -333,3 +336,70 @@ def test_the_pages_say_what_the_records_say(site: SphinxTestApp, log: Path, name
     assert ("hit" in results) == (log.stem == "warm") and ("miss" in results) == (
         log.stem == "cold"
     )
+
+
+# -- nested regions --------------------------------------------------------------------------
+
+NESTED = [CAPTURED / f"nested_regions_{v}" / "cold.log" for v in VERSIONS]
+
+
+@pytest.mark.parametrize("log", NESTED, ids=VERSIONS)
+def test_a_region_nested_in_another_counts_once_per_call_of_it(log: Path, tmp_path: Path) -> None:
+    """``inner`` is called three times in ``outer``'s body, ``outer`` twice: Dynamo prints
+    the three calls once, inside ``outer``'s class; the output code runs ``inner``'s kernel
+    six times, and the pages say six calls, as the kernel counts do."""
+    [graph] = [x for x in named(log, "dynamo_output_graph") if x.label == "[0/0]"]
+    calls = Counter(_INVOKE.findall(graph.payload))
+    assert calls == {"subgraph_1": 2, "subgraph_0": 3}
+    lines = graph.payload.split("\n")
+    holder = next(i for i, t in enumerate(lines) if t.strip().startswith("class subgraph_1("))
+    assert all(
+        i > holder for i, t in enumerate(lines) if "'subgraph_0'" in t
+    )  # every call of subgraph_0 is in subgraph_1's body
+    [forward, _backward] = [x for x in named(log, "inductor_output_code") if x.label == "[0/0]"]
+    expected = expected_launches(forward.payload)
+    relu = next(k for k in expected if "relu" in k and k.startswith("cpp_fused"))
+    assert expected[relu] == 6  # inner's kernel: three calls in each of outer's two
+    c = rank(log).compile("[0/0]")
+    ours = {k.name: k.calls for k in c.artifacts_named("inductor_output_code")[0].kernels}
+    assert ours == expected
+    found = compile_regions(c)
+    assert found is not None
+    [use] = [u for u in found.reused if u.identifier == "subgraph_0"]
+    assert (use.calls, use.runs, use.reused, use.inside) == (3, 6, 5, ("subgraph_1", 2))
+    # the pages
+    shutil.copy(log, tmp_path / log.name)
+    app = SphinxTestApp(
+        "html",
+        srcdir=_one_log_root(tmp_path, log.name),
+        freshenv=True,
+        confoverrides=dict(QUIET),
+        status=StringIO(),
+        warning=StringIO(),
+    )
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert warnings_of(app) == ""
+    folder = app.outdir / "torchtrace" / "nested"
+    assert (
+        f"subgraph_0 is called 3 times in dynamo_output_graph (line {graph.line}), in the "
+        "body of subgraph_1 , which runs 2 times: 6 calls per run of the graph; one traced "
+        "region, reused 5 times." in page_words(folder / "frame-0-0.html")
+    )
+    glance = page_words(folder / "index.html").split("This is the")[0]
+    assert re.search(
+        r"subgraph_0 called 6 times in \S+ \(3 in each of subgraph_1 's calls; one traced "
+        r"region, reused 5 times\)",
+        glance,
+    ), glance
+
+
+def _one_log_root(tmp_path: Path, log: str) -> Path:
+    srcdir = copy_testroot("regions", tmp_path / "src")
+    (srcdir / "logs").mkdir()
+    shutil.copy(tmp_path / log, srcdir / "logs" / log)
+    page = f"Nested\n======\n\n.. torchtrace:: logs/{log}\n   :name: nested\n"
+    (srcdir / "index.rst").write_text(page, encoding="utf-8")
+    return srcdir

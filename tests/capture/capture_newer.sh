@@ -2,6 +2,7 @@
 # Capture newer_torch.py with a newer torch: tests/data/captured/newer_torch_t<NNN>/.
 #
 #   PYTHON=/path/to/torch-2.14/python tests/capture/capture_newer.sh     # -> newer_torch_t214
+#   SCRIPT=nested_regions RUNS=cold PYTHON=... tests/capture/capture_newer.sh  # -> nested_regions_t214
 #
 # The program runs twice in one temp dir with one fresh inductor cache: the first log is a
 # cold start, the second a warm one (cache hits).  Compile workers are on (two threads, the
@@ -12,28 +13,30 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
+SCRIPT="${SCRIPT:-newer_torch}"
+RUNS="${RUNS:-cold warm}"
 VERSION="$("$PYTHON" -c 'import torch; print("".join(torch.__version__.split("+")[0].split(".")[:2]))')"
-DEST="$ROOT/tests/data/captured/newer_torch_t$VERSION"
+DEST="$ROOT/tests/data/captured/${SCRIPT}_t$VERSION"
 VENV="$("$PYTHON" -c 'import sys; print(sys.prefix)')"
 BASE="$("$PYTHON" -c 'import sys; print(sys.base_prefix)')"
 USER_NAME="$(id -un)"
 
 work="$(mktemp -d)"
 work="$(cd "$work" && pwd -P)"
-cp "$HERE/newer_torch.py" "$work/"
-echo "== newer_torch with torch $VERSION (in $work)"
-for run in cold warm; do
+cp "$HERE/$SCRIPT.py" "$work/"
+echo "== $SCRIPT with torch $VERSION (in $work)"
+for run in $RUNS; do
   start=$(date +%s)
   ( cd "$work" && env TORCH_TRACE="$work/trace-$run" TORCHINDUCTOR_CACHE_DIR="$work/cache" \
       TORCHINDUCTOR_COMPILE_THREADS=2 TORCHINDUCTOR_WORKER_START=subprocess \
       TORCHINDUCTOR_COMPILE_WORKER_WATCHDOG_INTERVAL=1 \
-      "$PYTHON" newer_torch.py >"$work/stdout-$run.txt" 2>&1 ) \
+      "$PYTHON" "$SCRIPT.py" >"$work/stdout-$run.txt" 2>&1 ) \
     || { echo "run $run failed, see $work/stdout-$run.txt" >&2; tail -20 "$work/stdout-$run.txt" >&2; exit 1; }
   echo "   $run ran in $(( $(date +%s) - start )) s"
 done
 mkdir -p "$DEST"
 rm -f "$DEST"/*.log
-for run in cold warm; do
+for run in $RUNS; do
   for log in "$work"/trace-$run/*.log; do
     "$PYTHON" "$HERE/sanitize.py" "$log" "$DEST/$run.log" \
       --venv "$VENV" --project "$work" --python-prefix "$BASE" --user "$USER_NAME"

@@ -153,12 +153,17 @@ def glance_line(plan: TracePlan) -> list[Inline] | None:
             continue
         link: Inline = ObjectLink("frame", frame.name)
         for use in found.reused:
+            nested: list[Inline] = []
+            if use.inside is not None:
+                nested = [f"{use.calls} in each of ", Code(use.inside[0]), "'s calls; "]
             parts.append(
                 [
                     Code(use.identifier),
-                    f" called {use.calls} times in ",
+                    f" called {_times(use.runs)} in ",
                     link,
-                    f" (one traced region, reused {use.reused} time{'s' if use.reused > 1 else ''}",
+                    " (",
+                    *nested,
+                    f"one traced region, reused {_times(use.reused)}",
                     *_glance_backward(found, use.identifier),
                     ")",
                 ]
@@ -223,20 +228,30 @@ def _listed_uses(found: Regions) -> list[RegionUse]:
 def _reuse_sentences(frame: FramePlan, found: Regions) -> list[Block]:
     sentences: list[Block] = []
     for use in found.reused:
-        sentences.append(
-            Paragraph(
-                [
-                    Code(use.identifier),
-                    f" is called {use.calls} times in ",
-                    _graph_link(frame, use.graph),
-                    f" (line {use.graph.line}): one traced region, reused {use.reused} time"
-                    f"{'s' if use.reused > 1 else ''}",
-                    *_backward_words(found, use.identifier, "; "),
-                    ".",
-                ]
-            )
-        )
+        said: list[Inline] = [
+            Code(use.identifier),
+            f" is called {_times(use.calls)} in ",
+            _graph_link(frame, use.graph),
+            f" (line {use.graph.line})",
+        ]
+        if use.inside is not None:
+            holder, runs = use.inside
+            said += [", in the body of ", Code(holder), f", which runs {_times(runs)}"]
+        lead = ": "
+        if use.runs != use.calls:
+            said.append(f": {use.runs} calls per run of the graph")
+            lead = "; "
+        said += [
+            f"{lead}one traced region, reused {_times(use.reused)}",
+            *_backward_words(found, use.identifier, "; "),
+            ".",
+        ]
+        sentences.append(Paragraph(said))
     return sentences
+
+
+def _times(n: int) -> str:
+    return f"{n} time{'s' if n != 1 else ''}"
 
 
 def _backward_words(found: Regions, identifier: str, lead: str) -> list[Inline]:

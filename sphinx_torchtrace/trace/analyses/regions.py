@@ -22,6 +22,8 @@ Three things the log records, each read as logged:
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +37,10 @@ DYNAMO_GRAPH = "dynamo_output_graph"
 BACKWARD_VARIANT = "invoke_subgraph_backward_duplicate"
 #: Fields of that record read here; any other is shown as logged.
 VARIANT_FIELDS = ("forward_identifier", "backward_identifier", "num_variants_for_identifier")
+#: Regions nested deeper than this are not followed (their calls per run not worked out).
+MAX_NESTING = 16
+_CLASS = re.compile(r"^\s*class (\w{1,200})\(torch\.nn\.Module\):")
+_CALL = re.compile(r"\binvoke_subgraph\(\s*[A-Za-z_]\w{0,200}\s*,\s*'([^'\n]{1,200})'")
 
 
 @dataclass(slots=True)
@@ -43,12 +49,23 @@ class RegionUse:
 
     graph: Artifact
     identifier: str
-    calls: int
+    calls: int  # the places of the graph's text that call it
+    #: Calls per run of the graph, for Dynamo's: a call inside another region's body counts
+    #: once per call of that region (``subgraph_0`` called 3 times in ``subgraph_1``'s body,
+    #: ``subgraph_1`` twice: 6); None where not worked out (other graphs).
+    per_run: int | None = None
+    #: The region whose body holds every call of this one, with that region's calls per run.
+    inside: tuple[str, int] | None = None
+
+    @property
+    def runs(self) -> int:
+        """Calls per run of the graph (the places calling it where nothing nests)."""
+        return self.per_run if self.per_run is not None else self.calls
 
     @property
     def reused(self) -> int:
         """Calls past the first: the times the traced region was used again."""
-        return max(self.calls - 1, 0)
+        return max(self.runs - 1, 0)
 
 
 @dataclass(slots=True)
@@ -97,8 +114,8 @@ class Regions:
 
     @property
     def reused(self) -> list[RegionUse]:
-        """The regions the user's graph (Dynamo's) calls more than once."""
-        return [u for u in self.uses if u.graph.name == DYNAMO_GRAPH and u.calls > 1]
+        """The regions the user's graph (Dynamo's) calls more than once per run."""
+        return [u for u in self.uses if u.graph.name == DYNAMO_GRAPH and u.runs > 1]
 
     def variants_of(self, identifier: str) -> list[BackwardVariant]:
         """The backward variants torch logged for a region identifier, in log order."""
@@ -121,7 +138,10 @@ def compile_regions(c: Compile) -> Regions | None:
     for a in c.artifacts:
         if a.region_calls and a.name not in seen:  # a graph logged again (pre-grad) adds none
             seen.add(a.name)
-            uses.extend(RegionUse(a, name, n) for name, n in a.region_calls.items())
+            nesting = _nesting(a.text()) if a.name == DYNAMO_GRAPH else {}
+            for name, n in a.region_calls.items():
+                per_run, inside = nesting.get(name, (None, None))
+                uses.append(RegionUse(a, name, n, per_run, inside))
     functions: list[CodeSubgraph] = []
     for a in c.artifacts:
         found: dict[str, CodeSubgraph] = {}
@@ -141,6 +161,54 @@ def compile_regions(c: Compile) -> Regions | None:
     if not uses and not functions and not groups and not variants:
         return None
     return Regions(uses, functions, list(groups.values()), variants)
+
+
+def _nesting(text: str) -> dict[str, tuple[int, tuple[str, int] | None]]:
+    """Per region identifier of a Dynamo graph: its calls per run of the graph and the
+    region whose body holds all its calls (with that region's calls per run), if one does.
+
+    Dynamo prints a region's body as a class nested in the graph module's, named as the
+    region (``class subgraph_1(torch.nn.Module):``); a call belongs to the innermost class
+    above it with less indentation.  A region's body runs once per call of the region, so
+    a call in it runs that many times; the graph module's own body runs once."""
+    sites: dict[str, Counter[str]] = {}  # identifier -> enclosing class -> calls
+    stack: list[tuple[int, str]] = []
+    top = ""
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        head = _CLASS.match(line)
+        if head:
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            stack.append((indent, head.group(1)))
+            top = top or head.group(1)
+            continue
+        if "invoke_subgraph(" not in line:
+            continue
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        holder = stack[-1][1] if stack else top
+        for identifier in _CALL.findall(line):
+            sites.setdefault(identifier, Counter())[holder] += 1
+    runs: dict[str, int] = {}
+
+    def run_count(name: str, depth: int) -> int:
+        if name == top or not name:
+            return 1
+        if name in runs:
+            return runs[name]
+        if depth > MAX_NESTING or name not in sites:
+            return 0  # a class no call names (or a loop): its body's calls are not counted
+        runs[name] = sum(n * run_count(h, depth + 1) for h, n in sites[name].items())
+        return runs[name]
+
+    found: dict[str, tuple[int, tuple[str, int] | None]] = {}
+    for identifier, holders in sites.items():
+        total = run_count(identifier, 0)
+        holder = next(iter(holders)) if len(holders) == 1 else top
+        inside = (holder, run_count(holder, 0)) if holder != top else None
+        found[identifier] = (total, inside)
+    return found
 
 
 def _variant(artifact: Artifact) -> BackwardVariant | None:
