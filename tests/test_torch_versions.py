@@ -388,6 +388,7 @@ def test_a_region_nested_in_another_counts_once_per_call_of_it(log: Path, tmp_pa
         "body of subgraph_1 , which runs 2 times: 6 calls per run of the graph; one traced "
         "region, reused 5 times." in page_words(folder / "frame-0-0.html")
     )
+    assert "subgraph_0 3 (6 per run) 5" in page_words(folder / "frame-0-0.html")  # the table
     glance = page_words(folder / "index.html").split("This is the")[0]
     assert re.search(
         r"subgraph_0 called 6 times in \S+ \(3 in each of subgraph_1 's calls; one traced "

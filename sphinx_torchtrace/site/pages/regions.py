@@ -91,7 +91,7 @@ def regions_section(plan: TracePlan, frame: FramePlan) -> Section | None:
             [
                 [_graph_link(frame, u.graph)],
                 [Code(u.identifier)],
-                [str(u.calls)],
+                [_calls_cell(u)],
                 [str(u.reused)] if u.reused else ["—"],
             ]
             for u in uses
@@ -248,6 +248,13 @@ def _reuse_sentences(frame: FramePlan, found: Regions) -> list[Block]:
         ]
         sentences.append(Paragraph(said))
     return sentences
+
+
+def _calls_cell(use: RegionUse) -> str:
+    """The places calling it, and its calls per run where a region's body holds them."""
+    if use.runs == use.calls:
+        return str(use.calls)
+    return f"{use.calls} ({use.runs} per run)"
 
 
 def _times(n: int) -> str:
