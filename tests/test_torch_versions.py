@@ -12,6 +12,7 @@ and held by ``test_tlparse_parity.py``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -404,3 +405,49 @@ def _one_log_root(tmp_path: Path, log: str) -> Path:
     page = f"Nested\n======\n\n.. torchtrace:: logs/{log}\n   :name: nested\n"
     (srcdir / "index.rst").write_text(page, encoding="utf-8")
     return srcdir
+
+
+# -- record kinds a newer torch may add ------------------------------------------------------
+
+
+def test_a_record_kind_we_do_not_know_keeps_its_fields_on_the_page(tmp_path: Path) -> None:
+    """A torch 2.15 log with two records of kinds no torch we know logs (as a newer one
+    may): their envelope fields and payload are shown as logged, none dropped, no warning."""
+    log = CAPTURED / "newer_torch_t215" / "cold.log"
+    lines = log.read_text(encoding="utf-8").split("\n")
+    at = next(i for i, t in enumerate(lines) if '"compile_worker_status"' in t)
+    prefix = lines[at].split("] ")[0] + "] "
+    payload = '{"job_id": 7, "queue": [3, 1]}'
+    md5 = hashlib.md5(payload.encode()).hexdigest()
+    ids = {"frame_id": 4, "frame_compile_id": 0, "attempt": 0}
+    added = [
+        prefix
+        + json.dumps({"worker_heartbeat": {"slot": 3, "phase": "link"}, **ids, "has_payload": md5}),
+        "\t" + payload,
+        prefix + json.dumps({"worker_census": {"alive": 2, "note": "<b>x</b>"}, **ids}),
+    ]
+    (tmp_path / "added.log").write_text("\n".join(lines[:at] + added + lines[at:]), "utf-8")
+    rank = load_trace(tmp_path / "added.log").ranks[0]
+    assert not rank.diagnostics
+    kinds = {a.event: a for a in rank.compile("[4/0]").artifacts if not a.known}
+    assert set(kinds) == {"worker_heartbeat", "worker_census"}
+    app = SphinxTestApp(
+        "html",
+        srcdir=_one_log_root(tmp_path, "added.log"),
+        freshenv=True,
+        confoverrides=dict(QUIET),
+        status=StringIO(),
+        warning=StringIO(),
+    )
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert warnings_of(app) == ""
+    page = page_words(app.outdir / "torchtrace" / "nested" / "frame-4-0.html")
+    page = page.replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+    assert 'The record\'s own fields: {"phase": "link", "slot": 3}' in page
+    assert '{"job_id": 7, "queue": [3, 1]}' in page
+    assert 'worker_census 0 B {"alive": 2, "note": "<b>x</b>"}' in page  # no payload: the cell
+    raw = (app.outdir / "torchtrace" / "nested" / "frame-4-0.html").read_text("utf-8")
+    assert "<b>x</b>" not in raw  # data, never markup

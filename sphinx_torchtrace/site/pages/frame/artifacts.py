@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ....trace import Artifact, Compile
 from ....trace.analyses import compare
 from ...artifacts import GUARD_ARTIFACTS, INLINE_LIMIT, language_of, pipeline_position, size_text
@@ -87,13 +89,16 @@ def section(view: FrameView) -> Section | None:
             shown.append(
                 Dropdown(
                     [f"{a.name} ({size_text(a.size)}, line {a.line} of the log)"],
-                    [CodeBlock(view.strip(a.text()), language_of(a))],
+                    [*_own_fields(a), CodeBlock(view.strip(a.text()), language_of(a))],
                     anchor=artifact_anchor(a),
                 )
             )
     blocks += folded_if_many(shown, "artifacts shown on this page")
     return Section([_("Artifacts")], blocks, anchor="artifacts")
 
+
+#: Characters of an unknown record kind's own fields shown.
+FIELDS_LIMIT = 2000
 
 #: Caches whose hit skips the compile steps that log graphs, as a reader knows them.
 CACHES_SKIPPING_GRAPHS = {"fx_graph": "the FX graph cache", "aotautograd": "the AOT autograd cache"}
@@ -166,6 +171,20 @@ def _numbers_only_blocks(view: FrameView, graph: GraphPlan) -> list[Block]:
     return [target, Dropdown([title], body, anchor=artifact_anchor(graph.artifact))]
 
 
+def _fields_text(a: Artifact) -> str:
+    """The envelope fields of a record kind this model does not know (a newer torch's), as
+    logged: kept as data, not dropped; "" for a known kind or one with none."""
+    if a.known or not a.metadata:
+        return ""
+    text = json.dumps(a.metadata, sort_keys=True, default=str)
+    return text if len(text) <= FIELDS_LIMIT else text[: FIELDS_LIMIT - 1] + "…"
+
+
+def _own_fields(a: Artifact) -> list[Block]:
+    fields = _fields_text(a)
+    return [Paragraph(["The record's own fields: ", Code(fields)])] if fields else []
+
+
 def _artifact_cells(view: FrameView, a: Artifact) -> tuple[Inlines, Inlines, bool]:
     """The name cell (a link where the artifact is shown), where its content is, and
     whether this page shows it below the table."""
@@ -198,7 +217,8 @@ def _artifact_cells(view: FrameView, a: Artifact) -> tuple[Inlines, Inlines, boo
             False,
         )
     if a.payload is None:
-        return [Code(a.name)], ["no content"], False
+        fields = _fields_text(a)
+        return [Code(a.name)], [Code(fields)] if fields else ["no content"], False
     link = view.anchor_link(artifact_anchor(a), a.name)
     if (a.name == "dynamo_error" and view.compile.failures) or break_of(view.compile, a):
         # the failures section shows it, anchored: an error's traceback, a break's message
