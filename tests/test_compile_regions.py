@@ -150,10 +150,10 @@ def test_the_frame_page_says_the_regions_and_their_reuse(site: SphinxTestApp) ->
 
 def test_subgraph_names_appear_on_the_pages(site: SphinxTestApp) -> None:
     page = _page(site, "subgraph-name", "Compile regions")
-    assert "repeated_subgraph0 : 1 record, line 3 of the log" in page
-    assert "partitioned_bw_subgraph_1_0 : 1 record, line 5 of the log" in page
+    assert "repeated_subgraph0 : 1 artifact, line 3 of the log" in page
+    assert "partitioned_bw_subgraph_1_0 : 1 artifact, line 5 of the log" in page
     assert "fx_graph_runnable [repeated_subgraph0]" in page  # the artifacts table tells them
-    regional = _page(site, "regions", "__marked_inductor_submod0 : 28 records")
+    regional = _page(site, "regions", "__marked_inductor_submod0 : 28 artifacts")
     assert "output code 2 [__marked_inductor_submod0]" in regional  # the kernels' code
 
 

@@ -296,7 +296,7 @@ def test_the_pages_say_what_the_records_say(site: SphinxTestApp, log: Path, name
             for x in records(log)
             if x.envelope.get("subgraph_name") == sub and x.kind != "chromium_event"
         )
-        assert f"{sub} : {n} records" in pages["frame-1-0"]
+        assert f"{sub} : {n} artifacts" in pages["frame-1-0"]
     # the compile workers: reports under the compile their payload names, the dead sidecar
     reports = list(named(log, "compile_worker_status"))
     longest = max(json.loads(x.payload)["elapsed_s"] for x in reports)

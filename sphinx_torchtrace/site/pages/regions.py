@@ -72,8 +72,9 @@ VARIANTS_TEXT = (
     "what Inductor compiled for each."
 )
 GROUPS_TEXT = (
-    "Records logged while regional Inductor compiled one subgraph on its own, grouped by "
-    "their subgraph_name (the envelope's key):"
+    "The artifacts (graphs, code and the like) logged while regional Inductor compiled one "
+    "subgraph on its own, grouped by their subgraph_name (the envelope's key); the timing "
+    "records (chromium_event) logged under it are not counted here:"
 )
 
 
@@ -121,10 +122,10 @@ def regions_section(plan: TracePlan, frame: FramePlan) -> Section | None:
             first, last = group.artifacts[0].line, group.artifacts[-1].line
             said: list[Inline] = [
                 Code(group.name),
-                f": {len(group.artifacts)} record{'s' if len(group.artifacts) > 1 else ''}, "
+                f": {len(group.artifacts)} artifact{'s' if len(group.artifacts) > 1 else ''}, "
                 f"lines {first} to {last} of the log"
                 if first != last
-                else f": 1 record, line {first} of the log",
+                else f": 1 artifact, line {first} of the log",
             ]
             if kernels:
                 said += [
@@ -137,7 +138,7 @@ def regions_section(plan: TracePlan, frame: FramePlan) -> Section | None:
                 for a in group.artifacts
             ]
             table = Table([_("Record"), _("Line"), _("Kernels")], rows)
-            blocks.append(_folded(table, f"records under {group.name}"))
+            blocks.append(_folded(table, f"artifacts under {group.name}"))
     return Section([_("Compile regions")], blocks, anchor="compile-regions")
 
 
