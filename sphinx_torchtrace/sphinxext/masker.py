@@ -44,6 +44,9 @@ _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 CACHED_FROM = 1024
 #: Texts remembered at most (a digest and, where masking changed the text, what it made).
 MAX_CACHED = 200_000
+#: Characters of short texts remembered at most (a thousand ranks' event lines are each
+#: their own: the memory they would hold buys nothing).
+MAX_SHORT_CHARS = 4_000_000
 #: Texts shorter than this are remembered whole, with their answer: a page's names, paths
 #: and labels come again on every page that links to them.
 SHORT = 256
@@ -59,6 +62,7 @@ class TraceMasker(SecretMasker):
         # a long text's digest: what masking made of it (None: the text as it is)
         self._done: dict[bytes, str | None] = {}
         self._short: dict[str, str] = {}  # a short text: its answer
+        self._short_chars = 0
         self._lines: set[str] = set()
         self._joined = ""
         for secret in secrets:
@@ -83,6 +87,7 @@ class TraceMasker(SecretMasker):
     def _forget(self) -> None:
         self._done.clear()
         self._short.clear()
+        self._short_chars = 0
 
     def __call__(self, text: str) -> str:
         """``text`` masked until masking it again changes nothing: a key's line masked can
@@ -96,8 +101,9 @@ class TraceMasker(SecretMasker):
             shown = self._short.get(text)
             if shown is None:
                 shown = self._settled(text)[0]
-                if len(self._short) < MAX_CACHED:
+                if self._short_chars < MAX_SHORT_CHARS:
                     self._short[text] = shown
+                    self._short_chars += len(text)
             return shown
         key = _digest(text)
         if key in self._done:
