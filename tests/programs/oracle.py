@@ -46,6 +46,8 @@ from .generator import BREAK_MARK, MAY_BREAK, Program
 
 #: A function torch made to resume after a graph break (not one the program wrote).
 RESUME = "torch_dynamo_resume_in_"
+#: A resume function's name: the function it resumes, then the line it resumes at.
+RESUMED = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+$")
 #: Errors torch raises for a compile (not the program's own ``ValueError``).
 PROGRAM_ERRORS = frozenset({"ValueError"})
 
@@ -176,6 +178,9 @@ class Truth:
     recompile_sources: dict[str, list[str | None]] = field(default_factory=dict)
     #: Per function, in call order, the compiles that failed: "raised:<type>" or "eager".
     failed: dict[str, list[str]] = field(default_factory=dict)
+    #: Per function with graph breaks, the indices in ``failed`` of refusals past the limit
+    #: that may be a resume function's: the program sees only that its call was refused.
+    maybe_resume: dict[str, list[int]] = field(default_factory=dict)
 
 
 def truth_of(program: Program, run: Run) -> Truth:
@@ -202,6 +207,8 @@ def truth_of(program: Program, run: Run) -> Truth:
         failed = t.failed.setdefault(fn, [])
         torch_raised = raised if raised and raised not in PROGRAM_ERRORS else None
         if call["refused"]:
+            if not new and any(b[0] == fn for b in program.breaks):
+                t.maybe_resume.setdefault(fn, []).append(len(failed))
             failed.append(f"raised:{torch_raised}" if torch_raised else "eager")
         elif not new and call["compiles"] and torch_raised:
             failed.append(f"raised:{torch_raised}")  # torch started a compile, then raised
@@ -366,9 +373,19 @@ def compare(program: Program, run: Run, full_pages: bool = True) -> Result:
         )
     # failed compiles: raised versus eager, per function in order
     by_fn: dict[str, list[Any]] = {}
+    resume_refusals: Counter[str] = Counter()  # per function, its resume functions' refusals
     for c, n in zip(known, names, strict=True):
         if n is not None and not n.startswith(RESUME) and not c.id.attempt:
             by_fn.setdefault(n, []).append(c)
+        elif n is not None and not c.id.attempt and (of := RESUMED.match(n)):
+            found_out = failure_outcome(c)
+            if found_out is not None and found_out.outcome == "limit":
+                resume_refusals[of.group(1)] += 1
+    for fn_name, maybe in truth.maybe_resume.items():
+        # refusals that were a resume function's, as the log names it: not the function's own
+        drop = set(maybe[: resume_refusals[fn_name]])
+        kept = [w for i, w in enumerate(truth.failed[fn_name]) if i not in drop]
+        truth.failed[fn_name] = kept
     for fn_name, compiles in by_fn.items():
         got_out = [(c, failure_outcome(c)) for c in compiles]
         failed = [(c, f) for c, f in got_out if f is not None]
