@@ -705,6 +705,39 @@ def test_summary_reads_every_kind_the_directive_reads() -> None:
     figures = json.loads(result.stdout)
     assert figures["input"] == "torch-compile-debug" and figures["runs"] >= 1
     assert figures["graph_folders"] == sum(figures["graph_folders_by_kind"].values()) > 0
+    # the folder's files hold no times: its compile time is the trace log's beside its runs
+    beside = json.loads(run("summary", "--json", debug / "tlparse").stdout)["compile_time"]
+    assert figures["compile_time"] == beside and beside["seconds"] > 1
+    assert figures["compile_time_from"].endswith("tlparse/dedicated_log_torch_trace_8xohozcf.log")
     refused = run("diff", text_log, text_log)
     assert refused.returncode == 2 and refused.stdout == ""
     assert "does not say which function each compile ran" in refused.stderr
+
+
+def test_summary_of_a_debug_folder_without_a_trace_log_says_where_times_are(
+    tmp_path: Path,
+) -> None:
+    """Without the trace log torch writes beside the runs, no compile time is made up."""
+    debug = tmp_path / "torch_compile_debug"
+    shutil.copytree(DATA / "captured" / "debug_dir" / "inference" / "torch_compile_debug", debug)
+    shutil.rmtree(debug / "tlparse")
+    result = run("summary", debug)
+    assert result.returncode == 0, result.stderr
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("compile time:")]
+    assert "none recorded" in line and "no trace log beside it" in line
+    assert "compile_time" not in json.loads(run("summary", "--json", debug).stdout)
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly() -> None:
+    """``summary --json --all LOG | head``: no traceback, no error line, the pipe's status."""
+    log = DATA / "corpus" / "big_many_models"
+    with subprocess.Popen(
+        [sys.executable, "-m", "sphinx_torchtrace", "summary", "--json", "--all", str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as child:
+        assert child.stdout is not None and child.stderr is not None
+        assert child.stdout.read(10).startswith(b"{")
+        child.stdout.close()  # the output is far longer than a pipe holds
+        assert child.stderr.read() == b""
+        assert child.wait(timeout=300) == 141

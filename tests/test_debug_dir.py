@@ -12,6 +12,7 @@ from pathlib import Path
 from sphinx_torchtrace.site.plan import plan_debug_dir
 from sphinx_torchtrace.sphinxext.families.trace_options import parse_options
 from sphinx_torchtrace.trace import load_trace
+from sphinx_torchtrace.trace.analyses.compile_time import compile_time_tree
 from sphinx_torchtrace.trace.inputs.debug_dir import (
     Fusion,
     ir_nodes,
@@ -20,7 +21,7 @@ from sphinx_torchtrace.trace.inputs.debug_dir import (
 )
 from sphinx_torchtrace.trace.inputs.formats import DEBUG_DIR, TORCH_LOGS, TRACE, detect_format
 
-from .conftest import DATA, SiteMaker, inventory, warnings_of
+from .conftest import DATA, SiteMaker, inventory, page_words, warnings_of
 
 CAPTURED = DATA / "captured" / "debug_dir"
 INFERENCE = CAPTURED / "inference" / "torch_compile_debug"
@@ -143,6 +144,13 @@ def test_sphinx_build_of_training_folder(make_site: SiteMaker) -> None:
         assert heading in page, heading
     assert "train-trace/frame-0-0.html" in page  # linked to the frame by content
     assert (out / "_downloads").exists()
+    # the folder's files hold no times: its overview says so and gives the trace log's,
+    # the root of that log's tree, with a link to where it went
+    overview = page_words(out / "torchtrace/train/index.html")
+    seconds = compile_time_tree(load_trace(TRAINING / "tlparse")).seconds
+    assert f"records {seconds:.2f} s: where it went" in overview, overview
+    index = (out / "torchtrace/train/index.html").read_text("utf-8")
+    assert "../train-trace/index.html#compile-time-by-source" in index
 
 
 def test_sphinx_build_of_inference_run_folder(make_site: SiteMaker) -> None:
@@ -204,6 +212,9 @@ def test_bad_inputs_warn_and_the_rest_renders(make_site: SiteMaker, tmp_path: Pa
     assert "Missing files" in page and "ir_post_fusion.txt" in page
     assert "cpp_fused_relu_0" in page  # the kernel before the cut still has its page
     assert "sdsc" not in page.split("Generated code")[1].split("Provenance")[0].lower() or True
+    overview = page_words(Path(app.outdir) / "torchtrace/broken/index.html")
+    assert "hold no compile-time records" in overview
+    assert "No trace log is beside this folder's runs" in overview
 
 
 def test_fused_nodes_are_read_as_torch_prints_them() -> None:

@@ -17,6 +17,8 @@ Each command is one module of :mod:`.commands` (its help, its options and what i
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 from importlib import import_module
 from typing import cast
@@ -51,9 +53,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:  # the user stopped it: no error to report, the shell's status
         return 130
+    except BrokenPipeError:  # the reader stopped reading (``| head``): as other tools, quietly
+        _quiet_stdout()
+        return 141
     except Exception as e:  # noqa: BLE001 - a CI log gets one line, not a traceback
         error(f"unexpected {type(e).__name__}: {e}")
         return 2
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at devnull so that flushing it at exit raises no second BrokenPipeError."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def command(name: str) -> Command:

@@ -1188,6 +1188,8 @@ class DebugDirPlan:
     logs: list[DebugLogPlan] = field(default_factory=list)
     trace_label: str | None = None  # the trace log of the same run, when its pages exist
     trace_index: str | None = None  # the overview docname of that trace
+    #: That trace's compile time (the root of its tree); None when it records none.
+    trace_compile_seconds: float | None = None
 
     @property
     def index_docname(self) -> str:

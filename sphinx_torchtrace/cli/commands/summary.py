@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from ...render.answers_text import answer_lines, wants_colour
@@ -13,7 +14,7 @@ from ...site.characters import console_json
 from ...site.count_words import kinds_text
 from ...site.divergence_words import divergence_words
 from ...site.rank_sharing import rank_classes
-from ...trace import Trace
+from ...trace import Trace, TraceReadError
 from ...trace.analyses import compile_time
 from ...trace.analyses.answers import answers
 from ...trace.analyses.autotuning import autotuning, totals
@@ -24,7 +25,7 @@ from ...trace.analyses.vllm import summary_data, summary_text, vllm_view
 from ...trace.inputs.debug_dir import load_debug_dir
 from ...trace.inputs.formats import DEBUG_DIR
 from ...trace.inputs.opening import OpenedInput, open_input
-from ..common import say
+from ..common import InputError, say
 from ..loading import load
 
 #: Rank classes ``summary`` lists by their ranks (the others counted; ``--json`` has all).
@@ -256,6 +257,10 @@ def _debug_summary(args: argparse.Namespace, opened: OpenedInput) -> int:
         "trace_logs": len(debug.trace_logs),
         "problems": len(debug.diagnostics),
     }
+    timed = _beside_times(opened, debug.trace_logs)
+    if timed is not None:  # the folder's own files hold no times: the run's trace log's
+        data["compile_time_from"], tree = timed
+        data["compile_time"] = compile_time.summary_data(tree)
     if args.json:
         print(console_json(json.dumps(data, indent=2, ensure_ascii=False)))
         return 0
@@ -273,7 +278,36 @@ def _debug_summary(args: argparse.Namespace, opened: OpenedInput) -> int:
             else "none beside the runs",
         ),
         ("problems", str(data["problems"])),
+        ("compile time", _debug_seconds(timed)),
     ]
+    if timed is not None:
+        rows += compile_time.summary_rows(timed[1])
     for label, value in rows:
         say(f"{label + ':':<15} {value}")
     return 0
+
+
+def _beside_times(
+    opened: OpenedInput, trace_logs: list[Path]
+) -> tuple[str, compile_time.Node] | None:
+    """(the log's path as the user names it, its compile-time tree) of the first trace log
+    torch wrote beside the runs; None without one or when it cannot be read."""
+    if not trace_logs:
+        return None
+    log = trace_logs[0]
+    try:
+        trace = load(open_input(log))
+    except (InputError, OSError, TraceReadError):
+        return None
+    shown = os.path.join(opened.path, os.path.relpath(log, opened.path))
+    return shown, compile_time.compile_time_tree(trace)
+
+
+def _debug_seconds(timed: tuple[str, compile_time.Node] | None) -> str:
+    """A debug folder's compile time: its files hold none; the run's trace log may."""
+    if timed is None:
+        return "none recorded (a debug folder's files hold no times; no trace log beside it)"
+    path, tree = timed
+    if not tree.children:
+        return f"none recorded, neither in the folder nor in the trace log beside it ({path})"
+    return f"{tree.seconds:.2f} s, from the trace log beside the runs ({path})"

@@ -16,6 +16,7 @@ from ..blocks import (
     CELL_ITEMS,
     TABLE_COLUMNS,
     TABLE_ROWS,
+    AnchorLink,
     Block,
     BulletList,
     Code,
@@ -104,6 +105,7 @@ def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
                 ]
             )
         )
+    blocks += _compile_time_section(plan)
     blocks += _unknown_files_section(plan)
     blocks.append(
         Toctree(
@@ -112,6 +114,38 @@ def debug_overview_page(plan: DebugDirPlan, settings: PageSettings) -> Page:
         )
     )
     return Page(plan.index_docname, [plan.label], blocks)
+
+
+def _compile_time_section(plan: DebugDirPlan) -> list[Block]:
+    """Where the run's compile times are: a debug folder's files (graphs, code, debug logs)
+    are not timed records, so the times are the trace log's of the same run, if any."""
+    intro = (
+        "A debug folder's files (graphs, code, debug logs) hold no compile-time records: "
+        "this report reads compile times from trace logs only. "
+    )
+    if plan.trace_index is None:
+        said: list[Inline] = [
+            intro,
+            "No trace log is beside this folder's runs; run the program with ",
+            Code("TORCH_TRACE"),
+            " set as well to have them.",
+        ]
+    elif plan.trace_compile_seconds is None:
+        said = [
+            intro,
+            "The trace log torch wrote in the same run records none either: see ",
+            PageLink(plan.trace_index, "its report"),
+            ".",
+        ]
+    else:
+        said = [
+            intro,
+            "The trace log torch wrote in the same run records "
+            f"{plan.trace_compile_seconds:.2f} s: ",
+            AnchorLink(plan.trace_index, "compile-time-by-source", "where it went"),
+            ".",
+        ]
+    return [Section([_("Compile time")], [Paragraph(said)], anchor="compile-time")]
 
 
 def _graph_folders_section(plan: DebugDirPlan) -> list[Block]:

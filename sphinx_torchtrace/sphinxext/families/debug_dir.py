@@ -25,6 +25,7 @@ from ...site.pages.debug_dir import build_debug_page
 from ...site.plan import DebugDirPlan, PageSettings, plan_debug_dir, plan_trace
 from ...site.source import maybe_strip
 from ...trace import Trace, TraceReadError, load_trace
+from ...trace.analyses.compile_time import compile_time_tree
 from ...trace.inputs.debug_dir import DebugDir, load_debug_dir, matching_compiles
 from ...trace.inputs.formats import DEBUG_DIR
 from ...trace.inputs.opening import OpenedInput
@@ -172,6 +173,8 @@ def _link_trace(
     if plan.trace_label is None:
         plan.trace_label = trace_label = companion.label()
         plan.trace_index = f"{context.gen_dir}/{label_segment(trace_label)}/index"
+        tree = compile_time_tree(trace)  # the folder's own files carry no times
+        plan.trace_compile_seconds = tree.seconds if tree.children else None
     return trace
 
 
