@@ -235,6 +235,10 @@ class Compile:
     chromium_event_count: int = 0
     restarted: bool = False  # a later attempt of the same frame follows this one
     status: Status = "missing"
+    #: Compilation metrics logged for it without a compile id (vLLM's ahead-of-time
+    #: compile, :func:`.compile_status.metrics_apart`): its status reads them; they stay
+    #: with the records without a compile id.
+    metrics_apart: list[Metrics] = field(default_factory=list)
     #: Hex digest of its records, rank numbers aside (:mod:`.rank_digest`), when the log is
     #: a rank's: made while the log is read, so a cached model need not read payloads.
     digest: str = ""

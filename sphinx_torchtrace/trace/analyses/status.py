@@ -1,8 +1,9 @@
 """Status of a compile id over its attempts, as badges and tables show it: the worst of
 its compiles' (a text log's) or the status their metrics make together (a trace's).
 
-Each compile's own status, and the legend, are the model's (:mod:`..compile_status`, set
-while its log is read).
+Metrics torch logged for a compile without its id (vLLM's ahead-of-time compile) count
+as its own, as they do for its own status.  Each compile's own status, and the legend,
+are the model's (:mod:`..compile_status`, set while its log is read).
 """
 
 from __future__ import annotations
@@ -35,4 +36,4 @@ def status_over(rank: RankTrace, members: list[Compile]) -> Status:
 def _over(rank: RankTrace, members: list[Compile]) -> Status:
     if rank.source == "torch_logs":
         return combined_text_status(members)
-    return combined_status(m for c in members for m in c.metrics)
+    return combined_status(m for c in members for m in (*c.metrics, *c.metrics_apart))

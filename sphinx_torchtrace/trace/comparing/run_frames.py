@@ -250,7 +250,7 @@ def _facts(
     """What is compared of one frame: its status, compiles, reasons, guards, last graph,
     kernels, graph breaks and errors, times and cache lookups."""
     log = rank.path
-    metrics = [m for c in compiles for m in c.metrics]
+    metrics = [m for c in compiles for m in (*c.metrics, *c.metrics_apart)]
     events = break_events(compiles)
     breaks, errors = _break_sites(events, key, rewrite, log)
     data = _last_metrics(compiles)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..compile_id import CompileId
-from ..compile_status import attempt_status
+from ..compile_status import attempt_status, metrics_apart
 from ..diagnostics import quote
 from ..kernels import split_output_code
 from ..model import (
@@ -248,8 +248,10 @@ class RankBuilder:
                 f"stack frames refer to interned string {index}, which no str record defines",
                 0,
             )
+        for c, apart in metrics_apart(rank.compiles):
+            c.metrics_apart = apart  # vLLM's compile: its metrics were logged without its id
         for c in rank.compiles:
-            c.status = attempt_status(c.metrics, c.restarted)
+            c.status = attempt_status([*c.metrics, *c.metrics_apart], c.restarted)
             if c.id.attempt == 0 and c.stack is not None:
                 self._add_to_trie(rank.stack_trie, _trim_convert_frame(c.stack), c)
 

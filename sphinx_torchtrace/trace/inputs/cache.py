@@ -58,7 +58,7 @@ logger = logging.getLogger(__name__)
 
 #: Bump whenever the builder fills the model differently for the same log.
 #: (Changes to the model's *types* are caught by the schema fingerprint anyway.)
-PARSER_VERSION = 5
+PARSER_VERSION = 6
 
 #: What a cache file says it is, so that no other JSON is mistaken for one.
 CACHE_FORMAT = "sphinx-torchtrace/rank-cache"

@@ -112,8 +112,19 @@ def _compiled(g: _Glance) -> list[Inline]:
     if statuses:
         compiled.append(": ")
         counts: list[list[Inline]] = [[f"{t.statuses[s]} ", Badge(s)] for s in statuses]
-        if (ok := vllm.missing_explained(g.plan)) and ok[0] == t.statuses.get("missing"):
-            counts[statuses.index("missing")] = [f"{ok[0]} {vllm.MISSING_TEXT} {ok[1]})"]
+        apart = {
+            (c.label, c.status, c.metrics_apart[0].line)
+            for r in g.plan.trace.ranks
+            for c in r.compiles
+            if c.metrics_apart
+        }
+        said = {status for _, status, _ in apart}
+        if len(said) == 1 and (status := said.pop()) in statuses:  # where that status was read
+            n, line = len(apart), min(line for *_, line in apart)
+            counts[statuses.index(status)].append(
+                f" ({n} of them Dynamo's capture for vLLM's compile, whose compilation metrics "
+                f"vLLM logged without a compile id, after its pieces: line {line})"
+            )
         if t.ok_with_breaks:  # never plain ok beside a break it logged
             n = t.ok_with_breaks
             counts[statuses.index("ok")].append(
