@@ -15,6 +15,7 @@ from ..analyses.compile_time import PHASE_WORDS
 from ..analyses.rank_digest import number_ranges
 from .changes import FrameDiff, RankDiff, TraceDiff, frame_evidence
 from .figures import per_call_text, seconds_text, times_text
+from .vllm_change import VllmChange
 
 #: Frames a "cache only" line names before "and N more".
 CACHE_ONLY_NAMED = 8
@@ -107,7 +108,54 @@ def _rank_lines(r: RankDiff, prefix: str) -> list[str]:
         lines += _function_time_lines(r, prefix)
     if r.vllm is not None:
         lines.append(f"{prefix}vllm: {r.vllm.baseline or 'none'} -> {r.vllm.new or 'none'}")
+        lines += _vllm_cell_lines(r.vllm, prefix)
     return lines
+
+
+#: vLLM cells the text maps from cold to warm before "and N more" (the JSON has them all).
+VLLM_CELLS_IN_TEXT = 60
+#: Characters of a log's name (a call's prefix, a subgraph, a file) a line keeps.
+NAME_CHARS = 120
+
+
+def _vllm_cell_lines(change: VllmChange, prefix: str) -> list[str]:
+    """A cold run against its warm start: each cold piece and the warm run's load of it
+    (found by its output code file), as the page and ``diff --json`` (``cells``) give."""
+    if not change.cells:
+        return []
+    cold, warm = ("baseline", "new") if change.cold_run == "baseline" else ("new", "baseline")
+    found = sum(1 for c in change.cells if c["warm_line"] is not None)
+    lines = [
+        f"{prefix}vllm cells ({cold} cold -> {warm} warm): {found} of {len(change.cells)} cells "
+        "have a load, found by its output code file"
+    ]
+    several = len({c["call"] for c in change.cells}) > 1
+    for cell in change.cells[:VLLM_CELLS_IN_TEXT]:
+        call = f"{_name(cell['call'])}: " if several else ""
+        where = f"{call}{_name(cell['subgraph'])} {_name(cell['range'])}"
+        wall = cell["cold_wall_seconds"]
+        took = f" ({wall:.2f} s)" if isinstance(wall, (int, float)) else ""
+        cold_text = f"line {cell['cold_line']}{took}"
+        if cell["reused"]:
+            via = cell["via_line"]
+            cold_text = f"line {cell['cold_line']} reused" + (
+                f", probably the piece at line {via}" if via is not None else ", source not logged"
+            )
+        if cell["warm_line"] is None:
+            loaded = "no load of its output code"
+        else:
+            what = "its source's output code" if cell["reused"] else "output code"
+            loaded = f"load line {cell['warm_line']} ({what} {_name(cell['output_code'])})"
+        lines.append(f"{prefix}  vllm cell {where}: {cold} {cold_text} -> {warm} {loaded}")
+    if len(change.cells) > VLLM_CELLS_IN_TEXT:
+        more = len(change.cells) - VLLM_CELLS_IN_TEXT
+        lines.append(f"{prefix}  and {more} more vllm cells (diff --json gives them all)")
+    return lines
+
+
+def _name(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= NAME_CHARS else text[:NAME_CHARS] + "..."
 
 
 #: Functions the text names under a rank's compile time, the most changed first.
