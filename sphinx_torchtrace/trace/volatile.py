@@ -112,6 +112,58 @@ _RULES = (
     ),
 )
 
+#: Names of what a message (an error's or a graph break's text, matched across runs) holds
+#: of its process beyond :data:`RULE_NAMES`.
+PROCESS_ID = "process ids"
+PORT = "ports"
+
+#: A message names its process's own values in more forms than a record does: a process id
+#: (a dead worker's ``sidecar (pid 7293)``), a port (``port 29500``, ``localhost:29500``),
+#: any address (``0x7f4b583c9b20``), any folder right under a temporary root
+#: (``/tmp/pymp-1x2y3z4w``, ``/tmp/torchinductor_user``).  Kept apart from :data:`_RULES`:
+#: ranks of one job share their ports and temporary root, and a record's JSON keys such as
+#: ``"pid"`` are compared by the rank digests with their own rules.
+_MESSAGE_RULES = (
+    _Rule(
+        PROCESS_ID,
+        ("pid", "process"),
+        re.compile(
+            r"\b(?:pid|process(?: id)?)\"?[ :=#]{1,4}(?P<v>[0-9]{1,10})(?![0-9])", re.IGNORECASE
+        ),
+        any_case=True,
+    ),
+    _Rule(
+        PORT,
+        ("port", ":"),
+        re.compile(
+            r"(?:\bport\"?[ :=]{1,4}|(?:localhost|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\]):)"
+            r"(?P<v>[0-9]{2,5})(?![0-9])",
+            re.IGNORECASE,
+        ),
+        any_case=True,
+    ),
+    _Rule(
+        ADDRESS, ("0x",), re.compile(r"(?<![0-9A-Za-z])(?P<v>0x[0-9a-fA-F]{6,16})(?![0-9a-fA-F])")
+    ),
+    _Rule(
+        TEMP_FOLDER,
+        ("/tmp/", "/var/folders/", "\\temp\\"),
+        re.compile(r"(?:/tmp/|/var/folders/|\\temp\\)(?P<v>[^\s'\"/\\]{1,200})", re.IGNORECASE),
+        any_case=True,
+    ),
+)
+
+
+def message_key(text: str, found: dict[str, str] | None = None) -> str:
+    """A message as two runs' messages are matched: :func:`without_volatile`, and the
+    process ids, ports, addresses and temporary folders it names each a ``#``, so that the
+    same error of two processes is one error."""
+    text = volatile_by_regex(text, found)
+    for rule in _MESSAGE_RULES:
+        text = _apply(text, rule.pattern.finditer(text), rule.name, found)
+    return text
+
+
 #: A UUID, spelt with ``-`` or ``_`` (``__compiled_fn_13_33fe20b4_5c7a_4516_...``).
 _UUID = re.compile(
     r"(?P<v>[0-9a-f]{8}([-_])[0-9a-f]{4}\2[0-9a-f]{4}\2[0-9a-f]{4}\2[0-9a-f]{12})(?![0-9a-f])"

@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from ..analyses.caches import cache_totals
@@ -31,6 +32,7 @@ from ..kernels import KernelKind
 from ..model import Compile, RankTrace
 from ..runtime import RuntimeProfile, region_key
 from ..secrets import mask_secrets
+from ..volatile import message_key
 
 #: Bounds: text looked at per reason (a traceback's for its user frame), guard lines per frame.
 MAX_REASON_CHARS = 2000
@@ -109,7 +111,13 @@ class BreakSite:
     def key(self) -> tuple[str, str, str]:
         """What two runs' breaks are matched by: the id names the break even when torch
         words it anew."""
-        return (self.registry_id or self.reason, self.file, self.function)
+        return (self.registry_id or self._reason_key, self.file, self.function)
+
+    @cached_property
+    def _reason_key(self) -> str:
+        """The reason as two runs' reasons are matched: what differs between any two
+        processes (a pid, a port, an address, a temporary folder) left out."""
+        return message_key(self.reason)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, BreakSite) and self.key == other.key
