@@ -327,7 +327,11 @@ def test_the_pages_say_what_the_records_say(site: SphinxTestApp, log: Path, name
     recompiles = len(list(named(log, "recompile_reasons")))
     assert f"Graph breaks: {breaks} graph breaks" in glance and breaks == 3
     assert f"Recompiles: {recompiles} recompiles" in glance and recompiles == 4
-    results = Counter(x.name.rsplit("_cache_", 1)[1] for x in records(log) if "_cache_" in x.name)
+    results = Counter(  # a bundled FX graph's load is no lookup (test_bundled_cache.py)
+        x.name.rsplit("_cache_", 1)[1]
+        for x in records(log)
+        if "_cache_" in x.name and x.name != "fx_graph_bundled_cache_hit"
+    )
     said = ", ".join(
         f"{results[r]} {r}{'s' if r == 'hit' else 'es'}"
         for r in ("hit", "miss", "bypass")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ....trace import Compile
+from ....trace import CacheEvent, Compile
 from ....trace.analyses import compare
+from ....trace.analyses.caches import BUNDLED
 from ....trace.analyses.naming import compiled_function, function_source
 from ....trace.analyses.outcome import failure_outcome, refusal
 from ....trace.analyses.status import attempts_status
@@ -140,11 +141,17 @@ def fact_lines(view: FrameView) -> Lines:
     facts += _neighbour_facts(view)
     facts += _metric_facts(view)
     if c.cache_events:
-        facts.append(("Caches", [", ".join(f"{ev.cache} {ev.result}" for ev in c.cache_events)]))
+        facts.append(("Caches", [", ".join(_cache_said(ev) for ev in c.cache_events)]))
     if frame.kernels:
         facts.append(("Kernels", [view.anchor_link("kernels", str(len(frame.kernels)))]))
     facts.append(("Chromium events", [str(c.chromium_event_count)]))
     return Lines([[f"{label}: ", *value] for label, value in facts], classes=["torchtrace-facts"])
+
+
+def _cache_said(ev: CacheEvent) -> str:
+    if ev.cache == BUNDLED:  # no lookup: the FX graph an AOT-autograd cache hit carried
+        return "fx_graph loaded from inside an aotautograd entry"
+    return f"{ev.cache} {ev.result}"
 
 
 def _function_fact(view: FrameView) -> list[tuple[str, Inlines]]:

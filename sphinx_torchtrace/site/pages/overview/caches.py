@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ....trace import RankTrace
-from ....trace.analyses.caches import cache_table, cache_totals
+from ....trace.analyses.caches import bundled, cache_table, cache_totals, carrier
 from ...blocks import Block, Emphasis, Paragraph, Section, Table
 from ...words import _
 from .view import Overview, Row
@@ -29,6 +29,41 @@ def section(view: Overview) -> list[Block]:
 
 
 def _caches_of(view: Overview, rank: RankTrace) -> list[Block]:
+    return [*_lookups_of(view, rank), *_bundled_of(view, rank)]
+
+
+def _bundled_of(view: Overview, rank: RankTrace) -> list[Block]:
+    """The FX graphs loaded from inside AOT-autograd cache hits: said apart, not counted as
+    lookups (what torch's record means: :mod:`...trace.analyses.caches`)."""
+    loads = [(c, e) for c in rank.compiles for e in bundled(c)]
+    if not loads:
+        return []
+    c, first = loads[0]
+    hit = carrier(c, first)
+    with_hit = (
+        f"with the aotautograd_cache_hit at line {hit.line}"
+        if hit is not None
+        else "no AOT-autograd cache lookup logged for its entry"
+    )
+    compiles = [c for c in rank.compiles if bundled(c)]
+    n = len(loads)
+    return [
+        Paragraph(
+            [
+                f"Besides: {n} FX graph{'s' if n != 1 else ''} loaded from inside "
+                f"AOT-autograd cache entries (fx_graph_bundled_cache_hit, first at line "
+                f"{first.line}, {with_hit}), in ",
+                *view.links(compiles),
+                ". torch logs this record when it loads the Inductor output that an "
+                "AOT-autograd cache entry holds in itself (as regional Inductor's entries and "
+                "vLLM's saved compiles do), just before that entry's hit where it was looked "
+                "up: it is no lookup of the FX graph cache, so the lookups here do not count it.",
+            ]
+        )
+    ]
+
+
+def _lookups_of(view: Overview, rank: RankTrace) -> list[Block]:
     caches, rows = cache_table(rank.compiles)
     if not rows:
         return [Paragraph(["No cache lookups on this rank."])]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....trace import Compile
+from ....trace.analyses.caches import bundled
 from ....trace.analyses.glance import FunctionRecompiles, Triage, triage
 from ....trace.analyses.naming import FrameNames
 from ....trace.analyses.outcome import refusal
@@ -220,14 +221,22 @@ def _errors(g: _Glance) -> list[Inline]:
 
 
 def _cache_line(g: _Glance) -> list[list[Inline]]:
-    """The cache lookups by result, where the trace logged any."""
-    if not g.t.cache:
+    """The cache lookups by result, where the trace logged any; FX graphs loaded from
+    inside AOT-autograd cache entries apart (no lookups: :mod:`...analyses.caches`)."""
+    loads = sum(len(bundled(c)) for r in g.plan.trace.ranks for c in r.compiles)
+    if not g.t.cache and not loads:
         return []
     cache_text = ", ".join(
         _plural(n, result, result + "es" if result.endswith("s") else None)
         for result, n in g.t.cache.items()
     )
-    link = g.to("cache", "compile-caches", cache_text)
+    besides = (
+        f"{'; besides, ' if cache_text else 'none; '}"
+        f"{_plural(loads, 'FX graph')} loaded from inside AOT-autograd cache entries"
+        if loads
+        else ""
+    )
+    link = g.to("cache", "compile-caches", cache_text + besides)
     return [[_("Cache lookups:"), " ", link, g.in_all]]
 
 
