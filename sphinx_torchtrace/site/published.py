@@ -100,16 +100,21 @@ class _Masking:
     def __init__(self, mask: Callable[[str], str]) -> None:
         self.mask = mask
         self.payloads: list[Payload] = []  # each payload met, as read
-        self.strings: dict[str, str] = {}  # a file name is in thousands of stacks
+        # each text met and its masked form (None: unchanged); a file name is in thousands
+        # of stacks
+        self.strings: dict[str, str | None] = {}
         # id -> (the object, its copy): each object is held, so no id is used twice
         self.memo: dict[int, tuple[Any, Any]] = {}
 
     def value(self, value: _T) -> _T:
         if isinstance(value, str):
-            shown = self.strings.get(value)
-            if shown is None:
-                shown = self.strings[value] = self.mask(value)
-            return shown  # type: ignore[return-value]
+            shown = self.strings.get(value, value)
+            if shown is value:  # not met yet
+                masked = self.mask(value)
+                # a text masking leaves as it is (None) is returned as the very object met,
+                # so what holds it can be shared with the model as read
+                shown = self.strings[value] = None if masked == value else masked
+            return value if shown is None else shown  # type: ignore[return-value]
         if value is None or isinstance(value, (bool, int, float, bytes)):
             return value
         found = self.memo.get(id(value))
@@ -131,16 +136,24 @@ class _Masking:
                 value.store, value.offset, value.length, value.size, value.crlf, self.mask
             )
         if isinstance(value, Counter):
+            keys = [self.value(k) for k in value]
+            if all(a is b for a, b in zip(value, keys, strict=True)):
+                return value
             counts: Counter[Any] = Counter()
-            for k, n in value.items():
-                counts[self.value(k)] += n
+            for k, n in zip(keys, value.values(), strict=True):
+                counts[k] += n
             return counts
         if isinstance(value, dict):
-            return {self.value(k): self.value(v) for k, v in value.items()}
+            items = [(self.value(k), self.value(v)) for k, v in value.items()]
+            if all(k is a and v is b for (k, v), (a, b) in zip(value.items(), items, strict=True)):
+                return value  # nothing masked in it: shared, not copied
+            return dict(items)
         if isinstance(value, list):
-            return [self.value(v) for v in value]
+            shown = [self.value(v) for v in value]
+            return value if all(a is b for a, b in zip(value, shown, strict=True)) else shown
         if isinstance(value, tuple):
-            return tuple(self.value(v) for v in value)
+            made = tuple(self.value(v) for v in value)
+            return value if all(a is b for a, b in zip(value, made, strict=True)) else made
         if isinstance(value, StackTrieNode):
             return self._trie(value)
         if is_dataclass(value) and not isinstance(value, type):
@@ -164,16 +177,23 @@ class _Masking:
         params = getattr(type(value), "__dataclass_params__", None)
         if params is not None and params.frozen and _plain(value):
             return value  # a compile id: numbers only
-        copy = object.__new__(type(value))
+        shown: list[tuple[str, Any]] = []
+        same = True
         for f in fields(value):
             item = getattr(value, f.name)
             if f.name in _KEPT_FIELDS:
-                shown = item
+                made = item
             elif f.name in _RECORD_FIELDS:
-                shown = self.value(self._record(item))
+                made = self.value(self._record(item))
             else:
-                shown = self.value(item)
-            object.__setattr__(copy, f.name, shown)
+                made = self.value(item)
+            same = same and made is item
+            shown.append((f.name, made))
+        if same:
+            return value  # nothing masked in it (no payload either): shared, not copied
+        copy = object.__new__(type(value))
+        for name, made in shown:
+            object.__setattr__(copy, name, made)
         return copy
 
     def _record(self, item: Any) -> Any:
