@@ -741,3 +741,18 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly() -> None:
         child.stdout.close()  # the output is far longer than a pipe holds
         assert child.stderr.read() == b""
         assert child.wait(timeout=300) == 141
+
+
+def test_summary_says_where_a_log_without_compile_times_has_them() -> None:
+    """No "-" for a compile time the log does hold elsewhere: vLLM's pieces carry no compile
+    id, their time is vLLM's; a text log holds none at all, and says so."""
+    vllm = DATA / "vllm" / "dedicated_log_torch_trace_rank_0_2dk9f86k.log"
+    text_log = DATA / "captured" / "torch_logs" / "plus_dynamo.log"
+    said = {}
+    for name, log in (("vllm", vllm), ("text", text_log)):
+        result = run("summary", log)
+        assert result.returncode == 0, result.stderr
+        [said[name]] = [x for x in result.stdout.splitlines() if x.startswith("compile time:")]
+    seconds = json.loads(run("summary", "--json", vllm).stdout)["vllm"][0]["compile_seconds"]
+    assert f"vLLM's: {seconds:.2f} s" in said["vllm"] and "compile id" in said["vllm"]
+    assert "TORCH_LOGS text log holds no compilation metrics" in said["text"]

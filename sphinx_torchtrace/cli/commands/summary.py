@@ -210,9 +210,20 @@ class _Found:
     def _seconds(self) -> str:
         t = self.triage
         seconds = "-" if t.compile_seconds is None else f"{t.compile_seconds:.2f} s"
+        if t.compile_seconds is None:
+            seconds = self._no_seconds()
         if self.trace.is_multi_rank and t.slowest is not None:
             seconds += f" ({t.slowest[1]:.2f} s on rank {t.slowest[0]}, the slowest)"
         return seconds
+
+    def _no_seconds(self) -> str:
+        """What the log records instead of its compiles' times: vLLM's own, or nothing."""
+        timed = [v.compile_seconds for _r, v in self.vllm if v.compile_seconds is not None]
+        if timed:
+            return f"none logged with a compile id; vLLM's: {sum(timed):.2f} s (the vllm row)"
+        if all(r.source == "torch_logs" for r in self.trace.ranks):
+            return "none recorded (a TORCH_LOGS text log holds no compilation metrics)"
+        return "none recorded (the log holds no compilation metrics)"
 
     def _statuses(self) -> str:
         statuses = sorted(self.triage.statuses.items())
