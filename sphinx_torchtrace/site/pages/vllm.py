@@ -50,8 +50,6 @@ AOT_TEXT = (
     "context. The compile is not missing and the page of records without a compile id is "
     "not empty: it holds the compiles below."
 )
-#: The glance's words for Dynamo's part of vLLM's compile, instead of "missing".
-MISSING_TEXT = "Dynamo part of vLLM's compile (its metrics carry no compile id: line"
 STDOUT_TEXT = (
     'vLLM\'s own message "Compiling a graph for compile range (a, b) takes N s" times from '
     "the last start of the first subgraph to the end of the last one; as vLLM compiles every "
@@ -807,19 +805,6 @@ def compile_seconds(plan: TracePlan) -> tuple[float, str] | None:
         return sum(backend), "vLLM's backend, its vllm_backend span"
     loads = [s for _, view in views if (s := view.load_seconds) is not None]
     return (sum(loads), "loading vLLM's cached pieces") if loads else None
-
-
-def missing_explained(plan: TracePlan) -> tuple[int, int] | None:
-    """(compile ids, line): the compiles badged missing that are Dynamo's part of vLLM's
-    compile, whose metrics vLLM's AOT compile logged without a compile id (at ``line``)."""
-    count, line = 0, 0
-    for rank, view in _views(plan):
-        if not view.ids_missing or not view.metrics:
-            continue
-        labels = set(view.compile_ids)
-        count += sum(1 for c in rank.compiles if c.label in labels and c.status == "missing")
-        line = line or view.metrics[0].line
-    return (count, line) if count else None
 
 
 def capture_note(plan: TracePlan, compile_: Compile) -> Paragraph | None:
