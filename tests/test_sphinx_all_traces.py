@@ -74,7 +74,10 @@ def test_every_good_trace_builds_without_a_warning(make_site: SiteMaker) -> None
     for i, rel in enumerate(traces):
         name = f"t{i:02d}"
         pages["index.rst"] += f"   {name}\n"
-        pages[f"{name}.rst"] = f"{name}\n{'=' * len(name)}\n\n.. torchtrace:: @DATA@/{rel}\n"
+        # a name of its own: logs of one name in two folders (cold.log) would share a label
+        pages[f"{name}.rst"] = (
+            f"{name}\n{'=' * len(name)}\n\n.. torchtrace:: @DATA@/{rel}\n   :name: {name}\n"
+        )
         trace = load_trace(DATA / rel)
         for d in trace.diagnostics:
             where = f"{Path(d.path).name}:{d.line}" if d.line else Path(d.path).name
