@@ -18,8 +18,8 @@ import pytest
 
 from sphinx_torchtrace.site.plan import plan_trace
 from sphinx_torchtrace.trace import Artifact, Compile, CompileId, RankTrace, Trace, read_log
-from sphinx_torchtrace.trace.inputs.builder import PAYLOAD_COMPILE_IDS
 from sphinx_torchtrace.trace.analyses.status import frame_status
+from sphinx_torchtrace.trace.inputs.builder import PAYLOAD_COMPILE_IDS
 
 DATA = Path(__file__).parent / "data"
 PINNED = DATA / "expected" / "tlparse"

@@ -4,6 +4,7 @@ prints ``inner``'s three calls once, inside ``outer``'s class, and they run six 
 
 import torch
 
+
 @torch.compiler.nested_compile_region
 def inner(x, w):
     return torch.relu(x @ w) + 1
