@@ -148,3 +148,22 @@ def test_vllms_saved_compiles_are_loads_not_lookups(
         f"(fx_graph_bundled_cache_hit, first at line {records[0][0]}, no AOT-autograd cache "
         "lookup logged for its entry)" in index
     )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_warm_start_remark_counts_lookups_not_bundled_loads(version: str) -> None:
+    """ "hit the cache (N hits: ...)" names the lookups that hit, never the FX graph a hit
+    carried (once "fx_graph_bundled_cache_hit" among them, one more hit than looked up)."""
+    from sphinx_torchtrace.trace import load_trace
+    from sphinx_torchtrace.trace.analyses import compile_time as ct
+
+    warm = load_trace(_log(version, "warm"))
+    said = [r for r in ct.remarks(ct.compile_time_tree(warm)) if r.kind == "warm_compile"]
+    assert said, "the capture's warm start compiles C++ all the same"
+    records = {line: (cache, result) for line, cache, result in _records(_log(version, "warm"))}
+    for remark in said:
+        assert BUNDLED not in remark.text
+        hits = [s for s in remark.records if s.line in records]
+        assert hits and all(records[s.line] == (records[s.line][0], "hit") for s in hits)
+        assert all(records[s.line][0] != BUNDLED for s in hits)
+        assert f"({len(hits)} hit" in remark.text

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from ..kept import Kept
 from ..model import Compile, RankTrace, Trace
 from .autotuning import NOTABLE_SHARE  # a remark needs this share
+from .caches import lookups
 from .naming import compiled_function
 from .phases import compile_seconds
 from .timings import MAX_SECONDS, MAX_TIMESTAMP_US, _parsed_events, plausible
@@ -572,7 +573,8 @@ def _warm_compile(node: Node) -> Remark | None:
     """Cache hits, and still C++/Triton compilation in the same compile."""
     compile_ = node.compile
     assert compile_ is not None
-    hits = [e for e in compile_.cache_events if e.result == "hit"]
+    # lookups only: an FX graph an AOT-autograd hit carried is that hit's load, not a hit
+    hits = [e for e in lookups(compile_) if e.result == "hit"]
     compiled = [leaf for leaf in node.children if leaf.phase == "compile"]
     seconds = sum(leaf.seconds for leaf in compiled)
     if not hits or seconds < WARM_COMPILE_SECONDS:

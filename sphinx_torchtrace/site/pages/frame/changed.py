@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ....trace import Compile
 from ....trace.analyses import compare
+from ....trace.analyses.caches import lookups
 from ....trace.analyses.guards import guard_kind
 from ....trace.analyses.recompiles import Recompile, recompile_of
 from ...blocks import (
@@ -221,7 +222,7 @@ def _same_graph_blocks(found: Recompile) -> list[Block]:
     first = found.headline
     if not found.same_graph_cached or first is None or first.previous is None:
         return []
-    hits = ", ".join(f"{e.cache} hit" for e in found.compile.cache_events)
+    hits = ", ".join(f"{e.cache} hit" for e in lookups(found.compile))  # loads carried apart
     return [
         Paragraph(
             [
