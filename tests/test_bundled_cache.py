@@ -167,3 +167,16 @@ def test_the_warm_start_remark_counts_lookups_not_bundled_loads(version: str) ->
         assert hits and all(records[s.line] == (records[s.line][0], "hit") for s in hits)
         assert all(records[s.line][0] != BUNDLED for s in hits)
         assert f"({len(hits)} hit" in remark.text
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_summary_says_the_bundled_loads_apart(version: str) -> None:
+    log = _log(version, "warm")
+    loads = sum(1 for _line, cache, _result in _records(log) if cache == BUNDLED)
+    assert loads > 0
+    run = [sys.executable, "-m", "sphinx_torchtrace", "summary", str(log)]
+    data = json.loads(subprocess.run([*run, "--json"], capture_output=True, check=True).stdout)
+    assert data["bundled_loads"] == loads
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    [line] = [x for x in text.splitlines() if x.startswith("cache lookups:")]
+    assert f"besides, {loads} FX graph(s) loaded from inside AOT-autograd cache entries" in line

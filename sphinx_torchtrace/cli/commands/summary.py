@@ -18,6 +18,7 @@ from ...trace import Trace, TraceReadError
 from ...trace.analyses import compile_time
 from ...trace.analyses.answers import answers
 from ...trace.analyses.autotuning import autotuning, totals
+from ...trace.analyses.caches import bundled
 from ...trace.analyses.divergence import divergence, diverging_aspects
 from ...trace.analyses.glance import triage
 from ...trace.analyses.rank_digest import number_ranges
@@ -100,6 +101,8 @@ class _Found:
         self.answers = answers(trace, path)  # which breaks, recompiles, compiles
         self.refused = [d for d in trace.diagnostics if d.subtype == "skipped"]
         self.autotuning = [(r, e) for r in trace.ranks for e in autotuning(r)]
+        # FX graphs loaded from inside AOT-autograd cache entries: loads, not lookups
+        self.bundled = sum(len(bundled(c)) for r in trace.ranks for c in r.compiles)
 
     def data(self) -> dict[str, Any]:
         """``--json``: every figure, every rank class, every failure and compile."""
@@ -122,6 +125,7 @@ class _Found:
             "distinct_errors": t.distinct_errors,
             "error_kinds": t.error_types,
             "cache": t.cache,
+            "bundled_loads": self.bundled,  # FX graphs an AOT-autograd hit carried: no lookups
             "compile_seconds": t.compile_seconds,
             "not_shown": trace.not_shown,  # the folder's other logs of one process, not read
             # entries of the folder refused (a link out of it, a FIFO): never read, named
@@ -154,7 +158,7 @@ class _Found:
             ("graph breaks", _counted(t.graph_breaks, t.graph_break_types, *t.graph_break_places)),
             ("recompiles", self._recompiles()),
             ("errors", _counted(t.errors, t.error_types, *t.error_places)),
-            ("cache lookups", ", ".join(f"{n} {r}" for r, n in t.cache.items()) or "none"),
+            ("cache lookups", self._lookups()),
             ("compile time", self._seconds()),
         ]
         rows += [("vllm", summary_text(view)) for _, view in self.vllm]
@@ -215,6 +219,16 @@ class _Found:
         if self.trace.is_multi_rank and t.slowest is not None:
             seconds += f" ({t.slowest[1]:.2f} s on rank {t.slowest[0]}, the slowest)"
         return seconds
+
+    def _lookups(self) -> str:
+        """Lookups by result, and the FX graphs AOT-autograd hits carried, said apart."""
+        said = ", ".join(f"{n} {r}" for r, n in self.triage.cache.items()) or "none"
+        if self.bundled:
+            said += (
+                f"; besides, {self.bundled} FX graph(s) loaded from inside AOT-autograd cache "
+                "entries"
+            )
+        return said
 
     def _no_seconds(self) -> str:
         """What the log records instead of its compiles' times: vLLM's own, or nothing."""
