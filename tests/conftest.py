@@ -165,25 +165,36 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Sphinx
         if key not in apps:
             name = f"{testroot}-{buildername}-j{parallel}-{len(apps)}"
             srcdir = copy_testroot(testroot, tmp_path_factory.mktemp("sites") / name)
-            app = SphinxTestApp(
-                buildername,
-                srcdir=srcdir,
-                freshenv=True,
-                parallel=parallel,
-                confoverrides={**QUIET, **(confoverrides or {})},
-                status=StringIO(),
-                warning=StringIO(),
-            )
-            try:
-                app.build()
-            finally:
-                # unregister its nodes and roles now, or the next app warns about them;
-                # the output, env and config stay readable
-                app.cleanup()
-            apps[key] = app
+            apps[key] = build_once(srcdir, buildername, parallel, confoverrides)
         return apps[key]
 
     return get
+
+
+def build_once(
+    srcdir: Path,
+    buildername: str = "html",
+    parallel: int = 0,
+    confoverrides: dict[str, Any] | None = None,
+) -> SphinxTestApp:
+    """A fresh build of ``srcdir`` for tests that only read its output (a session or module
+    fixture's site): built, then its nodes and roles unregistered."""
+    app = SphinxTestApp(
+        buildername,
+        srcdir=srcdir,
+        freshenv=True,
+        parallel=parallel,
+        confoverrides={**QUIET, **(confoverrides or {})},
+        status=StringIO(),
+        warning=StringIO(),
+    )
+    try:
+        app.build()
+    finally:
+        # unregister its nodes and roles now, or the next app warns about them;
+        # the output, env and config stay readable
+        app.cleanup()
+    return app
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -15,13 +15,12 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
-from io import StringIO
 from pathlib import Path
 
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from .conftest import DATA, QUIET, copy_testroot, page_words, warnings_of
+from .conftest import DATA, build_once, copy_testroot, page_words, warnings_of
 
 VERSIONS = ("t214", "t215")
 _RECORD = re.compile(r'^\S+ \S+ \d+ \S+\] \{"artifact": \{"name": "(\w+)_cache_(hit|miss|bypass)"')
@@ -76,19 +75,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> SphinxTestApp:
         shutil.copy(log, srcdir / "logs" / version / log.name)
         page += f".. torchtrace:: logs/{version}/{log.name}\n   :name: {version}\n\n"
     (srcdir / "index.rst").write_text(page, encoding="utf-8")
-    app = SphinxTestApp(
-        "html",
-        srcdir=srcdir,
-        freshenv=True,
-        confoverrides=dict(QUIET),
-        status=StringIO(),
-        warning=StringIO(),
-    )
-    try:
-        app.build()
-    finally:
-        app.cleanup()
-    return app
+    return build_once(srcdir)
 
 
 def _carrier(records: list[tuple[int, str, str]], line: int) -> int:

@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from sphinx_torchtrace.trace import RankTrace, load_trace
 from sphinx_torchtrace.trace.analyses.regions import compile_regions
 from sphinx_torchtrace.trace.analyses.workers import compile_jobs
 
-from .conftest import DATA, QUIET, copy_testroot, page_words, warnings_of
+from .conftest import DATA, build_once, copy_testroot, page_words, warnings_of
 
 CAPTURED = DATA / "captured"
 VERSIONS = ("t214", "t215")
@@ -232,19 +231,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> SphinxTestApp:
         shutil.copy(log, logs / name / log.name)
         page += f".. torchtrace:: logs/{name}/{log.name}\n   :name: {name}\n\n"
     (srcdir / "index.rst").write_text(page, encoding="utf-8")
-    app = SphinxTestApp(
-        "html",
-        srcdir=srcdir,
-        freshenv=True,
-        confoverrides=dict(QUIET),
-        status=StringIO(),
-        warning=StringIO(),
-    )
-    try:
-        app.build()
-    finally:
-        app.cleanup()
-    return app
+    return build_once(srcdir)
 
 
 def _pages(site: SphinxTestApp, name: str) -> dict[str, str]:
@@ -374,18 +361,7 @@ def test_a_region_nested_in_another_counts_once_per_call_of_it(log: Path, tmp_pa
     assert (use.calls, use.runs, use.reused, use.inside) == (3, 6, 5, ("subgraph_1", 2))
     # the pages
     shutil.copy(log, tmp_path / log.name)
-    app = SphinxTestApp(
-        "html",
-        srcdir=_one_log_root(tmp_path, log.name),
-        freshenv=True,
-        confoverrides=dict(QUIET),
-        status=StringIO(),
-        warning=StringIO(),
-    )
-    try:
-        app.build()
-    finally:
-        app.cleanup()
+    app = build_once(_one_log_root(tmp_path, log.name))
     assert warnings_of(app) == ""
     folder = app.outdir / "torchtrace" / "nested"
     assert (
@@ -435,18 +411,7 @@ def test_a_record_kind_we_do_not_know_keeps_its_fields_on_the_page(tmp_path: Pat
     assert not rank.diagnostics
     kinds = {a.event: a for a in rank.compile("[4/0]").artifacts if not a.known}
     assert set(kinds) == {"worker_heartbeat", "worker_census"}
-    app = SphinxTestApp(
-        "html",
-        srcdir=_one_log_root(tmp_path, "added.log"),
-        freshenv=True,
-        confoverrides=dict(QUIET),
-        status=StringIO(),
-        warning=StringIO(),
-    )
-    try:
-        app.build()
-    finally:
-        app.cleanup()
+    app = build_once(_one_log_root(tmp_path, "added.log"))
     assert warnings_of(app) == ""
     page = page_words(app.outdir / "torchtrace" / "nested" / "frame-4-0.html")
     page = page.replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
